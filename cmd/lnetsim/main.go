@@ -1,0 +1,65 @@
+// Command lnetsim is a deterministic discrete-event simulator of Lustre LNet over InfiniBand
+// (o2iblnd). See README.md for the two commands a newcomer needs.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK         = 0
+	exitRuntime    = 1 // the simulation or an I/O step failed
+	exitUsage      = 2 // bad flags, bad input files
+	exitExpectFail = 3 // lnetsim check: an expectation failed
+)
+
+// exitError carries an exit code out of a cobra RunE.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the CLI with args and returns the process exit code.
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(root.ErrOrStderr(), "lnetsim:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitUsage // cobra's own errors are flag and argument errors
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "lnetsim",
+		Short: "Deterministic simulator of Lustre LNet over InfiniBand (o2iblnd)",
+		Long: `lnetsim replays what LNet and o2iblnd do when an InfiniBand network fails: health
+values, interface selection, resends, timeouts and routing, bit for bit from a seed.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newRunCmd(), newBenchCmd(), newVersionCmd())
+	return root
+}

@@ -1,0 +1,275 @@
+package sim
+
+import "math/bits"
+
+// entry is one queued event: 32 bytes holding its whole payload and no Go pointers, so the
+// garbage collector never scans the queue and firing an event touches no memory but the
+// entry itself and the small per-slot stamp table.
+type entry struct {
+	at    Time
+	arg   uint64
+	h     HandlerID
+	kind  int32
+	slot  uint32
+	stamp uint32 // equals Kernel.stamps[slot] while the event is live
+}
+
+// Radix heap geometry. A key different from last lives at level L, the index of the highest
+// digit in which it differs from last, in the bucket named by its own digit at that level.
+// Bucket numbers L*radix+digit increase with the key, so the lowest non-empty bucket holds the
+// minimum. Eight-bit digits keep the moves per event low (an entry moves at most once per
+// level it descends) while a two-word bitmap finds the lowest bucket in O(1).
+const (
+	digitBits  = 8
+	radix      = 1 << digitBits
+	levels     = (63 + digitBits - 1) / digitBits // keys are non-negative int64: 63 bits
+	numBuckets = levels * radix
+	maskWords  = (numBuckets + 63) / 64 // at most 64, so one summary word covers them
+	dueBucket  = numBuckets             // index of the bucket that collects due entries after a redistribution
+)
+
+// bucket is a growable array of entries. Its length lives in n, not in the slice header, so
+// emptying or filling it in steady state writes no pointer (no GC write barrier).
+type bucket struct {
+	e []entry
+	n int
+}
+
+func (b *bucket) add(x entry) {
+	if b.n == len(b.e) {
+		b.grow()
+	}
+	b.e[b.n] = x
+	b.n++
+}
+
+func (b *bucket) grow() {
+	e := make([]entry, max(16, 2*len(b.e)))
+	copy(e, b.e[:b.n])
+	b.e = e
+}
+
+// queue is a radix heap over event times with FIFO order among equal times. Keys must never
+// be pushed below last, the most recently extracted minimum; the kernel guarantees it because
+// nothing is scheduled before the current time and last <= now. Insertion is written out in
+// Kernel.Schedule, the hottest path of every model: an entry with key == last goes to the end
+// of buckets[cur], any other to bucketOf(key, key^last), which is then marked.
+type queue struct {
+	last    Time
+	head    int                    // next entry of buckets[cur] to hand out
+	cur     int                    // the bucket of entries whose key equals last, in insertion order: dueBucket or a drained heap bucket
+	buckets [numBuckets + 1]bucket // the heap's buckets, then dueBucket
+	mask    [maskWords]uint64      // bit b set when buckets[b] is non-empty
+	summary uint64                 // bit w set when mask[w] != 0
+}
+
+// bucketOf returns the bucket of key, given x = key ^ last != 0.
+func bucketOf(key, x uint64) uint {
+	level := uint(bits.Len64(x)-1) / digitBits
+	return level*radix + uint(key>>(level*digitBits))%radix
+}
+
+func (q *queue) mark(b uint) {
+	q.mask[b/64] |= 1 << (b % 64)
+	q.summary |= 1 << (b / 64)
+}
+
+func (q *queue) unmark(b uint) {
+	w := b / 64
+	q.mask[w] &^= 1 << (b % 64)
+	if q.mask[w] == 0 {
+		q.summary &^= 1 << w
+	}
+}
+
+// lowest returns the lowest non-empty bucket, or -1.
+func (q *queue) lowest() int {
+	if q.summary == 0 {
+		return -1
+	}
+	w := bits.TrailingZeros64(q.summary)
+	return w*64 + bits.TrailingZeros64(q.mask[w])
+}
+
+// front returns the next due entry, or nil when due is exhausted (call refill).
+func (q *queue) front() *entry {
+	if c := &q.buckets[q.cur]; q.head < c.n {
+		return &c.e[q.head]
+	}
+	return nil
+}
+
+// refill moves the entries with the smallest time into due, if that time is no later than
+// limit, and reports whether it did. It must only be called once due is exhausted. When it
+// reports false the heap is unchanged, so keys below the queued minimum may still be pushed.
+func (q *queue) refill(limit Time) bool {
+	q.buckets[q.cur].n = 0
+	q.head = 0
+	bi := q.lowest()
+	if bi < 0 {
+		return false
+	}
+	b := uint(bi)
+	src := &q.buckets[b]
+	if src.n == 1 { // the common case near the front of the queue
+		// The bucket becomes cur in place: relative to the new last no other key can map to
+		// bucket b (last's own digit at b's level is b's digit), so it holds only due keys.
+		if src.e[0].at > limit {
+			return false
+		}
+		q.last = src.e[0].at
+		q.cur = int(b)
+		q.unmark(b)
+		return true
+	}
+	if q.lowerBound(b) > limit { // O(1) answer for a far-away bucket: no scan
+		return false
+	}
+	ents := src.e[:src.n]
+	min := ents[0].at
+	for i := 1; i < len(ents); i++ {
+		min = minTime(min, ents[i].at)
+	}
+	if min > limit {
+		return false
+	}
+	// Every key in bucket b agrees with last above b's level and with min at b's level, so
+	// relative to min each lands in due or in a bucket below b, all of which are empty:
+	// appending in order keeps equal keys in insertion order.
+	q.last = min
+	q.cur = dueBucket
+	due := &q.buckets[dueBucket]
+	for i := range ents {
+		e := &ents[i]
+		x := uint64(e.at ^ min)
+		if x == 0 {
+			due.add(*e)
+			continue
+		}
+		nb := bucketOf(uint64(e.at), x)
+		q.buckets[nb].add(*e)
+		q.mark(nb)
+	}
+	src.n = 0
+	q.unmark(b)
+	return true
+}
+
+// lowerBound returns the smallest key bucket b can hold relative to last: last's digits above
+// b's level, b's digit at its level, zeros below.
+func (q *queue) lowerBound(b uint) Time {
+	level, digit := b/radix, uint64(b%radix)
+	shift := (level + 1) * digitBits
+	var prefix uint64
+	if shift < 64 {
+		prefix = uint64(q.last) >> shift << shift
+	}
+	return Time(prefix | digit<<(level*digitBits))
+}
+
+// advance raises last to t, which must satisfy last <= t <= every queued key, with the due
+// bucket exhausted. Stepping the clock with RunUntil calls it, so a far-future bucket is split
+// once the clock enters its range instead of being scanned again at every step. Buckets whose
+// digit differs from t's at their level stay valid; the lowest bucket is redistributed while
+// t shares its digit (each redistribution moves entries strictly down: amortised O(1)).
+func (q *queue) advance(t Time) {
+	q.buckets[q.cur].n = 0
+	q.head = 0
+	q.cur = dueBucket
+	q.last = t
+	for {
+		bi := q.lowest()
+		if bi < 0 {
+			return
+		}
+		b := uint(bi)
+		level := b / radix
+		if uint64(t)>>(level*digitBits)%radix != uint64(b%radix) {
+			return
+		}
+		src := &q.buckets[b]
+		ents := src.e[:src.n]
+		src.n = 0
+		q.unmark(b)
+		// Relative to t every entry of b lands strictly below b (t agrees with them down to
+		// b's level), so writing into other buckets never touches ents.
+		for i := range ents {
+			e := &ents[i]
+			if x := uint64(e.at ^ t); x == 0 {
+				q.buckets[dueBucket].add(*e)
+			} else {
+				nb := bucketOf(uint64(e.at), x)
+				q.buckets[nb].add(*e)
+				q.mark(nb)
+			}
+		}
+	}
+}
+
+// find returns a copy of the queued entry for (slot, stamp) due at time at. Every queued key k
+// lives in the due bucket if k == last, else in bucketOf(k, k^last): buckets that are not
+// redistributed stay consistent as last grows (see refill).
+func (q *queue) find(at Time, slot, stamp uint32) (entry, bool) {
+	b, from := q.cur, q.head
+	if x := uint64(at ^ q.last); x != 0 {
+		b, from = int(bucketOf(uint64(at), x)), 0
+	}
+	bk := &q.buckets[b]
+	for i := from; i < bk.n; i++ {
+		if e := &bk.e[i]; e.slot == slot && e.stamp == stamp {
+			return *e, true
+		}
+	}
+	return entry{}, false
+}
+
+// peek returns the earliest queued time (live or stale) without changing the heap.
+func (q *queue) peek() (Time, bool) {
+	if e := q.front(); e != nil {
+		return e.at, true
+	}
+	b := q.lowest()
+	if b < 0 {
+		return 0, false
+	}
+	src := q.buckets[b].e[:q.buckets[b].n]
+	min := src[0].at
+	for _, e := range src[1:] {
+		min = minTime(min, e.at)
+	}
+	return min, true
+}
+
+func minTime(a, b Time) Time {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// filter keeps only the entries for which keep is true, preserving their order; entries of
+// due already handed out are dropped.
+func (q *queue) filter(keep func(*entry) bool) {
+	filterBucket(&q.buckets[q.cur], q.head, keep)
+	q.head = 0
+	for b := range numBuckets {
+		if b == q.cur {
+			continue // already filtered, and not part of the heap
+		}
+		if filterBucket(&q.buckets[b], 0, keep) == 0 {
+			q.unmark(uint(b))
+		}
+	}
+}
+
+func filterBucket(b *bucket, from int, keep func(*entry) bool) int {
+	n := 0
+	for i := from; i < b.n; i++ {
+		if keep(&b.e[i]) {
+			b.e[n] = b.e[i]
+			n++
+		}
+	}
+	b.n = n
+	return n
+}
