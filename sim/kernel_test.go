@@ -333,9 +333,9 @@ func newKernelQueue(seed uint64) *kernelQueue {
 }
 
 func (q *kernelQueue) Handle(kind int, _ uint64) { q.fire(kind) }
-func (q *kernelQueue) now() Time                  { return q.k.Now() }
-func (q *kernelQueue) schedule(at Time, tok int)  { q.ids[tok] = q.k.Schedule(at, q.id, tok, 0) }
-func (q *kernelQueue) cancel(tok int) bool        { return q.k.Cancel(q.ids[tok]) }
+func (q *kernelQueue) now() Time                 { return q.k.Now() }
+func (q *kernelQueue) schedule(at Time, tok int) { q.ids[tok] = q.k.Schedule(at, q.id, tok, 0) }
+func (q *kernelQueue) cancel(tok int) bool       { return q.k.Cancel(q.ids[tok]) }
 func (q *kernelQueue) reschedule(tok int, at Time) bool {
 	id, ok := q.k.Reschedule(q.ids[tok], at)
 	q.ids[tok] = id
