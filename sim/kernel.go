@@ -87,7 +87,8 @@ type Kernel struct {
 	funcs    []func() // closures of ScheduleFunc, indexed by the event's arg
 	freeFunc []uint64
 
-	live  int // scheduled events not yet fired or cancelled
+	scheduled uint64 // events ever scheduled
+	cancelled uint64 // events ever cancelled; Pending = scheduled - fired - cancelled
 	stale int // cancelled entries still physically in the queue
 
 	fired  uint64
@@ -130,7 +131,7 @@ func (k *Kernel) Seed() uint64 { return k.seed }
 func (k *Kernel) Fired() uint64 { return k.fired }
 
 // Pending returns the number of events scheduled and not yet fired or cancelled.
-func (k *Kernel) Pending() int { return k.live }
+func (k *Kernel) Pending() int { return int(k.scheduled - k.fired - k.cancelled) }
 
 // SetLimits sets hard limits for subsequent Run and RunUntil calls.
 func (k *Kernel) SetLimits(l Limits) { k.limits = l }
@@ -175,7 +176,7 @@ func (k *Kernel) Schedule(at Time, h HandlerID, kind int, arg uint64) EventID {
 		q.buckets[b].add(e)
 		q.mark(b)
 	}
-	k.live++
+	k.scheduled++
 	return EventID{at: at, slot: idx, stamp: st}
 }
 
@@ -224,9 +225,9 @@ func (k *Kernel) Cancel(id EventID) bool {
 		return false
 	}
 	k.retire(id.slot)
-	k.live--
+	k.cancelled++
 	k.stale++
-	if k.stale > 4096 && k.stale > k.live {
+	if k.stale > 4096 && k.stale > k.Pending() {
 		k.compact() // bounds memory under heavy timer churn; amortised O(1) per cancel
 	}
 	return true
@@ -336,7 +337,7 @@ func (k *Kernel) run(until Time, advance bool) error {
 			if k.stop {
 				return nil
 			}
-			return fmt.Errorf("sim: %w: %d events fired by %s (%d pending)", ErrEventLimit, k.fired, k.now, k.live)
+			return fmt.Errorf("sim: %w: %d events fired by %s (%d pending)", ErrEventLimit, k.fired, k.now, k.Pending())
 		}
 		k.q.head++
 		at, h, kind, arg, slot := e.at, e.h, int(e.kind), e.arg, e.slot
@@ -345,7 +346,6 @@ func (k *Kernel) run(until Time, advance bool) error {
 			*sp = k.wrapStamp(slot)
 		}
 		k.free = append(k.free, slot)
-		k.live--
 		k.now = at
 		k.fired++
 		if k.observer != nil {
@@ -359,11 +359,11 @@ func (k *Kernel) run(until Time, advance bool) error {
 // live event lies between the kernel's MaxTime and the requested horizon, else advances the
 // clock to the horizon if asked.
 func (k *Kernel) finish(until Time, advance, timeLimited bool) error {
-	if timeLimited && k.live > 0 {
+	if timeLimited && k.Pending() > 0 {
 		k.compact() // so that peek sees a live event, not a cancelled one
 		if next, ok := k.q.peek(); ok && next <= until {
 			return fmt.Errorf("sim: %w: next event at %s is past the limit %s (%d events fired, %d pending)",
-				ErrTimeLimit, next, k.limits.MaxTime, k.fired, k.live)
+				ErrTimeLimit, next, k.limits.MaxTime, k.fired, k.Pending())
 		}
 	}
 	if advance && until > k.now {

@@ -36,17 +36,21 @@ type bucket struct {
 }
 
 func (b *bucket) add(x entry) {
-	if b.n == len(b.e) {
-		b.grow()
+	if n := b.n; uint(n) < uint(len(b.e)) { // proves the index in range: no bounds check
+		b.e[n] = x
+		b.n = n + 1
+		return
 	}
-	b.e[b.n] = x
-	b.n++
+	b.growAdd(x)
 }
 
-func (b *bucket) grow() {
+// growAdd doubles the bucket's capacity and appends x.
+func (b *bucket) growAdd(x entry) {
 	e := make([]entry, max(16, 2*len(b.e)))
 	copy(e, b.e[:b.n])
 	b.e = e
+	b.e[b.n] = x
+	b.n++
 }
 
 // queue is a radix heap over event times with FIFO order among equal times. Keys must never
