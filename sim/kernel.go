@@ -89,7 +89,7 @@ type Kernel struct {
 
 	scheduled uint64 // events ever scheduled
 	cancelled uint64 // events ever cancelled; Pending = scheduled - fired - cancelled
-	stale int // cancelled entries still physically in the queue
+	stale     int    // cancelled entries still physically in the queue
 
 	fired  uint64
 	limits Limits
