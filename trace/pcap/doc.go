@@ -1,0 +1,17 @@
+// Package pcap writes simulated o2iblnd traffic as capture files that Wireshark and tshark
+// decode with their own InfiniBand, o2iblnd and LNet dissectors, with no options.
+//
+// Two containers are offered:
+//   - pcap with nanosecond timestamps, Ethernet/IPv4/UDP port 4791 (RoCEv2) carrying the IB
+//     Base Transport Header and the payload: the default, readable by every Wireshark, with
+//     the IPoIB-style addresses of the simulated NIs as IP addresses;
+//   - ERF records of type 21 (InfiniBand), carrying the Local Route Header (LIDs, SL, VL):
+//     a native IB view.
+//
+// LINKTYPE_INFINIBAND (247) is deliberately not used: tshark 4.0 rejects it.
+//
+// The o2iblnd message encoding (KibMsg, LNetHdr) follows the wire layout the dissector
+// expects: a 48-byte kib_msg header (magic 0x0be91b91, version 0x12), 8-byte NIDs (IPv4
+// address, net number, LND type), and the 72-byte LNet header whose message union is padded
+// to 40 bytes. Bulk RDMA data is written truncated (caplen < len) to keep captures small.
+package pcap
