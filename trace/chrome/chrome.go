@@ -28,8 +28,7 @@ type Writer struct {
 	buf    []byte
 }
 
-// NewWriter starts a trace on w. otherData (may be nil) is recorded in the trace's
-// "otherData" object (e.g. the seed and scenario hash); it is written at Close.
+// NewWriter starts a trace on w. Call Close to finish it.
 func NewWriter(w io.Writer) *Writer {
 	tw := &Writer{w: bufio.NewWriter(w)}
 	tw.writeString(`{"displayTimeUnit":"ns","traceEvents":[`)
