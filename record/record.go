@@ -1,0 +1,268 @@
+// Package record writes the result directory of one simulation run: summary.json,
+// messages.csv, health.csv, timeseries.csv, faults.csv and counters.yaml. The directory is
+// written under a temporary name and renamed into place by Commit, so a reader (or a resumed
+// sweep) never sees a half-written run.
+//
+// Every file is deterministic: rows are written in event order, times are integer virtual
+// nanoseconds, floats use the shortest exact representation, and maps are never iterated
+// unsorted. The same scenario and seed therefore give byte-identical files.
+package record
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// File names inside a run directory.
+const (
+	SummaryFile    = "summary.json"
+	MessagesFile   = "messages.csv"
+	HealthFile     = "health.csv"
+	TimeseriesFile = "timeseries.csv"
+	FaultsFile     = "faults.csv"
+	CountersFile   = "counters.yaml"
+)
+
+// Message is one row of messages.csv: an LNet message from first send to finalize.
+type Message struct {
+	ID       uint64
+	Type     string // PUT, GET, ACK, REPLY
+	Src, Dst string // NIDs
+	// Path lists each attempt's hops: local NI > peer NI (> next hop ...); attempts are
+	// separated by ';' in the file.
+	Path    []string
+	Size    int64
+	Start   sim.Time
+	End     sim.Time
+	Status  string // 0 or a negative errno name, as the event reports it
+	HStatus string // LNET_MSG_STATUS_* name
+	Resends int
+}
+
+// HealthChange is one row of health.csv.
+type HealthChange struct {
+	Time     sim.Time
+	Node     string
+	Kind     string // "ni" or "peer_ni"
+	NID      string
+	Old, New int
+	Cause    string
+}
+
+// Sample is one row of timeseries.csv in tidy (long) form.
+type Sample struct {
+	Time   sim.Time
+	Node   string
+	Metric string // e.g. ni_tx_credits, peer_ni_health, throughput_bps
+	Key    string // the NI or peer NI the value belongs to, if any
+	Value  float64
+}
+
+// Fault is one row of faults.csv: a fault or rule applied at Time, and how often it hit.
+type Fault struct {
+	Time   sim.Time
+	Kind   string
+	Target string
+	Detail string
+	Hits   int
+}
+
+var (
+	messagesHeader   = []string{"id", "type", "src", "dst", "path", "size", "start_ns", "end_ns", "latency_ns", "status", "hstatus", "resends"}
+	healthHeader     = []string{"time_ns", "node", "kind", "nid", "old", "new", "cause"}
+	timeseriesHeader = []string{"time_ns", "node", "metric", "key", "value"}
+	faultsHeader     = []string{"time_ns", "kind", "target", "detail", "hits"}
+)
+
+// Run is a result directory being written.
+type Run struct {
+	final, tmp string
+	files      []*os.File
+	messages   *csv.Writer
+	health     *csv.Writer
+	timeseries *csv.Writer
+	faults     *csv.Writer
+	err        error
+	done       bool
+}
+
+// Create starts writing the run directory dir (its parent must exist or be creatable). The
+// files are written in a sibling temporary directory until Commit.
+func Create(dir string) (*Run, error) {
+	dir = filepath.Clean(dir)
+	parent, base := filepath.Split(dir)
+	if parent == "" {
+		parent = "."
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	r := &Run{final: dir, tmp: tmp}
+	r.messages = r.csvFile(MessagesFile, messagesHeader)
+	r.health = r.csvFile(HealthFile, healthHeader)
+	r.timeseries = r.csvFile(TimeseriesFile, timeseriesHeader)
+	r.faults = r.csvFile(FaultsFile, faultsHeader)
+	if r.err != nil {
+		r.Abort()
+		return nil, r.err
+	}
+	return r, nil
+}
+
+// Dir returns the final directory name.
+func (r *Run) Dir() string { return r.final }
+
+func (r *Run) csvFile(name string, header []string) *csv.Writer {
+	if r.err != nil {
+		return csv.NewWriter(io.Discard)
+	}
+	f, err := os.Create(filepath.Join(r.tmp, name))
+	if err != nil {
+		r.err = fmt.Errorf("results: %w", err)
+		return csv.NewWriter(io.Discard)
+	}
+	r.files = append(r.files, f)
+	w := csv.NewWriter(f)
+	r.write(w, header)
+	return w
+}
+
+func (r *Run) write(w *csv.Writer, row []string) {
+	if r.err == nil {
+		if err := w.Write(row); err != nil {
+			r.err = fmt.Errorf("results: %w", err)
+		}
+	}
+}
+
+func ns(t sim.Time) string { return strconv.FormatInt(int64(t), 10) }
+
+// FormatFloat formats v in the shortest form that reads back exactly.
+func FormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Message appends a row to messages.csv.
+func (r *Run) Message(m Message) {
+	r.write(r.messages, []string{
+		strconv.FormatUint(m.ID, 10), m.Type, m.Src, m.Dst, strings.Join(m.Path, ";"),
+		strconv.FormatInt(m.Size, 10), ns(m.Start), ns(m.End), ns(m.End - m.Start),
+		m.Status, m.HStatus, strconv.Itoa(m.Resends),
+	})
+}
+
+// Health appends a row to health.csv.
+func (r *Run) Health(h HealthChange) {
+	r.write(r.health, []string{ns(h.Time), h.Node, h.Kind, h.NID, strconv.Itoa(h.Old), strconv.Itoa(h.New), h.Cause})
+}
+
+// Sample appends a row to timeseries.csv.
+func (r *Run) Sample(s Sample) {
+	r.write(r.timeseries, []string{ns(s.Time), s.Node, s.Metric, s.Key, FormatFloat(s.Value)})
+}
+
+// Fault appends a row to faults.csv.
+func (r *Run) Fault(f Fault) {
+	r.write(r.faults, []string{ns(f.Time), f.Kind, f.Target, f.Detail, strconv.Itoa(f.Hits)})
+}
+
+// WriteJSON writes v as indented JSON to name (e.g. SummaryFile). Struct fields keep their
+// order and encoding/json sorts map keys, so the bytes are deterministic.
+func (r *Run) WriteJSON(name string, v any) {
+	if r.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		r.err = fmt.Errorf("results: %s: %w", name, err)
+		return
+	}
+	r.writeFile(name, append(b, '\n'))
+}
+
+// WriteYAML writes v as YAML to name (e.g. CountersFile); yaml.v3 sorts map keys.
+func (r *Run) WriteYAML(name string, v any) {
+	if r.err != nil {
+		return
+	}
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		r.err = fmt.Errorf("results: %s: %w", name, err)
+		return
+	}
+	r.writeFile(name, b)
+}
+
+func (r *Run) writeFile(name string, b []byte) {
+	if err := os.WriteFile(filepath.Join(r.tmp, name), b, 0o644); err != nil {
+		r.err = fmt.Errorf("results: %w", err)
+	}
+}
+
+// Commit flushes and closes every file and renames the directory into place, replacing a
+// previous run of the same name. On any error nothing is left behind but the previous run.
+func (r *Run) Commit() error {
+	if r.done {
+		return errors.New("results: run already committed or aborted")
+	}
+	for _, w := range []*csv.Writer{r.messages, r.health, r.timeseries, r.faults} {
+		w.Flush()
+		if err := w.Error(); err != nil && r.err == nil {
+			r.err = fmt.Errorf("results: %w", err)
+		}
+	}
+	r.closeFiles()
+	if r.err != nil {
+		r.Abort()
+		return r.err
+	}
+	r.done = true
+	old := ""
+	if _, err := os.Stat(r.final); err == nil {
+		old = r.tmp + ".old"
+		if err := os.Rename(r.final, old); err != nil {
+			_ = os.RemoveAll(r.tmp)
+			return fmt.Errorf("results: replacing %s: %w", r.final, err)
+		}
+	}
+	if err := os.Rename(r.tmp, r.final); err != nil {
+		if old != "" {
+			_ = os.Rename(old, r.final)
+		}
+		_ = os.RemoveAll(r.tmp)
+		return fmt.Errorf("results: %w", err)
+	}
+	if old != "" {
+		_ = os.RemoveAll(old)
+	}
+	return nil
+}
+
+func (r *Run) closeFiles() {
+	for _, f := range r.files {
+		if err := f.Close(); err != nil && r.err == nil {
+			r.err = fmt.Errorf("results: %w", err)
+		}
+	}
+	r.files = nil
+}
+
+// Abort removes the temporary directory; the previous run, if any, stays untouched.
+func (r *Run) Abort() {
+	r.closeFiles()
+	r.done = true
+	_ = os.RemoveAll(r.tmp)
+}
