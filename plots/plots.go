@@ -1,0 +1,334 @@
+// Package plots renders figures from a run's result files (never from simulation memory), so
+// that anyone can redraw them with their own tools from the same CSVs: health values over
+// time with fault markers, throughput over time, and message latency CDFs. Output format
+// follows the file extension (.png, .svg, .pdf); files are written atomically.
+package plots
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/lnetsim/lnetsim/record"
+)
+
+// Size of every figure.
+const (
+	width  = 8 * vg.Inch
+	height = 4.5 * vg.Inch
+)
+
+// palette is a colour-blind-safe qualitative palette (Okabe-Ito).
+var palette = []color.Color{
+	color.RGBA{0, 114, 178, 255}, color.RGBA{213, 94, 0, 255}, color.RGBA{0, 158, 115, 255},
+	color.RGBA{204, 121, 167, 255}, color.RGBA{230, 159, 0, 255}, color.RGBA{86, 180, 233, 255},
+	color.RGBA{240, 228, 66, 255}, color.RGBA{0, 0, 0, 255},
+}
+
+// table is a CSV file read into rows keyed by column name.
+type table struct {
+	name string
+	cols map[string]int
+	rows [][]string
+}
+
+func readTable(path string) (*table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: empty file (no header)", path)
+	}
+	t := &table{name: path, cols: map[string]int{}, rows: recs[1:]}
+	for i, c := range recs[0] {
+		t.cols[c] = i
+	}
+	return t, nil
+}
+
+func (t *table) need(cols ...string) error {
+	for _, c := range cols {
+		if _, ok := t.cols[c]; !ok {
+			return fmt.Errorf("%s: no column %q (is this an lnetsim results file?)", t.name, c)
+		}
+	}
+	return nil
+}
+
+func (t *table) str(row []string, col string) string { return row[t.cols[col]] }
+
+func (t *table) num(row []string, col string, line int) (float64, error) {
+	v, err := strconv.ParseFloat(row[t.cols[col]], 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s:%d: column %s: %q is not a number", t.name, line+2, col, row[t.cols[col]])
+	}
+	return v, nil
+}
+
+// save renders p to path atomically, the format taken from the extension.
+func save(p *plot.Plot, path string) error {
+	ext := strings.TrimPrefix(filepath.Ext(path), ".")
+	if ext == "" {
+		return fmt.Errorf("%s: no file extension to choose a format (use .png, .svg or .pdf)", path)
+	}
+	wt, err := p.WriterTo(width, height, ext)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(tmp, &buf); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+func addLine(p *plot.Plot, name string, xys plotter.XYs, i int, step bool) error {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	l.Color = palette[i%len(palette)]
+	l.Width = vg.Points(1.5)
+	if step {
+		l.StepStyle = plotter.PostStep
+	}
+	p.Add(l)
+	p.Legend.Add(name, l)
+	return nil
+}
+
+// faultMarkers draws a dashed vertical line at each fault of runDir's faults.csv (if any),
+// spanning [ymin, ymax], and names the first of each kind in the legend.
+func faultMarkers(p *plot.Plot, runDir string, ymin, ymax float64) error {
+	t, err := readTable(filepath.Join(runDir, record.FaultsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := t.need("time_ns", "kind"); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i, row := range t.rows {
+		at, err := t.num(row, "time_ns", i)
+		if err != nil {
+			return err
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: at / 1e9, Y: ymin}, {X: at / 1e9, Y: ymax}})
+		if err != nil {
+			return err
+		}
+		l.Color = color.Gray{Y: 110}
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+		if kind := t.str(row, "kind"); !seen[kind] {
+			seen[kind] = true
+			p.Legend.Add("fault: "+kind, l)
+		}
+	}
+	return nil
+}
+
+// Health draws every health value series of runDir's health.csv (one line per node and NI
+// or peer NI) over virtual time, with fault markers, to out.
+func Health(runDir, title, out string) error {
+	t, err := readTable(filepath.Join(runDir, record.HealthFile))
+	if err != nil {
+		return err
+	}
+	if err := t.need("time_ns", "node", "kind", "nid", "old", "new"); err != nil {
+		return err
+	}
+	series := map[string]plotter.XYs{}
+	var keys []string
+	for i, row := range t.rows {
+		key := fmt.Sprintf("%s %s %s", t.str(row, "node"), strings.ReplaceAll(t.str(row, "kind"), "_", " "), t.str(row, "nid"))
+		at, err := t.num(row, "time_ns", i)
+		if err != nil {
+			return err
+		}
+		v, err := t.num(row, "new", i)
+		if err != nil {
+			return err
+		}
+		if _, ok := series[key]; !ok {
+			old, err := t.num(row, "old", i)
+			if err != nil {
+				return err
+			}
+			keys = append(keys, key)
+			series[key] = plotter.XYs{{X: 0, Y: old}}
+		}
+		series[key] = append(series[key], plotter.XY{X: at / 1e9, Y: v})
+	}
+	if len(keys) == 0 {
+		return fmt.Errorf("%s: no health changes to plot", t.name)
+	}
+	sort.Strings(keys)
+	p := newPlot(title, "virtual time (s)", "health value (0-1000)")
+	p.Y.Min, p.Y.Max = 0, 1050
+	p.Legend.Top, p.Legend.Left = false, true // health starts and ends high: the corner is free
+	xmax := 0.0
+	for _, k := range keys {
+		xmax = max(xmax, series[k][len(series[k])-1].X)
+	}
+	for i, k := range keys {
+		xys := series[k]
+		xys = append(xys, plotter.XY{X: xmax, Y: xys[len(xys)-1].Y}) // hold the last value
+		if err := addLine(p, k, xys, i, true); err != nil {
+			return err
+		}
+	}
+	if err := faultMarkers(p, runDir, 0, 1000); err != nil {
+		return err
+	}
+	return save(p, out)
+}
+
+// Throughput draws delivered bytes per bin of virtual time, from messages.csv (messages
+// counted when they complete successfully), in Gb/s, with fault markers.
+func Throughput(runDir, title, out string, bins int) error {
+	t, err := readTable(filepath.Join(runDir, record.MessagesFile))
+	if err != nil {
+		return err
+	}
+	if err := t.need("size", "end_ns", "hstatus", "type"); err != nil {
+		return err
+	}
+	var ends, sizes []float64
+	span := 0.0
+	for i, row := range t.rows {
+		end, err := t.num(row, "end_ns", i)
+		if err != nil {
+			return err
+		}
+		span = max(span, end)
+		if t.str(row, "hstatus") != "OK" || t.str(row, "type") == "ACK" || t.str(row, "type") == "REPLY" {
+			continue
+		}
+		size, err := t.num(row, "size", i)
+		if err != nil {
+			return err
+		}
+		ends, sizes = append(ends, end), append(sizes, size)
+	}
+	if len(ends) == 0 || span == 0 {
+		return fmt.Errorf("%s: no completed messages to plot", t.name)
+	}
+	if bins < 1 {
+		bins = 100
+	}
+	width := span / float64(bins)
+	xys := make(plotter.XYs, bins)
+	for i := range xys {
+		xys[i].X = (float64(i) + 0.5) * width / 1e9
+	}
+	for i, end := range ends {
+		b := min(int(end/width), bins-1)
+		xys[b].Y += sizes[i] * 8 / (width / 1e9) / 1e9
+	}
+	p := newPlot(title, "virtual time (s)", "delivered (Gb/s)")
+	if err := addLine(p, "PUT/GET payload", xys, 0, false); err != nil {
+		return err
+	}
+	ymax := 0.0
+	for _, xy := range xys {
+		ymax = max(ymax, xy.Y)
+	}
+	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
+		return err
+	}
+	return save(p, out)
+}
+
+// LatencyCDF draws the empirical CDF of completion latency per message type (successful
+// messages only) from messages.csv, with a logarithmic latency axis.
+func LatencyCDF(runDir, title, out string) error {
+	t, err := readTable(filepath.Join(runDir, record.MessagesFile))
+	if err != nil {
+		return err
+	}
+	if err := t.need("type", "latency_ns", "hstatus"); err != nil {
+		return err
+	}
+	byType := map[string][]float64{}
+	for i, row := range t.rows {
+		if t.str(row, "hstatus") != "OK" {
+			continue
+		}
+		v, err := t.num(row, "latency_ns", i)
+		if err != nil {
+			return err
+		}
+		byType[t.str(row, "type")] = append(byType[t.str(row, "type")], max(v, 1)/1e3)
+	}
+	if len(byType) == 0 {
+		return fmt.Errorf("%s: no completed messages to plot", t.name)
+	}
+	types := make([]string, 0, len(byType))
+	for k := range byType {
+		types = append(types, k)
+	}
+	sort.Strings(types)
+	p := newPlot(title, "completion latency (us, log scale)", "fraction of messages")
+	p.Legend.Top = false // CDFs rise to the top right: the bottom right is free
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Min, p.Y.Max = 0, 1
+	for i, typ := range types {
+		v := byType[typ]
+		sort.Float64s(v)
+		xys := make(plotter.XYs, len(v))
+		for j, x := range v {
+			xys[j] = plotter.XY{X: x, Y: float64(j+1) / float64(len(v))}
+		}
+		if err := addLine(p, fmt.Sprintf("%s (n=%d)", typ, len(v)), xys, i, true); err != nil {
+			return err
+		}
+	}
+	return save(p, out)
+}
+
