@@ -1,0 +1,81 @@
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Error is one problem found in a scenario, located in its source: a file position, or the
+// --set override that supplied the value.
+type Error struct {
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Col      int    `json:"col,omitempty"`
+	Override string `json:"override,omitempty"` // the --set key when the value came from an override
+	Path     string `json:"path"`               // dotted path of the field, e.g. faults[0].at
+	Message  string `json:"message"`
+	Hint     string `json:"hint,omitempty"`
+}
+
+// Error formats the problem as `file:line:col: path: message (hint)`, or
+// `--set key: path: message (hint)` for an override.
+func (e *Error) Error() string {
+	var b strings.Builder
+	switch {
+	case e.Override != "":
+		b.WriteString("--set " + e.Override)
+	case e.Line > 0 && e.Col > 0:
+		fmt.Fprintf(&b, "%s:%d:%d", e.File, e.Line, e.Col)
+	case e.Line > 0:
+		fmt.Fprintf(&b, "%s:%d", e.File, e.Line)
+	default:
+		b.WriteString(e.File)
+	}
+	if e.Path != "" && e.Path != e.Override {
+		b.WriteString(": " + e.Path)
+	}
+	b.WriteString(": " + e.Message)
+	if e.Hint != "" {
+		b.WriteString(" (" + e.Hint + ")")
+	}
+	return b.String()
+}
+
+// ErrorList is every problem found in one scenario, in source order. It is the error type
+// Load returns.
+type ErrorList []*Error
+
+// Error joins the problems one per line.
+func (l ErrorList) Error() string {
+	s := make([]string, len(l))
+	for i, e := range l {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+// sort orders the list by file, line, column, then path, and drops exact duplicates.
+func (l ErrorList) sorted() ErrorList {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := l[i], l[j]
+		if (a.Override != "") != (b.Override != "") {
+			return a.Override == ""
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Col != b.Col {
+			return a.Col < b.Col
+		}
+		return a.Path < b.Path
+	})
+	out := l[:0]
+	for _, e := range l {
+		if len(out) > 0 && *e == *out[len(out)-1] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}

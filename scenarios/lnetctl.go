@@ -1,0 +1,129 @@
+package scenarios
+
+import (
+	"gopkg.in/yaml.v3"
+)
+
+// LnetctlExport is a node's configuration in the shape `lnetctl export` prints (and
+// `lnetctl import` reads): see lnet-reference section h. Read-only keys that export prints
+// (nid status, statistics, health stats, lnd_timeout, ...) are accepted and ignored.
+type LnetctlExport struct {
+	Net     []LnetctlNet    `yaml:"net"`
+	Route   []LnetctlRoute  `yaml:"route"`
+	Peer    []LnetctlPeer   `yaml:"peer"`
+	Routing *LnetctlRouting `yaml:"routing"`
+	Buffers *LnetctlBuffers `yaml:"buffers"`
+	Numa    *LnetctlNuma    `yaml:"numa"`
+	Global  *LnetctlGlobal  `yaml:"global"`
+	UDSP    emptyList       `yaml:"udsp"`
+}
+
+// LnetctlNet is one `net type:` entry with its local NIs.
+type LnetctlNet struct {
+	NetType     string       `yaml:"net type"`
+	LocalNIs    []LnetctlNI  `yaml:"local NI(s)"`
+	Tunables    *NetTunables `yaml:"tunables"`
+	LNDTunables *O2IBParams  `yaml:"lnd tunables"`
+}
+
+// LnetctlNI is one local NI of an exported net.
+type LnetctlNI struct {
+	NID         string            `yaml:"nid"`
+	Status      string            `yaml:"status"`
+	Interfaces  map[string]string `yaml:"interfaces"`
+	Tunables    *NetTunables      `yaml:"tunables"`
+	LNDTunables *O2IBParams       `yaml:"lnd tunables"`
+	CPT         string            `yaml:"CPT"`
+	DevCPT      ignored           `yaml:"dev cpt"`
+	TCPBonding  ignored           `yaml:"tcp bonding"`
+	Statistics  ignored           `yaml:"statistics"`
+	SentStats   ignored           `yaml:"sent_stats"`
+	RecvStats   ignored           `yaml:"received_stats"`
+	DropStats   ignored           `yaml:"dropped_stats"`
+	HealthStats ignored           `yaml:"health stats"`
+	UDSPInfo    ignored           `yaml:"udsp info"`
+}
+
+// LnetctlRoute is one exported route.
+type LnetctlRoute struct {
+	Net               string  `yaml:"net"`
+	Gateway           string  `yaml:"gateway"`
+	Hop               int     `yaml:"hop"`
+	Priority          int     `yaml:"priority"`
+	HealthSensitivity ignored `yaml:"health_sensitivity"`
+	Type              ignored `yaml:"type"`
+	State             ignored `yaml:"state"`
+}
+
+func (r *LnetctlRoute) setDefaults() { r.Hop = -1 }
+
+// LnetctlPeer is one exported peer.
+type LnetctlPeer struct {
+	PrimaryNID string          `yaml:"primary nid"`
+	MultiRail  bool            `yaml:"Multi-Rail"`
+	PeerState  ignored         `yaml:"peer state"`
+	PeerNIs    []LnetctlPeerNI `yaml:"peer ni"`
+}
+
+func (p *LnetctlPeer) setDefaults() { p.MultiRail = true }
+
+// LnetctlPeerNI is one NI of an exported peer; everything but nid is show-only.
+type LnetctlPeerNI struct {
+	NID        string  `yaml:"nid"`
+	UDSPInfo   ignored `yaml:"udsp info"`
+	State      ignored `yaml:"state"`
+	MaxCred    ignored `yaml:"max_ni_tx_credits"`
+	AvailTx    ignored `yaml:"available_tx_credits"`
+	MinTx      ignored `yaml:"min_tx_credits"`
+	TxQ        ignored `yaml:"tx_q_num_of_buf"`
+	AvailRtr   ignored `yaml:"available_rtr_credits"`
+	MinRtr     ignored `yaml:"min_rtr_credits"`
+	Refcount   ignored `yaml:"refcount"`
+	Statistics ignored `yaml:"statistics"`
+	SentStats  ignored `yaml:"sent_stats"`
+	RecvStats  ignored `yaml:"received_stats"`
+	DropStats  ignored `yaml:"dropped_stats"`
+	Health     ignored `yaml:"health stats"`
+}
+
+// LnetctlRouting is `routing: {enable: 0|1}`.
+type LnetctlRouting struct {
+	Enable bool `yaml:"enable"`
+}
+
+// LnetctlBuffers is `buffers: {tiny, small, large}` (router buffer totals).
+type LnetctlBuffers struct {
+	Tiny  int `yaml:"tiny"`
+	Small int `yaml:"small"`
+	Large int `yaml:"large"`
+}
+
+// LnetctlNuma is `numa: {range: N}`.
+type LnetctlNuma struct {
+	Range int `yaml:"range"`
+}
+
+// LnetctlGlobal is the `global:` section: lnet's global keys, plus lnd_timeout which export
+// prints but which is derived (ignored).
+type LnetctlGlobal struct {
+	Globals    `yaml:",inline"`
+	LNDTimeout ignored `yaml:"lnd_timeout"`
+}
+
+func (g *LnetctlGlobal) setDefaults() { g.Globals.setDefaults() }
+
+// ignored accepts any value: a show-only key of lnetctl's output.
+type ignored struct{}
+
+func (ignored) decodeYAML(*decoder, *yaml.Node, string) {}
+
+// emptyList accepts an absent or empty list and rejects anything else (UDSP rules, which
+// lnetsim does not model yet).
+type emptyList struct{}
+
+func (emptyList) decodeYAML(d *decoder, n *yaml.Node, path string) {
+	if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+		return
+	}
+	d.errorf(n, path, "remove the udsp section; selection priorities are not modelled", "UDSP rules are not supported by lnetsim yet")
+}

@@ -1,0 +1,361 @@
+package scenarios
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// resolver checks a decoded scenario and completes it: node groups expanded, NIDs assigned,
+// lnetctl sections imported, per-net and per-NI tunables resolved, references checked.
+type resolver struct {
+	d *decoder
+	s *Scenario
+	// groups lists group names sorted; netKey maps a canonical net to the key written in
+	// lnet.nets / o2ib (for error paths).
+	groups []string
+	nets   map[string]bool
+	nids   map[NID]string // NID -> member name, to detect duplicates
+}
+
+func newResolver(d *decoder, s *Scenario) *resolver {
+	return &resolver{d: d, s: s, nets: map[string]bool{}, nids: map[NID]string{}}
+}
+
+func (r *resolver) errorAt(path, hint, format string, args ...any) {
+	r.d.errorAt(path, hint, format, args...)
+}
+
+func (r *resolver) run() {
+	s := r.s
+	if !r.d.has("duration") {
+		r.errorAt("duration", "e.g. duration: 120s", "duration is required")
+	} else if s.Duration <= 0 {
+		r.errorAt("duration", "", "must be greater than zero")
+	}
+	r.fabric()
+	r.members()
+	r.netTables()
+	r.globals("lnet", &s.LNet.Globals)
+	r.nodeConfig()
+	r.workloads()
+	r.faults()
+	r.expectations()
+}
+
+func (r *resolver) fabric() {
+	f := &r.s.Fabric
+	switch f.Topology {
+	case "single-switch":
+		if r.d.has("fabric.radix") || r.d.has("fabric.oversubscription") {
+			r.errorAt("fabric.topology", "set topology: fat-tree, or remove radix and oversubscription", "radix and oversubscription apply to a fat-tree only")
+		}
+	case "fat-tree":
+		if f.Radix < 4 || f.Radix > 256 || f.Radix%2 != 0 {
+			r.errorAt("fabric.radix", "real switches have 36, 40 or 64 ports", "must be an even number of ports from 4 to 256, got %d", f.Radix)
+		}
+		if f.Oversubscription.Down+f.Oversubscription.Up > f.Radix && f.Radix >= 4 {
+			r.errorAt("fabric.oversubscription", "", "%d:%d needs more than the %d ports of a switch", f.Oversubscription.Down, f.Oversubscription.Up, f.Radix)
+		}
+	default:
+		r.errorAt("fabric.topology", "", "unknown topology %q (use single-switch or fat-tree)", f.Topology)
+	}
+	switch f.MTU {
+	case 256, 512, 1024, 2048, 4096:
+	default:
+		r.errorAt("fabric.mtu", "", "IB MTU must be 256, 512, 1024, 2048 or 4096 bytes, got %d", f.MTU)
+	}
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+// memberName is the name of member i of a group of count nodes.
+func memberName(group string, i, count int) string {
+	if count == 1 {
+		return group
+	}
+	return group + strconv.Itoa(i)
+}
+
+// members expands groups into members, imports lnetctl nets, and assigns NIDs.
+func (r *resolver) members() {
+	s := r.s
+	if len(s.Nodes) == 0 {
+		r.errorAt("nodes", "e.g. nodes: {client: {nis: [o2ib0, o2ib0]}, server: {nis: [o2ib0]}}", "at least one node is required")
+		return
+	}
+	for name := range s.Nodes {
+		r.groups = append(r.groups, name)
+	}
+	sort.Strings(r.groups)
+	names := map[string]string{} // member name -> group
+	total := 0
+	for _, g := range r.groups {
+		ng := s.Nodes[g]
+		p := join("nodes", g)
+		if !nameRE.MatchString(g) {
+			r.errorAt(p, "start with a letter; use letters, digits, - and _", "invalid node name %q", g)
+		}
+		if ng.Count < 1 || ng.Count > 100000 {
+			r.errorAt(p+".count", "", "must be from 1 to 100000, got %d", ng.Count)
+			ng.Count = 1
+		}
+		total += ng.Count
+		if total > 1_000_000 {
+			r.errorAt(p+".count", "", "too many nodes in total (more than 1000000)")
+			return
+		}
+		if ng.Lnetctl != nil {
+			r.importNets(g, ng)
+		}
+		if len(ng.NIs) == 0 {
+			r.errorAt(p+".nis", "e.g. nis: [o2ib0] or nis: [o2ib0, o2ib0] for two rails", "node %q has no NI", g)
+		}
+		for i := range ng.NIs {
+			r.niSpec(p, g, ng, i)
+		}
+		for i := 0; i < ng.Count; i++ {
+			m := memberName(g, i, ng.Count)
+			if other, dup := names[m]; dup {
+				r.errorAt(p, "rename one of the groups", "node name %q is used by groups %q and %q", m, other, g)
+			}
+			names[m] = g
+		}
+	}
+	r.assignNIDs()
+}
+
+// niSpec checks and completes NI i of group g.
+func (r *resolver) niSpec(p, g string, ng *NodeGroup, i int) {
+	ni := &ng.NIs[i]
+	np := ni.srcPath
+	if np == "" {
+		np = index(p+".nis", i)
+		ni.srcPath, ni.tunablesPath, ni.lndPath = np, np+".tunables", np+".lnd_tunables"
+	}
+	net, _, err := ParseNet(ni.Net)
+	switch {
+	case ni.Net == "":
+		r.errorAt(np+".net", "", "net is required, e.g. net: o2ib0")
+	case err != nil:
+		r.errorAt(np+".net", "", "%v", err)
+	case net == "lo0":
+		r.errorAt(np+".net", "", "the loopback net is implicit; list only o2ib NIs")
+	default:
+		ni.Net = net
+		r.nets[net] = true
+	}
+	if !ni.NID.IsZero() && err == nil && ni.NID.Net != ni.Net {
+		r.errorAt(np+".nid", "", "NID %s is not on net %s", ni.NID, ni.Net)
+	}
+	if ni.HCA < 0 {
+		ni.HCA = i
+	}
+	if ni.HCA > 63 {
+		r.errorAt(np+".hca", "", "HCA index must be from 0 to 63, got %d", ni.HCA)
+	}
+	if ni.Port < 1 || ni.Port > 2 {
+		r.errorAt(np+".port", "HCAs have ports 1 and 2", "port must be 1 or 2, got %d", ni.Port)
+	}
+	if ni.Interface == "" {
+		ni.Interface = "ib" + strconv.Itoa(i)
+	}
+	for j := 0; j < i; j++ {
+		o := ng.NIs[j]
+		if o.HCA == ni.HCA && o.Port == ni.Port {
+			r.errorAt(np, "give each NI its own hca or port", "NI %d uses HCA %d port %d, like NI %d", i, ni.HCA, ni.Port, j)
+		}
+	}
+}
+
+// assignNIDs builds the member list, giving each NI without a NID the next free address of
+// its net: 10.<net number>.<n/256>.<n%256>, n counting from 1 in member order.
+func (r *resolver) assignNIDs() {
+	s := r.s
+	// Given NIDs first, so automatic ones skip them.
+	for _, g := range r.groups {
+		ng := s.Nodes[g]
+		for _, ni := range ng.NIs {
+			if ni.NID.IsZero() || ni.Net == "" {
+				continue
+			}
+			for k := 0; k < ng.Count; k++ {
+				nid, ok := ni.NID.next(k)
+				if !ok {
+					r.errorAt(ni.srcPath+".nid", "", "group of %d runs past the end of the address space", ng.Count)
+					break
+				}
+				m := memberName(g, k, ng.Count)
+				if other, dup := r.nids[nid]; dup {
+					r.errorAt(ni.srcPath+".nid", "", "NID %s is also used by %s", nid, other)
+				}
+				r.nids[nid] = m
+			}
+		}
+	}
+	next := map[string]uint32{}
+	for _, g := range r.groups {
+		ng := s.Nodes[g]
+		for k := 0; k < ng.Count; k++ {
+			m := Member{Name: memberName(g, k, ng.Count), Group: g, Index: k, Routing: ng.Routing}
+			for _, ni := range ng.NIs {
+				mni := MemberNI{Net: ni.Net, Interface: ni.Interface, HCA: ni.HCA, Port: ni.Port}
+				switch {
+				case ni.Net == "":
+				case !ni.NID.IsZero():
+					mni.NID, _ = ni.NID.next(k)
+				default:
+					_, num, _ := ParseNet(ni.Net)
+					for {
+						next[ni.Net]++
+						n := next[ni.Net]
+						nid := NID{Addr: addr4(10, byte(num), byte(n>>8), byte(n)), Net: ni.Net}
+						if n >= 65535 {
+							r.errorAt("nodes", "give NIDs explicitly", "more than 65534 NIs on net %s", ni.Net)
+							break
+						}
+						if _, used := r.nids[nid]; !used {
+							r.nids[nid] = m.Name
+							mni.NID = nid
+							break
+						}
+					}
+				}
+				m.NIs = append(m.NIs, mni)
+			}
+			s.Members = append(s.Members, m)
+		}
+	}
+}
+
+// overlay replaces *src by a copy of *base in which only the fields written at path (in the
+// file or by an override) keep src's values. base and src point to the same struct type.
+func (r *resolver) overlay(base, src any, path string) {
+	bv, sv := reflect.ValueOf(base).Elem(), reflect.ValueOf(src).Elem()
+	si := fieldsOf(bv.Type())
+	out := reflect.New(bv.Type()).Elem()
+	out.Set(bv)
+	for _, f := range si.fields {
+		if r.d.has(join(path, f.name)) {
+			out.FieldByIndex(f.index).Set(sv.FieldByIndex(f.index))
+		}
+	}
+	sv.Set(out)
+}
+
+// resolveNI resolves "member:index", "member" (its first NI) or a NID to a member and NI.
+func (r *resolver) resolveNI(path, ref string) (*Member, int, bool) {
+	if ref == "" {
+		return nil, 0, false
+	}
+	if strings.Contains(ref, "@") {
+		nid, err := ParseNID(ref)
+		if err != nil {
+			r.errorAt(path, "", "%v", err)
+			return nil, 0, false
+		}
+		for mi := range r.s.Members {
+			for i, ni := range r.s.Members[mi].NIs {
+				if ni.NID == nid {
+					return &r.s.Members[mi], i, true
+				}
+			}
+		}
+		r.errorAt(path, "", "no node has NID %s", nid)
+		return nil, 0, false
+	}
+	name, idx, hasIdx := strings.Cut(ref, ":")
+	m := r.s.Member(name)
+	if m == nil {
+		r.errorAt(path, r.nodeHint(name), "no node named %q", name)
+		return nil, 0, false
+	}
+	i := 0
+	if hasIdx {
+		v, err := strconv.Atoi(idx)
+		if err != nil || v < 0 || v >= len(m.NIs) {
+			r.errorAt(path, fmt.Sprintf("%s has NIs 0 to %d", name, len(m.NIs)-1), "no NI %q on node %s", idx, name)
+			return nil, 0, false
+		}
+		i = v
+	}
+	return m, i, true
+}
+
+// resolveNode resolves a member name.
+func (r *resolver) resolveNode(path, name string) *Member {
+	m := r.s.Member(name)
+	if m == nil {
+		r.errorAt(path, r.nodeHint(name), "no node named %q", name)
+	}
+	return m
+}
+
+// nodeHint explains group member naming when name is a group of several nodes.
+func (r *resolver) nodeHint(name string) string {
+	if ng, ok := r.s.Nodes[name]; ok && ng.Count > 1 {
+		return fmt.Sprintf("%s is a group of %d; its nodes are %s to %s", name, ng.Count, memberName(name, 0, ng.Count), memberName(name, ng.Count-1, ng.Count))
+	}
+	var names []string
+	for _, m := range r.s.Members {
+		names = append(names, m.Name)
+		if len(names) == 8 {
+			names = append(names, "...")
+			break
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "nodes are " + strings.Join(names, ", ")
+}
+
+// expandNames resolves group or member names to members (a group means all of its members).
+func (r *resolver) expandNames(path string, names []string) []*Member {
+	var out []*Member
+	for i, n := range names {
+		p := path
+		if len(names) > 1 {
+			p = index(path, i)
+		}
+		if ng, ok := r.s.Nodes[n]; ok {
+			for k := 0; k < ng.Count; k++ {
+				out = append(out, r.s.Member(memberName(n, k, ng.Count)))
+			}
+			continue
+		}
+		if m := r.resolveNode(p, n); m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkTime reports a time beyond the run's duration.
+func (r *resolver) checkTime(path string, t sim.Time) {
+	if r.s.Duration > 0 && t > r.s.Duration {
+		r.errorAt(path, "make the run longer or the time earlier", "%s is after the end of the run (duration %s)", t, r.s.Duration)
+	}
+}
+
+// allowed reports fields written at path that the given kind does not use.
+func (r *resolver) allowed(path, what string, ok map[string]bool) {
+	for _, k := range r.d.keys[path] {
+		if !ok[k] {
+			r.errorAt(join(path, k), "remove it", "%s is not used by %s", k, what)
+		}
+	}
+}
+
+func set(keys ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}

@@ -1,0 +1,503 @@
+package scenarios
+
+import (
+	"strconv"
+
+	"github.com/lnetsim/lnetsim/scenarios/units"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+var workloadFields = map[string]map[string]bool{
+	"ping": set("name", "type", "from", "to", "distribution", "concurrency", "count", "start", "duration", "interval", "timeout", "portal"),
+	"brw":  set("name", "type", "op", "from", "to", "distribution", "size", "concurrency", "count", "start", "duration", "interval", "timeout", "portal"),
+	"rpc": set("name", "type", "from", "to", "distribution", "concurrency", "count", "start", "duration", "interval",
+		"request_size", "bulk", "bulk_size", "reply_size", "timeout", "max_resends", "portal"),
+}
+
+func (r *resolver) workloads() {
+	names := map[string]int{}
+	for i := range r.s.Workload {
+		w := &r.s.Workload[i]
+		p := index("workload", i)
+		if w.Name == "" {
+			w.Name = "workload" + strconv.Itoa(i)
+		}
+		if j, dup := names[w.Name]; dup {
+			r.errorAt(p+".name", "", "workload name %q is also used by workload[%d]", w.Name, j)
+		}
+		names[w.Name] = i
+		allowed, ok := workloadFields[w.Type]
+		if !ok {
+			r.errorAt(p+".type", "", "unknown workload type %q (use ping, brw or rpc)", w.Type)
+			continue
+		}
+		r.allowed(p, "a "+w.Type+" workload", allowed)
+		if len(w.From) == 0 {
+			r.errorAt(p+".from", "", "from is required (a node or group name)")
+		}
+		if len(w.To) == 0 {
+			r.errorAt(p+".to", "", "to is required (a node or group name)")
+		}
+		r.expandNames(p+".from", w.From)
+		r.expandNames(p+".to", w.To)
+		switch w.Distribution {
+		case "1:1", "1:n", "all-to-all":
+		default:
+			r.errorAt(p+".distribution", "", "unknown distribution %q (use 1:1, 1:n or all-to-all)", w.Distribution)
+		}
+		switch w.Type {
+		case "brw":
+			if w.Op == "" {
+				w.Op = "write"
+			}
+			if w.Op != "read" && w.Op != "write" {
+				r.errorAt(p+".op", "", "unknown brw op %q (use read or write)", w.Op)
+			}
+			r.checkSize(p+".size", w.Size)
+		case "rpc":
+			if w.RequestSize == 0 {
+				w.RequestSize = units.KiB
+			}
+			if w.ReplySize == 0 {
+				w.ReplySize = units.KiB
+			}
+			switch w.Bulk {
+			case "", "none":
+				w.Bulk = "none"
+				if r.d.has(p + ".bulk_size") {
+					r.errorAt(p+".bulk_size", "set bulk: get or bulk: put", "bulk_size needs a bulk transfer")
+				}
+				w.BulkSize = 0
+			case "get", "put":
+				if w.BulkSize == 0 {
+					w.BulkSize = units.MiB
+				}
+				r.checkSize(p+".bulk_size", w.BulkSize)
+			default:
+				r.errorAt(p+".bulk", "", "unknown bulk %q (use none, get or put)", w.Bulk)
+			}
+			r.checkSize(p+".request_size", w.RequestSize)
+			r.checkSize(p+".reply_size", w.ReplySize)
+			if w.MaxResends < 0 {
+				r.errorAt(p+".max_resends", "", "must not be negative")
+			}
+			if w.MaxResends > 0 && w.Timeout == 0 {
+				r.errorAt(p+".max_resends", "set timeout", "resends need an upper-layer timeout")
+			}
+		}
+		if w.Type != "brw" {
+			w.Size = 0
+		}
+		if w.Type == "ping" && !r.d.has(p+".interval") {
+			w.Interval = sim.Second
+		}
+		if w.Portal == -1 {
+			w.Portal = 12
+			if w.Type == "ping" {
+				w.Portal = 0
+			}
+		}
+		if w.Portal < 0 || w.Portal > 63 {
+			r.errorAt(p+".portal", "", "LNet portals are 0 to 63, got %d", w.Portal)
+		}
+		if w.Concurrency < 1 || w.Concurrency > 1024 {
+			r.errorAt(p+".concurrency", "", "must be from 1 to 1024, got %d", w.Concurrency)
+		}
+		if w.Count < 0 {
+			r.errorAt(p+".count", "", "must not be negative")
+		}
+		if r.s.Duration > 0 && w.Start >= r.s.Duration {
+			r.errorAt(p+".start", "", "%s is not before the end of the run (duration %s)", w.Start, r.s.Duration)
+		}
+		if w.Duration == 0 && r.s.Duration > w.Start {
+			w.Duration = r.s.Duration - w.Start
+		}
+	}
+}
+
+// checkSize requires a size an LNet message can carry (1 byte to LNET_MTU, 1 MiB).
+func (r *resolver) checkSize(p string, z units.Size) {
+	if z < 1 || z > units.MiB {
+		r.errorAt(p, "LNet messages carry at most LNET_MTU = 1MiB", "must be from 1B to 1MiB, got %s", z)
+	}
+}
+
+// faultActions lists each action's fields (beyond the timing fields every fault has).
+var faultActions = map[string][]string{
+	"link_down": {"ni"}, "link_up": {"ni"}, "port_error": {"ni"}, "port_active": {"ni"},
+	"hca_fatal": {"ni"}, "node_crash": {"node"}, "node_restart": {"node"},
+	"router_down": {"node"}, "router_up": {"node"},
+	"cm_reject":     {"node", "peer_ni", "reason", "count"},
+	"link_loss":     {"ni", "loss"},
+	"link_delay":    {"ni", "delay"},
+	"drop_rule_add": {"node", "rule", "name"}, "drop_rule_remove": {"node", "name"},
+	"delay_rule_add": {"node", "rule", "name"}, "delay_rule_remove": {"node", "name"},
+	"set_health": {"ni", "health"}, "set_peer_health": {"node", "peer_ni", "health"},
+}
+
+var faultTiming = []string{"at", "every", "rate", "stream", "until", "for", "action"}
+
+// reversible actions may use for:.
+var reversible = set("link_down", "port_error", "node_crash", "router_down", "link_loss", "link_delay", "drop_rule_add", "delay_rule_add")
+
+var cmReasons = set("conn_race", "no_resources", "fatal", "conn_uncompat", "conn_stale", "rdma_frags", "msg_queue_size", "invalid_srv_id", "early")
+
+var healthErrors = set("local_interrupt", "local_dropped", "local_aborted", "local_no_route", "local_error",
+	"local_timeout", "remote_error", "remote_dropped", "remote_timeout", "network_timeout", "random")
+
+var msgTypes = set("put", "ack", "get", "reply")
+
+func (r *resolver) faults() {
+	rules := map[string]string{} // rule name -> action kind (drop/delay)
+	for i := range r.s.Faults {
+		f := &r.s.Faults[i]
+		p := index("faults", i)
+		fields, ok := faultActions[f.Action]
+		if !ok {
+			if f.Action == "" {
+				r.errorAt(p+".action", "e.g. action: link_down", "action is required")
+			} else {
+				r.errorAt(p+".action", "see the scenario reference for the list", "unknown action %q", f.Action)
+			}
+			continue
+		}
+		allowed := set(append(append([]string{}, faultTiming...), fields...)...)
+		r.allowed(p, "action "+f.Action, allowed)
+		r.checkTime(p+".at", f.At)
+		if f.Every > 0 && f.Rate > 0 {
+			r.errorAt(p+".rate", "", "give every (periodic) or rate (random), not both")
+		}
+		if f.Rate < 0 {
+			r.errorAt(p+".rate", "", "must not be negative")
+		}
+		if f.Stream == "" {
+			f.Stream = "faults/" + strconv.Itoa(i)
+		}
+		if r.d.has(p+".until") && f.Every == 0 && f.Rate == 0 {
+			r.errorAt(p+".until", "", "until ends a periodic (every) or random (rate) fault")
+		}
+		if f.Until == 0 {
+			f.Until = r.s.Duration
+		} else {
+			r.checkTime(p+".until", f.Until)
+			if f.Until < f.At {
+				r.errorAt(p+".until", "", "%s is before at (%s)", f.Until, f.At)
+			}
+		}
+		if f.For > 0 && !reversible[f.Action] {
+			r.errorAt(p+".for", "", "%s cannot be undone automatically", f.Action)
+		}
+		if f.For > 0 && f.Every > 0 && f.For >= f.Every {
+			r.errorAt(p+".for", "", "the fault lasts %s but repeats every %s", f.For, f.Every)
+		}
+		for _, fld := range fields {
+			if fld == "name" || fld == "count" || fld == "reason" {
+				continue
+			}
+			if !r.d.has(join(p, fld)) {
+				r.errorAt(join(p, fld), "", "%s needs %s", f.Action, fld)
+			}
+		}
+		if f.NI != "" {
+			r.resolveNI(p+".ni", f.NI)
+		}
+		if f.Node != "" {
+			if m := r.resolveNode(p+".node", f.Node); m != nil && (f.Action == "router_down" || f.Action == "router_up") && !m.Routing {
+				r.errorAt(p+".node", "use node_crash, or set routing: true", "%s is not a router", f.Node)
+			}
+		}
+		if f.PeerNI != "" {
+			r.resolveNI(p+".peer_ni", f.PeerNI)
+		}
+		switch f.Action {
+		case "set_health", "set_peer_health":
+			if f.Health < 0 || f.Health > 1000 {
+				r.errorAt(p+".health", "", "health values are 0 to 1000, got %d", f.Health)
+			}
+		case "link_loss":
+			if f.Loss <= 0 || f.Loss > 1 {
+				r.errorAt(p+".loss", "", "a probability greater than 0 and at most 1, got %v", f.Loss)
+			}
+		case "link_delay":
+			if f.Delay <= 0 {
+				r.errorAt(p+".delay", "", "must be greater than zero")
+			}
+		case "cm_reject":
+			if f.Reason == "" {
+				f.Reason = "no_resources"
+			}
+			if !cmReasons[f.Reason] {
+				r.errorAt(p+".reason", "use conn_race, no_resources, fatal, conn_uncompat, conn_stale, rdma_frags, msg_queue_size, invalid_srv_id or early", "unknown reject reason %q", f.Reason)
+			}
+			if f.Count == 0 {
+				f.Count = 1
+			}
+			if f.Count < 0 {
+				r.errorAt(p+".count", "", "must be at least 1")
+			}
+		case "drop_rule_add", "delay_rule_add":
+			kind := f.Action[:len(f.Action)-len("_rule_add")]
+			if f.Name == "" {
+				f.Name = "rule" + strconv.Itoa(i)
+			}
+			if _, dup := rules[f.Name]; dup {
+				r.errorAt(p+".name", "", "a rule named %q was already added", f.Name)
+			}
+			rules[f.Name] = kind
+			if f.Rule != nil {
+				r.rule(p+".rule", kind, f.Rule)
+			}
+		case "drop_rule_remove", "delay_rule_remove":
+			kind := f.Action[:len(f.Action)-len("_rule_remove")]
+			if k, ok := rules[f.Name]; !ok || k != kind {
+				r.errorAt(p+".name", "name a rule added by an earlier "+kind+"_rule_add", "no %s rule named %q", kind, f.Name)
+			}
+		}
+	}
+}
+
+// rule checks an LNet drop or delay rule as lnet_fault_attr's checks do.
+func (r *resolver) rule(p, kind string, fr *FaultRule) {
+	r.nidPattern(p+".src", fr.Src)
+	r.nidPattern(p+".dst", fr.Dst)
+	if fr.LocalNID != "" {
+		r.nidPattern(p+".local_nid", fr.LocalNID)
+	}
+	if kind == "delay" {
+		for _, f := range []string{"random", "drop_all", "health_error"} {
+			if r.d.has(join(p, f)) {
+				r.errorAt(join(p, f), "", "%s applies to drop rules only", f)
+			}
+		}
+		if fr.Latency <= 0 {
+			r.errorAt(p+".latency", "", "a delay rule needs latency > 0")
+		}
+		if fr.LocalNID != "" {
+			r.errorAt(p+".local_nid", "the kernel ignores local NIDs for delay rules", "a delay rule with local_nid never matches")
+		}
+	} else if r.d.has(p + ".latency") {
+		r.errorAt(p+".latency", "", "latency applies to delay rules only")
+	}
+	if fr.Rate < 0 {
+		r.errorAt(p+".rate", "", "must not be negative")
+	}
+	if !fr.DropAll && (fr.Rate > 0) == (fr.Interval > 0) {
+		r.errorAt(p, "as lctl net_drop_add -r or -i", "give exactly one of rate and interval")
+	}
+	if fr.Random && fr.Interval == 0 {
+		r.errorAt(p+".random", "", "random needs an interval")
+	}
+	for i, pt := range fr.Portal {
+		if pt < 0 || pt > 63 {
+			r.errorAt(index(p+".portal", i), "", "LNet portals are 0 to 63, got %d", pt)
+		}
+	}
+	for i, m := range fr.Message {
+		if !msgTypes[m] {
+			r.errorAt(index(p+".message", i), "", "unknown message type %q (use put, ack, get or reply)", m)
+		}
+	}
+	for i, h := range fr.HealthError {
+		if !healthErrors[h] {
+			r.errorAt(index(p+".health_error", i), "e.g. local_timeout, remote_dropped, network_timeout or random", "unknown health error %q", h)
+		}
+	}
+	if len(fr.HealthError) > 0 && fr.LocalNID != "" {
+		r.errorAt(p+".local_nid", "health errors apply on the sending side, where the local NID is unknown", "a rule with health_error and local_nid never matches")
+	}
+}
+
+// nidPattern checks a rule's src/dst: "*", "*@net", a NID or a node reference.
+func (r *resolver) nidPattern(p, s string) {
+	switch {
+	case s == "*" || s == "":
+	case len(s) > 2 && s[:2] == "*@":
+		if net, _, err := ParseNet(s[2:]); err != nil {
+			r.errorAt(p, "", "%v", err)
+		} else if !r.nets[net] {
+			r.errorAt(p, "", "no node has an NI on net %s", net)
+		}
+	default:
+		r.resolveNI(p, s)
+	}
+}
+
+// expectChecks lists each check's fields and the unit of its bounds.
+var expectChecks = map[string]struct {
+	fields []string
+	unit   string
+}{
+	"messages":     {[]string{"workload", "node", "status", "type", "eq", "min", "max"}, "count"},
+	"stats":        {[]string{"node", "counter", "eq", "min", "max"}, "count"},
+	"health":       {[]string{"node", "ni", "peer_ni", "eq", "min", "max", "changed"}, "count"},
+	"route":        {[]string{"node", "net", "gateway", "state"}, ""},
+	"ni_status":    {[]string{"ni", "state"}, ""},
+	"path":         {[]string{"workload", "node", "via", "eq", "min", "max"}, "count"},
+	"latency":      {[]string{"workload", "type", "percentile", "eq", "min", "max"}, "duration"},
+	"throughput":   {[]string{"workload", "node", "ni", "eq", "min", "max"}, "rate"},
+	"nothing_lost": {[]string{"workload"}, ""},
+}
+
+var statsCounters = set("resend_count", "failed_resends", "successful_resends", "response_timeout_count",
+	"drop_count", "send_count", "recv_count", "local_interrupt_count", "local_dropped_count",
+	"local_aborted_count", "local_no_route_count", "local_timeout_count", "local_error_count",
+	"remote_dropped_count", "remote_error_count", "remote_timeout_count", "network_timeout_count")
+
+var messageStatus = set("ok", "failed", "local_interrupt", "local_dropped", "local_aborted", "local_no_route",
+	"local_error", "local_timeout", "remote_error", "remote_dropped", "remote_timeout", "network_timeout")
+
+func (r *resolver) expectations() {
+	workloads := map[string]bool{}
+	for _, w := range r.s.Workload {
+		workloads[w.Name] = true
+	}
+	for i := range r.s.Expect {
+		e := &r.s.Expect[i]
+		p := index("expect", i)
+		if e.Name == "" {
+			e.Name = "expect" + strconv.Itoa(i)
+		}
+		c, ok := expectChecks[e.Check]
+		if !ok {
+			if e.Check == "" {
+				r.errorAt(p+".check", "e.g. check: health", "check is required")
+			} else {
+				r.errorAt(p+".check", "use messages, stats, health, route, ni_status, path, latency, throughput or nothing_lost", "unknown check %q", e.Check)
+			}
+			continue
+		}
+		r.allowed(p, "check "+e.Check, set(append([]string{"name", "check", "at", "from"}, c.fields...)...))
+		if e.At == 0 {
+			e.At = r.s.Duration
+		}
+		r.checkTime(p+".at", e.At)
+		if e.From > e.At {
+			r.errorAt(p+".from", "", "%s is after at (%s)", e.From, e.At)
+		}
+		if e.Workload != "" && !workloads[e.Workload] {
+			r.errorAt(p+".workload", "", "no workload named %q", e.Workload)
+		}
+		if e.Node != "" {
+			r.resolveNode(p+".node", e.Node)
+		}
+		if e.NI != "" {
+			r.resolveNI(p+".ni", e.NI)
+		}
+		if e.PeerNI != "" {
+			r.resolveNI(p+".peer_ni", e.PeerNI)
+		}
+		bounds := 0
+		for _, b := range []struct {
+			name string
+			b    *Bound
+		}{{"eq", &e.Eq}, {"min", &e.Min}, {"max", &e.Max}} {
+			if !b.b.Set {
+				continue
+			}
+			bounds++
+			v, err := parseBound(b.b.Raw, c.unit)
+			if err != nil {
+				r.errorAt(join(p, b.name), "", "%v", err)
+				continue
+			}
+			b.b.Value = v
+		}
+		if e.Eq.Set && (e.Min.Set || e.Max.Set) {
+			r.errorAt(p+".eq", "", "give eq, or min and/or max, not both")
+		}
+		if e.Min.Set && e.Max.Set && e.Min.Value > e.Max.Value {
+			r.errorAt(p+".min", "", "min %s is greater than max %s", e.Min.Raw, e.Max.Raw)
+		}
+		switch e.Check {
+		case "messages":
+			if e.Status == "" {
+				e.Status = "ok"
+			}
+			if !messageStatus[e.Status] {
+				r.errorAt(p+".status", "use ok, failed or an hstatus name such as local_timeout", "unknown status %q", e.Status)
+			}
+			r.msgType(p, e.Type)
+		case "stats":
+			if !statsCounters[e.Counter] {
+				r.errorAt(p+".counter", "as lnetctl stats show names them: resend_count, failed_resends, successful_resends, ...", "unknown counter %q", e.Counter)
+			}
+		case "health":
+			switch {
+			case e.NI == "" && e.PeerNI == "":
+				r.errorAt(p, "ni: client:1, or node: client with peer_ni: server:0", "a health check needs ni or peer_ni")
+			case e.NI != "" && e.PeerNI != "":
+				r.errorAt(p+".peer_ni", "", "give ni or peer_ni, not both")
+			case e.PeerNI != "" && e.Node == "":
+				r.errorAt(p+".peer_ni", "the node whose view of the peer NI is checked", "peer_ni needs node")
+			}
+			if e.Changed == nil && bounds == 0 {
+				r.errorAt(p, "", "give eq, min, max or changed")
+			}
+			for _, b := range []struct {
+				n string
+				b Bound
+			}{{"eq", e.Eq}, {"min", e.Min}, {"max", e.Max}} {
+				if b.b.Set && (b.b.Value < 0 || b.b.Value > 1000) {
+					r.errorAt(join(p, b.n), "", "health values are 0 to 1000, got %d", b.b.Value)
+				}
+			}
+		case "route":
+			for _, f := range []string{"node", "net", "gateway", "state"} {
+				if !r.d.has(join(p, f)) {
+					r.errorAt(join(p, f), "", "a route check needs %s", f)
+				}
+			}
+			if e.Net != "" {
+				if net, _, err := ParseNet(e.Net); err != nil {
+					r.errorAt(p+".net", "", "%v", err)
+				} else {
+					e.Net = net
+				}
+			}
+			if e.Gateway != "" {
+				r.resolveNI(p+".gateway", e.Gateway)
+			}
+			r.state(p, e.State)
+		case "ni_status":
+			if e.NI == "" {
+				r.errorAt(p+".ni", "", "an ni_status check needs ni")
+			}
+			r.state(p, e.State)
+		case "path":
+			if len(e.Via) < 2 {
+				r.errorAt(p+".via", "e.g. via: [client:0, server:0]", "a path check needs at least two NIs")
+			}
+			for j, v := range e.Via {
+				r.resolveNI(index(p+".via", j), v)
+			}
+			if bounds == 0 {
+				e.Min = Bound{Raw: "1", Value: 1, Set: true}
+			}
+		case "latency":
+			if e.Percentile <= 0 || e.Percentile > 100 {
+				r.errorAt(p+".percentile", "e.g. 50, 99 or 99.9", "must be greater than 0 and at most 100")
+			}
+			r.msgType(p, e.Type)
+			if bounds == 0 {
+				r.errorAt(p, "", "give eq, min or max")
+			}
+		case "throughput":
+			if bounds == 0 {
+				r.errorAt(p, "", "give eq, min or max")
+			}
+		}
+	}
+}
+
+func (r *resolver) msgType(p, t string) {
+	if t != "" && !msgTypes[t] {
+		r.errorAt(p+".type", "", "unknown message type %q (use put, ack, get or reply)", t)
+	}
+}
+
+func (r *resolver) state(p, s string) {
+	if s != "up" && s != "down" {
+		r.errorAt(p+".state", "", "state must be up or down, got %q", s)
+	}
+}
+

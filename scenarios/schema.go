@@ -1,0 +1,153 @@
+package scenarios
+
+import (
+	"github.com/lnetsim/lnetsim/scenarios/units"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Scenario is one scenario file: a cluster, its tunables, a workload, a timeline of faults and
+// what is expected. After Load every default is filled in, so the wiring code reads plain
+// values. Durations are sim.Time (nanoseconds), sizes units.Size (bytes), rates units.Rate
+// (bits per second).
+type Scenario struct {
+	Name        string `yaml:"name" json:"name,omitempty"`
+	Description string `yaml:"description" json:"description,omitempty"`
+	// Seed feeds every named random stream of the run (default 1).
+	Seed uint64 `yaml:"seed" json:"seed"`
+	// Duration is the virtual time the run lasts (required).
+	Duration sim.Time `yaml:"duration" json:"duration"`
+	Fabric   Fabric   `yaml:"fabric" json:"fabric"`
+	// Nodes maps a node or group name to its description. A group with count n has members
+	// named <name>0 .. <name>n-1; a count of 1 keeps the bare name.
+	Nodes map[string]*NodeGroup `yaml:"nodes" json:"nodes"`
+	LNet  LNet                  `yaml:"lnet" json:"lnet"`
+	// O2IB maps a net name (o2ib0, o2ib1, ...) to the ko2iblnd module parameters used on it.
+	// After Load every net in use has an entry.
+	O2IB     map[string]*O2IBParams `yaml:"o2ib" json:"o2ib"`
+	Workload []Workload             `yaml:"workload" json:"workload"`
+	Faults   []Fault                `yaml:"faults" json:"faults"`
+	Expect   []Expectation          `yaml:"expect" json:"expect"`
+
+	// Members lists every node after groups are expanded, NIDs assigned and lnetctl
+	// configuration applied (filled by Load).
+	Members []Member `yaml:"-" json:"members"`
+	// Hash is the sha256 of the canonical form (filled by Load; see Canonical).
+	Hash string `yaml:"-" json:"-"`
+}
+
+func (s *Scenario) setDefaults() {
+	s.Seed = 1
+	s.Fabric.setDefaults()
+	s.LNet.setDefaults()
+}
+
+// Fabric describes the InfiniBand fabric every HCA port is cabled to.
+type Fabric struct {
+	// Topology is single-switch (default: every port on one switch) or fat-tree.
+	Topology string `yaml:"topology" json:"topology"`
+	// Radix is the number of ports of each switch in a fat tree (default 36).
+	Radix int `yaml:"radix" json:"radix"`
+	// Oversubscription of the fat tree's leaf switches, down:up ("2:1"; default 1:1).
+	Oversubscription Ratio `yaml:"oversubscription" json:"oversubscription"`
+	// LinkRate is every link's data rate ("100Gbps" or an IB speed name; default EDR).
+	LinkRate units.Rate `yaml:"link_rate" json:"link_rate"`
+	// LinkLatency is each cable's propagation delay (default 100ns).
+	LinkLatency sim.Time `yaml:"link_latency" json:"link_latency"`
+	// SwitchLatency is each switch's forwarding latency (default 100ns).
+	SwitchLatency sim.Time `yaml:"switch_latency" json:"switch_latency"`
+	// MTU is the IB path MTU in bytes: 256, 512, 1024, 2048 or 4096 (default 4096).
+	MTU int `yaml:"mtu" json:"mtu"`
+}
+
+func (f *Fabric) setDefaults() {
+	*f = Fabric{Topology: "single-switch", Radix: 36, Oversubscription: Ratio{1, 1},
+		LinkRate: 4 * units.IBLane["EDR"], LinkLatency: 100 * sim.Nanosecond,
+		SwitchLatency: 100 * sim.Nanosecond, MTU: 4096}
+}
+
+// NodeGroup is one node, or a group of identical nodes.
+type NodeGroup struct {
+	// Count of nodes in the group (default 1).
+	Count int `yaml:"count" json:"count"`
+	// Routing enables LNet routing on these nodes (lnetctl set routing 1): they are routers.
+	Routing bool `yaml:"routing" json:"routing"`
+	// NIs are the node's network interfaces, in order. Shorthand: a net name ("o2ib0").
+	NIs []NISpec `yaml:"nis" json:"nis"`
+	// Routes of this node, added to lnet.routes that apply to it.
+	Routes []Route `yaml:"routes" json:"routes,omitempty"`
+	// Peers configured on this node (lnetctl peer add).
+	Peers []Peer `yaml:"peers" json:"peers,omitempty"`
+	// Lnetctl is this node's configuration as `lnetctl export` prints it (net, route, peer,
+	// routing, buffers, numa, global sections). Its nets become NIs (when nis is not given),
+	// its tunables apply to those NIs, routes and peers are added, global keys override
+	// lnet's for this node.
+	Lnetctl *LnetctlExport `yaml:"lnetctl" json:"-"`
+	// Global holds the lnet global tunables in force on this node: lnet's, with the
+	// lnetctl global section applied. Filled in by Load.
+	Global *Globals `yaml:"-" json:"global,omitempty"`
+}
+
+func (g *NodeGroup) setDefaults() { g.Count = 1 }
+
+// NISpec is one network interface of a node: an LNet NI on a net, bound to an HCA port.
+type NISpec struct {
+	// Net is the LNet network (o2ib0, o2ib1, ...; "o2ib" means o2ib0).
+	Net string `yaml:"net" json:"net"`
+	// NID is given, or assigned by Load: 10.<net number>.<n/256>.<n%256>@<net>, n counting
+	// up from 1 over the net's NIs in sorted node name order. For a group it is the first
+	// member's address; the others count up from it.
+	NID NID `yaml:"nid" json:"nid"`
+	// Interface is the IPoIB interface name (default ib<i> for the i-th NI).
+	Interface string `yaml:"interface" json:"interface"`
+	// HCA is the index of the HCA on the node (default: the i-th NI uses HCA i).
+	HCA int `yaml:"hca" json:"hca"`
+	// Port is the HCA port, 1-based (default 1).
+	Port int `yaml:"port" json:"port"`
+	// Tunables overrides this NI's LNet tunables (lnetctl net add --peer-credits ...):
+	// unset values come from lnet.nets. After Load it holds the NI's full set.
+	Tunables *NetTunables `yaml:"tunables" json:"tunables,omitempty"`
+	// LND overrides this NI's o2iblnd tunables (lnetctl `lnd tunables:`): unset values
+	// come from the net's o2ib parameters. After Load it holds the NI's full set.
+	LND *O2IBParams `yaml:"lnd_tunables" json:"lnd_tunables,omitempty"`
+	// CPT is the CPU partition list as lnetctl shows it ("[0,1]"); informational.
+	CPT string `yaml:"cpt" json:"cpt,omitempty"`
+
+	// srcPath is where the NI was written (nis[i], or the lnetctl local NI it came from);
+	// tunablesPath and lndPath locate its tunables, for overlaying only what was written.
+	srcPath, tunablesPath, lndPath string
+}
+
+func (n *NISpec) setDefaults() { n.HCA, n.Port = -1, 1 }
+
+// Route is an LNet route: reach Net through Gateway (lnetctl route add).
+type Route struct {
+	// Net is the remote net.
+	Net string `yaml:"net" json:"net"`
+	// Gateway is the router's NID, or a node reference (router, router:0).
+	Gateway string `yaml:"gateway" json:"gateway"`
+	// Hop count (-1 = undefined, the default).
+	Hop int `yaml:"hop" json:"hop"`
+	// Priority (0 = best, the default).
+	Priority int `yaml:"priority" json:"priority"`
+	// Nodes the route is configured on (lnet.routes only; default: every node that is not
+	// a router and has no NI on Net).
+	Nodes NameList `yaml:"nodes" json:"nodes,omitempty"`
+}
+
+func (r *Route) setDefaults() { r.Hop = -1 }
+
+// Peer is a statically configured peer (lnetctl peer add).
+type Peer struct {
+	// PrimaryNID is the peer's primary NID or a node reference.
+	PrimaryNID string `yaml:"primary_nid" json:"primary_nid"`
+	// MultiRail marks the peer multi-rail (default true).
+	MultiRail bool `yaml:"multi_rail" json:"multi_rail"`
+	// NIDs of the peer's NIs (default: all of the referenced node's NIDs).
+	NIDs []string `yaml:"nids" json:"nids,omitempty"`
+	// Nodes the peer is configured on (lnet.peers only; default every node).
+	Nodes NameList `yaml:"nodes" json:"nodes,omitempty"`
+	// LockPrimary is lnetctl's --lock_prim.
+	LockPrimary bool `yaml:"lock_prim" json:"lock_prim"`
+}
+
+func (p *Peer) setDefaults() { p.MultiRail = true }
