@@ -34,11 +34,12 @@ type decoder struct {
 	errs    ErrorList
 	pos     map[string]loc      // path -> location of its value
 	keys    map[string][]string // mapping path -> keys present, in order
+	bad     map[string]bool     // paths whose value could not be decoded
 	visited int
 }
 
 func newDecoder(file string, origins map[*yaml.Node]string) *decoder {
-	return &decoder{file: file, origins: origins, pos: map[string]loc{}, keys: map[string][]string{}}
+	return &decoder{file: file, origins: origins, pos: map[string]loc{}, keys: map[string][]string{}, bad: map[string]bool{}}
 }
 
 // nodeDecoder is implemented by schema types that accept more than one YAML shape (e.g. a
@@ -66,12 +67,16 @@ func (d *decoder) newError(l loc, path, hint, msg string) *Error {
 
 // errorf records a problem located at node n.
 func (d *decoder) errorf(n *yaml.Node, path, hint, format string, args ...any) {
+	d.bad[path] = true
 	d.errs = append(d.errs, d.newError(d.locOf(n), path, hint, fmt.Sprintf(format, args...)))
 }
 
 // errorAt records a problem about path, located where path (or its nearest written parent)
-// appears in the source.
+// appears in the source. A path whose value already failed to decode gets no second error.
 func (d *decoder) errorAt(path, hint, format string, args ...any) {
+	if d.bad[path] {
+		return
+	}
 	d.errs = append(d.errs, d.newError(d.lookup(path), path, hint, fmt.Sprintf(format, args...)))
 }
 

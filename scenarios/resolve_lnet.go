@@ -85,15 +85,17 @@ func (r *resolver) netTables() {
 			o.setDefaults()
 			s.O2IB[net] = o
 		}
-		op := join("o2ib", o2ibKey[net])
-		r.checkO2IB(op, o)
+		if key, ok := o2ibKey[net]; ok {
+			r.checkO2IB(join("o2ib", key), o)
+		}
 		t, ok := s.LNet.Nets[net]
 		if !ok {
 			t = &NetTunables{}
 			t.setDefaults()
 			s.LNet.Nets[net] = t
 		}
-		tp := join("lnet.nets", lnetKey[net])
+		key, written := lnetKey[net]
+		tp := join("lnet.nets", key)
 		if !r.d.has(tp + ".peer_credits") {
 			t.PeerCredits = o.PeerCredits
 		}
@@ -106,7 +108,9 @@ func (r *resolver) netTables() {
 		if !r.d.has(tp + ".peer_buffer_credits") {
 			t.PeerBufferCredits = o.PeerBufferCredits
 		}
-		r.checkTunables(tp, t)
+		if written {
+			r.checkTunables(tp, t)
+		}
 	}
 	// Each NI: its net's tables with what it wrote itself on top.
 	for _, g := range r.groups {
