@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lnetsim/lnetsim/scenarios"
+)
+
+// validateResult is one file's outcome, as `lnetsim validate --output json` prints it.
+type validateResult struct {
+	File   string             `json:"file"`
+	Valid  bool               `json:"valid"`
+	Hash   string             `json:"hash,omitempty"`
+	Errors []*scenarios.Error `json:"errors"`
+}
+
+// parseSets turns --set key=value flags into overrides.
+func parseSets(sets []string) ([]scenarios.Override, error) {
+	var out []scenarios.Override
+	for _, s := range sets {
+		o, err := scenarios.ParseSet(s)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// loadScenario loads a file, or a built-in scenario written as builtin:NAME.
+func loadScenario(arg string, ovs []scenarios.Override) (*scenarios.Scenario, error) {
+	if name, ok := strings.CutPrefix(arg, "builtin:"); ok {
+		return scenarios.LoadBuiltin(name, ovs...)
+	}
+	return scenarios.LoadFile(arg, ovs...)
+}
+
+func newValidateCmd() *cobra.Command {
+	var (
+		sets   []string
+		output string
+		quiet  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check scenario files without running them",
+		Long: `Validate loads each scenario file strictly (unknown keys, wrong types, bad units, references
+to missing nodes, nets or NIs, impossible values) and prints every problem found, each located
+as file:line:col: path: message (hint). A built-in scenario is named builtin:NAME.
+
+Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
+		Example: `  lnetsim validate scenarios/catalogue/*.yaml
+  lnetsim validate --set lnet.retry_count=3 --set faults[0].at=20s my.yaml
+  lnetsim validate --output json builtin:default`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return usageErr("--output must be text or json, got %q", output)
+			}
+			ovs, err := parseSets(sets)
+			if err != nil {
+				return err
+			}
+			var results []validateResult
+			invalid := 0
+			for _, f := range args {
+				res := validateResult{File: f, Errors: []*scenarios.Error{}}
+				s, err := loadScenario(f, ovs)
+				var el scenarios.ErrorList
+				switch {
+				case err == nil:
+					res.Valid, res.Hash = true, s.Hash
+				case errors.As(err, &el):
+					res.Errors = el
+					invalid++
+				default:
+					res.Errors = []*scenarios.Error{{File: f, Message: err.Error()}}
+					invalid++
+				}
+				results = append(results, res)
+			}
+			if output == "json" {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(map[string]any{"files": results}); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					for _, e := range r.Errors {
+						fmt.Fprintln(cmd.ErrOrStderr(), e.Error())
+					}
+					if r.Valid && !quiet {
+						fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (scenario hash %s)\n", r.File, r.Hash[:16])
+					}
+				}
+			}
+			if invalid > 0 {
+				return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d scenario files invalid", invalid, len(args))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a scenario field by path, e.g. --set lnet.retry_count=3 (repeatable)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only errors")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func newScenariosCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "scenarios",
+		Short: "List and show the built-in scenario catalogue",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List the built-in scenarios",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range scenarios.Catalogue() {
+				desc := ""
+				if s, err := scenarios.LoadBuiltin(name); err == nil {
+					desc = firstSentence(s.Description)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%-26s %s\n", name, desc)
+			}
+			return nil
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "show NAME",
+		Short: "Print a built-in scenario's YAML",
+		Args:  cobra.ExactArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return scenarios.Catalogue(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, data, ok := scenarios.Builtin(args[0])
+			if !ok {
+				return usageErr("no built-in scenario named %q (lnetsim scenarios list shows them)", args[0])
+			}
+			_, err := cmd.OutOrStdout().Write(data)
+			return err
+		},
+	})
+	return cmd
+}
+
+// firstSentence returns text up to its first full stop, on one line.
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
