@@ -141,4 +141,3 @@ func newSweepEmitCmd() *cobra.Command {
 	cmd.Flags().IntVar(&parallelism, "parallelism", 0, "k8s: pods at once (default: all)")
 	return cmd
 }
-
