@@ -1,0 +1,152 @@
+package lnet
+
+// hdrSize is the LNet header's wire size, added to lpni_txqnob with the payload.
+const hdrSize = 72
+
+// postSend models lnet_post_send_locked: drop a message past its deadline (NETWORK_TIMEOUT,
+// -ETIMEDOUT; routers never enforce it), refuse a message whose MD was unlinked (-ECANCELED),
+// take a peer NI tx credit then an NI tx credit (queueing FIFO when either goes negative),
+// let a delay rule capture the message, and hand it to the LND.
+func (n *Node) postSend(m *Msg) {
+	now := n.k.Now()
+	if !m.routing && now > m.deadline {
+		n.dropOnPost(m)
+		m.HStatus = LNET_MSG_STATUS_NETWORK_TIMEOUT
+		n.finalize(m, -ETIMEDOUT)
+		return
+	}
+	if md := m.md; md != nil && md.aborted {
+		m.noResend = true
+		n.finalize(m, -ECANCELED)
+		return
+	}
+	lpni, ni := m.txPeerNI, m.txNI
+	if !m.peerCredit {
+		m.peerCredit = true
+		lpni.txCredits--
+		lpni.txqnob += m.Hdr.PayloadLength + hdrSize
+		if lpni.txCredits < lpni.minTxCredits {
+			lpni.minTxCredits = lpni.txCredits
+		}
+		if lpni.txCredits < 0 {
+			lpni.txq.push(m)
+			return
+		}
+	}
+	if !m.niCredit {
+		m.niCredit = true
+		ni.txCredits--
+		if ni.txCredits < ni.minTxCredits {
+			ni.minTxCredits = ni.txCredits
+		}
+		if ni.txCredits < 0 {
+			ni.txq.push(m)
+			return
+		}
+	}
+	if len(n.delayRules) > 0 && n.delayOnSend(m) {
+		return
+	}
+	n.lndSend(m)
+}
+
+// lndSend models lnet_ni_send: hand the message to its NI's LND. An immediate failure
+// finalizes the message with no resend (the LND's hstatus, if any, still drives health).
+func (n *Node) lndSend(m *Msg) {
+	m.sending = true
+	ni := m.txNI
+	if n.tracer != nil {
+		n.tracer.MsgAttempt(n.name, m.id, m.retries, n.k.Now(), ni.nid, m.target)
+	}
+	var priv any
+	if m.Hdr.Type == MsgREPLY {
+		priv = m.private
+	}
+	if err := ni.net.lnd.Send(ni, priv, m); err != nil {
+		m.noResend = true
+		n.finalize(m, -EIO)
+	}
+}
+
+// dropOnPost counts a message dropped before reaching the LND (lnet_drop_message stats).
+func (n *Node) dropOnPost(m *Msg) {
+	n.stats.DropCount++
+	n.stats.DropLength += uint64(m.Hdr.PayloadLength)
+}
+
+// returnTxCredits models lnet_return_tx_credits_locked: give back the NI and peer NI tx
+// credits the message holds; each returned credit that was owed to a waiting message posts
+// the head of that queue (which re-runs the deadline check).
+func (n *Node) returnTxCredits(m *Msg) {
+	if m.niCredit {
+		m.niCredit = false
+		ni := m.txNI
+		ni.txCredits++
+		if ni.txCredits <= 0 {
+			if m2 := ni.txq.pop(); m2 != nil {
+				n.postSend(m2)
+			}
+		}
+	}
+	if m.peerCredit {
+		m.peerCredit = false
+		lpni := m.txPeerNI
+		lpni.txqnob -= m.Hdr.PayloadLength + hdrSize
+		lpni.txCredits++
+		if lpni.txCredits <= 0 {
+			if m2 := lpni.txq.pop(); m2 != nil {
+				n.postSend(m2)
+			}
+		}
+	}
+}
+
+// decommitTx models lnet_msg_decommit_tx: count the send (status 0) or the drop (other
+// statuses; -EAGAIN for a resend counts nothing) and return the credits.
+func (n *Node) decommitTx(m *Msg, status int) {
+	if !m.txCommitted {
+		return
+	}
+	m.txCommitted = false
+	ln := uint64(m.Hdr.PayloadLength)
+	switch {
+	case status == 0:
+		n.stats.SendCount++
+		n.stats.SendLength += ln
+		m.txNI.stats.SendCount++
+		m.txNI.stats.SendLength += ln
+		m.txPeerNI.stats.SendCount++
+	case status != -EAGAIN:
+		m.txNI.stats.DropCount++
+		m.txNI.stats.DropLength += ln
+		m.txPeerNI.stats.DropCount++
+	}
+	n.returnTxCredits(m)
+	m.sending = false
+}
+
+// decommitRx models lnet_msg_decommit_rx: count the receive or the drop.
+func (n *Node) decommitRx(m *Msg, status int) {
+	if !m.rxCommitted {
+		return
+	}
+	m.rxCommitted = false
+	ln := uint64(m.rxLen)
+	if status == 0 {
+		n.stats.RecvCount++
+		n.stats.RecvLength += ln
+		m.rxNI.stats.RecvCount++
+		m.rxNI.stats.RecvLength += ln
+		if m.rxPeerNI != nil {
+			m.rxPeerNI.stats.RecvCount++
+		}
+	} else {
+		n.stats.DropCount++
+		n.stats.DropLength += ln
+		m.rxNI.stats.DropCount++
+		m.rxNI.stats.DropLength += ln
+		if m.rxPeerNI != nil {
+			m.rxPeerNI.stats.DropCount++
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package lnet
+
+// PingNI is one entry of a ping buffer: an NI and the status its node advertises.
+type PingNI struct {
+	NID    NID
+	Status NIStatus
+}
+
+// PingBuffer is what a node answers a ping with and pushes on change (struct
+// lnet_ping_buffer, simplified): its NIs with status and whether it is multi-rail. A buffer
+// is immutable once published; a change publishes a new one.
+type PingBuffer struct {
+	NIs       []PingNI // 0@lo first, as the kernel lists it
+	MultiRail bool
+	Seq       uint32
+}
+
+func (b *PingBuffer) size() int { return 16 + 16*len(b.NIs) }
+
+// PingBuffer returns the node's current ping buffer.
+func (n *Node) PingBuffer() *PingBuffer { return n.pingBuf }
+
+// pingBufSize is the size of the MDs pings reply into (room for LNET_INTERFACES_MIN NIs;
+// longer replies are truncated, which the model ignores since Data carries the content).
+func (n *Node) pingBufSize() int { return 16 + 16*16 }
+
+// updatePingBuffer models lnet_ping_target_update: publish the NIs and their status.
+func (n *Node) updatePingBuffer() {
+	n.seqNo++
+	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1)}
+	b.NIs = append(b.NIs, PingNI{NID: LoNID, Status: NIStatusUp})
+	for _, ni := range n.nis {
+		b.NIs = append(b.NIs, PingNI{NID: ni.nid, Status: ni.Status()})
+	}
+	n.pingBuf = b
+}
+
+// System MD purposes, kept in the top byte of the MD's User value (the low 56 bits hold a NID).
+const (
+	sysPush          = 1
+	sysLocalRecovery = 2
+	sysPeerRecovery  = 3
+	sysDiscovery     = 4
+)
+
+// sysHandler receives the events of LNet's own MDs (ping/push, recovery, discovery).
+type sysHandler struct{ n *Node }
+
+// OnEvent dispatches a system MD event.
+func (h *sysHandler) OnEvent(ev *Event) {
+	n := h.n
+	nid := NID(ev.User & (1<<56 - 1))
+	switch ev.User >> 56 {
+	case sysPush:
+		if ev.Type == EventPUT && ev.Status == 0 {
+			if b, ok := ev.Data.(*PingBuffer); ok {
+				if lpni := n.findPeerNI(ev.Initiator); lpni != nil {
+					n.processPingBuffer(lpni.peer, b)
+				}
+			}
+		}
+	case sysLocalRecovery:
+		n.handleRecoveryEvent(ev, true, nid)
+	case sysPeerRecovery:
+		n.handleRecoveryEvent(ev, false, nid)
+	case sysDiscovery:
+		n.handleDiscoveryEvent(ev, nid)
+	}
+}
+
+// discoverPeer starts discovery of p (models lnet_peer_queue_for_discovery and the ping step
+// of lnet_peer_discovery): a GET on the reserved portal to the peer's primary NID, always
+// response-tracked. Simplified: no separate push step; the reply's NI list is merged at once.
+func (n *Node) discoverPeer(p *Peer) {
+	if p.discovering || p.discovered {
+		return
+	}
+	p.discovering = true
+	md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
+		Handler: &n.sysH, User: sysDiscovery<<56 | uint64(p.primary)})
+	p.discPing = md
+	n.get(AnyNID, md, p.primary, ReservedPortal, PingMatchBits, 0, false)
+}
+
+// DiscoverPeer starts discovery of the peer owning nid (`lnetctl discover`).
+func (n *Node) DiscoverPeer(nid NID) {
+	p := n.nid2peerni(nid).peer
+	p.discovered = false
+	n.discoverPeer(p)
+}
+
+func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
+	lpni := n.findPeerNI(nid)
+	if lpni == nil {
+		return
+	}
+	p := lpni.peer
+	if !p.discovering {
+		return
+	}
+	switch {
+	case ev.Type == EventREPLY && ev.Status == 0:
+		if b, ok := ev.Data.(*PingBuffer); ok {
+			n.processPingBuffer(p, b)
+		}
+		n.discoveryDone(p, 0)
+	case ev.Status != 0 || ev.Type == EventUNLINK:
+		n.discoveryDone(p, -EHOSTUNREACH)
+		if !ev.Unlinked {
+			if md := p.discPing; md != nil {
+				p.discPing = nil
+				n.mdUnlink(md, 0)
+			}
+		}
+	}
+}
+
+// discoveryDone models lnet_peer_discovery_complete: on success re-run selection for the
+// messages that waited; on error finalize them with the error.
+func (n *Node) discoveryDone(p *Peer, rc int) {
+	p.discovering = false
+	if rc == 0 {
+		p.discPing = nil
+	}
+	p.discovered = rc == 0
+	for k := p.pending.len(); k > 0; k-- {
+		m := p.pending.pop()
+		if rc != 0 {
+			m.noResend = true
+			n.finalize(m, rc)
+			continue
+		}
+		if r := n.send(m.srcSpec, m, m.rtrNID); r != 0 {
+			m.noResend = true
+			n.finalize(m, r)
+		}
+	}
+}
+
+// processPingBuffer merges a peer's advertised NIs (models lnet_peer_data_present /
+// lnet_update_peer_ni status handling): unknown NIDs join the peer (a traffic-created
+// single-NID peer owning one is merged), the multi-rail flag is adopted, and each NI's status
+// is cached. An UP->DOWN change counts as a remote failure; an NI reported UP that we never
+// heard from gets full health. NIDs missing from the buffer are kept (simplification).
+func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
+	if !p.config {
+		p.mr = b.MultiRail
+	}
+	for _, e := range b.NIs {
+		if e.NID.Net() == LoNet || n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {
+			continue
+		}
+		lpni := n.peerNIs[e.NID]
+		if lpni != nil && lpni.peer != p {
+			other := lpni.peer
+			if len(other.nis) > 1 || other.config || other.pending.len() > 0 {
+				continue
+			}
+			n.removePeer(other)
+			lpni = nil
+		}
+		if lpni == nil {
+			lpni = n.addPeerNI(p, e.NID)
+		}
+		old := lpni.status
+		lpni.status = e.Status
+		switch {
+		case old == NIStatusUp && e.Status == NIStatusDown:
+			n.handleRemoteFailure(lpni, CauseDiscovery)
+		case e.Status == NIStatusUp && !lpni.heardFrom && lpni.health < MaxHealth:
+			n.setPeerHealth(lpni, MaxHealth, CauseDiscovery)
+		}
+	}
+}
+
+// pushToPeers models the discovery push after a ping buffer change: a PUT of the new buffer
+// on the reserved portal to every discovered multi-rail peer (no ACK in the model).
+func (n *Node) pushToPeers() {
+	for _, p := range n.peers {
+		if !p.discovered || !p.mr || n.isLocalNID(p.primary) {
+			continue
+		}
+		md := n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: 1})
+		m := n.allocMsg()
+		m.start = n.k.Now()
+		h := &m.Hdr
+		h.Type = MsgPUT
+		h.Dst = p.primary
+		h.SrcPID, h.DstPID = LNET_PID_LUSTRE, LNET_PID_LUSTRE
+		h.PayloadLength = n.pingBuf.size()
+		h.Portal = ReservedPortal
+		h.MatchBits = PingMatchBits
+		h.Data = n.pingBuf
+		n.attachMD(m, md)
+		m.evType = EventSEND
+		if rc := n.send(AnyNID, m, AnyNID); rc != 0 {
+			n.finalize(m, rc)
+		}
+	}
+}

@@ -1,0 +1,408 @@
+package lnet
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Message type mask bits of fault rules (fa_msg_mask): bit = 1 << type.
+const (
+	MaskACK   uint32 = 1 << MsgACK
+	MaskPUT   uint32 = 1 << MsgPUT
+	MaskGET   uint32 = 1 << MsgGET
+	MaskREPLY uint32 = 1 << MsgREPLY
+)
+
+// FaultAttr are the fields common to drop and delay rules (struct lnet_fault_attr).
+type FaultAttr struct {
+	Src      NIDPattern // header source (originator)
+	Dst      NIDPattern // header destination (final)
+	LocalNID NID        // receiving NI (drop rules, receive path only); AnyNID = any
+	PtlMask  uint64     // portals (bit per portal); 0 = any, and limits matching to PUT/GET
+	MsgMask  uint32     // MaskPUT|...; 0 = all
+}
+
+// match models lnet_fault_attr_match.
+func (a *FaultAttr) match(h *Header, local NID) bool {
+	if !a.Src.Match(h.Src) || !a.Dst.Match(h.Dst) {
+		return false
+	}
+	if a.LocalNID != AnyNID && a.LocalNID != local {
+		return false
+	}
+	mask := a.MsgMask
+	if a.PtlMask != 0 {
+		if mask == 0 {
+			mask = MaskPUT | MaskGET
+		} else {
+			mask &= MaskPUT | MaskGET
+		}
+	}
+	if mask != 0 && mask&(1<<h.Type) == 0 {
+		return false
+	}
+	if a.PtlMask != 0 && (h.Portal >= 64 || a.PtlMask&(1<<h.Portal) == 0) {
+		return false
+	}
+	return true
+}
+
+// FaultStats are a rule's counters (lnet_fault_stat).
+type FaultStats struct {
+	Count   uint64 // matched messages (fs_count)
+	PUT     uint64
+	ACK     uint64
+	GET     uint64
+	REPLY   uint64
+	Dropped uint64 // ds_dropped (drop rules) or delayed (delay rules)
+}
+
+func (s *FaultStats) countType(t MsgType) {
+	switch t {
+	case MsgPUT:
+		s.PUT++
+	case MsgACK:
+		s.ACK++
+	case MsgGET:
+		s.GET++
+	case MsgREPLY:
+		s.REPLY++
+	}
+}
+
+// DropRuleSpec is a drop rule as `lnetctl fault drop add` / `lctl net_drop_add` takes it.
+type DropRuleSpec struct {
+	FaultAttr
+	Rate       uint32 // drop one of every Rate matched messages (exclusive with Interval)
+	Interval   uint32 // drop about one message every Interval seconds
+	Random     bool   // with Interval: drop each matched message with probability ~1/2
+	DropAll    bool   // drop every matched message
+	HealthMask uint32 // bit per hstatus (1 << LNET_MSG_STATUS_*); non-zero: sender-side rule
+}
+
+// Validate applies the kernel's rules (rate XOR interval unless drop_all).
+func (s *DropRuleSpec) Validate() error {
+	if s.DropAll {
+		return nil
+	}
+	if (s.Rate == 0) == (s.Interval == 0) {
+		return errors.New("drop rule needs exactly one of rate and interval")
+	}
+	if s.Random && s.Interval == 0 {
+		return errors.New("drop rule: random needs an interval")
+	}
+	if s.HealthMask&^(1<<NumHStatus-2) != 0 {
+		return fmt.Errorf("drop rule: bad health error mask %#x", s.HealthMask)
+	}
+	return nil
+}
+
+// DropRule is an installed drop rule with its state and counters (struct lnet_drop_rule).
+type DropRule struct {
+	Spec     DropRuleSpec
+	ID       int
+	Stats    FaultStats
+	rnd      *sim.Stream
+	dropAt   uint64
+	dropTime sim.Time
+	timeBase sim.Time
+}
+
+// AddDropRule installs a drop rule (models lnet_drop_rule_add). Its random draws come from
+// the stream "lnet.<node>.drop-rule.<id>".
+func (n *Node) AddDropRule(spec DropRuleSpec) (*DropRule, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	n.ruleSeq++
+	r := &DropRule{Spec: spec, ID: n.ruleSeq, rnd: n.k.Rand(fmt.Sprintf("lnet.%s.drop-rule.%d", n.name, n.ruleSeq))}
+	r.reset(n.k.Now())
+	n.dropRules = append(n.dropRules, r)
+	return r, nil
+}
+
+// reset models lnet_drop_rule_reset: fresh counters and drop point.
+func (r *DropRule) reset(now sim.Time) {
+	r.Stats = FaultStats{}
+	switch {
+	case r.Spec.Rate > 0:
+		if r.Spec.Rate == 2 {
+			r.dropAt = 0
+		} else {
+			r.dropAt = r.rnd.Uint64N(uint64(r.Spec.Rate))
+		}
+	case r.Spec.Interval > 0:
+		iv := sim.Time(r.Spec.Interval) * sim.Second
+		r.dropTime = now + sim.Time(r.rnd.Uint64N(uint64(r.Spec.Interval)))*sim.Second
+		r.timeBase = now + iv
+	}
+}
+
+// DropRules returns the installed drop rules, oldest first.
+func (n *Node) DropRules() []*DropRule { return n.dropRules }
+
+// DelDropRules removes drop rules matching src and dst exactly (nil patterns match all, as
+// `lnetctl fault drop del -a`), returning how many were removed.
+func (n *Node) DelDropRules(src, dst *NIDPattern) int {
+	keep := n.dropRules[:0]
+	k := 0
+	for _, r := range n.dropRules {
+		if (src == nil || *src == r.Spec.Src) && (dst == nil || *dst == r.Spec.Dst) {
+			k++
+			continue
+		}
+		keep = append(keep, r)
+	}
+	n.dropRules = keep
+	return k
+}
+
+// decide models drop_rule_match's decision for a matched message.
+func (r *DropRule) decide(t MsgType, now sim.Time) bool {
+	s := &r.Spec
+	drop := false
+	switch {
+	case s.DropAll:
+		drop = true
+	case s.Random:
+		drop = r.rnd.Uint64N(uint64(s.Interval)) >= uint64(s.Interval)/2
+	case s.Interval > 0:
+		if now >= r.dropTime {
+			drop = true
+			if r.timeBase < now {
+				r.timeBase = now
+			}
+			r.dropTime = r.timeBase + sim.Time(r.rnd.Uint64N(uint64(s.Interval)))*sim.Second
+			r.timeBase += sim.Time(s.Interval) * sim.Second
+		}
+	default:
+		drop = r.Stats.Count == r.dropAt
+	}
+	if !s.Random {
+		r.Stats.Count++
+		r.Stats.countType(t)
+		if s.Rate > 0 && r.Stats.Count%uint64(s.Rate) == 0 {
+			r.dropAt = r.Stats.Count + r.rnd.Uint64N(uint64(s.Rate))
+		}
+	}
+	if drop {
+		r.Stats.Dropped++
+	}
+	return drop
+}
+
+// pickHStatus chooses the health error of a dropping rule with a mask (models
+// lnet_fault_match_health): a random status 1..10; if not in the mask the nearest set bit,
+// ties toward the higher.
+func (r *DropRule) pickHStatus() HStatus {
+	mask := r.Spec.HealthMask
+	v := int(r.rnd.Uint64N(10)) + 1
+	if mask == 0 || r.Spec.DropAll && mask == 0 {
+		return HStatus(v)
+	}
+	if mask&(1<<v) != 0 {
+		return HStatus(v)
+	}
+	for d := 1; d < 10; d++ {
+		if hi := v + d; hi <= 10 && mask&(1<<hi) != 0 {
+			return HStatus(hi)
+		}
+		if lo := v - d; lo >= 1 && mask&(1<<lo) != 0 {
+			return HStatus(lo)
+		}
+	}
+	return HStatus(v)
+}
+
+// dropOnReceive models lnet_drop_rule_match on the receive path (lnet_parse): rules without a
+// health mask (and drop_all rules), newest first, with the receiving NI as local NID.
+func (n *Node) dropOnReceive(h *Header, local NID) bool {
+	now := n.k.Now()
+	for i := len(n.dropRules) - 1; i >= 0; i-- {
+		r := n.dropRules[i]
+		if r.Spec.HealthMask != 0 && !r.Spec.DropAll {
+			continue
+		}
+		if r.Spec.FaultAttr.match(h, local) && r.decide(h.Type, now) {
+			return true
+		}
+	}
+	return false
+}
+
+// SendErrorSimulation models lnet_send_error_simulation, which an LND calls when it posts
+// msg: rules with a health mask (and drop_all rules) are checked newest first (a rule with a
+// local NID never matches here); on a drop it returns the hstatus the LND must fail the send
+// with (o2ib also closes the connection).
+func (n *Node) SendErrorSimulation(m *Msg) (HStatus, bool) {
+	if len(n.dropRules) == 0 {
+		return 0, false
+	}
+	now := n.k.Now()
+	for i := len(n.dropRules) - 1; i >= 0; i-- {
+		r := n.dropRules[i]
+		if r.Spec.HealthMask == 0 && !r.Spec.DropAll {
+			continue
+		}
+		if r.Spec.LocalNID != AnyNID {
+			continue
+		}
+		if r.Spec.FaultAttr.match(&m.Hdr, AnyNID) && r.decide(m.Hdr.Type, now) {
+			return r.pickHStatus(), true
+		}
+	}
+	return 0, false
+}
+
+// DelayRuleSpec is a delay rule as `lnetctl fault delay add` / `lctl net_delay_add` takes it.
+type DelayRuleSpec struct {
+	FaultAttr
+	Rate     uint32
+	Interval uint32
+	Latency  uint32 // seconds, > 0
+}
+
+// Validate applies the kernel's rules.
+func (s *DelayRuleSpec) Validate() error {
+	if (s.Rate == 0) == (s.Interval == 0) {
+		return errors.New("delay rule needs exactly one of rate and interval")
+	}
+	if s.Latency == 0 {
+		return errors.New("delay rule needs a latency > 0")
+	}
+	return nil
+}
+
+// DelayRule is an installed delay rule (struct lnet_delay_rule).
+type DelayRule struct {
+	Spec     DelayRuleSpec
+	ID       int
+	Stats    FaultStats
+	rnd      *sim.Stream
+	delayAt  uint64
+	delayTm  sim.Time
+	timeBase sim.Time
+}
+
+// AddDelayRule installs a delay rule (models lnet_delay_rule_add); stream
+// "lnet.<node>.delay-rule.<id>".
+func (n *Node) AddDelayRule(spec DelayRuleSpec) (*DelayRule, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	n.ruleSeq++
+	r := &DelayRule{Spec: spec, ID: n.ruleSeq, rnd: n.k.Rand(fmt.Sprintf("lnet.%s.delay-rule.%d", n.name, n.ruleSeq))}
+	now := n.k.Now()
+	if spec.Rate > 0 {
+		r.delayAt = r.rnd.Uint64N(uint64(spec.Rate))
+	} else {
+		r.delayTm = now + sim.Time(r.rnd.Uint64N(uint64(spec.Interval)))*sim.Second
+		r.timeBase = now + sim.Time(spec.Interval)*sim.Second
+	}
+	n.delayRules = append(n.delayRules, r)
+	return r, nil
+}
+
+// DelayRules returns the installed delay rules, oldest first.
+func (n *Node) DelayRules() []*DelayRule { return n.delayRules }
+
+// DelDelayRules removes delay rules matching src and dst (nil matches all). Messages already
+// held are still released at their time.
+func (n *Node) DelDelayRules(src, dst *NIDPattern) int {
+	keep := n.delayRules[:0]
+	k := 0
+	for _, r := range n.delayRules {
+		if (src == nil || *src == r.Spec.Src) && (dst == nil || *dst == r.Spec.Dst) {
+			k++
+			continue
+		}
+		keep = append(keep, r)
+	}
+	n.delayRules = keep
+	return k
+}
+
+// decide models delay_rule_match's decision (the drop arithmetic without the rate-2 case).
+func (r *DelayRule) decide(t MsgType, now sim.Time) bool {
+	s := &r.Spec
+	delay := false
+	if s.Interval > 0 {
+		if now >= r.delayTm {
+			delay = true
+			if r.timeBase < now {
+				r.timeBase = now
+			}
+			r.delayTm = r.timeBase + sim.Time(r.rnd.Uint64N(uint64(s.Interval)))*sim.Second
+			r.timeBase += sim.Time(s.Interval) * sim.Second
+		}
+	} else {
+		delay = r.Stats.Count == r.delayAt
+	}
+	r.Stats.Count++
+	r.Stats.countType(t)
+	if s.Rate > 0 && r.Stats.Count%uint64(s.Rate) == 0 {
+		r.delayAt = r.Stats.Count + r.rnd.Uint64N(uint64(s.Rate))
+	}
+	if delay {
+		r.Stats.Dropped++
+	}
+	return delay
+}
+
+// delayMatch returns the latency of the first (newest) delay rule that delays the message.
+func (n *Node) delayMatch(h *Header) (sim.Time, bool) {
+	now := n.k.Now()
+	for i := len(n.delayRules) - 1; i >= 0; i-- {
+		r := n.delayRules[i]
+		if r.Spec.LocalNID != AnyNID {
+			continue
+		}
+		if r.Spec.FaultAttr.match(h, AnyNID) && r.decide(h.Type, now) {
+			return sim.Time(r.Spec.Latency) * sim.Second, true
+		}
+	}
+	return 0, false
+}
+
+// delayOnSend models lnet_delay_rule_match_locked in lnet_post_send_locked: the message keeps
+// its credits and goes straight to the LND when released.
+func (n *Node) delayOnSend(m *Msg) bool {
+	lat, ok := n.delayMatch(&m.Hdr)
+	if !ok {
+		return false
+	}
+	m.delayed = true
+	m.delayedRx = false
+	n.k.After(lat, n.hid, evDelayRelease, uint64(m.Ref()))
+	return true
+}
+
+// delayOnReceive models the delay-rule check in lnet_parse after commit.
+func (n *Node) delayOnReceive(m *Msg) bool {
+	lat, ok := n.delayMatch(&m.Hdr)
+	if !ok {
+		return false
+	}
+	m.delayed = true
+	m.delayedRx = true
+	n.k.After(lat, n.hid, evDelayRelease, uint64(m.Ref()))
+	return true
+}
+
+// releaseDelayed models lnet_delay_rule_daemon's release: delayed sends go to the LND with no
+// deadline or credit re-check; delayed receives resume local parsing.
+func (n *Node) releaseDelayed(ref MsgRef) {
+	m := n.lookupMsg(ref)
+	if m == nil || !m.delayed {
+		return
+	}
+	m.delayed = false
+	if m.delayedRx {
+		m.delayedRx = false
+		n.parseLocal(m)
+		return
+	}
+	n.lndSend(m)
+}

@@ -1,0 +1,200 @@
+package lnet
+
+// isHealthCheck models lnet_is_health_check: only committed messages on the active list with
+// a peer, whose status and hstatus agree (0 iff OK), are health-checked.
+func (n *Node) isHealthCheck(m *Msg) bool {
+	if !m.onActive || !(m.txCommitted || m.rxCommitted) {
+		return false
+	}
+	if m.txCommitted {
+		if m.txPeerNI == nil {
+			return false
+		}
+	} else if m.rxPeerNI == nil {
+		return false
+	}
+	return (m.status == 0) == (m.HStatus == LNET_MSG_STATUS_OK)
+}
+
+// healthCheck models lnet_health_check. It applies the health effects of the message's
+// hstatus (reference table b) to the NI and peer NI it used, counts the statistics, and
+// attempts a resend for resendable statuses; it reports whether the message was queued for
+// resend (the caller must then leave it alone).
+func (n *Node) healthCheck(m *Msg) bool {
+	hs := m.HStatus
+	var ni *NI
+	var lpni *PeerNI
+	if m.txCommitted {
+		ni, lpni = m.txNI, m.txPeerNI
+	} else {
+		ni, lpni = m.rxNI, m.rxPeerNI
+	}
+	if hs == LNET_MSG_STATUS_OK {
+		n.incNIHealth(ni, CauseSuccess)
+		if !m.txCommitted && lpni != nil {
+			// Received from lpni: it is alive.
+			lpni.pingCount = 0
+			ni.pingCount = 0
+			if lpni.peer.isRouter || n.routing {
+				n.setPeerHealth(lpni, MaxHealth, CauseRouter)
+			} else {
+				n.incPeerHealth(lpni, CauseSuccess)
+			}
+			if lpni.health < MaxHealth {
+				n.peerNIAddToRecovery(lpni)
+			}
+		}
+		return false
+	}
+	if n.k.Now() > m.deadline {
+		n.stats.LateMsgCount++
+		return false
+	}
+	localResend := n.nonLoNIs() > 1
+	remoteResend := true
+	remoteLpni := lpni
+	if lpni != nil && len(lpni.peer.nis) <= 1 {
+		remoteResend = false
+		if !lpni.peer.isRouter && !n.routing {
+			remoteLpni = nil
+		}
+	}
+	n.stats.countHStatus(hs)
+	countNIHStatus(ni, lpni, hs)
+	resend := false
+	switch hs {
+	case LNET_MSG_STATUS_LOCAL_INTERRUPT, LNET_MSG_STATUS_LOCAL_DROPPED,
+		LNET_MSG_STATUS_LOCAL_ABORTED, LNET_MSG_STATUS_LOCAL_NO_ROUTE,
+		LNET_MSG_STATUS_LOCAL_TIMEOUT:
+		n.handleLocalFailure(ni)
+		resend = localResend
+	case LNET_MSG_STATUS_LOCAL_ERROR:
+		n.handleLocalFailure(ni)
+	case LNET_MSG_STATUS_REMOTE_DROPPED:
+		n.handleRemoteFailure(remoteLpni, CauseFailure)
+		resend = remoteResend
+	case LNET_MSG_STATUS_REMOTE_ERROR, LNET_MSG_STATUS_REMOTE_TIMEOUT:
+		n.handleRemoteFailure(remoteLpni, CauseFailure)
+	case LNET_MSG_STATUS_NETWORK_TIMEOUT:
+		n.handleRemoteFailure(remoteLpni, CauseFailure)
+		n.handleLocalFailure(ni)
+	}
+	if !resend || !m.txCommitted {
+		return false
+	}
+	return n.attemptResend(m)
+}
+
+// handleLocalFailure models lnet_handle_local_failure: decrement the NI's health and put it on
+// the local recovery queue.
+func (n *Node) handleLocalFailure(ni *NI) {
+	n.decNIHealth(ni, CauseFailure)
+	n.niAddToRecovery(ni)
+}
+
+// handleRemoteFailure models lnet_handle_remote_failure_locked: decrement the peer NI's
+// health (and so its peer net's) and queue it for recovery. One of this node's own NIDs is
+// never charged.
+func (n *Node) handleRemoteFailure(lpni *PeerNI, cause HealthCause) {
+	if lpni == nil || n.isLocalNID(lpni.nid) {
+		return
+	}
+	n.decPeerHealth(lpni, cause)
+	n.peerNIAddToRecovery(lpni)
+}
+
+// decNIHealth models lnet_dec_healthv_locked on a local NI; landing on 0 sets status DOWN.
+func (n *Node) decNIHealth(ni *NI, cause HealthCause) {
+	s := n.tun.HealthSensitivity
+	if s == 0 {
+		return
+	}
+	v := ni.health - s
+	if v < 0 {
+		v = 0
+	}
+	n.setNIHealth(ni, v, cause)
+}
+
+// incNIHealth models lnet_inc_healthv on a local NI; reaching 1000 sets status UP.
+func (n *Node) incNIHealth(ni *NI, cause HealthCause) {
+	s := n.tun.HealthSensitivity
+	if s == 0 || ni.health == MaxHealth {
+		return
+	}
+	n.setNIHealth(ni, min(ni.health+s, MaxHealth), cause)
+}
+
+// setNIHealth sets a local NI's health, traces it, and applies the status edges (LU-19476):
+// 0 -> DOWN, 1000 -> UP.
+func (n *Node) setNIHealth(ni *NI, v int, cause HealthCause) {
+	old := ni.health
+	if old == v {
+		return
+	}
+	ni.health = v
+	if n.tracer != nil {
+		n.tracer.HealthChange(n.k.Now(), n.name, ni.nid, true, old, v, cause)
+	}
+	switch v {
+	case 0:
+		n.setNIStatus(ni, NIStatusDown)
+	case MaxHealth:
+		n.setNIStatus(ni, NIStatusUp)
+	}
+}
+
+func (n *Node) setNIStatus(ni *NI, s NIStatus) {
+	if ni.status == s {
+		return
+	}
+	old := ni.Status()
+	ni.status = s
+	n.niStatusChanged(ni, old)
+}
+
+// niStatusChanged reacts to a change of an NI's advertised status: trace it, rebuild the ping
+// buffer and push it to discovered multi-rail peers.
+func (n *Node) niStatusChanged(ni *NI, old NIStatus) {
+	cur := ni.Status()
+	if cur == old {
+		return
+	}
+	if n.tracer != nil {
+		n.tracer.NIStatusChange(n.k.Now(), n.name, ni.nid, old, cur)
+	}
+	if n.started {
+		n.updatePingBuffer()
+		n.pushToPeers()
+	}
+}
+
+// decPeerHealth decrements a peer NI's health (lnet_dec_healthv_locked) and its peer net's.
+func (n *Node) decPeerHealth(lpni *PeerNI, cause HealthCause) {
+	s := n.tun.HealthSensitivity
+	if s == 0 {
+		return
+	}
+	n.setPeerHealth(lpni, max(lpni.health-s, 0), cause)
+}
+
+// incPeerHealth increments a peer NI's health (lnet_inc_healthv).
+func (n *Node) incPeerHealth(lpni *PeerNI, cause HealthCause) {
+	s := n.tun.HealthSensitivity
+	if s == 0 || lpni.health == MaxHealth {
+		return
+	}
+	n.setPeerHealth(lpni, min(lpni.health+s, MaxHealth), cause)
+}
+
+func (n *Node) setPeerHealth(lpni *PeerNI, v int, cause HealthCause) {
+	old := lpni.health
+	if old == v {
+		return
+	}
+	lpni.health = v
+	lpni.pnet.updateHealth()
+	if n.tracer != nil {
+		n.tracer.HealthChange(n.k.Now(), n.name, lpni.nid, false, old, v, cause)
+	}
+}

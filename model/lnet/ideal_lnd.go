@@ -1,0 +1,195 @@
+package lnet
+
+import "github.com/lnetsim/lnetsim/sim"
+
+// IdealAction is what the ideal LND does with one message.
+type IdealAction uint8
+
+// Ideal LND actions.
+const (
+	IdealDeliver IdealAction = iota // deliver after Latency (+ Delay)
+	IdealFail                       // do not deliver; finalize the send with HStatus after Delay
+	IdealDrop                       // silently lose it: the send completes OK, nothing arrives
+)
+
+// IdealVerdict is the fate of one message in the ideal LND.
+type IdealVerdict struct {
+	Action  IdealAction
+	HStatus HStatus  // for IdealFail (OK is replaced by LOCAL_ERROR)
+	Delay   sim.Time // extra time before delivery or failure
+}
+
+// IdealRule injects a verdict for messages matching it, oldest rule first.
+type IdealRule struct {
+	From    NIDPattern // sending NI
+	To      NIDPattern // next-hop NID
+	Types   uint32     // MaskPUT|...; 0 = all
+	Count   int        // messages still to hit; < 0 = unlimited
+	Verdict IdealVerdict
+	Hits    int
+}
+
+// IdealLND is a lossless test LND connecting the NIs of Nodes sharing one kernel: each
+// message arrives Latency after Send, with no credits or handshakes of its own. Failures,
+// silent drops and delays are injected with Rules or Hook. It honours SendErrorSimulation
+// (health-mask drop rules) like a real LND.
+type IdealLND struct {
+	k       *sim.Kernel
+	hid     sim.HandlerID
+	Latency sim.Time
+	// Hook, if set, decides each message's fate before Rules.
+	Hook  func(m *Msg) IdealVerdict
+	Rules []*IdealRule
+
+	nis   map[NID]*NI
+	xf    []idealXfer
+	free  []int32
+	sends uint64
+}
+
+type idealXfer struct {
+	msg  *Msg
+	ref  MsgRef
+	to   *NI
+	from NID
+	hdr  Header
+	act  IdealAction
+	hs   HStatus
+}
+
+// Ideal LND event kinds.
+const (
+	idealDeliver = iota + 1
+	idealComplete
+)
+
+// NewIdealLND returns an ideal LND on k with a fixed one-way latency.
+func NewIdealLND(k *sim.Kernel, latency sim.Time) *IdealLND {
+	l := &IdealLND{k: k, Latency: latency, nis: make(map[NID]*NI)}
+	l.hid = k.Register(l)
+	return l
+}
+
+// AddRule appends an injection rule and returns it (to read Hits).
+func (l *IdealLND) AddRule(r IdealRule) *IdealRule {
+	p := &r
+	l.Rules = append(l.Rules, p)
+	return p
+}
+
+// ClearRules removes every injection rule.
+func (l *IdealLND) ClearRules() { l.Rules = nil }
+
+// Sends returns how many messages were handed to the LND.
+func (l *IdealLND) Sends() uint64 { return l.sends }
+
+// Type reports O2IBLND so nets look like o2ib nets.
+func (l *IdealLND) Type() LNDType { return O2IBLND }
+
+// Startup registers ni as reachable.
+func (l *IdealLND) Startup(ni *NI) error { l.nis[ni.NID()] = ni; return nil }
+
+// Shutdown makes ni unreachable.
+func (l *IdealLND) Shutdown(ni *NI) { delete(l.nis, ni.NID()) }
+
+// Ctl does nothing.
+func (l *IdealLND) Ctl(*NI, uint32, any) error { return nil }
+
+// EagerRecv accepts.
+func (l *IdealLND) EagerRecv(_ *NI, private any, _ *Msg) (any, error) { return private, nil }
+
+// NotifyPeerDown does nothing.
+func (l *IdealLND) NotifyPeerDown(*NI, NID) {}
+
+// Query knows nothing.
+func (l *IdealLND) Query(*NI, NID) (sim.Time, bool) { return 0, false }
+
+// Recv completes at once: the payload is already there.
+func (l *IdealLND) Recv(ni *NI, _ any, m *Msg, _ bool, _, _, _ int) error {
+	if m != nil {
+		ni.Node().Finalize(m, 0, LNET_MSG_STATUS_OK)
+	}
+	return nil
+}
+
+func (l *IdealLND) verdict(ni *NI, m *Msg) IdealVerdict {
+	if hs, ok := ni.Node().SendErrorSimulation(m); ok {
+		return IdealVerdict{Action: IdealFail, HStatus: hs}
+	}
+	if l.Hook != nil {
+		if v := l.Hook(m); v != (IdealVerdict{}) {
+			return v
+		}
+	}
+	for _, r := range l.Rules {
+		if r.Count == 0 || !r.From.Match(ni.NID()) || !r.To.Match(m.Target()) {
+			continue
+		}
+		if r.Types != 0 && r.Types&(1<<m.Type()) == 0 {
+			continue
+		}
+		if r.Count > 0 {
+			r.Count--
+		}
+		r.Hits++
+		return r.Verdict
+	}
+	return IdealVerdict{}
+}
+
+// Send schedules delivery (or the injected failure) of m.
+func (l *IdealLND) Send(ni *NI, _ any, m *Msg) error {
+	l.sends++
+	v := l.verdict(ni, m)
+	to := l.nis[m.Target()]
+	if to == nil && v.Action == IdealDeliver {
+		// Nobody there: the connection attempt times out.
+		v = IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_NETWORK_TIMEOUT, Delay: ni.LNDTimeout()}
+	}
+	if v.Action == IdealFail && v.HStatus == LNET_MSG_STATUS_OK {
+		v.HStatus = LNET_MSG_STATUS_LOCAL_ERROR
+	}
+	var i int32
+	if k := len(l.free); k > 0 {
+		i = l.free[k-1]
+		l.free = l.free[:k-1]
+	} else {
+		l.xf = append(l.xf, idealXfer{})
+		i = int32(len(l.xf) - 1)
+	}
+	x := &l.xf[i]
+	x.msg, x.ref, x.to, x.from, x.act, x.hs = m, m.Ref(), to, ni.NID(), v.Action, v.HStatus
+	x.hdr = m.Hdr
+	switch v.Action {
+	case IdealFail:
+		l.k.After(v.Delay, l.hid, idealComplete, uint64(i))
+	default:
+		l.k.After(l.Latency+v.Delay, l.hid, idealDeliver, uint64(i))
+	}
+	return nil
+}
+
+// Handle delivers or completes a transfer.
+func (l *IdealLND) Handle(kind int, arg uint64) {
+	x := &l.xf[arg]
+	m, to, from, act, hs := x.msg, x.to, x.from, x.act, x.hs
+	if kind == idealDeliver && act == IdealDeliver {
+		_ = to.Node().Parse(to, &x.hdr, from, nil, false)
+	}
+	x = &l.xf[arg] // Parse may have grown l.xf
+	x.msg, x.to, x.hdr.Data = nil, nil, nil
+	l.free = append(l.free, int32(arg))
+	if m.Ref() != x.ref {
+		return // the message was finalized meanwhile (cannot happen with this LND)
+	}
+	if act == IdealFail {
+		var st = -EIO
+		switch hs {
+		case LNET_MSG_STATUS_LOCAL_TIMEOUT, LNET_MSG_STATUS_REMOTE_TIMEOUT, LNET_MSG_STATUS_NETWORK_TIMEOUT:
+			st = -ETIMEDOUT
+		}
+		m.Node().Finalize(m, st, hs)
+		return
+	}
+	m.Node().Finalize(m, 0, LNET_MSG_STATUS_OK)
+}

@@ -1,0 +1,57 @@
+package lnet
+
+import "github.com/lnetsim/lnetsim/sim"
+
+// LND is the Go form of struct lnet_lnd: what LNet calls on a network driver. One LND value
+// may serve many NIs (of one or several nodes); every call names the NI.
+//
+// Calling conventions (the contract model/o2ib implements):
+//
+//   - Send(ni, msg): start sending msg from ni to msg.Target() (the next hop, a peer NI on
+//     ni's net). msg.Hdr is the LNet header to put on the wire; msg.Len() payload bytes
+//     follow it. msg.AckExpected/ReplyExpected and msg.Hdr.Type let the LND choose IMMEDIATE
+//     vs PUT_REQ/GET_REQ. Use ni.LNDTimeout() as the tx timeout. Return nil and later call
+//     Node.Finalize(msg, status, hstatus) exactly once when the send is complete (for a
+//     PUT/REPLY: when the data is placed, i.e. on PUT_DONE completion / IMMEDIATE
+//     completion; for a GET: when GET_DONE arrives or the IMMEDIATE completes). A non-nil
+//     return means immediate failure: LNet finalizes the message itself with
+//     LOCAL_ERROR unless msg.HStatus was set, and the LND must not call Finalize.
+//   - On the receiving side, for every LNet message that arrives, call
+//     Node.Parse(ni, &hdr, fromNID, private, rdmaReq). Parse returns an error if the
+//     message is rejected (the LND drops it; for PUT_REQ/GET_REQ it answers NAK/-ENODATA).
+//     Otherwise Parse calls exactly one of Recv (possibly with mlen 0, or with msg == nil to
+//     say "receive nothing and discard"), later, on the same NI with the same private.
+//   - Recv(ni, private, msg, delayed, offset, mlen, rlen): receive mlen of the rlen payload
+//     bytes into msg's MD. When done call Node.Finalize(msg, status, hstatus) (msg != nil).
+//     With msg == nil, release the private (o2ib: PUT_NAK(0) / GET_DONE(-ENODATA), repost).
+//     For a GET received with rdmaReq, msg is the REPLY LNet built (it is also handed to
+//     Send with private set): the LND sends the reply data and finalizes it.
+//   - EagerRecv: called when Parse must delay a message (router buffers, issue 6); return a
+//     new private or an error.
+//   - Notify: an LND tells LNet a peer's aliveness with Node.Notify(ni, nid, alive, reset,
+//     when).
+//   - Query: LNet asks when a peer NID was last known alive (lnd_query).
+//
+// Finalize's hstatus must be LNET_MSG_STATUS_OK iff status == 0; a mismatched pair is treated
+// as the kernel treats it (no health change, no resend).
+type LND interface {
+	// Type returns the LND type (O2IBLND, SOCKLND...).
+	Type() LNDType
+	// Startup brings ni up (lnd_startup).
+	Startup(ni *NI) error
+	// Shutdown stops ni (lnd_shutdown); pending messages must be finalized.
+	Shutdown(ni *NI)
+	// Ctl is lnd_ctl (IOC commands, unused by LNet core; LNDs may return nil).
+	Ctl(ni *NI, cmd uint32, arg any) error
+	// Send starts sending msg (lnd_send); private is nil for PUT/GET, or for a REPLY built for
+	// an rdmaReq GET the private given to Parse.
+	Send(ni *NI, private any, msg *Msg) error
+	// Recv receives a parsed message's payload (lnd_recv). msg may be nil (discard).
+	Recv(ni *NI, private any, msg *Msg, delayed bool, offset, mlen, rlen int) error
+	// EagerRecv lets the LND free resources for a delayed message (lnd_eager_recv).
+	EagerRecv(ni *NI, private any, msg *Msg) (any, error)
+	// NotifyPeerDown is lnd_notify_peer_down.
+	NotifyPeerDown(ni *NI, peer NID)
+	// Query returns when peer was last known alive, and false if unknown (lnd_query).
+	Query(ni *NI, peer NID) (sim.Time, bool)
+}

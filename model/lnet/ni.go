@@ -1,0 +1,157 @@
+package lnet
+
+import "github.com/lnetsim/lnetsim/sim"
+
+// NIStatus is the status a node advertises for an NI in its ping buffer.
+type NIStatus uint32
+
+// NI status values (LNET_NI_STATUS_UP/DOWN).
+const (
+	NIStatusUp   NIStatus = 0x15aac0de
+	NIStatusDown NIStatus = 0xdeadface
+)
+
+// String returns "up" or "down".
+func (s NIStatus) String() string {
+	if s == NIStatusUp {
+		return "up"
+	}
+	return "down"
+}
+
+// NIStats are an NI's traffic counters as `lnetctl net show -v` prints them (statistics:).
+type NIStats struct {
+	SendCount  uint64 `yaml:"send_count"`
+	RecvCount  uint64 `yaml:"recv_count"`
+	DropCount  uint64 `yaml:"drop_count"`
+	SendLength uint64 `yaml:"send_length"`
+	RecvLength uint64 `yaml:"recv_length"`
+	DropLength uint64 `yaml:"drop_length"`
+}
+
+// NIHealthStats are a local NI's health counters (`net show -v`, health stats:).
+type NIHealthStats struct {
+	FatalError int    `yaml:"fatal_error"`
+	Interrupts uint64 `yaml:"interrupts"`
+	Dropped    uint64 `yaml:"dropped"`
+	Aborted    uint64 `yaml:"aborted"`
+	NoRoute    uint64 `yaml:"no route"`
+	Timeouts   uint64 `yaml:"timeouts"`
+	Error      uint64 `yaml:"error"`
+	PingCount  int    `yaml:"ping_count"`
+	NextPing   int64  `yaml:"next_ping"` // seconds of virtual time
+}
+
+// Net is a local network (struct lnet_net): its tunables, its NIs and its selection state.
+type Net struct {
+	ID          NetID
+	Tunables    NetTunables
+	LNDTimeout  sim.Time // the LND's own timeout (o2ib `timeout`); 0 = use the global lnd_timeout
+	SelPriority uint32   // net_sel_priority (UDSP src rule), lower preferred
+	nis         []*NI
+	seq         uint32
+	lnd         LND
+}
+
+// NIs returns the net's local NIs in configuration order.
+func (nt *Net) NIs() []*NI { return nt.nis }
+
+// healthv is lnet_get_net_healthv_locked: the best health of the net's NIs not in fatal state.
+func (nt *Net) healthv() int {
+	best := 0
+	for _, ni := range nt.nis {
+		if !ni.fatal && ni.health > best {
+			best = ni.health
+		}
+	}
+	return best
+}
+
+// NI is a local network interface (struct lnet_ni).
+type NI struct {
+	node *Node
+	nid  NID
+	net  *Net
+
+	health int
+	status NIStatus
+	fatal  bool // ni_fatal_error_on
+
+	SelPriority uint32 // ni_sel_priority, lower preferred (UINT_MAX default)
+	NUMADist    int    // distance to the MD's CPT (all equal in the model unless set)
+
+	txCredits, maxTxCredits, minTxCredits int
+	txq                                   msgQueue
+	seq                                   uint32
+
+	stats  NIStats
+	hstats NIHealthStats
+
+	// Local recovery (ln_mt_localNIRecovq).
+	inRecovery     bool
+	pingPending    bool
+	recoveryFailed bool
+	pingCount      int
+	nextPing       sim.Time
+	recoveryMD     *MD
+
+	// LNDData is free for the LND's per-NI state (ni_data).
+	LNDData any
+}
+
+// NID returns the NI's NID.
+func (ni *NI) NID() NID { return ni.nid }
+
+// Net returns the NI's net.
+func (ni *NI) Net() *Net { return ni.net }
+
+// Node returns the node owning the NI.
+func (ni *NI) Node() *Node { return ni.node }
+
+// Health returns ni_healthv (0..1000).
+func (ni *NI) Health() int { return ni.health }
+
+// Status returns the status the node advertises: DOWN while in fatal state.
+func (ni *NI) Status() NIStatus {
+	if ni.fatal {
+		return NIStatusDown
+	}
+	return ni.status
+}
+
+// Fatal reports ni_fatal_error_on.
+func (ni *NI) Fatal() bool { return ni.fatal }
+
+// TxCredits returns the available, maximum and minimum-seen tx credits.
+func (ni *NI) TxCredits() (avail, max, min int) { return ni.txCredits, ni.maxTxCredits, ni.minTxCredits }
+
+// TxQueued returns how many messages wait for an NI tx credit.
+func (ni *NI) TxQueued() int { return ni.txq.len() }
+
+// Stats returns the NI's traffic counters.
+func (ni *NI) Stats() NIStats { return ni.stats }
+
+// HealthStats returns the NI's health counters.
+func (ni *NI) HealthStats() NIHealthStats {
+	h := ni.hstats
+	h.PingCount = ni.pingCount
+	if ni.inRecovery {
+		h.NextPing = ni.nextPing.WholeSeconds()
+	}
+	if ni.fatal {
+		h.FatalError = 1
+	}
+	return h
+}
+
+// InRecovery reports whether the NI is on the local recovery queue.
+func (ni *NI) InRecovery() bool { return ni.inRecovery }
+
+// LNDTimeout returns the timeout the LND must use for a tx on this NI: the net's own LND
+// timeout if set, else the global lnet_lnd_timeout (models kiblnd_timeout/lnet_get_lnd_timeout).
+func (ni *NI) LNDTimeout() sim.Time {
+	if ni.net.LNDTimeout > 0 {
+		return ni.net.LNDTimeout
+	}
+	return ni.node.tun.LNDTimeout()
+}

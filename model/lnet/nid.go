@@ -1,0 +1,222 @@
+package lnet
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// LNDType is an LND's type number as the kernel numbers them (lnet-types.h).
+type LNDType uint16
+
+// LND types the model knows by name.
+const (
+	SOCKLND LNDType = 2  // tcp
+	O2IBLND LNDType = 5  // o2ib
+	LOLND   LNDType = 9  // lo
+	GNILND  LNDType = 13 // gni (names only)
+	KFILND  LNDType = 16 // kfi (names only)
+)
+
+var lndNames = []struct {
+	t    LNDType
+	name string
+}{{SOCKLND, "tcp"}, {O2IBLND, "o2ib"}, {LOLND, "lo"}, {GNILND, "gni"}, {KFILND, "kfi"}}
+
+// String returns the LND's net-name prefix ("o2ib", "tcp", "lo").
+func (t LNDType) String() string {
+	for _, n := range lndNames {
+		if n.t == t {
+			return n.name
+		}
+	}
+	return "lnd" + strconv.Itoa(int(t))
+}
+
+// NetID identifies an LNet network: an LND type and a network number (o2ib1 = {O2IBLND, 1}).
+type NetID uint32
+
+// MakeNet returns the NetID of network num of LND type t.
+func MakeNet(t LNDType, num uint16) NetID { return NetID(uint32(t)<<16 | uint32(num)) }
+
+// Type returns the net's LND type.
+func (n NetID) Type() LNDType { return LNDType(n >> 16) }
+
+// Num returns the net's number.
+func (n NetID) Num() uint16 { return uint16(n) }
+
+// LoNet is the loopback network 0@lo lives on.
+var LoNet = MakeNet(LOLND, 0)
+
+// String returns the net as users write it: "o2ib" for o2ib0 is written "o2ib" by lnetctl;
+// the model always writes the number ("o2ib0"), except "lo".
+func (n NetID) String() string {
+	if n.Type() == LOLND {
+		return "lo"
+	}
+	return n.Type().String() + strconv.Itoa(int(n.Num()))
+}
+
+// ParseNet reads "o2ib", "o2ib0", "o2ib1", "tcp", "lo".
+func ParseNet(s string) (NetID, error) {
+	s = strings.TrimSpace(s)
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	name, num := s[:i], s[i:]
+	for _, n := range lndNames {
+		if n.name == name {
+			v := 0
+			if num != "" {
+				x, err := strconv.Atoi(num)
+				if err != nil || x > 0xffff {
+					return 0, fmt.Errorf("bad network number in %q", s)
+				}
+				v = x
+			}
+			return MakeNet(n.t, uint16(v)), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown network type in %q (want o2ib, tcp or lo)", s)
+}
+
+// NID is an LNet network identifier: a 32-bit address (an IPv4 address for o2ib and tcp, a
+// number for lo) on a network. Comparable and cheap, usable as a map key. The zero NID is
+// LNET_NID_ANY's stand-in ("*"), never a real interface (0@lo has a non-zero net).
+type NID uint64
+
+// AnyNID matches any NID where a NID pattern is accepted.
+const AnyNID NID = 0
+
+// MakeNID returns the NID of address addr on net.
+func MakeNID(net NetID, addr uint32) NID { return NID(uint64(net)<<32 | uint64(addr)) }
+
+// LoNID is 0@lo.
+var LoNID = MakeNID(LoNet, 0)
+
+// Net returns the NID's network.
+func (n NID) Net() NetID { return NetID(n >> 32) }
+
+// Addr returns the NID's address.
+func (n NID) Addr() uint32 { return uint32(n) }
+
+// IsAny reports whether n is the wildcard.
+func (n NID) IsAny() bool { return n == AnyNID }
+
+// String writes the NID as users do: "10.0.0.1@o2ib", "10.0.0.1@o2ib1", "0@lo", "*".
+func (n NID) String() string {
+	if n == AnyNID {
+		return "*"
+	}
+	net := n.Net()
+	a := n.Addr()
+	var addr string
+	switch net.Type() {
+	case O2IBLND, SOCKLND:
+		addr = fmt.Sprintf("%d.%d.%d.%d", a>>24, a>>16&0xff, a>>8&0xff, a&0xff)
+	default:
+		addr = strconv.FormatUint(uint64(a), 10)
+	}
+	ns := net.String()
+	if net.Num() == 0 && net.Type() != LOLND {
+		ns = net.Type().String()
+	}
+	return addr + "@" + ns
+}
+
+// ParseNID reads a NID as users write it: "10.0.0.1@o2ib", "10.0.1.1@o2ib1", "0@lo", and "*"
+// for the wildcard.
+func ParseNID(s string) (NID, error) {
+	s = strings.TrimSpace(s)
+	if s == "*" {
+		return AnyNID, nil
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return 0, fmt.Errorf("NID %q has no @network", s)
+	}
+	net, err := ParseNet(s[at+1:])
+	if err != nil {
+		return 0, fmt.Errorf("NID %q: %v", s, err)
+	}
+	addr := s[:at]
+	switch net.Type() {
+	case O2IBLND, SOCKLND:
+		parts := strings.Split(addr, ".")
+		if len(parts) != 4 {
+			return 0, fmt.Errorf("NID %q: address is not a dotted IPv4 address", s)
+		}
+		var a uint32
+		for _, p := range parts {
+			v, err := strconv.Atoi(p)
+			if err != nil || v < 0 || v > 255 {
+				return 0, fmt.Errorf("NID %q: bad address byte %q", s, p)
+			}
+			a = a<<8 | uint32(v)
+		}
+		return MakeNID(net, a), nil
+	default:
+		v, err := strconv.ParseUint(addr, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("NID %q: bad address %q", s, addr)
+		}
+		return MakeNID(net, uint32(v)), nil
+	}
+}
+
+// MustNID is ParseNID for tests and set-up code; it panics on error.
+func MustNID(s string) NID {
+	n, err := ParseNID(s)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// NIDPattern matches NIDs as fault rules and lnetctl do: "*" (any), "*@net" (any address on
+// net) or one NID.
+type NIDPattern struct {
+	NID    NID   // exact NID, or AnyNID
+	Net    NetID // with NID == AnyNID: match this net only (0 = any net)
+	AnyNet bool  // true for "*"
+}
+
+// ParseNIDPattern reads "*", "*@o2ib1" or a NID.
+func ParseNIDPattern(s string) (NIDPattern, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "*" {
+		return NIDPattern{AnyNet: true}, nil
+	}
+	if strings.HasPrefix(s, "*@") {
+		net, err := ParseNet(s[2:])
+		if err != nil {
+			return NIDPattern{}, err
+		}
+		return NIDPattern{Net: net}, nil
+	}
+	n, err := ParseNID(s)
+	return NIDPattern{NID: n}, err
+}
+
+// Match reports whether nid matches the pattern (the zero pattern matches everything).
+func (p NIDPattern) Match(nid NID) bool {
+	switch {
+	case p.NID != AnyNID:
+		return nid == p.NID
+	case p.Net != 0:
+		return nid.Net() == p.Net
+	}
+	return true
+}
+
+// String writes the pattern as ParseNIDPattern reads it.
+func (p NIDPattern) String() string {
+	switch {
+	case p.NID != AnyNID:
+		return p.NID.String()
+	case p.Net != 0:
+		return "*@" + p.Net.String()
+	}
+	return "*"
+}

@@ -1,0 +1,287 @@
+package lnet
+
+import (
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Event kinds of a Node's sim handler.
+const (
+	evMonitor      = iota + 1 // one pass of lnet_monitor_thread
+	evResendKick              // the monitor woken early to resend queued messages
+	evDelayRelease            // a delay rule releases a message (arg: MsgRef)
+)
+
+// Node is one simulated node's LNet instance (the_lnet): its nets and NIs, peers, messages,
+// MDs, queues and counters. All nodes of a run share one *sim.Kernel.
+type Node struct {
+	k    *sim.Kernel
+	hid  sim.HandlerID
+	name string
+	tun  Tunables
+
+	nets    []*Net
+	nis     []*NI // every local NI, in configuration order
+	niByNID map[NID]*NI
+
+	peers   []*Peer
+	peerNIs map[NID]*PeerNI
+
+	msgs      []*Msg
+	freeMsgs  []*Msg
+	nextMsgID uint64
+	mds       []*MD
+	freeMDs   []*MD
+	portals   [][]*ME
+	ev        Event
+
+	stats  Counters
+	tracer Tracer
+
+	netSeq uint32
+
+	resendQ      msgQueue
+	kickArmed    bool
+	monitor      sim.Timer
+	lastRspCheck sim.Time
+	rsp          rspList
+
+	localRecov []*NI
+	peerRecov  []*PeerNI
+
+	dropRules  []*DropRule
+	delayRules []*DelayRule
+	ruleSeq    int
+
+	pingBuf  *PingBuffer
+	pingMD   *MD
+	pushMD   *MD
+	sysH     sysHandler
+	started  bool
+	stopped  bool
+	routing  bool // routing enabled (issue 6)
+	seqNo    uint32
+	shutdown bool
+}
+
+// NewNode creates the LNet instance of node name on kernel k with global tunables tun (which
+// must pass Validate). Add nets and NIs with AddNI, then call Startup.
+func NewNode(k *sim.Kernel, name string, tun Tunables) (*Node, error) {
+	if err := tun.Validate(); err != nil {
+		return nil, fmt.Errorf("node %s: %w", name, err)
+	}
+	n := &Node{k: k, name: name, tun: tun, niByNID: make(map[NID]*NI), peerNIs: make(map[NID]*PeerNI)}
+	n.hid = k.Register(n)
+	n.monitor = sim.Timer{H: n.hid, Kind: evMonitor}
+	n.sysH = sysHandler{n}
+	return n, nil
+}
+
+// Name returns the node's name.
+func (n *Node) Name() string { return n.name }
+
+// Kernel returns the simulation kernel.
+func (n *Node) Kernel() *sim.Kernel { return n.k }
+
+// Tunables returns the node's global tunables.
+func (n *Node) Tunables() Tunables { return n.tun }
+
+// SetTunables replaces the global tunables (as `lnetctl set`), after validation. Setting
+// health_sensitivity to 0 forces retry_count to 0, as the kernel does.
+func (n *Node) SetTunables(t Tunables) error {
+	t.Normalize()
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	n.tun = t
+	return nil
+}
+
+// SetTracer installs a tracer (nil removes it).
+func (n *Node) SetTracer(t Tracer) { n.tracer = t }
+
+// SetRouting records whether the node routes (issue 6); it changes health rules only now.
+func (n *Node) SetRouting(on bool) { n.routing = on }
+
+// Nets returns the local nets in configuration order.
+func (n *Node) Nets() []*Net { return n.nets }
+
+// NIs returns the local NIs in configuration order.
+func (n *Node) NIs() []*NI { return n.nis }
+
+// NI returns the local NI with nid, or nil.
+func (n *Node) NI(nid NID) *NI { return n.niByNID[nid] }
+
+func (n *Node) netByID(id NetID) *Net {
+	for _, nt := range n.nets {
+		if nt.ID == id {
+			return nt
+		}
+	}
+	return nil
+}
+
+// AddNI configures a local NI (`lnetctl net add`): nid on its net, run by lnd. The first NI
+// of a net fixes the net's tunables (zero tunables mean the defaults) and its LND.
+func (n *Node) AddNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
+	if n.started {
+		return nil, fmt.Errorf("node %s: add NIs before Startup", n.name)
+	}
+	if nid.Net().Type() == LOLND {
+		return nil, fmt.Errorf("node %s: 0@lo is implicit", n.name)
+	}
+	if n.niByNID[nid] != nil {
+		return nil, fmt.Errorf("node %s: duplicate NI %s", n.name, nid)
+	}
+	if lnd == nil {
+		return nil, fmt.Errorf("node %s: NI %s has no LND", n.name, nid)
+	}
+	nt := n.netByID(nid.Net())
+	if nt == nil {
+		if tun == (NetTunables{}) {
+			tun = DefaultNetTunables()
+		}
+		if err := tun.Validate(); err != nil {
+			return nil, fmt.Errorf("node %s net %s: %w", n.name, nid.Net(), err)
+		}
+		nt = &Net{ID: nid.Net(), Tunables: tun, SelPriority: ^uint32(0), lnd: lnd}
+		n.nets = append(n.nets, nt)
+	}
+	c := nt.Tunables.Credits // one CPT: lnet_ni_tq_credits gives the net's credits
+	ni := &NI{node: n, nid: nid, net: nt, health: MaxHealth, status: NIStatusUp,
+		SelPriority: ^uint32(0), txCredits: c, maxTxCredits: c, minTxCredits: c}
+	nt.nis = append(nt.nis, ni)
+	n.nis = append(n.nis, ni)
+	n.niByNID[nid] = ni
+	return ni, nil
+}
+
+// Startup starts every NI's LND, publishes the ping buffer, attaches the ping/push MDs and
+// starts the monitor (models LNetNIInit).
+func (n *Node) Startup() error {
+	if n.started {
+		return nil
+	}
+	for _, ni := range n.nis {
+		if err := ni.net.lnd.Startup(ni); err != nil {
+			return fmt.Errorf("node %s: NI %s: %w", n.name, ni.nid, err)
+		}
+	}
+	n.started = true
+	n.updatePingBuffer()
+	n.pingMD = n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: ThresholdInf, Options: MD_OP_GET | MD_TRUNCATE})
+	n.attachSystemME(n.pingMD)
+	n.pushMD = n.allocMD(MDSpec{Length: 1 << 20, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_TRUNCATE | MD_ACK_DISABLE, Handler: &n.sysH, User: sysPush})
+	n.attachSystemME(n.pushMD)
+	n.lastRspCheck = n.k.Now()
+	n.k.Arm(&n.monitor, n.k.Now())
+	return nil
+}
+
+func (n *Node) attachSystemME(md *MD) {
+	me := &ME{match: MatchSpec{Portal: ReservedPortal, Source: AnyNID, SourcePID: LNET_PID_ANY, MatchBits: PingMatchBits}, md: md}
+	md.me = me
+	for len(n.portals) <= ReservedPortal {
+		n.portals = append(n.portals, nil)
+	}
+	n.portals[ReservedPortal] = append(n.portals[ReservedPortal], me)
+}
+
+// Shutdown stops the monitor and the LNDs (models LNetNIFini, simplified: queued messages are
+// left unfinished).
+func (n *Node) Shutdown() {
+	if !n.started || n.shutdown {
+		return
+	}
+	n.shutdown = true
+	n.k.Disarm(&n.monitor)
+	for _, ni := range n.nis {
+		ni.net.lnd.Shutdown(ni)
+	}
+}
+
+// Handle runs the node's events.
+func (n *Node) Handle(kind int, arg uint64) {
+	switch kind {
+	case evMonitor:
+		n.monitorPass()
+	case evResendKick:
+		n.kickArmed = false
+		n.resendPending()
+	case evDelayRelease:
+		n.releaseDelayed(MsgRef(arg))
+	}
+}
+
+// monitorPass is one pass of lnet_monitor_thread: resend queued messages, expire response
+// trackers (every transaction_timeout/2), recover local NIs, recover peer NIs; then sleep 1 s.
+// The model differs in one way: an early wake-up for resends (evResendKick) only resends and
+// does not shift the 1 s cadence of the full pass.
+func (n *Node) monitorPass() {
+	if n.shutdown {
+		return
+	}
+	now := n.k.Now()
+	n.resendPending()
+	if half := sim.Time(n.tun.TransactionTimeout) * sim.Second / 2; now-n.lastRspCheck >= half {
+		n.lastRspCheck = now
+		n.expireResponses()
+	}
+	n.recoverLocalNIs()
+	n.recoverPeerNIs()
+	n.k.Arm(&n.monitor, now+sim.Second)
+}
+
+// isLocalNID reports whether nid is one of this node's NIs.
+func (n *Node) isLocalNID(nid NID) bool { return n.niByNID[nid] != nil }
+
+// SetNIHealth sets a local NI's health by hand (`lnetctl net set --nid X --health V`): values
+// below 1000 put the NI on the recovery queue without touching its next ping time.
+func (n *Node) SetNIHealth(nid NID, v int) error {
+	ni := n.niByNID[nid]
+	if ni == nil {
+		return fmt.Errorf("no local NI %s", nid)
+	}
+	if v < 0 || v > MaxHealth {
+		return fmt.Errorf("health %d out of range 0..%d", v, MaxHealth)
+	}
+	n.setNIHealth(ni, v, CauseManual)
+	if v < MaxHealth && !ni.inRecovery {
+		ni.inRecovery = true
+		n.localRecov = append(n.localRecov, ni)
+	}
+	return nil
+}
+
+// SetNIFatal sets or clears an NI's fatal state (ni_fatal_error_on), as an LND does on
+// IB_EVENT_PORT_ERR/DEVICE_FATAL (set) and PORT_ACTIVE (clear).
+func (n *Node) SetNIFatal(ni *NI, fatal bool) {
+	if ni.fatal == fatal {
+		return
+	}
+	old := ni.Status()
+	ni.fatal = fatal
+	n.niStatusChanged(ni, old)
+}
+
+// LocalRecoveryQueue lists the NIDs on the local NI recovery queue (`lnetctl debug recovery -l`).
+func (n *Node) LocalRecoveryQueue() []NID {
+	out := make([]NID, 0, len(n.localRecov))
+	for _, ni := range n.localRecov {
+		out = append(out, ni.nid)
+	}
+	return out
+}
+
+// PeerRecoveryQueue lists the NIDs on the peer NI recovery queue (`lnetctl debug recovery -p`).
+func (n *Node) PeerRecoveryQueue() []NID {
+	out := make([]NID, 0, len(n.peerRecov))
+	for _, lpni := range n.peerRecov {
+		out = append(out, lpni.nid)
+	}
+	return out
+}
+
+// nonLoNIs is the number of this node's non-loopback interfaces (the ping buffer minus lo).
+func (n *Node) nonLoNIs() int { return len(n.nis) }

@@ -1,0 +1,231 @@
+package lnet
+
+import "errors"
+
+// Errors Parse returns to an LND for messages it rejects.
+var (
+	ErrProto    = errors.New("lnet: malformed message")
+	ErrNotForMe = errors.New("lnet: message not addressed to this NI")
+)
+
+// Parse is lnet_parse, the LND's entry point for every LNet message that arrives on ni from
+// the previous hop fromNID (whose LNet header is hdr, copied). private is the LND's handle
+// for the receive; rdmaReq is true for o2ib PUT_REQ/GET_REQ. On success LNet will call the
+// LND's Recv exactly once for this private (possibly later, e.g. after a delay rule; with a
+// nil message to discard it). On error the LND must drop the message itself.
+//
+// Order, as the kernel has it: validate sizes; reject a destination that is not ni's NID
+// (routing is issue 6); apply receive-side drop rules (without a health mask); find or
+// create the sender's peer NI and mark it alive and UP; commit (arms the deadline); apply
+// delay rules; parse locally (match, event, ACK/REPLY).
+func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool) error {
+	switch hdr.Type {
+	case MsgACK, MsgGET:
+		if hdr.PayloadLength != 0 {
+			return ErrProto
+		}
+	case MsgPUT, MsgREPLY:
+		if hdr.PayloadLength > LNET_MTU || hdr.PayloadLength < 0 {
+			return ErrProto
+		}
+	default:
+		return ErrProto
+	}
+	if hdr.Dst != ni.nid {
+		return ErrNotForMe
+	}
+	if n.shutdown {
+		return ErrShutdown
+	}
+	if len(n.dropRules) > 0 && n.dropOnReceive(hdr, ni.nid) {
+		n.dropMessage(ni, private, hdr.PayloadLength)
+		return nil
+	}
+	m := n.allocMsg()
+	m.Hdr = *hdr
+	m.start = n.k.Now()
+	m.rxNI = ni
+	m.from = fromNID
+	m.private = private
+	lpni := n.nid2peerni(fromNID)
+	m.rxPeerNI = lpni
+	lpni.lastAlive = n.k.Now()
+	lpni.heardFrom = true
+	lpni.status = NIStatusUp
+	m.rxCommitted = true
+	m.onActive = true
+	m.deadline = n.deadline(ni)
+	m.rdmaReq = rdmaReq
+	if len(n.delayRules) > 0 && n.delayOnReceive(m) {
+		return nil
+	}
+	n.parseLocal(m)
+	return nil
+}
+
+// dropMessage models lnet_drop_message: count the drop on the receiving NI and tell the LND to
+// receive nothing.
+func (n *Node) dropMessage(ni *NI, private any, length int) {
+	n.stats.DropCount++
+	n.stats.DropLength += uint64(length)
+	ni.stats.DropCount++
+	ni.stats.DropLength += uint64(length)
+	_ = ni.net.lnd.Recv(ni, private, nil, false, 0, 0, 0)
+}
+
+// parseLocal models lnet_parse_local: dispatch on the message type.
+func (n *Node) parseLocal(m *Msg) {
+	var rc int
+	switch m.Hdr.Type {
+	case MsgPUT:
+		rc = n.parsePut(m)
+	case MsgGET:
+		rc = n.parseGet(m)
+	case MsgACK:
+		rc = n.parseAck(m)
+	case MsgREPLY:
+		rc = n.parseReply(m)
+	}
+	if rc != 0 {
+		// free_drop: finalize with the error (no health change: hstatus stays OK), then
+		// let the LND drop the payload.
+		ni, priv, ln := m.rxNI, m.private, m.Hdr.PayloadLength
+		n.finalize(m, rc)
+		_ = ni.net.lnd.Recv(ni, priv, nil, false, 0, 0, 0)
+		_ = ln
+	}
+}
+
+func (n *Node) setRxEvent(m *Msg, t EventType, mlen int) {
+	h := &m.Hdr
+	m.evType = t
+	m.ev = evInfo{initiator: h.Src, target: h.Dst, sender: m.from, portal: h.Portal,
+		matchBits: h.MatchBits, rlen: h.PayloadLength, mlen: mlen, offset: h.Offset,
+		hdrData: h.HdrData, data: h.Data}
+}
+
+// recv models lnet_ni_recv: hand the receive to the LND; an immediate error finalizes.
+func (n *Node) recv(m *Msg, offset, mlen, rlen int) {
+	ni := m.rxNI
+	m.rxLen = mlen
+	if err := ni.net.lnd.Recv(ni, m.private, m, false, offset, mlen, rlen); err != nil {
+		n.finalize(m, -EIO)
+	}
+}
+
+// parsePut models lnet_parse_put: match an ME/MD on the portal; the PUT event fires when the
+// receive finalizes, and an ACK follows if one was asked for and the MD allows it.
+func (n *Node) parsePut(m *Msg) int {
+	md, mlen := n.matchMD(&m.Hdr, MD_OP_PUT)
+	if md == nil {
+		return -ENOENT
+	}
+	n.attachMD(m, md)
+	n.setRxEvent(m, EventPUT, mlen)
+	m.ackPending = !m.Hdr.WMD.IsZero() && md.spec.Options&MD_ACK_DISABLE == 0
+	n.recv(m, m.Hdr.Offset, mlen, m.Hdr.PayloadLength)
+	return 0
+}
+
+// parseGet models lnet_parse_get: match an MD, then turn the same message into the REPLY (from
+// the receiving NI, back through the hop it came from). For an rdmaReq GET the LND sends the
+// reply data and finalizes; otherwise LNet consumes the GET and sends the REPLY. The GET event
+// fires when the REPLY finalizes.
+func (n *Node) parseGet(m *Msg) int {
+	md, mlen := n.matchMD(&m.Hdr, MD_OP_GET)
+	if md == nil {
+		return -ENOENT
+	}
+	n.attachMD(m, md)
+	h := &m.Hdr
+	n.setRxEvent(m, EventGET, mlen)
+	m.ev.rlen = h.SinkLen
+	n.traceDone(m, 0, true)
+	rxni := m.rxNI
+	var data any
+	if md == n.pingMD {
+		data = n.pingBuf
+	}
+	*h = Header{Type: MsgREPLY, Dst: m.ev.initiator, SrcPID: LNET_PID_LUSTRE, DstPID: h.SrcPID,
+		PayloadLength: mlen, WMD: h.WMD, Offset: h.Offset, Data: data}
+	m.isResponse = true
+	n.nextMsgID++
+	m.id = n.nextMsgID
+	m.start = n.k.Now()
+	if m.rdmaReq {
+		n.recv(m, m.ev.offset, mlen, mlen)
+		return 0
+	}
+	_ = rxni.net.lnd.Recv(rxni, m.private, nil, false, 0, 0, 0)
+	if rc := n.send(rxni.nid, m, m.from); rc != 0 {
+		n.finalize(m, rc)
+	}
+	return 0
+}
+
+// parseAck models lnet_parse_ack: find the initiator's MD by the wire handle; a late ACK (MD
+// gone) is dropped without any health effect. The response tracker is detached.
+func (n *Node) parseAck(m *Msg) int {
+	md := n.lookupMD(m.Hdr.WMD.Idx, m.Hdr.WMD.Gen)
+	if md == nil || md.unlinked || md.threshold == 0 || md.me != nil {
+		return -ENOENT
+	}
+	n.detachRspTracker(md)
+	n.attachMD(m, md)
+	n.setRxEvent(m, EventACK, m.Hdr.MLength)
+	m.ev.rlen = m.Hdr.MLength
+	n.recv(m, 0, 0, 0)
+	return 0
+}
+
+// parseReply models lnet_parse_reply: find the GET's MD; a late REPLY is dropped. The payload is
+// truncated to the MD's length.
+func (n *Node) parseReply(m *Msg) int {
+	md := n.lookupMD(m.Hdr.WMD.Idx, m.Hdr.WMD.Gen)
+	if md == nil || md.unlinked || md.threshold == 0 {
+		return -ENOENT
+	}
+	mlen := m.Hdr.PayloadLength
+	if mlen > md.spec.Length {
+		if md.spec.Options&MD_TRUNCATE == 0 {
+			return -ENOENT
+		}
+		mlen = md.spec.Length
+	}
+	n.detachRspTracker(md)
+	n.attachMD(m, md)
+	n.setRxEvent(m, EventREPLY, mlen)
+	n.recv(m, 0, mlen, m.Hdr.PayloadLength)
+	return 0
+}
+
+// CreateReplyMsg models lnet_create_reply_msg for an LND's optimized GET (o2ib GET_REQ): a
+// REPLY message on the initiator, bound to the GET's MD, that the LND finalizes when GET_DONE
+// arrives (after SetReplyLength). It returns nil if the GET's MD is gone.
+func (n *Node) CreateReplyMsg(ni *NI, get *Msg) *Msg {
+	md := get.md
+	if md == nil || md.threshold == 0 {
+		return nil
+	}
+	m := n.allocMsg()
+	m.start = n.k.Now()
+	m.Hdr = Header{Type: MsgREPLY, Src: get.Hdr.Dst, Dst: get.Hdr.Src, WMD: get.Hdr.WMD}
+	m.rxNI = ni
+	m.from = get.target
+	m.rxPeerNI = get.txPeerNI
+	m.rxCommitted = true
+	m.onActive = true
+	m.deadline = n.deadline(ni)
+	n.detachRspTracker(md)
+	n.attachMD(m, md)
+	n.setRxEvent(m, EventREPLY, 0)
+	return m
+}
+
+// SetReplyLength models lnet_set_reply_msg_len: the bytes an optimized GET's REPLY carried.
+func (n *Node) SetReplyLength(m *Msg, length int) {
+	m.Hdr.PayloadLength = length
+	m.ev.rlen = length
+	m.ev.mlen = length
+	m.rxLen = length
+}

@@ -1,0 +1,278 @@
+package lnet
+
+import (
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// PeerNIStats are a peer NI's traffic counters (`peer show -v`, statistics:).
+type PeerNIStats struct {
+	SendCount uint64 `yaml:"send_count"`
+	RecvCount uint64 `yaml:"recv_count"`
+	DropCount uint64 `yaml:"drop_count"`
+}
+
+// PeerNIHealthStats are a peer NI's health counters (`peer show -v`, health stats:).
+type PeerNIHealthStats struct {
+	Dropped        uint64 `yaml:"dropped"`
+	Timeout        uint64 `yaml:"timeout"`
+	Error          uint64 `yaml:"error"`
+	NetworkTimeout uint64 `yaml:"network timeout"`
+	PingCount      int    `yaml:"ping_count"`
+	NextPing       int64  `yaml:"next_ping"`
+}
+
+// Peer is a remote node as this node knows it (struct lnet_peer): multi-rail or not, with its
+// peer nets and peer NIs.
+type Peer struct {
+	node    *Node
+	primary NID
+	mr      bool // LNET_PEER_MULTI_RAIL
+	config  bool // configured by hand (lnetctl peer add)
+	nets    []*PeerNet
+	nis     []*PeerNI
+	sendSeq uint32
+
+	// Discovery (simplified lnet_peer_discovery state).
+	discovered  bool
+	discovering bool
+	discPing    *MD
+	pending     msgQueue // messages waiting for discovery (LNET_DC_WAIT)
+	isRouter    bool     // a gateway (issue 6)
+}
+
+// Primary returns the peer's primary NID.
+func (p *Peer) Primary() NID { return p.primary }
+
+// MultiRail reports whether the peer is handled as multi-rail.
+func (p *Peer) MultiRail() bool { return p.mr }
+
+// Discovered reports whether discovery has completed for the peer.
+func (p *Peer) Discovered() bool { return p.discovered }
+
+// NIs returns the peer's NIs in the order they were learnt.
+func (p *Peer) NIs() []*PeerNI { return p.nis }
+
+// Nets returns the peer's nets.
+func (p *Peer) Nets() []*PeerNet { return p.nets }
+
+// PeerNet is a peer's presence on one net (struct lnet_peer_net).
+type PeerNet struct {
+	peer        *Peer
+	id          NetID
+	nis         []*PeerNI
+	health      int
+	seq         uint32
+	SelPriority uint32 // lpn_sel_priority (UDSP dst net rule)
+}
+
+// ID returns the net.
+func (pn *PeerNet) ID() NetID { return pn.id }
+
+// Health returns lpn_healthv, the best health of its peer NIs.
+func (pn *PeerNet) Health() int { return pn.health }
+
+func (pn *PeerNet) updateHealth() {
+	best := 0
+	for _, lpni := range pn.nis {
+		if lpni.health > best {
+			best = lpni.health
+		}
+	}
+	pn.health = best
+}
+
+// PeerNI is one NID of a peer (struct lnet_peer_ni).
+type PeerNI struct {
+	peer *Peer
+	pnet *PeerNet
+	nid  NID
+
+	health      int
+	SelPriority uint32 // lpni_sel_priority (UDSP dst rule)
+	prefNIDs    []NID  // preferred local NIDs
+	status      NIStatus
+	lastAlive   sim.Time
+	heardFrom   bool // lpni_last_alive != 0
+
+	txCredits, maxTxCredits, minTxCredits int
+	txq                                   msgQueue
+	txqnob                                int
+	seq                                   uint32
+
+	stats  PeerNIStats
+	hstats PeerNIHealthStats
+
+	// Peer NI recovery (ln_mt_peerNIRecovq).
+	inRecovery     bool
+	pingPending    bool
+	recoveryFailed bool
+	pingCount      int
+	nextPing       sim.Time
+	recoveryMD     *MD
+
+	// LNDData is free for the LND's per-peer-NI state.
+	LNDData any
+}
+
+// NID returns the peer NI's NID.
+func (lpni *PeerNI) NID() NID { return lpni.nid }
+
+// Peer returns the peer the NI belongs to.
+func (lpni *PeerNI) Peer() *Peer { return lpni.peer }
+
+// Health returns lpni_healthv.
+func (lpni *PeerNI) Health() int { return lpni.health }
+
+// Status returns the cached advertised status (from discovery, received messages, notify).
+func (lpni *PeerNI) Status() NIStatus { return lpni.status }
+
+// TxCredits returns the available, maximum and minimum-seen tx credits.
+func (lpni *PeerNI) TxCredits() (avail, max, min int) {
+	return lpni.txCredits, lpni.maxTxCredits, lpni.minTxCredits
+}
+
+// TxQueued returns how many messages wait for a credit (tx_q_num_of_buf).
+func (lpni *PeerNI) TxQueued() int { return lpni.txq.len() }
+
+// Stats returns the peer NI's traffic counters.
+func (lpni *PeerNI) Stats() PeerNIStats { return lpni.stats }
+
+// HealthStats returns the peer NI's health counters.
+func (lpni *PeerNI) HealthStats() PeerNIHealthStats {
+	h := lpni.hstats
+	h.PingCount = lpni.pingCount
+	if lpni.inRecovery {
+		h.NextPing = lpni.nextPing.WholeSeconds()
+	}
+	return h
+}
+
+// InRecovery reports whether the peer NI is on the peer recovery queue.
+func (lpni *PeerNI) InRecovery() bool { return lpni.inRecovery }
+
+// isPreferred reports whether nid is one of the lpni's preferred local NIDs.
+func (lpni *PeerNI) isPreferred(nid NID) bool {
+	for _, p := range lpni.prefNIDs {
+		if p == nid {
+			return true
+		}
+	}
+	return false
+}
+
+// peerCreditsFor is the initial peer NI tx credits: the local net's peer_credits, or the
+// default when the NI is on no local net.
+func (n *Node) peerCreditsFor(net NetID) int {
+	if nt := n.netByID(net); nt != nil {
+		return nt.Tunables.PeerCredits
+	}
+	return DefaultNetTunables().PeerCredits
+}
+
+// findPeerNI returns the peer NI for nid, or nil.
+func (n *Node) findPeerNI(nid NID) *PeerNI { return n.peerNIs[nid] }
+
+// PeerNI returns the peer NI for nid, or nil if the node does not know it.
+func (n *Node) PeerNI(nid NID) *PeerNI { return n.findPeerNI(nid) }
+
+// Peers returns the node's peers in creation order.
+func (n *Node) Peers() []*Peer { return n.peers }
+
+// nid2peerni finds or creates the peer NI for nid (models lnet_nid2peerni_locked): a NID seen
+// for the first time creates a non-MR peer with that NID as primary.
+func (n *Node) nid2peerni(nid NID) *PeerNI {
+	if lpni := n.peerNIs[nid]; lpni != nil {
+		return lpni
+	}
+	p := &Peer{node: n, primary: nid}
+	n.peers = append(n.peers, p)
+	return n.addPeerNI(p, nid)
+}
+
+// addPeerNI attaches a new peer NI for nid to p (models lnet_peer_attach_peer_ni).
+func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
+	var pn *PeerNet
+	for _, x := range p.nets {
+		if x.id == nid.Net() {
+			pn = x
+		}
+	}
+	if pn == nil {
+		pn = &PeerNet{peer: p, id: nid.Net(), SelPriority: ^uint32(0)}
+		p.nets = append(p.nets, pn)
+	}
+	c := n.peerCreditsFor(nid.Net())
+	lpni := &PeerNI{peer: p, pnet: pn, nid: nid, health: MaxHealth, status: NIStatusUp,
+		SelPriority: ^uint32(0), txCredits: c, maxTxCredits: c, minTxCredits: c}
+	pn.nis = append(pn.nis, lpni)
+	pn.updateHealth()
+	p.nis = append(p.nis, lpni)
+	n.peerNIs[nid] = lpni
+	return lpni
+}
+
+// AddPeer configures a peer by hand (`lnetctl peer add --prim_nid P --nid N1,N2 [--non_mr]`):
+// the peer gets the given NIs and is multi-rail unless nonMR. A NID already known as another
+// peer's primary-only peer is merged into this one.
+func (n *Node) AddPeer(primary NID, nids []NID, nonMR bool) (*Peer, error) {
+	var p *Peer
+	if lpni := n.peerNIs[primary]; lpni != nil {
+		p = lpni.peer
+	} else {
+		p = &Peer{node: n, primary: primary}
+		n.peers = append(n.peers, p)
+		n.addPeerNI(p, primary)
+	}
+	p.mr = !nonMR
+	p.config = true
+	for _, nid := range nids {
+		if nid == primary {
+			continue
+		}
+		if old := n.peerNIs[nid]; old != nil {
+			if old.peer == p {
+				continue
+			}
+			if len(old.peer.nis) > 1 {
+				return nil, fmt.Errorf("NID %s already belongs to peer %s", nid, old.peer.primary)
+			}
+			n.removePeer(old.peer)
+		}
+		n.addPeerNI(p, nid)
+	}
+	return p, nil
+}
+
+// removePeer forgets an idle single-NI peer (used when merging peers).
+func (n *Node) removePeer(p *Peer) {
+	for _, lpni := range p.nis {
+		delete(n.peerNIs, lpni.nid)
+	}
+	for i, x := range n.peers {
+		if x == p {
+			n.peers = append(n.peers[:i], n.peers[i+1:]...)
+			break
+		}
+	}
+}
+
+// SetPreferredNIDs sets the preferred local NIDs of a peer NI (`lnetctl udsp` / NMR pref).
+func (lpni *PeerNI) SetPreferredNIDs(nids ...NID) { lpni.prefNIDs = append([]NID(nil), nids...) }
+
+// SetPeerHealth sets a peer NI's health by hand (`lnetctl peer set --nid X --health V`).
+func (n *Node) SetPeerHealth(nid NID, v int) error {
+	lpni := n.findPeerNI(nid)
+	if lpni == nil {
+		return fmt.Errorf("no peer NI %s", nid)
+	}
+	if v < 0 || v > MaxHealth {
+		return fmt.Errorf("health %d out of range 0..%d", v, MaxHealth)
+	}
+	n.setPeerHealth(lpni, v, CauseManual)
+	if v < MaxHealth {
+		n.peerNIAddToRecovery(lpni)
+	}
+	return nil
+}

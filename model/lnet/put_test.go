@@ -1,0 +1,51 @@
+package lnet
+
+import (
+	"testing"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+func TestPutAck(t *testing.T) {
+	p := newPair(t, 2, 2, DefaultTunables(), NetTunables{})
+	p.put(t, 4096)
+	p.run(t, sim.Second)
+	if got := p.src.count(EventSEND); got != 1 {
+		t.Fatalf("SEND events = %d, want 1 (%+v)", got, p.src.evs)
+	}
+	ack := p.src.last(EventACK)
+	if ack == nil || ack.Status != 0 || !ack.Unlinked || ack.MLength != 4096 {
+		t.Fatalf("ACK event = %+v", ack)
+	}
+	put := p.sink.last(EventPUT)
+	if put == nil || put.Status != 0 || put.MLength != 4096 || p.a.NI(put.Initiator) == nil {
+		t.Fatalf("PUT event = %+v", put)
+	}
+	if !p.a.PeerNI(nid("10.0.0.2@o2ib")).Peer().MultiRail() || len(p.a.PeerNI(nid("10.0.0.2@o2ib")).Peer().NIs()) != 2 {
+		t.Fatalf("discovery did not learn B's two NIs")
+	}
+	st := p.a.Stats()
+	// ping GET + PUT sent; REPLY + ACK received.
+	if st.SendCount != 2 || st.RecvCount != 2 || st.MsgsAlloc != 0 {
+		t.Fatalf("stats A = %+v", st)
+	}
+	if st := p.b.Stats(); st.SendCount != 2 || st.RecvCount != 2 || st.MsgsAlloc != 0 {
+		t.Fatalf("stats B = %+v", st)
+	}
+}
+
+func TestGetReply(t *testing.T) {
+	p := newPair(t, 1, 1, DefaultTunables(), NetTunables{})
+	md := p.a.MDBind(MDSpec{Length: 8192, Threshold: 2, Handler: p.src})
+	if err := p.a.Get(AnyNID, md, nid("10.0.0.2@o2ib"), testPortal, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	p.run(t, sim.Second)
+	r := p.src.last(EventREPLY)
+	if r == nil || r.Status != 0 || r.MLength != 8192 || !r.Unlinked {
+		t.Fatalf("REPLY = %+v (all %+v)", r, p.src.evs)
+	}
+	if p.src.count(EventSEND) != 1 || p.sink.count(EventGET) != 1 {
+		t.Fatalf("events %+v / %+v", p.src.evs, p.sink.evs)
+	}
+}

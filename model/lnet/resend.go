@@ -1,0 +1,51 @@
+package lnet
+
+// attemptResend models lnet_attempt_msg_resend. It refuses recovery pings, messages marked
+// no-resend and messages that used up retry_count (counting failed_resends when retry_count >
+// 0); otherwise it returns the tx credits (decommit with -EAGAIN: no send statistics), resets
+// the target to the header destination and queues the message for the monitor, which is woken.
+func (n *Node) attemptResend(m *Msg) bool {
+	if m.recovery || m.noResend {
+		return false
+	}
+	if m.retries >= n.tun.RetryCount {
+		if n.tun.RetryCount > 0 {
+			n.stats.FailedResends++
+		}
+		return false
+	}
+	m.retries++
+	n.decommitTx(m, -EAGAIN)
+	m.target = m.Hdr.Dst
+	m.sending = false
+	m.resending = true
+	n.resendQ.push(m)
+	if !n.kickArmed {
+		n.kickArmed = true
+		n.k.After(0, n.hid, evResendKick, 0)
+	}
+	return true
+}
+
+// resendPending models lnet_resend_pending_msgs_locked: re-run lnet_send for each queued
+// message with its original source and gateway parameters; a successful re-post counts
+// resend_count, a failure finalizes the message without further resends. A message whose MD
+// was unlinked meanwhile is finalized with -ECANCELED.
+func (n *Node) resendPending() {
+	for k := n.resendQ.len(); k > 0; k-- {
+		m := n.resendQ.pop()
+		m.resending = false
+		if md := m.md; md != nil && md.aborted {
+			m.noResend = true
+			n.finalize(m, -ECANCELED)
+			continue
+		}
+		m.HStatus = LNET_MSG_STATUS_OK
+		if rc := n.send(m.srcSpec, m, m.rtrNID); rc != 0 {
+			m.noResend = true
+			n.finalize(m, rc)
+			continue
+		}
+		n.stats.ResendCount++
+	}
+}

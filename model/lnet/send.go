@@ -1,0 +1,65 @@
+package lnet
+
+import "github.com/lnetsim/lnetsim/sim"
+
+// send models lnet_send: remember the source and gateway parameters for resends, run path
+// selection, and map a selection failure to an hstatus (-EHOSTUNREACH -> REMOTE_ERROR, other
+// errors -> LOCAL_ERROR). It returns 0 (sent, queued on credits or waiting for discovery) or a
+// negative errno the caller finalizes with.
+func (n *Node) send(src NID, m *Msg, rtr NID) int {
+	m.srcSpec = src
+	m.rtrNID = rtr
+	rc := n.selectPathway(src, m.Hdr.Dst, m, rtr)
+	if rc < 0 {
+		if rc == -EHOSTUNREACH {
+			m.HStatus = LNET_MSG_STATUS_REMOTE_ERROR
+		} else {
+			m.HStatus = LNET_MSG_STATUS_LOCAL_ERROR
+		}
+	}
+	return rc
+}
+
+// commitTx models lnet_msg_commit for a send: the message joins the active list and gets its
+// deadline, now + lnd_timeout*(retry_count+1) + 1 s when the LND has a timeout, else now +
+// transaction_timeout.
+func (n *Node) commitTx(m *Msg) {
+	m.txCommitted = true
+	m.onActive = true
+	m.deadline = n.deadline(m.txNI)
+}
+
+func (n *Node) deadline(ni *NI) sim.Time {
+	now := n.k.Now()
+	if lt := ni.LNDTimeout(); lt > 0 {
+		return now + lt*sim.Time(n.tun.RetryCount+1) + sim.Second
+	}
+	return now + sim.Time(n.tun.TransactionTimeout)*sim.Second
+}
+
+// handleSend models lnet_handle_send: bump the round-robin sequences of the chosen net, NI,
+// peer net and peer NI, record the choice on the message, commit it, set the header source,
+// record the next hop in the response tracker and post it.
+func (n *Node) handleSend(ni *NI, lpni *PeerNI, m *Msg) int {
+	p := lpni.peer
+	p.sendSeq++
+	lpni.pnet.seq = p.sendSeq
+	lpni.seq = p.sendSeq
+	n.netSeq++
+	ni.net.seq = n.netSeq
+	ni.seq = n.netSeq
+
+	m.txNI = ni
+	m.txPeerNI = lpni
+	m.target = lpni.nid
+	n.commitTx(m)
+	if !m.routing {
+		m.Hdr.Src = ni.nid
+		m.Hdr.Dst = lpni.nid
+	}
+	if md := m.md; md != nil && md.rspt != 0 {
+		n.rsp.setNextHop(md.rspt, lpni.nid)
+	}
+	n.postSend(m)
+	return 0
+}

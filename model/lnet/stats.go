@@ -1,0 +1,97 @@
+package lnet
+
+// Counters are a node's LNet counters as `lnetctl stats show` prints them (lnet_counters
+// common + health).
+type Counters struct {
+	MsgsAlloc            uint64 `yaml:"msgs_alloc"`
+	MsgsMax              uint64 `yaml:"msgs_max"`
+	RstAlloc             uint64 `yaml:"rst_alloc"`
+	Errors               uint64 `yaml:"errors"`
+	SendCount            uint64 `yaml:"send_count"`
+	ResendCount          uint64 `yaml:"resend_count"`
+	ResponseTimeoutCount uint64 `yaml:"response_timeout_count"`
+	LocalInterruptCount  uint64 `yaml:"local_interrupt_count"`
+	LocalDroppedCount    uint64 `yaml:"local_dropped_count"`
+	LocalAbortedCount    uint64 `yaml:"local_aborted_count"`
+	LocalNoRouteCount    uint64 `yaml:"local_no_route_count"`
+	LocalTimeoutCount    uint64 `yaml:"local_timeout_count"`
+	LocalErrorCount      uint64 `yaml:"local_error_count"`
+	RemoteDroppedCount   uint64 `yaml:"remote_dropped_count"`
+	RemoteErrorCount     uint64 `yaml:"remote_error_count"`
+	RemoteTimeoutCount   uint64 `yaml:"remote_timeout_count"`
+	NetworkTimeoutCount  uint64 `yaml:"network_timeout_count"`
+	RecvCount            uint64 `yaml:"recv_count"`
+	RouteCount           uint64 `yaml:"route_count"`
+	DropCount            uint64 `yaml:"drop_count"`
+	SendLength           uint64 `yaml:"send_length"`
+	RecvLength           uint64 `yaml:"recv_length"`
+	RouteLength          uint64 `yaml:"route_length"`
+	DropLength           uint64 `yaml:"drop_length"`
+	FailedResends        uint64 `yaml:"failed_resends"`
+	SuccessfulResends    uint64 `yaml:"successful_resends"`
+	LateMsgCount         uint64 `yaml:"late_msg_count"` // ln_late_msg_count (not shown by lnetctl)
+}
+
+// Stats returns the node's counters.
+func (n *Node) Stats() Counters { return n.stats }
+
+// countHStatus bumps the global per-hstatus counter (models lnet_incr_stats).
+func (c *Counters) countHStatus(h HStatus) {
+	switch h {
+	case LNET_MSG_STATUS_LOCAL_INTERRUPT:
+		c.LocalInterruptCount++
+	case LNET_MSG_STATUS_LOCAL_DROPPED:
+		c.LocalDroppedCount++
+	case LNET_MSG_STATUS_LOCAL_ABORTED:
+		c.LocalAbortedCount++
+	case LNET_MSG_STATUS_LOCAL_NO_ROUTE:
+		c.LocalNoRouteCount++
+	case LNET_MSG_STATUS_LOCAL_TIMEOUT:
+		c.LocalTimeoutCount++
+	case LNET_MSG_STATUS_LOCAL_ERROR:
+		c.LocalErrorCount++
+	case LNET_MSG_STATUS_REMOTE_DROPPED:
+		c.RemoteDroppedCount++
+	case LNET_MSG_STATUS_REMOTE_ERROR:
+		c.RemoteErrorCount++
+	case LNET_MSG_STATUS_REMOTE_TIMEOUT:
+		c.RemoteTimeoutCount++
+	case LNET_MSG_STATUS_NETWORK_TIMEOUT:
+		c.NetworkTimeoutCount++
+	}
+}
+
+// countNIHStatus bumps a local NI's or peer NI's health statistics for a failure (models
+// lnet_incr_hstats): local statuses count on the NI, remote and network ones on the peer NI.
+func countNIHStatus(ni *NI, lpni *PeerNI, h HStatus) {
+	switch h {
+	case LNET_MSG_STATUS_LOCAL_INTERRUPT:
+		ni.hstats.Interrupts++
+	case LNET_MSG_STATUS_LOCAL_DROPPED:
+		ni.hstats.Dropped++
+	case LNET_MSG_STATUS_LOCAL_ABORTED:
+		ni.hstats.Aborted++
+	case LNET_MSG_STATUS_LOCAL_NO_ROUTE:
+		ni.hstats.NoRoute++
+	case LNET_MSG_STATUS_LOCAL_TIMEOUT:
+		ni.hstats.Timeouts++
+	case LNET_MSG_STATUS_LOCAL_ERROR:
+		ni.hstats.Error++
+	case LNET_MSG_STATUS_REMOTE_DROPPED:
+		if lpni != nil {
+			lpni.hstats.Dropped++
+		}
+	case LNET_MSG_STATUS_REMOTE_ERROR:
+		if lpni != nil {
+			lpni.hstats.Error++
+		}
+	case LNET_MSG_STATUS_REMOTE_TIMEOUT:
+		if lpni != nil {
+			lpni.hstats.Timeout++
+		}
+	case LNET_MSG_STATUS_NETWORK_TIMEOUT:
+		if lpni != nil {
+			lpni.hstats.NetworkTimeout++
+		}
+	}
+}
