@@ -1,0 +1,536 @@
+package ib
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// CMTiming holds the RDMA CM's delays. Zero fields take the defaults shown.
+type CMTiming struct {
+	AddrResolve  sim.Time // IPoIB ARP resolution (default 50us)
+	RouteResolve sim.Time // SA path record query (default 100us)
+	MAD          sim.Time // one-way delivery of a CM MAD: REQ, REP, RTU, REJ, DREQ, DREP (default 10us)
+	// ResponseTimeout is the CM's wait for a reply to a REQ or DREQ before resending it
+	// (default 4.096us * 2^20, about 4.3s, the rdma_cm's CMA_CM_RESPONSE_TIMEOUT).
+	ResponseTimeout sim.Time
+	MaxRetries      int      // resends before giving up (default 15, CMA_MAX_CM_RETRIES)
+	Timewait        sim.Time // from DISCONNECTED to TIMEWAIT_EXIT (default 1s)
+	DeviceRemoval   sim.Time // from HCA fatal to DEVICE_REMOVAL on its CM ids (default 0)
+}
+
+func (c *CMTiming) fill() {
+	def := func(v *sim.Time, d sim.Time) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.AddrResolve, 50*sim.Microsecond)
+	def(&c.RouteResolve, 100*sim.Microsecond)
+	def(&c.MAD, 10*sim.Microsecond)
+	def(&c.ResponseTimeout, AckTimeout(20))
+	def(&c.Timewait, sim.Second)
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 15
+	}
+}
+
+// CMEventType is an RDMA CM event (enum rdma_cm_event_type).
+type CMEventType uint8
+
+// CM events.
+const (
+	CMAddrResolved   CMEventType = iota // RDMA_CM_EVENT_ADDR_RESOLVED
+	CMAddrError                         // RDMA_CM_EVENT_ADDR_ERROR
+	CMRouteResolved                     // RDMA_CM_EVENT_ROUTE_RESOLVED
+	CMRouteError                        // RDMA_CM_EVENT_ROUTE_ERROR
+	CMConnectRequest                    // RDMA_CM_EVENT_CONNECT_REQUEST (on a new id; Listen is the listener)
+	CMConnectError                      // RDMA_CM_EVENT_CONNECT_ERROR
+	CMUnreachable                       // RDMA_CM_EVENT_UNREACHABLE
+	CMRejected                          // RDMA_CM_EVENT_REJECTED (Status = reject reason)
+	CMEstablished                       // RDMA_CM_EVENT_ESTABLISHED
+	CMDisconnected                      // RDMA_CM_EVENT_DISCONNECTED
+	CMDeviceRemoval                     // RDMA_CM_EVENT_DEVICE_REMOVAL
+	CMAddrChange                        // RDMA_CM_EVENT_ADDR_CHANGE
+	CMTimewaitExit                      // RDMA_CM_EVENT_TIMEWAIT_EXIT
+)
+
+var cmEventNames = [...]string{"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR", "CONNECT_REQUEST",
+	"CONNECT_ERROR", "UNREACHABLE", "REJECTED", "ESTABLISHED", "DISCONNECTED", "DEVICE_REMOVAL", "ADDR_CHANGE", "TIMEWAIT_EXIT"}
+
+func (t CMEventType) String() string { return cmEventNames[t] }
+
+// RejectReason is an IB CM REJ reason code, as RDMA_CM_EVENT_REJECTED's status.
+type RejectReason int
+
+// Reject reasons (IB CM REJ).
+const (
+	RejNoQP             RejectReason = 1
+	RejNoResources      RejectReason = 3
+	RejTimeout          RejectReason = 4
+	RejInvalidServiceID RejectReason = 8 // no listener on the service (port)
+	RejStaleConn        RejectReason = 10
+	RejConsumerDefined  RejectReason = 28 // rdma_reject by the passive side's consumer
+)
+
+// Negative errno values carried in CMEvent.Status.
+const (
+	ENODEV       = -19
+	ENETUNREACH  = -101
+	ECONNRESET   = -104
+	ETIMEDOUT    = -110
+	EHOSTUNREACH = -113
+)
+
+// Private data limits of rdma_cm over InfiniBand.
+const (
+	MaxReqPrivate = 56
+	MaxRepPrivate = 196
+	MaxRejPrivate = 148
+)
+
+// CMEvent is an RDMA CM event (struct rdma_cm_event).
+type CMEvent struct {
+	Type        CMEventType
+	ID          *CMID
+	Listen      *CMID // CONNECT_REQUEST: the listening id
+	Status      int   // 0, a negative errno, or the REJ reason for REJECTED
+	PrivateData []byte
+}
+
+// CMHandler receives a CM id's events (the rdma_cm_id's event handler). It is called from
+// the event loop.
+type CMHandler interface {
+	CMEvent(ev CMEvent)
+}
+
+// ConnParam are the connection parameters of rdma_connect and rdma_accept.
+type ConnParam struct {
+	PrivateData   []byte
+	RetryCount    uint8 // retry_count for the RC QP (0..7)
+	RNRRetryCount uint8 // rnr_retry_count (0..7, 7 = infinite)
+	AckTimeout    uint8 // local_ack_timeout exponent; 0 = Config.AckTimeout
+	MinRNRTimer   uint8 // min_rnr_timer code; 0 = Config.MinRNRTimer
+}
+
+type cmState uint8
+
+const (
+	cmIdle cmState = iota
+	cmAddrQuery
+	cmAddrResolved
+	cmRouteQuery
+	cmRouteResolved
+	cmConnecting
+	cmListen
+	cmConnectReq
+	cmAccepting
+	cmEstablished
+	cmDisconnecting
+	cmDisconnected
+	cmFailed
+	cmDestroyed
+)
+
+// CMID is an RDMA CM identifier (struct rdma_cm_id).
+type CMID struct {
+	f       *Fabric
+	idx     int32
+	node    *Node
+	h       CMHandler
+	state   cmState
+	port    *Port
+	local   netip.AddrPort
+	remote  netip.AddrPort
+	dstPort *Port
+	qp      *QP
+	peer    int32 // the other end's id
+	peerQPN uint32
+	param   ConnParam
+	backlog int
+
+	timer    sim.Timer
+	timerOp  uint8
+	deadline sim.Time
+	retries  int
+	reqPriv  []byte
+
+	// Context is for the consumer (the id's context).
+	Context any
+}
+
+const (
+	tAddr = iota
+	tAddrFail
+	tRoute
+	tRouteFail
+	tReq
+	tRTU
+	tDReq
+)
+
+// CreateID creates a CM id on the node with handler h (rdma_create_id, RDMA_PS_TCP).
+func (n *Node) CreateID(h CMHandler) *CMID {
+	f := n.f
+	id := &CMID{f: f, idx: int32(len(f.cmids)), node: n, h: h, peer: -1}
+	id.timer = sim.Timer{H: f.hid, Kind: evCMTimer, Arg: uint64(id.idx)}
+	f.cmids = append(f.cmids, id)
+	return id
+}
+
+// QP returns the id's QP, or nil.
+func (id *CMID) QP() *QP { return id.qp }
+
+// Port returns the local port the id is bound or resolved to, or nil.
+func (id *CMID) Port() *Port { return id.port }
+
+// LocalAddr returns the id's local address.
+func (id *CMID) LocalAddr() netip.AddrPort { return id.local }
+
+// RemoteAddr returns the peer's address (after ResolveAddr, or of a CONNECT_REQUEST).
+func (id *CMID) RemoteAddr() netip.AddrPort { return id.remote }
+
+// Node returns the node the id lives on.
+func (id *CMID) Node() *Node { return id.node }
+
+func (id *CMID) deliver(ev CMEvent) {
+	if id.state == cmDestroyed || id.node.crashed || id.h == nil {
+		return
+	}
+	id.h.CMEvent(ev)
+}
+
+// event delivers ev to the id now, from the current event handler.
+func (id *CMID) event(t CMEventType, status int, priv []byte) {
+	id.deliver(CMEvent{Type: t, ID: id, Status: status, PrivateData: priv})
+}
+
+// eventLater delivers an event after d through the event loop.
+func (id *CMID) eventLater(d sim.Time, t CMEventType, status int) {
+	id.f.defer_(d, pending{op: pCMEvent, cm: CMEvent{Type: t, ID: id, Status: status}})
+}
+
+func (id *CMID) arm(op uint8, d sim.Time) {
+	id.timerOp = op
+	id.f.k.ArmAfter(&id.timer, d)
+}
+
+// BindAddr binds the id to a local address (rdma_bind_addr). An unspecified IP binds to
+// every port of the node (for a listener); otherwise the IP must be on one of its ports.
+func (id *CMID) BindAddr(a netip.AddrPort) error {
+	if id.state != cmIdle {
+		return ErrBadState
+	}
+	if a.Addr().IsValid() && !a.Addr().IsUnspecified() {
+		p := id.f.PortByIP(a.Addr())
+		if p == nil || p.hca.node != id.node {
+			return fmt.Errorf("%w: %s is not an address of %s (EADDRNOTAVAIL)", ErrInvalid, a.Addr(), id.node)
+		}
+		id.port = p
+	}
+	id.local = a
+	return nil
+}
+
+// Listen makes a bound id listen for connection requests (rdma_listen). Requests arrive as
+// CONNECT_REQUEST events on new ids that share this id's handler.
+func (id *CMID) Listen(backlog int) error {
+	if id.state != cmIdle || !id.local.IsValid() {
+		return ErrBadState
+	}
+	for _, l := range id.f.listeners {
+		if l.state == cmListen && l.node == id.node && l.local.Port() == id.local.Port() &&
+			(l.port == nil || id.port == nil || l.port == id.port) {
+			return fmt.Errorf("%w: address in use (EADDRINUSE)", ErrInvalid)
+		}
+	}
+	id.state = cmListen
+	id.backlog = backlog
+	id.f.listeners = append(id.f.listeners, id)
+	return nil
+}
+
+// ResolveAddr resolves dst to a local port and the destination port (rdma_resolve_addr):
+// ADDR_RESOLVED after CMTiming.AddrResolve if the destination answers ARP over IPoIB then
+// (its node up, its port active, a path up), else ADDR_ERROR (ETIMEDOUT) when timeout
+// expires. src picks the local address; if invalid, the node's first port with an address.
+func (id *CMID) ResolveAddr(src netip.Addr, dst netip.AddrPort, timeout sim.Time) error {
+	if id.state != cmIdle {
+		return ErrBadState
+	}
+	if src.IsValid() {
+		p := id.f.PortByIP(src)
+		if p == nil || p.hca.node != id.node {
+			return fmt.Errorf("%w: %s is not an address of %s", ErrInvalid, src, id.node)
+		}
+		id.port = p
+	} else if id.port == nil {
+		for _, h := range id.node.hcas {
+			for _, p := range h.ports {
+				if id.port == nil && len(p.ips) > 0 {
+					id.port = p
+				}
+			}
+		}
+		if id.port == nil {
+			return fmt.Errorf("%w: %s has no address (EADDRNOTAVAIL)", ErrInvalid, id.node)
+		}
+	}
+	if !id.local.IsValid() {
+		id.local = netip.AddrPortFrom(id.port.ips[0], 0)
+	}
+	id.remote = dst
+	id.state = cmAddrQuery
+	id.deadline = id.f.k.Now() + timeout
+	d := id.f.cfg.CM.AddrResolve
+	if d > timeout {
+		d = timeout
+	}
+	id.arm(tAddr, d)
+	return nil
+}
+
+// ResolveRoute obtains a path to the resolved destination (rdma_resolve_route):
+// ROUTE_RESOLVED after CMTiming.RouteResolve if the subnet has a path of up links, else
+// ROUTE_ERROR (ETIMEDOUT) when timeout expires.
+func (id *CMID) ResolveRoute(timeout sim.Time) error {
+	if id.state != cmAddrResolved {
+		return ErrBadState
+	}
+	id.state = cmRouteQuery
+	id.deadline = id.f.k.Now() + timeout
+	d := id.f.cfg.CM.RouteResolve
+	if d > timeout {
+		d = timeout
+	}
+	id.arm(tRoute, d)
+	return nil
+}
+
+func (id *CMID) reachable() bool {
+	if !id.port.hca.alive() || id.dstPort == nil || !id.dstPort.hca.alive() {
+		return false
+	}
+	if id.dstPort.hca.node == id.node {
+		return true
+	}
+	return id.f.pathUp(id.port, id.dstPort)
+}
+
+// CreateQP creates the id's RC QP on its port's HCA and moves it to INIT (rdma_create_qp).
+// The CM moves it through RTR and RTS when the connection is established.
+func (id *CMID) CreateQP(init QPInitAttr) (*QP, error) {
+	if id.port == nil || id.qp != nil {
+		return nil, ErrBadState
+	}
+	qp, err := id.port.hca.CreateQP(init)
+	if err != nil {
+		return nil, err
+	}
+	if err := qp.Modify(QPInit, QPAttr{Port: id.port.Num}); err != nil {
+		return nil, err
+	}
+	qp.cmid = id
+	id.qp = qp
+	return qp, nil
+}
+
+// Connect sends a connection request with p's private data (rdma_connect). The outcome
+// is ESTABLISHED, REJECTED (reason in Status, rejecter's private data), or UNREACHABLE
+// (ETIMEDOUT) after MaxRetries+1 response timeouts without an answer.
+func (id *CMID) Connect(p ConnParam) error {
+	if id.state != cmRouteResolved || id.qp == nil {
+		return ErrBadState
+	}
+	if len(p.PrivateData) > MaxReqPrivate || p.RetryCount > 7 || p.RNRRetryCount > 7 {
+		return ErrInvalid
+	}
+	id.param = p
+	id.state = cmConnecting
+	id.retries = 0
+	id.reqPriv = append([]byte(nil), p.PrivateData...)
+	id.sendREQ()
+	return nil
+}
+
+func (id *CMID) sendREQ() {
+	id.f.sendMAD(cmMsg{typ: mREQ, from: id.idx, to: -1, src: id.port, dst: id.dstPort, addr: id.remote,
+		priv: id.reqPriv, qpn: id.qp.num, retry: id.param.RetryCount, srcAddr: id.local})
+	id.arm(tReq, id.f.cfg.CM.ResponseTimeout)
+}
+
+// Accept accepts a CONNECT_REQUEST (rdma_accept): the REP carries p's private data; the
+// active side sees ESTABLISHED on the REP, this side on the RTU. The id needs a QP.
+func (id *CMID) Accept(p ConnParam) error {
+	if id.state != cmConnectReq || id.qp == nil {
+		return ErrBadState
+	}
+	if len(p.PrivateData) > MaxRepPrivate || p.RetryCount > 7 || p.RNRRetryCount > 7 {
+		return ErrInvalid
+	}
+	id.param.PrivateData, id.param.RNRRetryCount = p.PrivateData, p.RNRRetryCount
+	id.param.AckTimeout, id.param.MinRNRTimer = p.AckTimeout, p.MinRNRTimer
+	if err := id.qp.Modify(QPRTR, id.rtrAttr()); err != nil {
+		return err
+	}
+	id.state = cmAccepting
+	id.retries = 0
+	id.sendREP()
+	return nil
+}
+
+func (id *CMID) sendREP() {
+	id.f.sendMAD(cmMsg{typ: mREP, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort,
+		priv: append([]byte(nil), id.param.PrivateData...), qpn: id.qp.num})
+	id.arm(tRTU, id.f.cfg.CM.ResponseTimeout)
+}
+
+// Reject refuses a CONNECT_REQUEST (rdma_reject): the active side sees REJECTED with
+// reason RejConsumerDefined and priv.
+func (id *CMID) Reject(priv []byte) error {
+	if id.state != cmConnectReq {
+		return ErrBadState
+	}
+	if len(priv) > MaxRejPrivate {
+		return ErrInvalid
+	}
+	id.state = cmFailed
+	id.f.sendMAD(cmMsg{typ: mREJ, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort,
+		priv: append([]byte(nil), priv...), reason: RejConsumerDefined})
+	return nil
+}
+
+// Disconnect tears the connection down (rdma_disconnect): the QP moves to ERR (flushing
+// its WRs), a DREQ goes to the peer, which moves its QP to ERR and sees DISCONNECTED; this
+// side sees DISCONNECTED on the DREP, or when the DREQ times out. TIMEWAIT_EXIT follows
+// each DISCONNECTED after CMTiming.Timewait.
+func (id *CMID) Disconnect() error {
+	switch id.state {
+	case cmEstablished, cmAccepting, cmConnecting:
+	default:
+		return ErrBadState
+	}
+	if id.qp != nil && id.qp.state != QPErr {
+		id.qp.toErr()
+	}
+	id.state = cmDisconnecting
+	id.retries = 0
+	id.sendDREQ()
+	return nil
+}
+
+func (id *CMID) sendDREQ() {
+	id.f.sendMAD(cmMsg{typ: mDREQ, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort})
+	id.arm(tDReq, id.f.cfg.CM.ResponseTimeout)
+}
+
+// Destroy releases the id (rdma_destroy_id). It does not destroy the QP.
+func (id *CMID) Destroy() {
+	id.f.k.Disarm(&id.timer)
+	id.state = cmDestroyed
+	id.f.cmids[id.idx] = nil
+	id.f.dropListener(id)
+}
+
+func (f *Fabric) dropListener(id *CMID) {
+	for i, l := range f.listeners {
+		if l == id {
+			f.listeners = append(f.listeners[:i], f.listeners[i+1:]...)
+			return
+		}
+	}
+}
+
+func (id *CMID) rtrAttr() QPAttr {
+	rnr := id.param.MinRNRTimer
+	if rnr == 0 {
+		rnr = id.f.cfg.MinRNRTimer
+	}
+	return QPAttr{DestQPN: id.peerQPN, DestLID: id.dstPort.LID(), MinRNRTimer: rnr}
+}
+
+func (id *CMID) rtsAttr() QPAttr {
+	to := id.param.AckTimeout
+	if to == 0 {
+		to = id.f.cfg.AckTimeout
+	}
+	return QPAttr{Timeout: to, RetryCnt: id.param.RetryCount, RNRRetry: id.param.RNRRetryCount}
+}
+
+// timeout handles the id's CM timer.
+func (id *CMID) timeout() {
+	f := id.f
+	switch id.timerOp {
+	case tAddr, tAddrFail:
+		if id.state != cmAddrQuery {
+			return
+		}
+		id.dstPort = f.PortByIP(id.remote.Addr())
+		if id.timerOp == tAddr && id.reachable() {
+			id.state = cmAddrResolved
+			id.event(CMAddrResolved, 0, nil)
+			return
+		}
+		if now := f.k.Now(); now < id.deadline {
+			id.arm(tAddrFail, id.deadline-now)
+			return
+		}
+		id.state = cmIdle
+		id.event(CMAddrError, ETIMEDOUT, nil)
+	case tRoute, tRouteFail:
+		if id.state != cmRouteQuery {
+			return
+		}
+		if id.timerOp == tRoute && id.reachable() {
+			id.state = cmRouteResolved
+			id.event(CMRouteResolved, 0, nil)
+			return
+		}
+		if now := f.k.Now(); now < id.deadline {
+			id.arm(tRouteFail, id.deadline-now)
+			return
+		}
+		id.state = cmAddrResolved
+		id.event(CMRouteError, ETIMEDOUT, nil)
+	case tReq:
+		if id.state != cmConnecting {
+			return
+		}
+		if id.retries++; id.retries > f.cfg.CM.MaxRetries {
+			id.state = cmFailed
+			id.event(CMUnreachable, ETIMEDOUT, nil)
+			return
+		}
+		id.sendREQ()
+	case tRTU:
+		if id.state != cmAccepting {
+			return
+		}
+		if id.retries++; id.retries > f.cfg.CM.MaxRetries {
+			id.state = cmFailed
+			if id.qp != nil {
+				id.qp.toErr()
+			}
+			id.event(CMConnectError, ETIMEDOUT, nil)
+			return
+		}
+		id.sendREP()
+	case tDReq:
+		if id.state != cmDisconnecting {
+			return
+		}
+		if id.retries++; id.retries > f.cfg.CM.MaxRetries {
+			id.disconnected()
+			return
+		}
+		id.sendDREQ()
+	}
+}
+
+func (id *CMID) disconnected() {
+	id.f.k.Disarm(&id.timer)
+	id.state = cmDisconnected
+	id.event(CMDisconnected, 0, nil)
+	id.eventLater(id.f.cfg.CM.Timewait, CMTimewaitExit, 0)
+}

@@ -1,0 +1,180 @@
+package ib
+
+import "net/netip"
+
+// cmMsg is a CM MAD in flight (IB CM REQ, REP, RTU, REJ, DREQ, DREP). MADs travel as timed
+// messages (CMTiming.MAD), not as chunks: they are lost when, on arrival, the path between
+// the two ports is down or either HCA is dead, and are otherwise never lost.
+type cmMsg struct {
+	typ      uint8
+	from, to int32 // sender's id; receiver's id (-1 for a REQ: the listener is looked up)
+	src, dst *Port
+	addr     netip.AddrPort // REQ: destination address (service port)
+	srcAddr  netip.AddrPort // REQ: source address
+	priv     []byte
+	reason   RejectReason
+	qpn      uint32
+	retry    uint8
+}
+
+const (
+	mREQ = iota
+	mREP
+	mRTU
+	mREJ
+	mDREQ
+	mDREP
+)
+
+func (f *Fabric) sendMAD(m cmMsg) {
+	if m.src == nil || m.dst == nil {
+		return
+	}
+	f.defer_(f.cfg.CM.MAD, pending{op: pCMMsg, msg: m})
+}
+
+func (f *Fabric) madLost(m cmMsg) bool {
+	if !m.src.hca.alive() || !m.dst.hca.alive() {
+		return true
+	}
+	if m.src.hca.node == m.dst.hca.node {
+		return false
+	}
+	return !f.pathUp(m.src, m.dst)
+}
+
+func (f *Fabric) idAt(i int32) *CMID {
+	if i < 0 || int(i) >= len(f.cmids) {
+		return nil
+	}
+	return f.cmids[i]
+}
+
+// cmReceive is the CM state machine's handling of an arriving MAD.
+func (f *Fabric) cmReceive(m cmMsg) {
+	if f.madLost(m) {
+		return
+	}
+	if m.typ == mREQ {
+		f.cmREQ(m)
+		return
+	}
+	id := f.idAt(m.to)
+	if id == nil || id.peer >= 0 && id.peer != m.from && m.typ != mREP {
+		if m.typ == mDREQ { // nothing to disconnect: answer so the peer need not time out
+			f.sendMAD(cmMsg{typ: mDREP, from: -1, to: m.from, src: m.dst, dst: m.src})
+		}
+		return
+	}
+	switch m.typ {
+	case mREP:
+		if id.state != cmConnecting {
+			if id.state != cmEstablished || id.peer != m.from {
+				// The active side gave up: refuse the late REP.
+				f.sendMAD(cmMsg{typ: mREJ, from: id.idx, to: m.from, src: m.dst, dst: m.src, reason: RejTimeout})
+			} else {
+				f.sendMAD(cmMsg{typ: mRTU, from: id.idx, to: m.from, src: m.dst, dst: m.src})
+			}
+			return
+		}
+		f.k.Disarm(&id.timer)
+		id.peer, id.peerQPN = m.from, m.qpn
+		if id.qp == nil || id.qp.Modify(QPRTR, id.rtrAttr()) != nil || id.qp.Modify(QPRTS, id.rtsAttr()) != nil {
+			id.state = cmFailed
+			f.sendMAD(cmMsg{typ: mREJ, from: id.idx, to: m.from, src: m.dst, dst: m.src, reason: RejNoQP})
+			id.event(CMConnectError, ECONNRESET, nil)
+			return
+		}
+		id.state = cmEstablished
+		f.sendMAD(cmMsg{typ: mRTU, from: id.idx, to: m.from, src: m.dst, dst: m.src})
+		id.event(CMEstablished, 0, m.priv)
+	case mRTU:
+		if id.state != cmAccepting {
+			return
+		}
+		f.k.Disarm(&id.timer)
+		if id.qp == nil || id.qp.Modify(QPRTS, id.rtsAttr()) != nil {
+			id.state = cmFailed
+			id.event(CMConnectError, ECONNRESET, nil)
+			return
+		}
+		id.state = cmEstablished
+		id.event(CMEstablished, 0, nil)
+	case mREJ:
+		switch id.state {
+		case cmConnecting, cmAccepting:
+			f.k.Disarm(&id.timer)
+			was := id.state
+			id.state = cmFailed
+			if id.qp != nil && was == cmAccepting {
+				id.qp.toErr()
+			}
+			id.deliver(CMEvent{Type: CMRejected, ID: id, Status: int(m.reason), PrivateData: m.priv})
+		}
+	case mDREQ:
+		f.sendMAD(cmMsg{typ: mDREP, from: id.idx, to: m.from, src: m.dst, dst: m.src})
+		switch id.state {
+		case cmEstablished, cmAccepting, cmDisconnecting:
+			if id.qp != nil && id.qp.state != QPErr {
+				id.qp.toErr()
+			}
+			id.disconnected()
+		}
+	case mDREP:
+		if id.state == cmDisconnecting {
+			id.disconnected()
+		}
+	}
+}
+
+// cmREQ handles a connection request at the passive node: injected faults first, then
+// duplicate detection, then the listener lookup (no listener: REJ INVALID_SERVICE_ID), then
+// a new id in CONNECT_REQUEST state and the event on the listener's handler.
+func (f *Fabric) cmREQ(m cmMsg) {
+	ip := m.addr.Addr()
+	for i := range f.cmFaults {
+		cf := &f.cmFaults[i]
+		if cf.ip != ip || cf.count == 0 {
+			continue
+		}
+		if cf.count > 0 {
+			cf.count--
+		}
+		if cf.noResponse {
+			return
+		}
+		f.sendMAD(cmMsg{typ: mREJ, from: -1, to: m.from, src: m.dst, dst: m.src, reason: cf.reason, priv: cf.priv})
+		return
+	}
+	if m.dst.hca.node.crashed {
+		return
+	}
+	for _, id := range f.cmids { // a resent REQ: answer again from the existing passive id
+		if id != nil && id.peer == m.from && id.port == m.dst && id.dstPort == m.src {
+			if id.state == cmAccepting {
+				id.sendREP()
+			}
+			return
+		}
+	}
+	var lis *CMID
+	for _, l := range f.listeners {
+		if l.state == cmListen && l.node == m.dst.hca.node && l.local.Port() == m.addr.Port() &&
+			(l.port == nil || l.port == m.dst) {
+			lis = l
+			break
+		}
+	}
+	if lis == nil {
+		f.sendMAD(cmMsg{typ: mREJ, from: -1, to: m.from, src: m.dst, dst: m.src, reason: RejInvalidServiceID})
+		return
+	}
+	id := lis.node.CreateID(lis.h)
+	id.state = cmConnectReq
+	id.port, id.dstPort = m.dst, m.src
+	id.local, id.remote = m.addr, m.srcAddr
+	id.peer, id.peerQPN = m.from, m.qpn
+	id.param.RetryCount = m.retry
+	id.Context = lis.Context
+	id.deliver(CMEvent{Type: CMConnectRequest, ID: id, Listen: lis, PrivateData: m.priv})
+}

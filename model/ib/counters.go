@@ -1,0 +1,36 @@
+package ib
+
+// PortCounters are a link end's counters under the names perfquery prints. Data counters
+// are in 4-byte words, as on real ports; packets count MTU packets (a chunk adds its packet
+// count). PortXmitWait is in nanoseconds of having data to send but no link credit (real
+// ports count in implementation-defined ticks).
+type PortCounters struct {
+	PortXmitData       uint64
+	PortRcvData        uint64
+	PortXmitPkts       uint64
+	PortRcvPkts        uint64
+	PortXmitWait       uint64
+	PortXmitDiscards   uint64 // packets a switch dropped because their output link was down
+	PortRcvErrors      uint64 // packets dropped for a bad CRC (corruption faults)
+	SymbolErrorCounter uint64 // one per corrupted packet
+	LinkDownedCounter  uint64
+}
+
+// Counters returns the port's counters (perfquery on the port's LID).
+func (p *Port) Counters() PortCounters {
+	if p.lane < 0 {
+		return p.unattached
+	}
+	return p.f.lanes[p.lane].ctr
+}
+
+// Counters returns the counters of the link's A end (end 0) or B end (end 1), which for a
+// switch end are that switch port's counters.
+func (l *Link) Counters(end int) PortCounters { return l.f.lanes[2*l.idx+end].ctr }
+
+// ResetCounters zeroes every counter of the fabric (perfquery -R on every port).
+func (f *Fabric) ResetCounters() {
+	for i := range f.lanes {
+		f.lanes[i].ctr = PortCounters{}
+	}
+}

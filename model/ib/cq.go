@@ -1,0 +1,154 @@
+package ib
+
+// WCStatus is a work completion's status (enum ibv_wc_status).
+type WCStatus uint8
+
+// Work completion statuses the model produces.
+const (
+	WCSuccess        WCStatus = iota
+	WCLocLenErr               // receive buffer too small for the SEND
+	WCLocQPOpErr              // local QP operation error
+	WCLocProtErr              // local protection error
+	WCFlushErr                // WR flushed because the QP is in ERR
+	WCRemAccessErr            // bad rkey, range or access rights at the responder
+	WCRemInvReqErr            // the responder refused the request (e.g. SEND too long)
+	WCRemOpErr                // the responder failed the operation
+	WCRetryExcErr             // ACK timeout retries (retry_cnt) exhausted
+	WCRNRRetryExcErr          // RNR NAK retries (rnr_retry) exhausted
+	WCFatalErr                // device fatal error
+)
+
+var wcStatusNames = [...]string{"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
+	"REM_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "FATAL_ERR"}
+
+func (s WCStatus) String() string { return wcStatusNames[s] }
+
+// WCOpcode is a completion's opcode (enum ibv_wc_opcode).
+type WCOpcode uint8
+
+// Completion opcodes.
+const (
+	WCSend WCOpcode = iota
+	WCRDMAWrite
+	WCRDMARead
+	WCRecv
+)
+
+var wcOpNames = [...]string{"SEND", "RDMA_WRITE", "RDMA_READ", "RECV"}
+
+func (o WCOpcode) String() string { return wcOpNames[o] }
+
+func wcOp(o Opcode) WCOpcode { return WCOpcode(o) }
+
+// WC is a work completion (struct ibv_wc).
+type WC struct {
+	WRID    uint64
+	Status  WCStatus
+	Opcode  WCOpcode
+	ByteLen int
+	QPNum   uint32
+	SrcQP   uint32 // receive completions: the sender's QPN
+}
+
+// CQHandler receives completion notifications: the comp_handler of ib_create_cq, or what
+// ibv_get_cq_event returns on a completion channel. It is called from the event loop.
+type CQHandler interface {
+	CompletionEvent(cq *CQ)
+}
+
+// CQ is a completion queue of finite size (struct ibv_cq).
+type CQ struct {
+	f       *Fabric
+	idx     int
+	hca     *HCA
+	wcs     []WC
+	head, n int
+	h       CQHandler
+	armed   bool
+	pending bool
+	errored bool
+	// Context is for the consumer (cq_context).
+	Context any
+}
+
+// CreateCQ creates a completion queue of cqe entries with notification handler h, which
+// may be nil for a polled CQ (ibv_create_cq with a completion channel).
+func (h *HCA) CreateCQ(cqe int, handler CQHandler) (*CQ, error) {
+	if cqe <= 0 {
+		return nil, ErrInvalid
+	}
+	if !h.alive() {
+		return nil, ErrDead
+	}
+	cq := &CQ{f: h.f, idx: len(h.f.cqs), hca: h, wcs: make([]WC, cqe), h: handler}
+	h.f.cqs = append(h.f.cqs, cq)
+	return cq, nil
+}
+
+// ReqNotify arms the CQ so the next completion added calls the handler once, through an
+// event (ibv_req_notify_cq with solicited_only = 0). Completions already queued do not
+// trigger it; the result reports whether any are queued (IB_CQ_REPORT_MISSED_EVENTS), so a
+// consumer can poll again instead of waiting.
+func (cq *CQ) ReqNotify() (missed bool) {
+	cq.armed = true
+	return cq.n > 0
+}
+
+// Poll moves up to len(wc) completions into wc, oldest first, and returns how many
+// (ibv_poll_cq).
+func (cq *CQ) Poll(wc []WC) int {
+	k := 0
+	for k < len(wc) && cq.n > 0 {
+		wc[k] = cq.wcs[cq.head]
+		cq.head++
+		if cq.head == len(cq.wcs) {
+			cq.head = 0
+		}
+		cq.n--
+		k++
+	}
+	return k
+}
+
+// Len returns the number of completions waiting to be polled.
+func (cq *CQ) Len() int { return cq.n }
+
+// Errored reports whether the CQ overran (IBV_EVENT_CQ_ERR); it accepts no more completions.
+func (cq *CQ) Errored() bool { return cq.errored }
+
+// HCA returns the CQ's adapter.
+func (cq *CQ) HCA() *HCA { return cq.hca }
+
+// push adds a completion. A full CQ overruns: the completion is lost, the CQ enters the
+// error state and IBV_EVENT_CQ_ERR is raised (the QPs feeding it are not failed: a
+// simplification).
+func (cq *CQ) push(wc WC) {
+	if cq.errored {
+		return
+	}
+	if cq.n == len(cq.wcs) {
+		cq.errored = true
+		cq.f.async(AsyncEvent{Type: EventCQErr, HCA: cq.hca, CQ: cq})
+		return
+	}
+	i := cq.head + cq.n
+	if i >= len(cq.wcs) {
+		i -= len(cq.wcs)
+	}
+	cq.wcs[i] = wc
+	cq.n++
+	if cq.armed && !cq.pending && cq.h != nil {
+		cq.pending = true
+		cq.f.k.After(0, cq.f.hid, evCQNotify, uint64(cq.idx))
+	}
+}
+
+// notify delivers a completion interrupt to an armed CQ's handler.
+func (cq *CQ) notify() {
+	cq.pending = false
+	if !cq.armed || cq.h == nil || cq.hca.node.crashed {
+		return
+	}
+	cq.armed = false
+	cq.h.CompletionEvent(cq)
+}

@@ -1,0 +1,409 @@
+package ib
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Config holds fabric-wide parameters. Zero fields take the defaults documented on each.
+type Config struct {
+	// ChunkPackets is how many MTU packets move through the fabric as one unit (default 16:
+	// 64 KiB at MTU 4096). Smaller is finer-grained and slower to simulate.
+	ChunkPackets int
+	// BufferChunks is the receive buffer of each switch input port, in chunks: the link-level
+	// credits a sender must hold to transmit (default 4).
+	BufferChunks int
+	// SwitchLatency is the default per-hop forwarding latency of a switch (default 100ns).
+	SwitchLatency sim.Time
+	// HCALatency is the delay from ibv_post_send's doorbell to the first byte on the wire
+	// (default 0: a latency measurement then equals the fabric's own latency sum).
+	HCALatency sim.Time
+	// AckTimeout is the default local_ack_timeout exponent (4.096us * 2^v; default 14, ~67ms)
+	// for QPs connected through the CM.
+	AckTimeout uint8
+	// MinRNRTimer is the default min_rnr_timer code for QPs connected through the CM
+	// (default 12: 0.64ms).
+	MinRNRTimer uint8
+	// LinkUpDelay is the time from Faults.LinkUp to PORT_ACTIVE (link training; default 0).
+	LinkUpDelay sim.Time
+	// CM holds the RDMA CM timings.
+	CM CMTiming
+}
+
+func (c *Config) fill() {
+	if c.ChunkPackets <= 0 {
+		c.ChunkPackets = 16
+	}
+	if c.BufferChunks <= 0 {
+		c.BufferChunks = 4
+	}
+	if c.SwitchLatency == 0 {
+		c.SwitchLatency = 100 * sim.Nanosecond
+	}
+	if c.AckTimeout == 0 {
+		c.AckTimeout = 14
+	}
+	if c.MinRNRTimer == 0 {
+		c.MinRNRTimer = 12
+	}
+	c.CM.fill()
+}
+
+// Fabric is one InfiniBand subnet: nodes with HCAs and ports, switches and links, driven by
+// one sim.Kernel. It is the single event handler of the whole IB model; events encode the
+// object (lane, chunk, QP, CQ, CM id) in their argument.
+type Fabric struct {
+	k   *sim.Kernel
+	hid sim.HandlerID
+	cfg Config
+
+	nodes    []*Node
+	hcas     []*HCA
+	ports    []*Port
+	switches []*Switch
+	links    []*Link
+	lanes    []lane
+
+	chunks     []chunk
+	freeChunks []int32
+
+	qps   []*QP // by QPN-1
+	cqs   []*CQ
+	mrs   []mr // by rkey-1
+	cmids []*CMID
+	pend  []pending
+	freeP []int32
+
+	ips       map[netip.Addr]int32 // IPoIB address -> port index (lookups only, never iterated)
+	routed    bool
+	listeners []*CMID
+	cmFaults  []cmFault
+}
+
+// New returns an empty fabric on kernel k.
+func New(k *sim.Kernel, cfg Config) *Fabric {
+	cfg.fill()
+	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32)}
+	f.hid = k.Register(f)
+	return f
+}
+
+// Kernel returns the event kernel the fabric runs on.
+func (f *Fabric) Kernel() *sim.Kernel { return f.k }
+
+// Config returns the fabric's configuration with defaults filled in.
+func (f *Fabric) Config() Config { return f.cfg }
+
+// Node is a host: one or more HCAs. A crashed node's HCAs are silent.
+type Node struct {
+	f       *Fabric
+	idx     int
+	Name    string
+	hcas    []*HCA
+	crashed bool
+}
+
+// HCA is a host channel adapter (an ibv_context / ib_device) with one or more ports.
+type HCA struct {
+	f        *Fabric
+	idx      int
+	node     *Node
+	Name     string
+	ports    []*Port
+	handlers []AsyncHandler
+	fatal    bool
+}
+
+// PortState is a port's logical state as ibv_query_port reports it (simplified to the two
+// states the model distinguishes).
+type PortState uint8
+
+// Port states.
+const (
+	PortDown PortState = iota
+	PortActive
+)
+
+func (s PortState) String() string {
+	if s == PortActive {
+		return "ACTIVE"
+	}
+	return "DOWN"
+}
+
+// Port is an HCA port: one end of a link, with a LID and IPoIB addresses.
+type Port struct {
+	f     *Fabric
+	idx   int
+	hca   *HCA
+	Num   int // 1-based port number on its HCA
+	lane  int32
+	state PortState
+	ips   []netip.Addr
+
+	ring       []int32 // round-robin of QPs with data to send (indices into f.qps)
+	ringHead   int
+	ctrlHead   int32 // FIFO of control packets (ACK/NAK/READ request), served first
+	ctrlTail   int32
+	unattached PortCounters
+}
+
+// Switch forwards chunks by destination LID.
+type Switch struct {
+	f       *Fabric
+	idx     int
+	Name    string
+	Latency sim.Time // per-hop forwarding latency
+	route   []int32  // by destination port index: out lane, -1 if unreachable
+	out     []int32  // lanes leaving this switch
+}
+
+// Link is a full-duplex cable between two endpoints, modelled as two lanes.
+type Link struct {
+	f    *Fabric
+	idx  int
+	Spec LinkSpec
+	A, B Endpoint
+}
+
+// LinkSpec is a link's rate, one-way propagation latency and MTU.
+type LinkSpec struct {
+	Rate    Rate
+	Latency sim.Time
+	MTU     int // 256..4096; default 4096
+}
+
+// Endpoint is either end of a link: a *Port or a *Switch.
+type Endpoint interface{ ref() epRef }
+
+type epKind uint8
+
+const (
+	epNone epKind = iota
+	epPort
+	epSwitch
+)
+
+type epRef struct {
+	kind epKind
+	idx  int32
+}
+
+func (p *Port) ref() epRef   { return epRef{epPort, int32(p.idx)} }
+func (s *Switch) ref() epRef { return epRef{epSwitch, int32(s.idx)} }
+
+// AddNode adds a host called name.
+func (f *Fabric) AddNode(name string) *Node {
+	n := &Node{f: f, idx: len(f.nodes), Name: name}
+	f.nodes = append(f.nodes, n)
+	return n
+}
+
+// AddHCA adds an HCA with nports ports to the node.
+func (n *Node) AddHCA(name string, nports int) *HCA {
+	f := n.f
+	h := &HCA{f: f, idx: len(f.hcas), node: n, Name: name}
+	for i := 0; i < nports; i++ {
+		p := &Port{f: f, idx: len(f.ports), hca: h, Num: i + 1, lane: -1, ctrlHead: -1, ctrlTail: -1}
+		f.ports = append(f.ports, p)
+		h.ports = append(h.ports, p)
+	}
+	f.hcas = append(f.hcas, h)
+	n.hcas = append(n.hcas, h)
+	return h
+}
+
+// AddSwitch adds a switch with the fabric's default hop latency.
+func (f *Fabric) AddSwitch(name string) *Switch {
+	s := &Switch{f: f, idx: len(f.switches), Name: name, Latency: f.cfg.SwitchLatency}
+	f.switches = append(f.switches, s)
+	f.routed = false
+	return s
+}
+
+// Connect cables a to b. A port takes at most one link; it becomes ACTIVE at once (the
+// subnet manager's bring-up is not modelled).
+func (f *Fabric) Connect(a, b Endpoint, spec LinkSpec) *Link {
+	if spec.MTU == 0 {
+		spec.MTU = 4096
+	}
+	if !ValidMTU(spec.MTU) {
+		panic(fmt.Sprintf("ib: invalid MTU %d", spec.MTU))
+	}
+	if spec.Rate.Mbps <= 0 {
+		panic("ib: link without a rate")
+	}
+	l := &Link{f: f, idx: len(f.links), Spec: spec, A: a, B: b}
+	f.links = append(f.links, l)
+	ra, rb := a.ref(), b.ref()
+	for dir := 0; dir < 2; dir++ {
+		from, to := ra, rb
+		if dir == 1 {
+			from, to = rb, ra
+		}
+		ln := lane{from: from, to: to, link: int32(l.idx), up: true, credits: -1, qhead: -1, qtail: -1, curIn: -1,
+			mbps: spec.Rate.Mbps, prop: spec.Latency, waitFrom: -1}
+		if to.kind == epSwitch {
+			ln.credits = int32(f.cfg.BufferChunks)
+		}
+		li := int32(len(f.lanes))
+		f.lanes = append(f.lanes, ln)
+		switch from.kind {
+		case epPort:
+			p := f.ports[from.idx]
+			if p.lane >= 0 {
+				panic(fmt.Sprintf("ib: port %s already cabled", p))
+			}
+			p.lane = li
+			p.state = PortActive
+		case epSwitch:
+			s := f.switches[from.idx]
+			s.out = append(s.out, li)
+		}
+	}
+	f.routed = false
+	return l
+}
+
+// Nodes returns the fabric's nodes in creation order.
+func (f *Fabric) Nodes() []*Node { return f.nodes }
+
+// Switches returns the fabric's switches in creation order.
+func (f *Fabric) Switches() []*Switch { return f.switches }
+
+// Links returns the fabric's links in creation order.
+func (f *Fabric) Links() []*Link { return f.links }
+
+// Name returns the node's name.
+func (n *Node) String() string { return n.Name }
+
+// HCAs returns the node's HCAs.
+func (n *Node) HCAs() []*HCA { return n.hcas }
+
+// Crashed reports whether the node is down (see Faults.CrashNode).
+func (n *Node) Crashed() bool { return n.crashed }
+
+// Node returns the HCA's host.
+func (h *HCA) Node() *Node { return h.node }
+
+// Ports returns the HCA's ports.
+func (h *HCA) Ports() []*Port { return h.ports }
+
+// Port returns port number num (1-based), as ibv_query_port names ports.
+func (h *HCA) Port(num int) *Port { return h.ports[num-1] }
+
+// Fatal reports whether the HCA has had a fatal error (see Faults.HCAFatal).
+func (h *HCA) Fatal() bool { return h.fatal }
+
+func (h *HCA) alive() bool { return !h.fatal && !h.node.crashed }
+
+func (h *HCA) String() string { return h.node.Name + "/" + h.Name }
+
+// HCA returns the port's adapter.
+func (p *Port) HCA() *HCA { return p.hca }
+
+// LID is the port's local identifier (assigned in creation order from 1).
+func (p *Port) LID() uint16 { return uint16(p.idx + 1) }
+
+// State returns the port's state (ibv_query_port's state: ACTIVE or DOWN).
+func (p *Port) State() PortState { return p.state }
+
+// Link returns the port's link, or nil if it is not cabled.
+func (p *Port) Link() *Link {
+	if p.lane < 0 {
+		return nil
+	}
+	return p.f.links[p.f.lanes[p.lane].link]
+}
+
+// AddIP assigns an IPoIB address to the port (what ib0's inet address is to o2iblnd).
+func (p *Port) AddIP(a netip.Addr) {
+	if _, dup := p.f.ips[a]; dup {
+		panic(fmt.Sprintf("ib: address %s assigned twice", a))
+	}
+	p.f.ips[a] = int32(p.idx)
+	p.ips = append(p.ips, a)
+}
+
+// IPs returns the port's IPoIB addresses.
+func (p *Port) IPs() []netip.Addr { return p.ips }
+
+func (p *Port) String() string { return fmt.Sprintf("%s:%d", p.hca, p.Num) }
+
+// PortByIP returns the port an IPoIB address is assigned to, or nil.
+func (f *Fabric) PortByIP(a netip.Addr) *Port {
+	if i, ok := f.ips[a]; ok {
+		return f.ports[i]
+	}
+	return nil
+}
+
+// SingleSwitch builds a star: one switch and nodes named names, each with one HCA
+// ("mlx5_0") of one port cabled to the switch with spec. Port i gets IPoIB address
+// base+i when base is valid.
+func (f *Fabric) SingleSwitch(names []string, spec LinkSpec, base netip.Addr) []*Node {
+	sw := f.AddSwitch("sw0")
+	nodes := make([]*Node, len(names))
+	ip := base
+	for i, name := range names {
+		n := f.AddNode(name)
+		p := n.AddHCA("mlx5_0", 1).Port(1)
+		f.Connect(p, sw, spec)
+		if base.IsValid() {
+			p.AddIP(ip)
+			ip = ip.Next()
+		}
+		nodes[i] = n
+	}
+	return nodes
+}
+
+// FatTree describes a two-level leaf/spine fat tree built of switches of one radix.
+type FatTree struct {
+	Radix int // ports per switch
+	// Oversubscription is the down:up port ratio of a leaf (1 = non-blocking, 2 = 2:1).
+	Oversubscription int
+	Leaves           int
+	Host, Spine      LinkSpec // host-leaf and leaf-spine cables
+}
+
+// BuildFatTree builds t with one single-port HCA per host and as many hosts as the leaves'
+// down ports hold (Leaves * down), named prefix0, prefix1, ... Each leaf has
+// up = Radix/(Oversubscription+1) uplinks, one to each of up spines; every spine thus has
+// Leaves ports (Leaves must not exceed Radix). Host i gets IPoIB address base+i when base is
+// valid.
+func (f *Fabric) BuildFatTree(t FatTree, prefix string, base netip.Addr) ([]*Node, error) {
+	if t.Oversubscription <= 0 {
+		t.Oversubscription = 1
+	}
+	up := t.Radix / (t.Oversubscription + 1)
+	down := t.Radix - up
+	if up < 1 || down < 1 || t.Leaves < 1 || t.Leaves > t.Radix {
+		return nil, fmt.Errorf("ib: fat tree radix %d oversubscription %d leaves %d does not fit", t.Radix, t.Oversubscription, t.Leaves)
+	}
+	spines := make([]*Switch, up)
+	for i := range spines {
+		spines[i] = f.AddSwitch(fmt.Sprintf("spine%d", i))
+	}
+	var nodes []*Node
+	ip := base
+	for l := 0; l < t.Leaves; l++ {
+		leaf := f.AddSwitch(fmt.Sprintf("leaf%d", l))
+		for _, s := range spines {
+			f.Connect(leaf, s, t.Spine)
+		}
+		for h := 0; h < down; h++ {
+			n := f.AddNode(fmt.Sprintf("%s%d", prefix, len(nodes)))
+			p := n.AddHCA("mlx5_0", 1).Port(1)
+			f.Connect(p, leaf, t.Host)
+			if base.IsValid() {
+				p.AddIP(ip)
+				ip = ip.Next()
+			}
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes, nil
+}

@@ -1,0 +1,276 @@
+package ib
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// This file is the fault API a scenario timeline calls at virtual times. Every fault takes
+// effect at the current virtual time of the kernel.
+
+// LinkDown takes the link down: both ends' LinkDownedCounter increases, HCA ports at either
+// end go DOWN and raise IBV_EVENT_PORT_ERR, every chunk on the wire or queued for the link
+// is lost, and switch buffers behind it are released. QPs using the link are not told:
+// they find out through ACK timeouts (RETRY_EXC_ERR), as on real hardware. Routes are not
+// recomputed until Resweep.
+func (l *Link) LinkDown() {
+	f := l.f
+	for d := 0; d < 2; d++ {
+		li := int32(2*l.idx + d)
+		ln := &f.lanes[li]
+		if !ln.up {
+			continue
+		}
+		ln.up = false
+		ln.epoch++
+		ln.ctr.LinkDownedCounter++
+		ln.waitFrom = -1
+		for c := ln.qhead; c >= 0; { // queued at a switch output: dropped
+			next := f.chunks[c].next
+			ln.ctr.PortXmitDiscards += uint64(f.chunks[c].npkt)
+			f.releaseInput(&f.chunks[c])
+			f.freeChunk(c)
+			c = next
+		}
+		ln.qhead, ln.qtail = -1, -1
+		if ln.to.kind == epSwitch {
+			ln.credits = int32(f.cfg.BufferChunks)
+		}
+		if ln.from.kind == epPort {
+			p := f.ports[ln.from.idx]
+			p.state = PortDown
+			for c := p.ctrlHead; c >= 0; {
+				next := f.chunks[c].next
+				f.freeChunk(c)
+				c = next
+			}
+			p.ctrlHead, p.ctrlTail = -1, -1
+			if p.hca.alive() {
+				f.async(AsyncEvent{Type: EventPortErr, HCA: p.hca, Port: p.Num})
+			}
+		}
+	}
+}
+
+// LinkUp brings the link back: lanes carry traffic at once, and HCA ports at either end
+// become ACTIVE and raise IBV_EVENT_PORT_ACTIVE after Config.LinkUpDelay.
+func (l *Link) LinkUp() {
+	f := l.f
+	for d := 0; d < 2; d++ {
+		li := int32(2*l.idx + d)
+		ln := &f.lanes[li]
+		if ln.up {
+			continue
+		}
+		ln.up = true
+		if ln.from.kind == epPort {
+			f.defer_(f.cfg.LinkUpDelay, pending{op: pPortActive, port: f.ports[ln.from.idx]})
+		} else {
+			f.tryStart(li)
+		}
+	}
+}
+
+// Up reports whether the link is up.
+func (l *Link) Up() bool { return l.f.lanes[2*l.idx].up }
+
+func (f *Fabric) portActive(p *Port) {
+	if p.lane < 0 || !f.lanes[p.lane].up || p.state == PortActive {
+		return
+	}
+	p.state = PortActive
+	if p.hca.alive() {
+		f.async(AsyncEvent{Type: EventPortActive, HCA: p.hca, Port: p.Num})
+		f.tryStart(p.lane)
+	}
+}
+
+// SetLoss sets the probability that a packet is silently lost on the link, in both
+// directions (default 0). A chunk is lost if any of its packets is; the RC transport
+// recovers by ACK timeout and retransmission. Draws come from the stream
+// "ib.link.<index>.faults".
+func (l *Link) SetLoss(p float64) {
+	for d := 0; d < 2; d++ {
+		ln := &l.f.lanes[2*l.idx+d]
+		ln.loss = p
+		l.ensureRNG(ln)
+	}
+}
+
+// SetCorruption sets the probability that a packet arrives corrupted (default 0): it is
+// dropped by the receiving port, which counts SymbolErrorCounter and PortRcvErrors.
+func (l *Link) SetCorruption(p float64) {
+	for d := 0; d < 2; d++ {
+		ln := &l.f.lanes[2*l.idx+d]
+		ln.corrupt = p
+		l.ensureRNG(ln)
+	}
+}
+
+func (l *Link) ensureRNG(ln *lane) {
+	if ln.rng == nil {
+		ln.rng = l.f.k.Rand(fmt.Sprintf("ib.link.%d.faults", l.idx))
+	}
+}
+
+// SetExtraDelay adds d to the link's propagation latency in both directions (0 removes it).
+// It applies to chunks that start crossing the link from now on.
+func (l *Link) SetExtraDelay(d sim.Time) {
+	l.f.lanes[2*l.idx].extra = d
+	l.f.lanes[2*l.idx+1].extra = d
+}
+
+// Resweep recomputes every switch's forwarding table over the links that are up now, as
+// a subnet manager's heavy sweep does after a topology change.
+func (f *Fabric) Resweep() { f.computeRoutes() }
+
+// HCAFatal fails the HCA (a catastrophic error, IBV_EVENT_DEVICE_FATAL): it stops sending
+// and receiving, its handlers get DEVICE_FATAL, every QP on it moves to ERR and flushes its
+// WRs with WR_FLUSH_ERR (and raises QP_FATAL), and after CMTiming.DeviceRemoval every CM id
+// on it gets DEVICE_REMOVAL. Its ports stay cabled; peers see silence.
+func (h *HCA) HCAFatal() {
+	if h.fatal {
+		return
+	}
+	f := h.f
+	h.fatal = true
+	f.async(AsyncEvent{Type: EventDeviceFatal, HCA: h})
+	for _, qp := range f.qps {
+		if qp != nil && qp.hca == h && qp.state != QPErr && qp.state != QPReset {
+			qp.toErr()
+			f.async(AsyncEvent{Type: EventQPFatal, HCA: h, QP: qp})
+		}
+	}
+	for _, id := range f.cmids {
+		if id != nil && id.port != nil && id.port.hca == h {
+			id.eventLater(f.cfg.CM.DeviceRemoval, CMDeviceRemoval, ENODEV)
+		}
+	}
+}
+
+// Recover brings a failed HCA back as a fresh device (the driver's reset and re-probe).
+// Old QPs stay in ERR; consumers create new resources.
+func (h *HCA) Recover() {
+	if !h.fatal {
+		return
+	}
+	h.fatal = false
+	for _, p := range h.ports {
+		if p.lane >= 0 && p.state == PortActive {
+			h.f.tryStart(p.lane)
+		}
+	}
+}
+
+// CrashNode stops the node: its HCAs go silent (packets to them vanish, they send
+// nothing, CM MADs to them get no answer), and all software state on it is lost: its QPs,
+// CQs, CM ids and event handlers are discarded without any completion or event. Peers
+// find out through timeouts.
+func (n *Node) CrashNode() {
+	if n.crashed {
+		return
+	}
+	f := n.f
+	n.crashed = true
+	for i, qp := range f.qps {
+		if qp != nil && qp.hca.node == n {
+			qp.reset()
+			f.qps[i] = nil
+		}
+	}
+	for i, id := range f.cmids {
+		if id != nil && id.node == n {
+			f.k.Disarm(&id.timer)
+			id.state = cmDestroyed
+			f.dropListener(id)
+			f.cmids[i] = nil
+		}
+	}
+	for _, h := range n.hcas {
+		h.handlers = nil
+		for _, p := range h.ports {
+			for c := p.ctrlHead; c >= 0; {
+				next := f.chunks[c].next
+				f.freeChunk(c)
+				c = next
+			}
+			p.ctrlHead, p.ctrlTail = -1, -1
+			p.ring, p.ringHead = p.ring[:0], 0
+		}
+	}
+}
+
+// Restart boots a crashed node: its HCAs work again (a fatal HCA is recovered too) with no
+// resources; the layer above must register handlers and create CQs, QPs and CM ids anew.
+func (n *Node) Restart() {
+	if !n.crashed {
+		return
+	}
+	n.crashed = false
+	for _, h := range n.hcas {
+		h.fatal = false
+		for _, p := range h.ports {
+			if p.lane >= 0 && p.state == PortActive {
+				n.f.tryStart(p.lane)
+			}
+		}
+	}
+}
+
+type cmFault struct {
+	ip         netip.Addr
+	count      int // requests still affected; -1 = all
+	noResponse bool
+	reason     RejectReason
+	priv       []byte
+}
+
+// InjectCMReject makes the CM at ip reject the next count connection requests (-1: all,
+// until ClearCMFaults) with reason and private data, before any listener sees them: the
+// requester gets RDMA_CM_EVENT_REJECTED with Status = reason.
+func (f *Fabric) InjectCMReject(ip netip.Addr, reason RejectReason, priv []byte, count int) {
+	f.cmFaults = append(f.cmFaults, cmFault{ip: ip, count: count, reason: reason, priv: priv})
+}
+
+// InjectCMNoResponse makes the CM at ip ignore the next count connection requests (-1:
+// all): the requester resends and finally gets RDMA_CM_EVENT_UNREACHABLE.
+func (f *Fabric) InjectCMNoResponse(ip netip.Addr, count int) {
+	f.cmFaults = append(f.cmFaults, cmFault{ip: ip, count: count, noResponse: true})
+}
+
+// ClearCMFaults removes every CM injection for ip.
+func (f *Fabric) ClearCMFaults(ip netip.Addr) {
+	out := f.cmFaults[:0]
+	for _, cf := range f.cmFaults {
+		if cf.ip != ip {
+			out = append(out, cf)
+		}
+	}
+	f.cmFaults = out
+}
+
+// MoveAddr moves IPoIB address a to port p (a bonding failover or re-addressing). CM ids
+// bound or resolved to a on its old port get RDMA_CM_EVENT_ADDR_CHANGE.
+func (f *Fabric) MoveAddr(a netip.Addr, p *Port) error {
+	oi, ok := f.ips[a]
+	if !ok {
+		return fmt.Errorf("%w: %s is not assigned", ErrInvalid, a)
+	}
+	old := f.ports[oi]
+	for i, x := range old.ips {
+		if x == a {
+			old.ips = append(old.ips[:i], old.ips[i+1:]...)
+			break
+		}
+	}
+	f.ips[a] = int32(p.idx)
+	p.ips = append(p.ips, a)
+	for _, id := range f.cmids {
+		if id != nil && id.port == old && id.local.Addr() == a {
+			id.eventLater(0, CMAddrChange, 0)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,370 @@
+package ib
+
+import "github.com/lnetsim/lnetsim/sim"
+
+// Event kinds of the fabric's handler.
+const (
+	evTxDone     = iota // arg: lane; the lane finished serialising its current chunk
+	evArrive            // arg: chunk; the chunk reaches the far end of its lane
+	evAckTimeout        // arg: QP index; the local ACK timer expired
+	evRNRResume         // arg: QP index; the RNR wait is over
+	evKick              // arg: QP index; posted work reaches the HCA's send engine
+	evCQNotify          // arg: CQ index; completion interrupt
+	evPending           // arg: pending slot; a deferred upcall or CM message
+	evCMTimer           // arg: CM id index; a CM timeout
+)
+
+// lane is one direction of a link: an output port with a FIFO queue, a serialiser and a
+// propagation delay, plus credit-based flow control towards a switch's input buffer.
+type lane struct {
+	from, to epRef
+	link     int32
+	mbps     int64
+	rem      int64 // remainder of the last serialisation (bit-ns units), so the rate is exact
+	prop     sim.Time
+	extra    sim.Time // injected extra delay
+	up       bool
+	busy     bool
+	epoch    uint32 // bumped on link down: chunks in flight from an older epoch are lost
+	credits  int32  // chunks the downstream input buffer can still take; -1 = unlimited (HCA)
+	qhead    int32  // FIFO of chunks waiting for this lane (switch output queue)
+	qtail    int32
+	curIn    int32 // input lane whose buffer the chunk on the wire occupies (credit to return)
+	curInEp  uint32
+	waitFrom sim.Time // start of a credit stall (PortXmitWait), -1 when not stalled
+
+	loss, corrupt float64
+	rng           *sim.Stream
+	ctr           PortCounters // counters of the port at the from end
+}
+
+// chunk is the unit of data movement: up to Config.ChunkPackets packets of one message (or
+// one control packet) travelling through the fabric together.
+type chunk struct {
+	kind     uint8
+	op       Opcode
+	nak      WCStatus // for ckNak: the error the NAK reports (or WCRNRRetryExcErr for RNR)
+	rnrTimer uint8
+	npkt     uint16
+	idx, n   uint32 // chunk index within its message and the message's chunk count
+	src, dst int32  // ports
+	srcQP    uint32 // QPNs
+	dstQP    uint32
+	msn      uint32 // message sequence number on the requester's send queue
+	bytes    uint32 // payload bytes in this chunk
+	wire     uint32 // bytes on the wire including headers
+	msgLen   uint32 // whole message's payload length
+	rkey     uint32
+	raddr    uint64
+	tail     sim.Time // when the chunk's last byte reaches the far end of its lane
+	lane     int32
+	epoch    uint32
+	inLane   int32
+	inEpoch  uint32
+	next     int32
+}
+
+const (
+	ckData     = iota // SEND or RDMA WRITE payload
+	ckReadReq         // RDMA READ request
+	ckReadResp        // RDMA READ response payload
+	ckAck             // acknowledgement up to msn
+	ckNak             // NAK (RNR or error) for msn
+)
+
+func (f *Fabric) newChunk() int32 {
+	if n := len(f.freeChunks); n > 0 {
+		c := f.freeChunks[n-1]
+		f.freeChunks = f.freeChunks[:n-1]
+		f.chunks[c] = chunk{next: -1, inLane: -1}
+		return c
+	}
+	f.chunks = append(f.chunks, chunk{next: -1, inLane: -1})
+	return int32(len(f.chunks) - 1)
+}
+
+func (f *Fabric) freeChunk(c int32) { f.freeChunks = append(f.freeChunks, c) }
+
+// Handle dispatches the fabric's events; it implements sim.Handler.
+func (f *Fabric) Handle(kind int, arg uint64) {
+	switch kind {
+	case evTxDone:
+		f.txDone(int32(arg))
+	case evArrive:
+		f.arrive(int32(arg))
+	case evAckTimeout:
+		if qp := f.qps[arg]; qp != nil {
+			qp.ackTimeout()
+		}
+	case evRNRResume:
+		if qp := f.qps[arg]; qp != nil {
+			qp.rnrResume()
+		}
+	case evKick:
+		if qp := f.qps[arg]; qp != nil {
+			qp.kickPending = false
+			qp.schedule()
+		}
+	case evCQNotify:
+		f.cqs[arg].notify()
+	case evPending:
+		f.runPending(int32(arg))
+	case evCMTimer:
+		if id := f.cmids[arg]; id != nil {
+			id.timeout()
+		}
+	}
+}
+
+// ser returns the serialisation time of n bytes on the lane, carrying the sub-nanosecond
+// remainder to the next chunk so that long transfers run at exactly the link rate.
+func (ln *lane) ser(n uint32) sim.Time {
+	bits := int64(n)*8000 + ln.rem
+	ln.rem = bits % ln.mbps
+	return sim.Time(bits / ln.mbps)
+}
+
+// tryStart starts the next chunk on lane li if the lane is idle, up and holds a credit.
+// Lanes leaving an HCA port pull from the port (control packets first, then QPs round-robin);
+// lanes leaving a switch pop their output FIFO.
+func (f *Fabric) tryStart(li int32) {
+	ln := &f.lanes[li]
+	if ln.busy || !ln.up {
+		return
+	}
+	var c int32 = -1
+	if ln.from.kind == epPort {
+		p := f.ports[ln.from.idx]
+		if !p.hca.alive() || p.state != PortActive {
+			return
+		}
+		if ln.credits == 0 {
+			if p.ctrlHead >= 0 || len(p.ring) > p.ringHead {
+				f.stall(ln)
+			}
+			return
+		}
+		c = f.pull(p)
+	} else {
+		if ln.qhead < 0 {
+			return
+		}
+		if ln.credits == 0 {
+			f.stall(ln)
+			return
+		}
+		c = ln.qhead
+		ln.qhead = f.chunks[c].next
+		if ln.qhead < 0 {
+			ln.qtail = -1
+		}
+	}
+	if c < 0 {
+		return
+	}
+	f.transmit(li, c)
+}
+
+func (f *Fabric) stall(ln *lane) {
+	if ln.waitFrom < 0 {
+		ln.waitFrom = f.k.Now()
+	}
+}
+
+// transmit puts chunk c on lane li. Switches cut through: the head moves on after the
+// propagation and switch latency while the tail follows a serialisation time later, and no
+// lane can finish sending a chunk before its tail has arrived.
+func (f *Fabric) transmit(li, c int32) {
+	ln := &f.lanes[li]
+	ch := &f.chunks[c]
+	now := f.k.Now()
+	if ln.waitFrom >= 0 {
+		ln.ctr.PortXmitWait += uint64(now - ln.waitFrom)
+		ln.waitFrom = -1
+	}
+	finish := now + ln.ser(ch.wire)
+	if ch.tail > finish {
+		finish = ch.tail
+	}
+	ln.busy = true
+	ln.curIn, ln.curInEp = ch.inLane, ch.inEpoch
+	if ln.credits > 0 {
+		ln.credits--
+	}
+	ln.ctr.PortXmitData += uint64(ch.wire) / 4
+	ln.ctr.PortXmitPkts += uint64(ch.npkt)
+	ch.lane, ch.epoch = li, ln.epoch
+	f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
+	delay := ln.prop + ln.extra
+	if ln.to.kind == epSwitch {
+		delay += f.switches[ln.to.idx].Latency
+		ch.tail = finish + delay
+		f.k.Schedule(now+delay, f.hid, evArrive, uint64(c))
+	} else {
+		ch.tail = finish + delay
+		f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
+	}
+}
+
+// txDone frees lane li, returns the input-buffer credit its chunk held upstream and starts
+// the next chunks on both lanes.
+func (f *Fabric) txDone(li int32) {
+	ln := &f.lanes[li]
+	ln.busy = false
+	if in := ln.curIn; in >= 0 {
+		ln.curIn = -1
+		if f.lanes[in].epoch == ln.curInEp {
+			f.lanes[in].credits++
+			f.tryStart(in)
+		}
+	}
+	f.tryStart(li)
+}
+
+// releaseInput returns the credit a chunk dropped at a switch held on its input lane.
+func (f *Fabric) releaseInput(ch *chunk) {
+	if ch.inLane >= 0 && f.lanes[ch.inLane].epoch == ch.inEpoch {
+		f.lanes[ch.inLane].credits++
+		f.tryStart(ch.inLane)
+	}
+}
+
+// arrive handles a chunk reaching the far end of its lane: at a switch it is queued on the
+// routed output lane; at an HCA port it is handed to the destination QP.
+func (f *Fabric) arrive(c int32) {
+	ch := &f.chunks[c]
+	li := ch.lane
+	ln := &f.lanes[li]
+	if ln.epoch != ch.epoch { // the link went down while the chunk was on it
+		f.freeChunk(c)
+		return
+	}
+	rcv := &f.lanes[li^1].ctr // counters of the receiving end
+	if ln.loss > 0 || ln.corrupt > 0 {
+		if lost, bad := f.damage(ln, ch.npkt); lost || bad {
+			if bad {
+				rcv.SymbolErrorCounter++
+				rcv.PortRcvErrors++
+			}
+			if ln.to.kind == epSwitch { // the chunk's buffer slot frees at once
+				ln.credits++
+				f.tryStart(li)
+			}
+			f.freeChunk(c)
+			return
+		}
+	}
+	rcv.PortRcvData += uint64(ch.wire) / 4
+	rcv.PortRcvPkts += uint64(ch.npkt)
+	if ln.to.kind == epSwitch {
+		s := f.switches[ln.to.idx]
+		out := s.route[ch.dst]
+		ch.inLane, ch.inEpoch = li, ch.epoch
+		if out < 0 || !f.lanes[out].up {
+			if out >= 0 {
+				f.lanes[out].ctr.PortXmitDiscards += uint64(ch.npkt)
+			}
+			f.releaseInput(ch)
+			f.freeChunk(c)
+			return
+		}
+		ol := &f.lanes[out]
+		ch.next = -1
+		if ol.qtail < 0 {
+			ol.qhead = c
+		} else {
+			f.chunks[ol.qtail].next = c
+		}
+		ol.qtail = c
+		f.tryStart(out)
+		return
+	}
+	p := f.ports[ln.to.idx]
+	if p.hca.alive() && p.state == PortActive {
+		f.deliver(p, ch)
+	}
+	f.freeChunk(c)
+}
+
+// damage draws whether a chunk of npkt packets is lost or corrupted on ln: each packet is
+// lost with probability loss and corrupted with probability corrupt, and one bad packet
+// spoils the chunk.
+func (f *Fabric) damage(ln *lane, npkt uint16) (lost, bad bool) {
+	for i := uint16(0); i < npkt; i++ {
+		if ln.rng.Bernoulli(ln.loss) {
+			return true, false
+		}
+		if ln.rng.Bernoulli(ln.corrupt) {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// pull takes the next chunk an HCA port transmits: queued control packets first, then one
+// chunk from the next QP in round-robin order.
+func (f *Fabric) pull(p *Port) int32 {
+	if c := p.ctrlHead; c >= 0 {
+		p.ctrlHead = f.chunks[c].next
+		if p.ctrlHead < 0 {
+			p.ctrlTail = -1
+		}
+		return c
+	}
+	for p.ringHead < len(p.ring) {
+		qi := p.ring[p.ringHead]
+		p.ringHead++
+		if p.ringHead == len(p.ring) {
+			p.ring = p.ring[:0]
+			p.ringHead = 0
+		} else if p.ringHead >= 32 && 2*p.ringHead >= len(p.ring) {
+			n := copy(p.ring, p.ring[p.ringHead:]) // keep the ring's storage bounded
+			p.ring = p.ring[:n]
+			p.ringHead = 0
+		}
+		qp := f.qps[qi]
+		if qp == nil {
+			continue
+		}
+		qp.inRing = false
+		if !qp.hasWork() {
+			continue
+		}
+		c := f.newChunk()
+		qp.fill(c)
+		if qp.hasWork() {
+			qp.inRing = true
+			p.ring = append(p.ring, qi)
+		}
+		return c
+	}
+	return -1
+}
+
+// sendCtrl queues a one-packet control chunk on port p and kicks its lane.
+func (f *Fabric) sendCtrl(p *Port, c int32) {
+	ch := &f.chunks[c]
+	ch.next = -1
+	if p.ctrlTail < 0 {
+		p.ctrlHead = c
+	} else {
+		f.chunks[p.ctrlTail].next = c
+	}
+	p.ctrlTail = c
+	if p.lane >= 0 {
+		f.tryStart(p.lane)
+	}
+}
+
+// enqueue puts qp on its port's round-robin and kicks the lane.
+func (f *Fabric) enqueue(qp *QP) {
+	p := qp.port
+	if qp.inRing || p == nil {
+		return
+	}
+	qp.inRing = true
+	p.ring = append(p.ring, int32(qp.num-1))
+	if p.lane >= 0 {
+		f.tryStart(p.lane)
+	}
+}

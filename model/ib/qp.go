@@ -1,0 +1,373 @@
+package ib
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// QPState is a queue pair's state (enum ibv_qp_state).
+type QPState uint8
+
+// QP states.
+const (
+	QPReset QPState = iota
+	QPInit
+	QPRTR
+	QPRTS
+	QPSQD
+	QPSQE
+	QPErr
+)
+
+var qpStateNames = [...]string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"}
+
+func (s QPState) String() string { return qpStateNames[s] }
+
+// legalTransition reports whether ibv_modify_qp may move an RC QP from one state to another
+// (the IB spec's QP state diagram): RESET->INIT, INIT->INIT, INIT->RTR, RTR->RTS, RTS->RTS,
+// RTS->SQD, SQD->SQD, SQD->RTS, SQE->RTS, any->RESET and any->ERR. SQE is only entered by
+// the hardware (and never by an RC QP in this model).
+func legalTransition(from, to QPState) bool {
+	switch to {
+	case QPReset, QPErr:
+		return true
+	case QPInit:
+		return from == QPReset || from == QPInit
+	case QPRTR:
+		return from == QPInit
+	case QPRTS:
+		return from == QPRTR || from == QPRTS || from == QPSQD || from == QPSQE
+	case QPSQD:
+		return from == QPRTS || from == QPSQD
+	}
+	return false
+}
+
+// Opcode is a send work request's operation (enum ibv_wr_opcode).
+type Opcode uint8
+
+// Send opcodes.
+const (
+	OpSend Opcode = iota
+	OpWrite
+	OpRead
+)
+
+var opNames = [...]string{"SEND", "RDMA_WRITE", "RDMA_READ"}
+
+func (o Opcode) String() string { return opNames[o] }
+
+// SendWR is a send work request (struct ibv_send_wr with one scatter/gather element: only
+// its length matters; bytes are not stored).
+type SendWR struct {
+	ID       uint64
+	Op       Opcode
+	Len      int
+	Signaled bool // IBV_SEND_SIGNALED: complete with a WC on success (errors always do)
+	Inline   bool // IBV_SEND_INLINE: Len must not exceed QPInitAttr.MaxInline
+	// Remote buffer of RDMA_WRITE/RDMA_READ: an rkey from RegMR and an offset in that region.
+	RemoteAddr uint64
+	RKey       uint32
+}
+
+// RecvWR is a receive work request (struct ibv_recv_wr): a buffer of Len bytes.
+type RecvWR struct {
+	ID  uint64
+	Len int
+}
+
+// QPInitAttr are a QP's creation attributes (struct ibv_qp_init_attr, RC only).
+type QPInitAttr struct {
+	SendCQ, RecvCQ *CQ
+	MaxSendWR      int // send queue depth
+	MaxRecvWR      int // receive queue depth
+	MaxInline      int // max_inline_data
+	SignalAll      bool
+}
+
+// QPAttr are the attributes ibv_modify_qp sets on a transition; each transition reads only
+// its own fields, as the attribute mask would select them.
+type QPAttr struct {
+	Port int // INIT: port number (1-based) on the QP's HCA
+	// RTR: the remote QP and its port's LID (the address vector), and the responder's
+	// min_rnr_timer code (IB encoding: 1 = 0.01ms ... 31 = 491.52ms, 0 = 655.36ms).
+	DestQPN     uint32
+	DestLID     uint16
+	MinRNRTimer uint8
+	// RTS: local_ack_timeout exponent (4.096us * 2^Timeout, 0 = infinite), retry_cnt (0..7)
+	// and rnr_retry (0..7, 7 = retry forever).
+	Timeout  uint8
+	RetryCnt uint8
+	RNRRetry uint8
+}
+
+// Errors returned by verbs calls, as the errno the real call returns.
+var (
+	ErrInvalid   = errors.New("ib: invalid argument (EINVAL)")
+	ErrQueueFull = errors.New("ib: work queue full (ENOMEM)")
+	ErrBadState  = errors.New("ib: QP state does not allow this (EINVAL)")
+	ErrDead      = errors.New("ib: device is dead (EIO)")
+)
+
+// QP is a reliable-connected queue pair (struct ibv_qp of type IBV_QPT_RC).
+type QP struct {
+	f     *Fabric
+	num   uint32
+	hca   *HCA
+	port  *Port
+	init  QPInitAttr
+	attr  QPAttr
+	state QPState
+	cmid  *CMID
+
+	dstPort *Port
+	mtu     uint32
+
+	// Send queue: monotone counters; ring slot = counter % len(sq).
+	sq                        []sendWQE
+	sqPosted, sqDone, sqNext  uint32
+	sqSent, ackedTo, curChunk uint32
+	// Receive queue.
+	rq               []RecvWR
+	rqPosted, rqDone uint32
+	// Responder state.
+	rxExpect uint32 // next message sequence number expected
+	rxChunk  int64  // next chunk expected of message rxExpect; -1: discard until chunk 0
+	rxHave   bool   // a receive WQE is reserved for message rxExpect
+	resp     []readResp
+	respHead int
+	respNext uint32 // next chunk of resp[respHead]
+	// Requester READ reassembly.
+	rdMsn   uint32
+	rdChunk int64
+
+	retryLeft, rnrLeft uint8
+	paused             bool // waiting out an RNR NAK
+	ackTimer, rnrTimer sim.Timer
+	inRing             bool
+	kickPending        bool
+
+	// Context is for the consumer (qp_context).
+	Context any
+}
+
+type sendWQE struct {
+	wr       SendWR
+	readDone bool
+}
+
+type readResp struct {
+	msn uint32
+	len uint32
+	n   uint32
+}
+
+// CreateQP creates an RC QP in RESET on the HCA (ibv_create_qp). Both CQs must belong to
+// the same HCA.
+func (h *HCA) CreateQP(init QPInitAttr) (*QP, error) {
+	if !h.alive() {
+		return nil, ErrDead
+	}
+	if init.SendCQ == nil || init.RecvCQ == nil || init.SendCQ.hca != h || init.RecvCQ.hca != h ||
+		init.MaxSendWR <= 0 || init.MaxRecvWR <= 0 {
+		return nil, ErrInvalid
+	}
+	f := h.f
+	qp := &QP{f: f, num: uint32(len(f.qps) + 1), hca: h, init: init, rxChunk: -1}
+	qp.sq = make([]sendWQE, init.MaxSendWR)
+	qp.rq = make([]RecvWR, init.MaxRecvWR)
+	qp.ackTimer = sim.Timer{H: f.hid, Kind: evAckTimeout, Arg: uint64(qp.num - 1)}
+	qp.rnrTimer = sim.Timer{H: f.hid, Kind: evRNRResume, Arg: uint64(qp.num - 1)}
+	f.qps = append(f.qps, qp)
+	return qp, nil
+}
+
+// Num returns the QP number.
+func (qp *QP) Num() uint32 { return qp.num }
+
+// State returns the QP's current state (ibv_query_qp's qp_state).
+func (qp *QP) State() QPState { return qp.state }
+
+// HCA returns the QP's adapter.
+func (qp *QP) HCA() *HCA { return qp.hca }
+
+// Port returns the port the QP was bound to at INIT, or nil.
+func (qp *QP) Port() *Port { return qp.port }
+
+// Attr returns the attributes set so far.
+func (qp *QP) Attr() QPAttr { return qp.attr }
+
+// Outstanding returns the number of send and receive WRs posted and not yet completed.
+func (qp *QP) Outstanding() (send, recv int) {
+	return int(qp.sqPosted - qp.sqDone), int(qp.rqPosted - qp.rqDone)
+}
+
+func (qp *QP) String() string { return fmt.Sprintf("%s/qp%d", qp.hca, qp.num) }
+
+// Modify moves the QP to state to (ibv_modify_qp), reading the fields of attr that the
+// transition needs. Illegal transitions return ErrBadState and change nothing. Moving to
+// ERR flushes every outstanding WR with WR_FLUSH_ERR; moving to RESET discards them
+// without completions.
+func (qp *QP) Modify(to QPState, attr QPAttr) error {
+	if !legalTransition(qp.state, to) || to == QPSQE {
+		return fmt.Errorf("%w: %s -> %s", ErrBadState, qp.state, to)
+	}
+	switch to {
+	case QPReset:
+		qp.reset()
+		return nil
+	case QPErr:
+		qp.toErr()
+		return nil
+	case QPInit:
+		if attr.Port < 1 || attr.Port > len(qp.hca.ports) {
+			if qp.port == nil {
+				return fmt.Errorf("%w: port %d", ErrInvalid, attr.Port)
+			}
+		} else {
+			qp.port = qp.hca.ports[attr.Port-1]
+		}
+		qp.attr.Port = qp.port.Num
+	case QPRTR:
+		if attr.DestLID == 0 || int(attr.DestLID) > len(qp.f.ports) || attr.DestQPN == 0 {
+			return fmt.Errorf("%w: RTR needs a destination LID and QPN", ErrInvalid)
+		}
+		qp.dstPort = qp.f.ports[attr.DestLID-1]
+		qp.attr.DestLID, qp.attr.DestQPN, qp.attr.MinRNRTimer = attr.DestLID, attr.DestQPN, attr.MinRNRTimer
+		qp.mtu = uint32(qp.f.pathMTU(qp.port, qp.dstPort))
+	case QPRTS:
+		if attr.RetryCnt > 7 || attr.RNRRetry > 7 || attr.Timeout > 31 {
+			return fmt.Errorf("%w: retry_cnt/rnr_retry above 7 or timeout above 31", ErrInvalid)
+		}
+		if qp.state == QPRTR {
+			qp.attr.Timeout, qp.attr.RetryCnt, qp.attr.RNRRetry = attr.Timeout, attr.RetryCnt, attr.RNRRetry
+			qp.retryLeft, qp.rnrLeft = attr.RetryCnt, attr.RNRRetry
+		}
+	}
+	from := qp.state
+	qp.state = to
+	switch {
+	case to == QPRTS && from != QPRTS:
+		qp.kick()
+	case to == QPSQD:
+		qp.checkDrained()
+	}
+	return nil
+}
+
+// PostSend queues a send work request (ibv_post_send). It fails with ErrBadState unless
+// the QP is in RTS or SQD (where WRs wait until the QP returns to RTS); in ERR the WR is
+// accepted and completes with WR_FLUSH_ERR. A full send queue gives ErrQueueFull.
+func (qp *QP) PostSend(wr SendWR) error {
+	switch qp.state {
+	case QPRTS, QPSQD, QPErr:
+	default:
+		return fmt.Errorf("%w: post_send in %s", ErrBadState, qp.state)
+	}
+	if wr.Len < 0 || wr.Len > 1<<31 || (wr.Inline && (wr.Op != OpSend || wr.Len > qp.init.MaxInline)) || wr.Op > OpRead {
+		return ErrInvalid
+	}
+	if int(qp.sqPosted-qp.sqDone) >= len(qp.sq) {
+		return ErrQueueFull
+	}
+	if qp.init.SignalAll {
+		wr.Signaled = true
+	}
+	qp.sq[qp.sqPosted%uint32(len(qp.sq))] = sendWQE{wr: wr}
+	qp.sqPosted++
+	if qp.state == QPErr {
+		qp.flush()
+		return nil
+	}
+	qp.kick()
+	return nil
+}
+
+// PostRecv queues a receive buffer (ibv_post_recv). Allowed from INIT on; in ERR the WR
+// completes with WR_FLUSH_ERR. A full receive queue gives ErrQueueFull.
+func (qp *QP) PostRecv(wr RecvWR) error {
+	if qp.state == QPReset {
+		return fmt.Errorf("%w: post_recv in RESET", ErrBadState)
+	}
+	if wr.Len < 0 {
+		return ErrInvalid
+	}
+	if int(qp.rqPosted-qp.rqDone) >= len(qp.rq) {
+		return ErrQueueFull
+	}
+	qp.rq[qp.rqPosted%uint32(len(qp.rq))] = wr
+	qp.rqPosted++
+	if qp.state == QPErr {
+		qp.flush()
+	}
+	return nil
+}
+
+// Destroy destroys the QP (ibv_destroy_qp): outstanding WRs vanish without completions.
+func (qp *QP) Destroy() {
+	qp.reset()
+	qp.state = QPErr
+	qp.f.qps[qp.num-1] = nil
+}
+
+// kick tells the HCA's send engine there is work: after Config.HCALatency it joins its
+// port's round-robin.
+func (qp *QP) kick() {
+	if qp.kickPending || qp.state != QPRTS {
+		return
+	}
+	qp.kickPending = true
+	qp.f.k.After(qp.f.cfg.HCALatency, qp.f.hid, evKick, uint64(qp.num-1))
+}
+
+func (qp *QP) schedule() {
+	if qp.hasWork() {
+		qp.f.enqueue(qp)
+	}
+}
+
+func (qp *QP) reset() {
+	qp.f.k.Disarm(&qp.ackTimer)
+	qp.f.k.Disarm(&qp.rnrTimer)
+	*qp = QP{f: qp.f, num: qp.num, hca: qp.hca, init: qp.init, sq: qp.sq, rq: qp.rq, rxChunk: -1,
+		ackTimer: qp.ackTimer, rnrTimer: qp.rnrTimer, Context: qp.Context, cmid: qp.cmid, inRing: qp.inRing,
+		kickPending: qp.kickPending}
+}
+
+// toErr moves the QP to ERR and flushes its work queues (what the HCA does on a fatal
+// completion error or a modify to ERR).
+func (qp *QP) toErr() {
+	qp.state = QPErr
+	qp.paused = false
+	qp.f.k.Disarm(&qp.ackTimer)
+	qp.f.k.Disarm(&qp.rnrTimer)
+	qp.resp = qp.resp[:0]
+	qp.respHead = 0
+	qp.flush()
+}
+
+// flush completes every outstanding send WR, then every receive WR, with WR_FLUSH_ERR, in
+// posting order. Flushed WRs always complete, signalled or not.
+func (qp *QP) flush() {
+	for qp.sqDone != qp.sqPosted {
+		w := &qp.sq[qp.sqDone%uint32(len(qp.sq))]
+		qp.sqDone++
+		qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: WCFlushErr, Opcode: wcOp(w.wr.Op), QPNum: qp.num})
+	}
+	qp.sqNext, qp.sqSent, qp.ackedTo, qp.curChunk = qp.sqDone, qp.sqDone, qp.sqDone, 0
+	for qp.rqDone != qp.rqPosted {
+		w := qp.rq[qp.rqDone%uint32(len(qp.rq))]
+		qp.rqDone++
+		qp.init.RecvCQ.push(WC{WRID: w.ID, Status: WCFlushErr, Opcode: WCRecv, QPNum: qp.num})
+	}
+	qp.rxHave = false
+}
+
+// checkDrained raises IBV_EVENT_SQ_DRAINED once a QP in SQD has no send in flight.
+func (qp *QP) checkDrained() {
+	if qp.state == QPSQD && qp.curChunk == 0 && qp.sqDone == qp.sqSent {
+		qp.f.async(AsyncEvent{Type: EventSQDrained, HCA: qp.hca, QP: qp})
+	}
+}

@@ -1,0 +1,381 @@
+package ib
+
+import "github.com/lnetsim/lnetsim/sim"
+
+// This file is the RC transport: segmentation of work requests into chunks, the responder's
+// in-order acceptance, ACK/NAK generation, the requester's ACK timer, retries and RNR
+// handling. Sequence numbers count messages (one per WR), not packets: see ARCHITECTURE.md.
+
+// before reports a < b in wrapping 32-bit sequence space.
+func before(a, b uint32) bool { return int32(a-b) < 0 }
+
+// AckTimeout returns the local ACK timeout for a local_ack_timeout exponent:
+// 4.096us * 2^v, with 0 meaning infinite (returned as 0).
+func AckTimeout(v uint8) sim.Time {
+	if v == 0 {
+		return 0
+	}
+	return sim.Time(4096) << v
+}
+
+// rnrTable is the IB encoding of min_rnr_timer, in nanoseconds (0 = 655.36ms).
+var rnrTable = [32]sim.Time{
+	655360000, 10000, 20000, 30000, 40000, 60000, 80000, 120000, 160000, 240000,
+	320000, 480000, 640000, 960000, 1280000, 1920000, 2560000, 3840000, 5120000, 7680000,
+	10240000, 15360000, 20480000, 30720000, 40960000, 61440000, 81920000, 122880000, 163840000, 245760000,
+	327680000, 491520000,
+}
+
+// RNRDelay returns the receiver-not-ready wait encoded by a min_rnr_timer code.
+func RNRDelay(code uint8) sim.Time { return rnrTable[code&31] }
+
+// hasWork reports whether the QP has a chunk to put on the wire: a READ response (in RTR,
+// RTS or SQD) or, in RTS and not waiting out an RNR NAK, the next chunk of its send queue.
+// In SQD only a partly sent message is finished.
+func (qp *QP) hasWork() bool {
+	if !qp.hca.alive() {
+		return false
+	}
+	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+		return true
+	}
+	if qp.paused || qp.sqNext == qp.sqPosted {
+		return false
+	}
+	return qp.state == QPRTS || (qp.state == QPSQD && qp.curChunk > 0)
+}
+
+func (qp *QP) chunkBytes() uint32 { return qp.mtu * uint32(qp.f.cfg.ChunkPackets) }
+
+// shape fills a data chunk's sizes for chunk idx of an n-byte message.
+func (qp *QP) shape(ch *chunk, msgLen, idx uint32, extra uint32) {
+	cb := qp.chunkBytes()
+	ch.n = (msgLen + cb - 1) / cb
+	if ch.n == 0 {
+		ch.n = 1
+	}
+	ch.idx = idx
+	b := msgLen - idx*cb
+	if b > cb {
+		b = cb
+	}
+	ch.bytes = b
+	np := (b + qp.mtu - 1) / qp.mtu
+	if np == 0 {
+		np = 1
+	}
+	ch.npkt = uint16(np)
+	ch.wire = b + np*pktHeader
+	if idx == 0 {
+		ch.wire += extra
+	}
+	ch.msgLen = msgLen
+}
+
+// fill writes the QP's next chunk into chunk c (hasWork must be true). READ responses go
+// before new requests, as a responder's resources are served first.
+func (qp *QP) fill(c int32) {
+	f := qp.f
+	ch := &f.chunks[c]
+	ch.src, ch.dst = int32(qp.port.idx), int32(qp.dstPort.idx)
+	ch.srcQP, ch.dstQP = qp.num, qp.attr.DestQPN
+	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+		r := &qp.resp[qp.respHead]
+		ch.kind, ch.op, ch.msn = ckReadResp, OpRead, r.msn
+		qp.shape(ch, r.len, qp.respNext, aethBytes)
+		qp.respNext++
+		if qp.respNext == ch.n {
+			qp.respNext = 0
+			qp.respHead++
+			if qp.respHead == len(qp.resp) {
+				qp.resp, qp.respHead = qp.resp[:0], 0
+			}
+		}
+		return
+	}
+	w := &qp.sq[qp.sqNext%uint32(len(qp.sq))]
+	ch.op, ch.msn = w.wr.Op, qp.sqNext
+	ch.rkey, ch.raddr = w.wr.RKey, w.wr.RemoteAddr
+	switch w.wr.Op {
+	case OpRead:
+		ch.kind, ch.n, ch.idx, ch.npkt, ch.wire, ch.msgLen = ckReadReq, 1, 0, 1, readReqWir, uint32(w.wr.Len)
+		w.readDone = false
+		qp.curChunk = 1
+	case OpWrite:
+		ch.kind = ckData
+		qp.shape(ch, uint32(w.wr.Len), qp.curChunk, rethBytes)
+		qp.curChunk++
+	default:
+		ch.kind = ckData
+		qp.shape(ch, uint32(w.wr.Len), qp.curChunk, 0)
+		qp.curChunk++
+	}
+	if qp.curChunk == ch.n {
+		qp.curChunk = 0
+		qp.sqNext++
+		if before(qp.sqSent, qp.sqNext) {
+			qp.sqSent = qp.sqNext
+		}
+	}
+	if to := AckTimeout(qp.attr.Timeout); to > 0 && !f.k.Armed(&qp.ackTimer) {
+		f.k.ArmAfter(&qp.ackTimer, to)
+	}
+}
+
+// ctrl queues an ACK (kind ckAck) or NAK (ckNak with status) for message msn to the peer.
+func (qp *QP) ctrl(kind uint8, msn uint32, status WCStatus) {
+	f := qp.f
+	c := f.newChunk()
+	ch := &f.chunks[c]
+	ch.kind, ch.msn, ch.nak, ch.rnrTimer = kind, msn, status, qp.attr.MinRNRTimer
+	ch.src, ch.dst, ch.srcQP, ch.dstQP = int32(qp.port.idx), int32(qp.dstPort.idx), qp.num, qp.attr.DestQPN
+	ch.n, ch.npkt, ch.wire = 1, 1, ackWire
+	f.sendCtrl(qp.port, c)
+}
+
+// deliver hands a chunk that reached port p to its destination QP. Packets for unknown QPs,
+// QPs of another connection and QPs not in RTR/RTS/SQD are silently dropped.
+func (f *Fabric) deliver(p *Port, ch *chunk) {
+	qi := int(ch.dstQP) - 1
+	if qi < 0 || qi >= len(f.qps) {
+		return
+	}
+	qp := f.qps[qi]
+	if qp == nil || qp.port != p || qp.attr.DestQPN != ch.srcQP {
+		return
+	}
+	switch qp.state {
+	case QPRTR, QPRTS, QPSQD:
+	default:
+		return
+	}
+	switch ch.kind {
+	case ckData:
+		qp.rxData(ch)
+	case ckReadReq:
+		qp.rxReadReq(ch)
+	case ckReadResp:
+		qp.rxReadResp(ch)
+	case ckAck:
+		qp.rxAck(ch.msn)
+	case ckNak:
+		qp.rxNak(ch)
+	}
+}
+
+// rxData is the responder's handling of SEND and RDMA_WRITE chunks: messages are accepted
+// in order only; a duplicate's last chunk is re-acknowledged; a SEND finding the receive
+// queue empty is refused with an RNR NAK; a WRITE to a bad rkey or range gets a remote
+// access NAK; a SEND longer than its receive buffer completes the receive with LOC_LEN_ERR,
+// NAKs the requester and moves the responder to ERR.
+func (qp *QP) rxData(ch *chunk) {
+	if ch.msn != qp.rxExpect {
+		if before(ch.msn, qp.rxExpect) && ch.idx+1 == ch.n {
+			qp.ctrl(ckAck, qp.rxExpect-1, WCSuccess)
+		}
+		return
+	}
+	if ch.idx == 0 {
+		qp.rxChunk = 0
+		switch ch.op {
+		case OpSend:
+			if !qp.rxHave {
+				if qp.rqDone == qp.rqPosted {
+					qp.rxChunk = -1
+					qp.ctrl(ckNak, ch.msn, WCRNRRetryExcErr)
+					return
+				}
+				qp.rxHave = true
+			}
+		case OpWrite:
+			if !qp.f.access(qp.hca, ch.rkey, ch.raddr, ch.msgLen, AccessRemoteWrite) {
+				qp.rxChunk = -1
+				qp.ctrl(ckNak, ch.msn, WCRemAccessErr)
+				return
+			}
+		}
+	}
+	if int64(ch.idx) != qp.rxChunk {
+		return
+	}
+	qp.rxChunk++
+	if ch.idx+1 != ch.n {
+		return
+	}
+	qp.rxChunk = -1
+	if ch.op == OpSend {
+		w := qp.rq[qp.rqDone%uint32(len(qp.rq))]
+		qp.rqDone++
+		qp.rxHave = false
+		if int(ch.msgLen) > w.Len {
+			qp.init.RecvCQ.push(WC{WRID: w.ID, Status: WCLocLenErr, Opcode: WCRecv, QPNum: qp.num, SrcQP: ch.srcQP})
+			qp.ctrl(ckNak, ch.msn, WCRemInvReqErr)
+			qp.toErr()
+			return
+		}
+		qp.init.RecvCQ.push(WC{WRID: w.ID, Status: WCSuccess, Opcode: WCRecv, ByteLen: int(ch.msgLen), QPNum: qp.num, SrcQP: ch.srcQP})
+	}
+	qp.rxExpect++
+	qp.ctrl(ckAck, ch.msn, WCSuccess)
+}
+
+// rxReadReq is the responder's handling of an RDMA READ request: checked against the
+// rkey, then answered with response chunks (a duplicate request is answered again).
+func (qp *QP) rxReadReq(ch *chunk) {
+	if before(qp.rxExpect, ch.msn) {
+		return
+	}
+	if ch.msn == qp.rxExpect {
+		if !qp.f.access(qp.hca, ch.rkey, ch.raddr, ch.msgLen, AccessRemoteRead) {
+			qp.ctrl(ckNak, ch.msn, WCRemAccessErr)
+			return
+		}
+		qp.rxExpect++
+	}
+	cb := qp.chunkBytes()
+	n := (ch.msgLen + cb - 1) / cb
+	if n == 0 {
+		n = 1
+	}
+	qp.resp = append(qp.resp, readResp{msn: ch.msn, len: ch.msgLen, n: n})
+	qp.f.enqueue(qp)
+}
+
+// rxReadResp reassembles an RDMA READ response in order; its last chunk completes the READ
+// and implicitly acknowledges every earlier message.
+func (qp *QP) rxReadResp(ch *chunk) {
+	if before(ch.msn, qp.sqDone) || !before(ch.msn, qp.sqSent) {
+		return
+	}
+	if ch.idx == 0 {
+		qp.rdMsn, qp.rdChunk = ch.msn, 0
+	}
+	if ch.msn != qp.rdMsn || int64(ch.idx) != qp.rdChunk {
+		return
+	}
+	qp.rdChunk++
+	if ch.idx+1 != ch.n {
+		return
+	}
+	qp.rdChunk = -1
+	qp.sq[ch.msn%uint32(len(qp.sq))].readDone = true
+	if before(qp.ackedTo, ch.msn) {
+		qp.ackedTo = ch.msn
+	}
+	qp.progress()
+}
+
+// rxAck records a cumulative acknowledgement of every message up to msn.
+func (qp *QP) rxAck(msn uint32) {
+	if before(msn, qp.sqDone) || !before(msn, qp.sqSent) {
+		return
+	}
+	if before(qp.ackedTo, msn+1) {
+		qp.ackedTo = msn + 1
+	}
+	qp.progress()
+}
+
+// rxNak handles a NAK for message msn: messages before it are acknowledged; an RNR NAK
+// rewinds to msn and waits min_rnr_timer (retrying up to rnr_retry times, forever if 7);
+// an error NAK completes the WR with that error and moves the QP to ERR.
+func (qp *QP) rxNak(ch *chunk) {
+	if before(ch.msn, qp.sqDone) || !before(ch.msn, qp.sqSent) || qp.paused {
+		return
+	}
+	if before(qp.ackedTo, ch.msn) {
+		qp.ackedTo = ch.msn
+	}
+	qp.progress()
+	if qp.state == QPErr || ch.msn != qp.sqDone {
+		return
+	}
+	if ch.nak != WCRNRRetryExcErr {
+		qp.fail(ch.nak)
+		return
+	}
+	if qp.attr.RNRRetry != 7 {
+		if qp.rnrLeft == 0 {
+			qp.fail(WCRNRRetryExcErr)
+			return
+		}
+		qp.rnrLeft--
+	}
+	qp.rewind()
+	qp.paused = true
+	qp.f.k.Disarm(&qp.ackTimer)
+	qp.f.k.ArmAfter(&qp.rnrTimer, RNRDelay(ch.rnrTimer))
+}
+
+func (qp *QP) rnrResume() {
+	qp.paused = false
+	qp.schedule()
+}
+
+// rewind restarts transmission at the oldest unacknowledged message (go-back-N).
+func (qp *QP) rewind() {
+	qp.sqNext, qp.curChunk, qp.rdChunk = qp.sqDone, 0, -1
+}
+
+// progress completes, in order, every message acknowledged so far (a READ only once its
+// response has arrived), resets the retry counters on progress and re-arms or stops the
+// ACK timer.
+func (qp *QP) progress() {
+	moved := false
+	for qp.sqDone != qp.sqSent {
+		w := &qp.sq[qp.sqDone%uint32(len(qp.sq))]
+		if w.wr.Op == OpRead {
+			if !w.readDone {
+				break
+			}
+		} else if !before(qp.sqDone, qp.ackedTo) {
+			break
+		}
+		qp.sqDone++
+		moved = true
+		if w.wr.Signaled {
+			qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: WCSuccess, Opcode: wcOp(w.wr.Op), ByteLen: w.wr.Len, QPNum: qp.num})
+		}
+		if qp.state == QPErr { // the CQ push may have failed the QP
+			return
+		}
+	}
+	if !moved {
+		return
+	}
+	if before(qp.sqNext, qp.sqDone) {
+		qp.sqNext, qp.curChunk = qp.sqDone, 0
+	}
+	qp.retryLeft, qp.rnrLeft = qp.attr.RetryCnt, qp.attr.RNRRetry
+	if qp.sqDone == qp.sqSent {
+		qp.f.k.Disarm(&qp.ackTimer)
+		qp.checkDrained()
+	} else if to := AckTimeout(qp.attr.Timeout); to > 0 {
+		qp.f.k.ArmAfter(&qp.ackTimer, to)
+	}
+}
+
+// ackTimeout is the local ACK timer expiring: retransmit from the oldest unacknowledged
+// message, or, once retry_cnt retries are used up, complete it with RETRY_EXC_ERR and move
+// the QP to ERR (flushing the rest).
+func (qp *QP) ackTimeout() {
+	if qp.sqDone == qp.sqSent || qp.paused || qp.state == QPErr {
+		return
+	}
+	if qp.retryLeft == 0 {
+		qp.fail(WCRetryExcErr)
+		return
+	}
+	qp.retryLeft--
+	qp.rewind()
+	qp.f.k.ArmAfter(&qp.ackTimer, AckTimeout(qp.attr.Timeout))
+	qp.schedule()
+}
+
+// fail completes the oldest outstanding send WR with status and moves the QP to ERR.
+func (qp *QP) fail(status WCStatus) {
+	w := &qp.sq[qp.sqDone%uint32(len(qp.sq))]
+	qp.sqDone++
+	qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: status, Opcode: wcOp(w.wr.Op), QPNum: qp.num})
+	qp.toErr()
+}
