@@ -123,7 +123,9 @@ func (ni *NI) Status() NIStatus {
 func (ni *NI) Fatal() bool { return ni.fatal }
 
 // TxCredits returns the available, maximum and minimum-seen tx credits.
-func (ni *NI) TxCredits() (avail, max, min int) { return ni.txCredits, ni.maxTxCredits, ni.minTxCredits }
+func (ni *NI) TxCredits() (avail, max, min int) {
+	return ni.txCredits, ni.maxTxCredits, ni.minTxCredits
+}
 
 // TxQueued returns how many messages wait for an NI tx credit.
 func (ni *NI) TxQueued() int { return ni.txq.len() }

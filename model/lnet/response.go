@@ -55,6 +55,9 @@ func (l *rspList) len() int { return len(l.buf) - l.head }
 // attachRspTracker models lnet_attach_rsp_tracker: deadline = now + transaction_timeout, not
 // re-armed by resends.
 func (n *Node) attachRspTracker(md *MD) {
+	if l := &n.rsp; l.len() >= 4096 && uint64(l.len()) > 4*n.stats.RstAlloc {
+		n.compactRsp()
+	}
 	n.stats.RstAlloc++
 	md.rspt = n.rsp.add(md, n.k.Now()+sim.Time(n.tun.TransactionTimeout)*sim.Second)
 }
@@ -98,4 +101,20 @@ func (n *Node) expireResponses() {
 		l.buf = l.buf[:0]
 		l.head = 0
 	}
+}
+
+// compactRsp drops trackers whose response already arrived (the kernel frees them lazily in
+// the monitor; the model also sweeps when they outnumber live ones 4:1, bounding memory).
+func (n *Node) compactRsp() {
+	l := &n.rsp
+	k := 0
+	for i := l.head; i < len(l.buf); i++ {
+		e := l.buf[i]
+		if md := n.lookupMD(e.mdIdx, e.mdGen); md != nil && md.rspt == e.ref {
+			l.buf[k] = e
+			k++
+		}
+	}
+	l.buf = l.buf[:k]
+	l.head = 0
 }

@@ -7,14 +7,14 @@ type HealthCause uint8
 
 // Causes of health changes.
 const (
-	CauseFailure       HealthCause = iota // a message finalized with a failing hstatus
-	CauseSuccess                          // a successful send or receive
-	CauseRecoveryReply                    // a recovery ping answered
-	CauseResponseTimeout                  // the response tracker expired (next hop charged)
-	CauseManual                           // lnetctl net/peer set --health
-	CauseNotify                           // lnet_notify(alive, reset) from an LND
-	CauseDiscovery                        // status learnt by discovery/push
-	CauseRouter                           // received from a router / router mode (set to max)
+	CauseFailure         HealthCause = iota // a message finalized with a failing hstatus
+	CauseSuccess                            // a successful send or receive
+	CauseRecoveryReply                      // a recovery ping answered
+	CauseResponseTimeout                    // the response tracker expired (next hop charged)
+	CauseManual                             // lnetctl net/peer set --health
+	CauseNotify                             // lnet_notify(alive, reset) from an LND
+	CauseDiscovery                          // status learnt by discovery/push
+	CauseRouter                             // received from a router / router mode (set to max)
 )
 
 var causeNames = [...]string{"failure", "success", "recovery_reply", "response_timeout",

@@ -1,0 +1,63 @@
+package lnet
+
+import (
+	"testing"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// pumper keeps a fixed number of PUTs in flight from A to B, issuing the next on each ACK.
+type pumper struct {
+	p         *pair
+	remaining int
+	done      int
+	dst       NID
+	tb        testing.TB
+}
+
+func (u *pumper) OnEvent(ev *Event) {
+	if ev.Type != EventACK {
+		return
+	}
+	u.done++
+	u.next()
+}
+
+func (u *pumper) next() {
+	if u.remaining == 0 {
+		return
+	}
+	u.remaining--
+	md := u.p.a.MDBind(MDSpec{Length: 4096, Threshold: 2, Handler: u})
+	if err := u.p.a.Put(AnyNID, md, AckReqAck, u.dst, testPortal, 1, 0, 0); err != nil {
+		u.tb.Fatal(err)
+	}
+}
+
+// BenchmarkPutAck measures full LNet PUT+ACK round trips (selection, credits, ideal LND,
+// parse, match, ACK, finalize, events) between two nodes with two rails each, 16 in flight.
+func BenchmarkPutAck(b *testing.B) {
+	p := newPair(b, 2, 2, DefaultTunables(), NetTunables{})
+	p.a.SetTracer(nil)
+	p.b.SetTracer(nil)
+	p.b.portals[testPortal][0].md.spec.Handler = nil
+	u := &pumper{p: p, remaining: 16, dst: nid("10.0.0.2@o2ib"), tb: b}
+	for i := 0; i < 16; i++ {
+		u.next()
+	}
+	p.run(b, sim.Second) // warm up: discovery, pools
+	u.remaining = b.N
+	u.done = 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < 16; i++ {
+		u.next()
+	}
+	for u.done < b.N {
+		if err := p.k.RunUntil(p.k.Now() + sim.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+}
