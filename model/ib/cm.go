@@ -534,3 +534,10 @@ func (id *CMID) disconnected() {
 	id.event(CMDisconnected, 0, nil)
 	id.eventLater(id.f.cfg.CM.Timewait, CMTimewaitExit, 0)
 }
+
+// DefaultTiming returns the CM timings used when CMTiming fields are zero.
+func DefaultTiming() CMTiming {
+	var c CMTiming
+	c.fill()
+	return c
+}
