@@ -36,7 +36,11 @@ type decoder struct {
 	keys    map[string][]string // mapping path -> keys present, in order
 	bad     map[string]bool     // paths whose value could not be decoded
 	visited int
+	depth   int
 }
+
+// maxDepth bounds nesting (a self-referencing alias would otherwise recurse forever).
+const maxDepth = 32
 
 func newDecoder(file string, origins map[*yaml.Node]string) *decoder {
 	return &decoder{file: file, origins: origins, pos: map[string]loc{}, keys: map[string][]string{}, bad: map[string]bool{}}
@@ -159,6 +163,13 @@ func describe(n *yaml.Node) string {
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, opts fieldOpts) {
 	n, ok := d.resolve(n)
 	if !ok {
+		return
+	}
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > maxDepth {
+		d.errorf(n, path, "an alias may refer to itself", "nested too deeply")
+		d.visited = maxNodes // stop here: every further value would be as deep
 		return
 	}
 	d.pos[path] = d.locOf(n)

@@ -45,10 +45,14 @@ type ResolvedPeer struct {
 
 // Member returns the member with the given name, or nil.
 func (s *Scenario) Member(name string) *Member {
-	for i := range s.Members {
-		if s.Members[i].Name == name {
-			return &s.Members[i]
+	if len(s.memberIndex) != len(s.Members) {
+		s.memberIndex = make(map[string]int, len(s.Members))
+		for i := range s.Members {
+			s.memberIndex[s.Members[i].Name] = i
 		}
+	}
+	if i, ok := s.memberIndex[name]; ok {
+		return &s.Members[i]
 	}
 	return nil
 }

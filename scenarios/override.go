@@ -93,8 +93,25 @@ func applyOverrides(root *yaml.Node, origins map[*yaml.Node]string, ovs []Overri
 			continue
 		}
 		markOrigin(o.Value, o.Path, origins)
+		markCreated(root, o.Path, origins, 0)
 	}
 	return errs
+}
+
+// markCreated marks the nodes an override created (keys and intermediate mappings, which
+// have no position) as coming from it.
+func markCreated(n *yaml.Node, origin string, origins map[*yaml.Node]string, depth int) {
+	if n == nil || depth > 64 {
+		return
+	}
+	if n.Line == 0 {
+		if _, ok := origins[n]; !ok {
+			origins[n] = origin
+		}
+	}
+	for _, c := range n.Content {
+		markCreated(c, origin, origins, depth+1)
+	}
 }
 
 func markOrigin(n *yaml.Node, origin string, origins map[*yaml.Node]string) {

@@ -211,12 +211,12 @@ func (r *resolver) assignNIDs() {
 					mni.NID, _ = ni.NID.next(k)
 				default:
 					_, num, _ := ParseNet(ni.Net)
-					for {
+					for next[ni.Net] < 65535 {
 						next[ni.Net]++
 						n := next[ni.Net]
 						nid := NID{Addr: addr4(10, byte(num), byte(n>>8), byte(n)), Net: ni.Net}
-						if n >= 65535 {
-							r.errorAt("nodes", "give NIDs explicitly", "more than 65534 NIs on net %s", ni.Net)
+						if n == 65535 {
+							r.errorAt("nodes", "give NIDs explicitly", "more than 65534 NIs on net %s to number automatically", ni.Net)
 							break
 						}
 						if _, used := r.nids[nid]; !used {

@@ -500,4 +500,3 @@ func (r *resolver) state(p, s string) {
 		r.errorAt(p+".state", "", "state must be up or down, got %q", s)
 	}
 }
-

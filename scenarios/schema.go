@@ -33,6 +33,8 @@ type Scenario struct {
 	Members []Member `yaml:"-" json:"members"`
 	// Hash is the sha256 of the canonical form (filled by Load; see Canonical).
 	Hash string `yaml:"-" json:"-"`
+
+	memberIndex map[string]int // name -> index in Members, built by Member
 }
 
 func (s *Scenario) setDefaults() {

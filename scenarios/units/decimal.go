@@ -2,7 +2,6 @@ package units
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"strings"
 )
@@ -37,7 +36,7 @@ func scale(num string, mult *big.Int, what string) (int64, error) {
 		return 0, fmt.Errorf("not a whole %s", what)
 	}
 	v := r.Num()
-	if !v.IsInt64() || v.Int64() > math.MaxInt64 {
+	if !v.IsInt64() {
 		return 0, fmt.Errorf("too large")
 	}
 	return v.Int64(), nil
