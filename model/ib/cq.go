@@ -67,6 +67,7 @@ type CQ struct {
 	armed   bool
 	pending bool
 	errored bool
+	dead    bool // its node crashed: the CQ is gone
 	// Context is for the consumer (cq_context).
 	Context any
 }
@@ -123,7 +124,7 @@ func (cq *CQ) HCA() *HCA { return cq.hca }
 // error state and IBV_EVENT_CQ_ERR is raised (the QPs feeding it are not failed: a
 // simplification).
 func (cq *CQ) push(wc WC) {
-	if cq.errored {
+	if cq.errored || cq.dead {
 		return
 	}
 	if cq.n == len(cq.wcs) {
@@ -146,7 +147,7 @@ func (cq *CQ) push(wc WC) {
 // notify delivers a completion interrupt to an armed CQ's handler.
 func (cq *CQ) notify() {
 	cq.pending = false
-	if !cq.armed || cq.h == nil || cq.hca.node.crashed {
+	if !cq.armed || cq.h == nil || cq.dead {
 		return
 	}
 	cq.armed = false

@@ -136,6 +136,7 @@ func (h *HCA) HCAFatal() {
 	}
 	f := h.f
 	h.fatal = true
+	f.invalidateMRs(h)
 	f.async(AsyncEvent{Type: EventDeviceFatal, HCA: h})
 	for _, qp := range f.qps {
 		if qp != nil && qp.hca == h && qp.state != QPErr && qp.state != QPReset {
@@ -188,7 +189,13 @@ func (n *Node) CrashNode() {
 			f.cmids[i] = nil
 		}
 	}
+	for _, cq := range f.cqs {
+		if cq.hca.node == n {
+			cq.dead = true
+		}
+	}
 	for _, h := range n.hcas {
+		f.invalidateMRs(h)
 		h.handlers = nil
 		for _, p := range h.ports {
 			for c := p.ctrlHead; c >= 0; {
@@ -273,4 +280,14 @@ func (f *Fabric) MoveAddr(a netip.Addr, p *Port) error {
 		}
 	}
 	return nil
+}
+
+// invalidateMRs forgets every memory region of h: a failed or rebooted device keeps no
+// registrations.
+func (f *Fabric) invalidateMRs(h *HCA) {
+	for i := range f.mrs {
+		if f.mrs[i].hca == int32(h.idx) {
+			f.mrs[i].valid = false
+		}
+	}
 }

@@ -136,6 +136,7 @@ type QP struct {
 	rxExpect uint32 // next message sequence number expected
 	rxChunk  int64  // next chunk expected of message rxExpect; -1: discard until chunk 0
 	rxHave   bool   // a receive WQE is reserved for message rxExpect
+	nakked   bool   // a NAK for rxExpect is outstanding: drop its chunks until chunk 0
 	resp     []readResp
 	respHead int
 	respNext uint32 // next chunk of resp[respHead]
@@ -175,7 +176,7 @@ func (h *HCA) CreateQP(init QPInitAttr) (*QP, error) {
 		return nil, ErrInvalid
 	}
 	f := h.f
-	qp := &QP{f: f, num: uint32(len(f.qps) + 1), hca: h, init: init, rxChunk: -1}
+	qp := &QP{f: f, num: uint32(len(f.qps) + 1), hca: h, init: init, rxChunk: -1, rdChunk: -1}
 	qp.sq = make([]sendWQE, init.MaxSendWR)
 	qp.rq = make([]RecvWR, init.MaxRecvWR)
 	qp.ackTimer = sim.Timer{H: f.hid, Kind: evAckTimeout, Arg: uint64(qp.num - 1)}
@@ -331,7 +332,7 @@ func (qp *QP) schedule() {
 func (qp *QP) reset() {
 	qp.f.k.Disarm(&qp.ackTimer)
 	qp.f.k.Disarm(&qp.rnrTimer)
-	*qp = QP{f: qp.f, num: qp.num, hca: qp.hca, init: qp.init, sq: qp.sq, rq: qp.rq, rxChunk: -1,
+	*qp = QP{f: qp.f, num: qp.num, hca: qp.hca, init: qp.init, sq: qp.sq, rq: qp.rq, rxChunk: -1, rdChunk: -1,
 		ackTimer: qp.ackTimer, rnrTimer: qp.rnrTimer, Context: qp.Context, cmid: qp.cmid, inRing: qp.inRing,
 		kickPending: qp.kickPending}
 }

@@ -18,6 +18,9 @@ func AckTimeout(v uint8) sim.Time {
 	return sim.Time(4096) << v
 }
 
+// nakSeqErr marks a PSN sequence error NAK (never a completion status).
+const nakSeqErr WCStatus = 255
+
 // rnrTable is the IB encoding of min_rnr_timer, in nanoseconds (0 = 655.36ms).
 var rnrTable = [32]sim.Time{
 	655360000, 10000, 20000, 30000, 40000, 60000, 80000, 120000, 160000, 240000,
@@ -110,12 +113,12 @@ func (qp *QP) fill(c int32) {
 		qp.shape(ch, uint32(w.wr.Len), qp.curChunk, 0)
 		qp.curChunk++
 	}
+	if before(qp.sqSent, ch.msn+1) { // sqSent: one past the last message started on the wire
+		qp.sqSent = ch.msn + 1
+	}
 	if qp.curChunk == ch.n {
 		qp.curChunk = 0
 		qp.sqNext++
-		if before(qp.sqSent, qp.sqNext) {
-			qp.sqSent = qp.sqNext
-		}
 	}
 	if to := AckTimeout(qp.attr.Timeout); to > 0 && !f.k.Armed(&qp.ackTimer) {
 		f.k.ArmAfter(&qp.ackTimer, to)
@@ -164,38 +167,43 @@ func (f *Fabric) deliver(p *Port, ch *chunk) {
 }
 
 // rxData is the responder's handling of SEND and RDMA_WRITE chunks: messages are accepted
-// in order only; a duplicate's last chunk is re-acknowledged; a SEND finding the receive
+// in order only; a duplicate's last chunk is re-acknowledged; a gap (lost chunk) is
+// answered once with a sequence error NAK, so the requester goes back at once instead of
+// waiting for its ACK timeout; a SEND finding the receive
 // queue empty is refused with an RNR NAK; a WRITE to a bad rkey or range gets a remote
 // access NAK; a SEND longer than its receive buffer completes the receive with LOC_LEN_ERR,
 // NAKs the requester and moves the responder to ERR.
 func (qp *QP) rxData(ch *chunk) {
 	if ch.msn != qp.rxExpect {
-		if before(ch.msn, qp.rxExpect) && ch.idx+1 == ch.n {
-			qp.ctrl(ckAck, qp.rxExpect-1, WCSuccess)
+		if before(ch.msn, qp.rxExpect) {
+			if ch.idx+1 == ch.n {
+				qp.ctrl(ckAck, qp.rxExpect-1, WCSuccess)
+			}
+			return
 		}
+		qp.seqNak() // a whole message is missing
 		return
 	}
 	if ch.idx == 0 {
-		qp.rxChunk = 0
+		qp.rxChunk, qp.nakked = 0, false
 		switch ch.op {
 		case OpSend:
 			if !qp.rxHave {
 				if qp.rqDone == qp.rqPosted {
-					qp.rxChunk = -1
-					qp.ctrl(ckNak, ch.msn, WCRNRRetryExcErr)
+					qp.refuse(ch.msn, WCRNRRetryExcErr)
 					return
 				}
 				qp.rxHave = true
 			}
 		case OpWrite:
 			if !qp.f.access(qp.hca, ch.rkey, ch.raddr, ch.msgLen, AccessRemoteWrite) {
-				qp.rxChunk = -1
-				qp.ctrl(ckNak, ch.msn, WCRemAccessErr)
+				qp.refuse(ch.msn, WCRemAccessErr)
 				return
 			}
 		}
 	}
 	if int64(ch.idx) != qp.rxChunk {
+		qp.seqNak() // part of this message is missing
 		return
 	}
 	qp.rxChunk++
@@ -219,18 +227,38 @@ func (qp *QP) rxData(ch *chunk) {
 	qp.ctrl(ckAck, ch.msn, WCSuccess)
 }
 
+// refuse NAKs message rxExpect with status and ignores the rest of it until the requester
+// starts it again.
+func (qp *QP) refuse(msn uint32, status WCStatus) {
+	qp.rxChunk, qp.nakked = -1, true
+	qp.ctrl(ckNak, msn, status)
+}
+
+// seqNak answers a gap in the request stream with one PSN sequence error NAK for the
+// expected message; further out-of-sequence chunks are dropped silently until the
+// requester goes back to it.
+func (qp *QP) seqNak() {
+	if qp.nakked {
+		return
+	}
+	qp.refuse(qp.rxExpect, nakSeqErr)
+}
+
 // rxReadReq is the responder's handling of an RDMA READ request: checked against the
 // rkey, then answered with response chunks (a duplicate request is answered again).
 func (qp *QP) rxReadReq(ch *chunk) {
 	if before(qp.rxExpect, ch.msn) {
+		qp.seqNak()
 		return
 	}
 	if ch.msn == qp.rxExpect {
+		qp.nakked = false
 		if !qp.f.access(qp.hca, ch.rkey, ch.raddr, ch.msgLen, AccessRemoteRead) {
-			qp.ctrl(ckNak, ch.msn, WCRemAccessErr)
+			qp.refuse(ch.msn, WCRemAccessErr)
 			return
 		}
 		qp.rxExpect++
+		qp.rxChunk = -1
 	}
 	cb := qp.chunkBytes()
 	n := (ch.msgLen + cb - 1) / cb
@@ -251,6 +279,10 @@ func (qp *QP) rxReadResp(ch *chunk) {
 		qp.rdMsn, qp.rdChunk = ch.msn, 0
 	}
 	if ch.msn != qp.rdMsn || int64(ch.idx) != qp.rdChunk {
+		if qp.rdChunk >= 0 { // a response chunk went missing: re-read at once
+			qp.rdChunk = -1
+			qp.retry()
+		}
 		return
 	}
 	qp.rdChunk++
@@ -290,7 +322,12 @@ func (qp *QP) rxNak(ch *chunk) {
 	if qp.state == QPErr || ch.msn != qp.sqDone {
 		return
 	}
-	if ch.nak != WCRNRRetryExcErr {
+	switch ch.nak {
+	case WCRNRRetryExcErr:
+	case nakSeqErr:
+		qp.retry()
+		return
+	default:
 		qp.fail(ch.nak)
 		return
 	}
@@ -362,13 +399,21 @@ func (qp *QP) ackTimeout() {
 	if qp.sqDone == qp.sqSent || qp.paused || qp.state == QPErr {
 		return
 	}
+	qp.retry()
+}
+
+// retry spends one of retry_cnt retries going back to the oldest unacknowledged message
+// (after an ACK timeout or a sequence error NAK), or fails it with RETRY_EXC_ERR.
+func (qp *QP) retry() {
 	if qp.retryLeft == 0 {
 		qp.fail(WCRetryExcErr)
 		return
 	}
 	qp.retryLeft--
 	qp.rewind()
-	qp.f.k.ArmAfter(&qp.ackTimer, AckTimeout(qp.attr.Timeout))
+	if to := AckTimeout(qp.attr.Timeout); to > 0 {
+		qp.f.k.ArmAfter(&qp.ackTimer, to)
+	}
 	qp.schedule()
 }
 
