@@ -101,7 +101,6 @@ type MD struct {
 	unlinked  bool
 	aborted   bool // unlinked while messages were attached (LNET_MD_FLAG_ABORTED)
 	me        *ME
-	offset    int // local offset for MEs that manage it
 	rspt      rspRef
 }
 

@@ -59,7 +59,6 @@ type Node struct {
 	pushMD   *MD
 	sysH     sysHandler
 	started  bool
-	stopped  bool
 	routing  bool // routing enabled (issue 6)
 	seqNo    uint32
 	shutdown bool

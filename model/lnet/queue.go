@@ -30,16 +30,3 @@ func (q *msgQueue) pop() *Msg {
 	}
 	return m
 }
-
-// remove deletes m if queued, keeping order, and reports whether it was there.
-func (q *msgQueue) remove(m *Msg) bool {
-	for i := q.head; i < len(q.buf); i++ {
-		if q.buf[i] == m {
-			copy(q.buf[i:], q.buf[i+1:])
-			q.buf[len(q.buf)-1] = nil
-			q.buf = q.buf[:len(q.buf)-1]
-			return true
-		}
-	}
-	return false
-}
