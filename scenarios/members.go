@@ -1,5 +1,11 @@
 package scenarios
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // Member is one node of the cluster after groups are expanded: a group with count n gives
 // members <group>0 .. <group>n-1, a count of 1 the group's own name. Load lists members in
 // sorted group order, then by index.
@@ -55,4 +61,90 @@ func (s *Scenario) Member(name string) *Member {
 		return &s.Members[i]
 	}
 	return nil
+}
+
+// refError is a reference that names nothing, with a hint.
+type refError struct{ msg, hint string }
+
+func (e *refError) Error() string {
+	if e.hint == "" {
+		return e.msg
+	}
+	return e.msg + " (" + e.hint + ")"
+}
+
+// ResolveNI resolves an NI reference as scenario files write them: "node:index" (the
+// index-th NI of a member), "node" (its first NI) or a NID ("10.0.0.2@o2ib"). It returns the
+// member and the NI's index.
+func (s *Scenario) ResolveNI(ref string) (*Member, int, error) {
+	if strings.Contains(ref, "@") {
+		nid, err := ParseNID(ref)
+		if err != nil {
+			return nil, 0, err
+		}
+		for mi := range s.Members {
+			for i, ni := range s.Members[mi].NIs {
+				if ni.NID == nid {
+					return &s.Members[mi], i, nil
+				}
+			}
+		}
+		return nil, 0, &refError{msg: fmt.Sprintf("no node has NID %s", nid)}
+	}
+	name, idx, hasIdx := strings.Cut(ref, ":")
+	m := s.Member(name)
+	if m == nil {
+		return nil, 0, &refError{msg: fmt.Sprintf("no node named %q", name), hint: s.nodeHint(name)}
+	}
+	i := 0
+	if hasIdx {
+		v, err := strconv.Atoi(idx)
+		if err != nil || v < 0 || v >= len(m.NIs) {
+			return nil, 0, &refError{msg: fmt.Sprintf("no NI %q on node %s", idx, name), hint: fmt.Sprintf("%s has NIs 0 to %d", name, len(m.NIs)-1)}
+		}
+		i = v
+	}
+	return m, i, nil
+}
+
+// Expand resolves node and group names (a group means all of its members, in index order)
+// to members.
+func (s *Scenario) Expand(names []string) ([]*Member, error) {
+	var out []*Member
+	for _, n := range names {
+		if ng, ok := s.Nodes[n]; ok {
+			for k := 0; k < ng.Count; k++ {
+				if m := s.Member(memberName(n, k, ng.Count)); m != nil {
+					out = append(out, m)
+				}
+			}
+			continue
+		}
+		m := s.Member(n)
+		if m == nil {
+			return nil, &refError{msg: fmt.Sprintf("no node named %q", n), hint: s.nodeHint(n)}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// nodeHint explains group member naming when name is a group of several nodes, or lists
+// the first node names.
+func (s *Scenario) nodeHint(name string) string {
+	if ng, ok := s.Nodes[name]; ok && ng.Count > 1 {
+		return fmt.Sprintf("%s is a group of %d; its nodes are %s to %s", name, ng.Count, memberName(name, 0, ng.Count), memberName(name, ng.Count-1, ng.Count))
+	}
+	var names []string
+	for _, m := range s.Members {
+		names = append(names, m.Name)
+		if len(names) == 8 {
+			names = append(names, "...")
+			break
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "nodes are " + strings.Join(names, ", ")
 }

@@ -217,3 +217,31 @@ func describePrefix(segs []pathSeg) string {
 	}
 	return b.String()
 }
+
+// String writes the override as `path=value` with the value in YAML flow style, the form
+// ParseSet reads back; sweeps can use it in run ids and reports.
+func (o Override) String() string {
+	if o.Value == nil {
+		return o.Path + "="
+	}
+	flow := *o.Value
+	setFlow(&flow)
+	b, err := yaml.Marshal(&flow)
+	if err != nil {
+		return o.Path + "=?"
+	}
+	return o.Path + "=" + strings.TrimSpace(string(b))
+}
+
+// setFlow turns on flow style for n (a copy) and, by copying, for its children.
+func setFlow(n *yaml.Node) {
+	n.Style |= yaml.FlowStyle
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	kids := make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		cc := *c
+		setFlow(&cc)
+		kids[i] = &cc
+	}
+	n.Content = kids
+}

@@ -112,3 +112,16 @@ func FuzzParseSet(f *testing.F) {
 		_ = ApplyOverride(root, o)
 	})
 }
+
+func TestOverrideString(t *testing.T) {
+	for _, in := range []string{"lnet.retry_count=3", "faults[0].at=20s", "nodes.c.nis=[o2ib0, {net: o2ib1, port: 2}]", "a.b="} {
+		o, err := ParseSet(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseSet(o.String())
+		if err != nil || back.String() != o.String() {
+			t.Errorf("%q -> %q -> %q, %v", in, o.String(), back.String(), err)
+		}
+	}
+}

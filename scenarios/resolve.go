@@ -1,12 +1,11 @@
 package scenarios
 
 import (
-	"fmt"
+	"errors"
 	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -248,41 +247,20 @@ func (r *resolver) overlay(base, src any, path string) {
 	sv.Set(out)
 }
 
-// resolveNI resolves "member:index", "member" (its first NI) or a NID to a member and NI.
+// resolveNI resolves an NI reference, reporting a located error when it names nothing.
 func (r *resolver) resolveNI(path, ref string) (*Member, int, bool) {
 	if ref == "" {
 		return nil, 0, false
 	}
-	if strings.Contains(ref, "@") {
-		nid, err := ParseNID(ref)
-		if err != nil {
+	m, i, err := r.s.ResolveNI(ref)
+	if err != nil {
+		var re *refError
+		if errors.As(err, &re) {
+			r.errorAt(path, re.hint, "%s", re.msg)
+		} else {
 			r.errorAt(path, "", "%v", err)
-			return nil, 0, false
 		}
-		for mi := range r.s.Members {
-			for i, ni := range r.s.Members[mi].NIs {
-				if ni.NID == nid {
-					return &r.s.Members[mi], i, true
-				}
-			}
-		}
-		r.errorAt(path, "", "no node has NID %s", nid)
 		return nil, 0, false
-	}
-	name, idx, hasIdx := strings.Cut(ref, ":")
-	m := r.s.Member(name)
-	if m == nil {
-		r.errorAt(path, r.nodeHint(name), "no node named %q", name)
-		return nil, 0, false
-	}
-	i := 0
-	if hasIdx {
-		v, err := strconv.Atoi(idx)
-		if err != nil || v < 0 || v >= len(m.NIs) {
-			r.errorAt(path, fmt.Sprintf("%s has NIs 0 to %d", name, len(m.NIs)-1), "no NI %q on node %s", idx, name)
-			return nil, 0, false
-		}
-		i = v
 	}
 	return m, i, true
 }
@@ -291,28 +269,9 @@ func (r *resolver) resolveNI(path, ref string) (*Member, int, bool) {
 func (r *resolver) resolveNode(path, name string) *Member {
 	m := r.s.Member(name)
 	if m == nil {
-		r.errorAt(path, r.nodeHint(name), "no node named %q", name)
+		r.errorAt(path, r.s.nodeHint(name), "no node named %q", name)
 	}
 	return m
-}
-
-// nodeHint explains group member naming when name is a group of several nodes.
-func (r *resolver) nodeHint(name string) string {
-	if ng, ok := r.s.Nodes[name]; ok && ng.Count > 1 {
-		return fmt.Sprintf("%s is a group of %d; its nodes are %s to %s", name, ng.Count, memberName(name, 0, ng.Count), memberName(name, ng.Count-1, ng.Count))
-	}
-	var names []string
-	for _, m := range r.s.Members {
-		names = append(names, m.Name)
-		if len(names) == 8 {
-			names = append(names, "...")
-			break
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	return "nodes are " + strings.Join(names, ", ")
 }
 
 // expandNames resolves group or member names to members (a group means all of its members).
