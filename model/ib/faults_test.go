@@ -1,0 +1,168 @@
+package ib
+
+import (
+	"net/netip"
+	"slices"
+	"testing"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// TestConnectError: the active node dies after sending its REQ; the passive side accepts,
+// resends its REP MaxRetries times and reports CONNECT_ERROR.
+func TestConnectError(t *testing.T) {
+	k, _, a, b := cmSetup(t, Config{CM: cmTest})
+	b.r.onCM = func(ev CMEvent) {
+		if ev.Type == CMConnectRequest {
+			a.n.CrashNode()
+		}
+		b.on(ev)
+	}
+	a.connect(t, ipB)
+	run(t, k)
+	if got := b.r.cmTypes(); !slices.Equal(got, []CMEventType{CMConnectRequest, CMConnectError}) {
+		t.Fatalf("passive events %v", got)
+	}
+	if el := b.r.cmAt[1] - b.r.cmAt[0]; el != sim.Time(cmTest.MaxRetries+1)*cmTest.ResponseTimeout {
+		t.Fatalf("CONNECT_ERROR %v after the request", el)
+	}
+	if b.id.QP().State() != QPErr {
+		t.Fatalf("passive QP %v", b.id.QP().State())
+	}
+}
+
+// TestPassiveDisconnect: the passive side disconnects; both see DISCONNECTED.
+func TestPassiveDisconnect(t *testing.T) {
+	k, _, a, b := cmSetup(t, Config{CM: cmTest})
+	a.connect(t, ipB)
+	run(t, k)
+	must(t, b.id.Disconnect())
+	if err := b.id.Disconnect(); err == nil {
+		t.Fatal("second disconnect accepted")
+	}
+	run(t, k)
+	if got := a.r.cmTypes()[3:]; !slices.Equal(got, []CMEventType{CMDisconnected, CMTimewaitExit}) {
+		t.Fatalf("active %v", got)
+	}
+	if got := b.r.cmTypes()[2:]; !slices.Equal(got, []CMEventType{CMDisconnected, CMTimewaitExit}) {
+		t.Fatalf("passive %v", got)
+	}
+}
+
+// TestAddrChange: moving an address to another port raises ADDR_CHANGE on ids using it.
+func TestAddrChange(t *testing.T) {
+	k, f, a, _ := cmSetup(t, Config{CM: cmTest})
+	a.connect(t, ipB)
+	run(t, k)
+	p2 := a.n.AddHCA("mlx5_1", 1).Port(1)
+	f.Connect(p2, f.Switches()[0], LinkSpec{Rate: EDR, Latency: 50})
+	must(t, f.MoveAddr(ipA, p2))
+	run(t, k)
+	if got := a.r.cmTypes(); got[len(got)-1] != CMAddrChange {
+		t.Fatalf("events %v", got)
+	}
+	if f.PortByIP(ipA) != p2 || len(p2.IPs()) != 1 {
+		t.Fatal("address not moved")
+	}
+	if err := f.MoveAddr(netip.MustParseAddr("1.2.3.4"), p2); err == nil {
+		t.Fatal("moved an unassigned address")
+	}
+}
+
+// TestContentionCounters: two senders into one receiver stall on credits (PortXmitWait)
+// while data counters balance end to end.
+func TestContentionCounters(t *testing.T) {
+	k, f, s := fabricN(t, 1, 3, Config{})
+	c2 := &side{n: s[2].n, p: s[2].p, cq: s[2].cq, r: s[2].r}
+	rcPair(t, s[0], s[2], defRTS, 16)
+	rcPair(t, s[1], c2, defRTS, 16)
+	mr, _ := s[2].p.HCA().RegMR(1<<20, AccessRemoteWrite)
+	for i := 0; i < 16; i++ {
+		must(t, s[0].qp.PostSend(SendWR{Op: OpWrite, Len: 1 << 20, RKey: mr.RKey}))
+		must(t, s[1].qp.PostSend(SendWR{Op: OpWrite, Len: 1 << 20, RKey: mr.RKey}))
+	}
+	run(t, k)
+	ca, cb, cc := s[0].p.Counters(), s[1].p.Counters(), s[2].p.Counters()
+	if ca.PortXmitWait == 0 || cb.PortXmitWait == 0 {
+		t.Fatalf("no credit stalls under 2:1 contention: %d %d", ca.PortXmitWait, cb.PortXmitWait)
+	}
+	if cc.PortRcvData != ca.PortXmitData+cb.PortXmitData || cc.PortRcvPkts != ca.PortXmitPkts+cb.PortXmitPkts {
+		t.Fatalf("data not conserved: %+v %+v %+v", ca, cb, cc)
+	}
+	if want := uint64(32 * (1 << 20) / 4096); cc.PortRcvPkts != want {
+		t.Fatalf("receiver counted %d packets, want %d", cc.PortRcvPkts, want)
+	}
+	// The switch port facing the receiver transmitted what the receiver got.
+	if sw := f.Links()[2].Counters(1); sw.PortXmitData != cc.PortRcvData {
+		t.Fatalf("switch port %+v", sw)
+	}
+	f.ResetCounters()
+	if s[2].p.Counters() != (PortCounters{}) {
+		t.Fatal("reset left counts")
+	}
+}
+
+// TestExtraDelayAndHCALatency: injected link delay and HCA latency add to the latency sum.
+func TestExtraDelayAndHCALatency(t *testing.T) {
+	k, f, s := fabricN(t, 1, 2, Config{HCALatency: 300})
+	a, b := s[0], s[1]
+	rcPair(t, a, b, defRTS, 4)
+	f.Links()[1].SetExtraDelay(sim.Microsecond)
+	must(t, b.qp.PostRecv(RecvWR{Len: 64}))
+	must(t, a.qp.PostSend(SendWR{Op: OpSend, Len: 64}))
+	run(t, k)
+	want := 300 + sim.Time((64+pktHeader)*8000/100_000) + 50 + 100 + 50 + sim.Microsecond
+	if b.r.wcs[0].at != want {
+		t.Fatalf("receive at %v, want %v", b.r.wcs[0].at, want)
+	}
+}
+
+// TestSQDrain: SQD finishes the message on the wire, raises SQ_DRAINED once the sends
+// are acknowledged, holds later WRs, and resumes them on the return to RTS.
+func TestSQDrain(t *testing.T) {
+	k, _, s := fabricN(t, 1, 2, Config{})
+	a, b := s[0], s[1]
+	rcPair(t, a, b, defRTS, 8)
+	mr, _ := b.p.HCA().RegMR(1<<20, AccessRemoteWrite)
+	must(t, a.qp.PostSend(SendWR{ID: 1, Op: OpWrite, Len: 1 << 20, Signaled: true, RKey: mr.RKey}))
+	must(t, a.qp.PostSend(SendWR{ID: 2, Op: OpWrite, Len: 1 << 20, Signaled: true, RKey: mr.RKey}))
+	k.RunUntil(20 * sim.Microsecond) // WR 1 is on the wire
+	must(t, a.qp.Modify(QPSQD, QPAttr{}))
+	k.RunUntil(sim.Millisecond)
+	if len(a.r.wcs) != 1 || a.r.wcs[0].WRID != 1 || len(a.r.async) != 1 || a.r.async[0].Type != EventSQDrained {
+		t.Fatalf("in SQD: %+v %+v", a.r.wcs, a.r.async)
+	}
+	must(t, a.qp.Modify(QPRTS, QPAttr{}))
+	run(t, k)
+	if len(a.r.wcs) != 2 || a.r.wcs[1].WRID != 2 || a.r.wcs[1].Status != WCSuccess {
+		t.Fatalf("after SQD->RTS: %+v", a.r.wcs)
+	}
+}
+
+// TestRemoteAccess: deregistered regions and out-of-range writes fail with REM_ACCESS_ERR.
+func TestRemoteAccess(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		wr    func(mr *MR) SendWR
+		dereg bool
+	}{
+		{"range", func(mr *MR) SendWR { return SendWR{Op: OpWrite, Len: 100, RemoteAddr: 1000, RKey: mr.RKey} }, false},
+		{"dereg", func(mr *MR) SendWR { return SendWR{Op: OpWrite, Len: 100, RKey: mr.RKey} }, true},
+		{"read-only", func(mr *MR) SendWR { return SendWR{Op: OpRead, Len: 100, RKey: mr.RKey + 1} }, false},
+		{"no key", func(mr *MR) SendWR { return SendWR{Op: OpRead, Len: 100, RKey: 0} }, false},
+	} {
+		k, _, s := fabricN(t, 1, 2, Config{})
+		a, b := s[0], s[1]
+		rcPair(t, a, b, defRTS, 8)
+		mr, _ := b.p.HCA().RegMR(1024, AccessRemoteWrite|AccessRemoteRead)
+		b.p.HCA().RegMR(1024, AccessRemoteWrite) // rkey mr.RKey+1: no remote read
+		if tc.dereg {
+			mr.Dereg()
+		}
+		must(t, a.qp.PostSend(tc.wr(mr)))
+		run(t, k)
+		if !slices.Equal(a.r.statuses(), []WCStatus{WCRemAccessErr}) || a.qp.State() != QPErr {
+			t.Fatalf("%s: %v %v", tc.name, a.r.statuses(), a.qp.State())
+		}
+	}
+}
