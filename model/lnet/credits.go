@@ -68,10 +68,15 @@ func (n *Node) lndSend(m *Msg) {
 	}
 }
 
-// dropOnPost counts a message dropped before reaching the LND (lnet_drop_message stats).
+// dropOnPost counts a message dropped by lnet_check_message_drop: globally and on the NI and
+// peer NI it was to use.
 func (n *Node) dropOnPost(m *Msg) {
+	ln := uint64(m.Hdr.PayloadLength)
 	n.stats.DropCount++
-	n.stats.DropLength += uint64(m.Hdr.PayloadLength)
+	n.stats.DropLength += ln
+	m.txNI.stats.DropCount++
+	m.txNI.stats.DropLength += ln
+	m.txPeerNI.stats.DropCount++
 }
 
 // returnTxCredits models lnet_return_tx_credits_locked: give back the NI and peer NI tx
@@ -101,8 +106,8 @@ func (n *Node) returnTxCredits(m *Msg) {
 	}
 }
 
-// decommitTx models lnet_msg_decommit_tx: count the send (status 0) or the drop (other
-// statuses; -EAGAIN for a resend counts nothing) and return the credits.
+// decommitTx models lnet_msg_decommit_tx: count the send when status is 0 (a failure or a
+// resend counts nothing here; drops are counted where they happen) and return the credits.
 func (n *Node) decommitTx(m *Msg, status int) {
 	if !m.txCommitted {
 		return
@@ -116,16 +121,12 @@ func (n *Node) decommitTx(m *Msg, status int) {
 		m.txNI.stats.SendCount++
 		m.txNI.stats.SendLength += ln
 		m.txPeerNI.stats.SendCount++
-	case status != -EAGAIN:
-		m.txNI.stats.DropCount++
-		m.txNI.stats.DropLength += ln
-		m.txPeerNI.stats.DropCount++
 	}
 	n.returnTxCredits(m)
 	m.sending = false
 }
 
-// decommitRx models lnet_msg_decommit_rx: count the receive or the drop.
+// decommitRx models lnet_msg_decommit_rx: count a successful receive.
 func (n *Node) decommitRx(m *Msg, status int) {
 	if !m.rxCommitted {
 		return
@@ -139,14 +140,6 @@ func (n *Node) decommitRx(m *Msg, status int) {
 		m.rxNI.stats.RecvLength += ln
 		if m.rxPeerNI != nil {
 			m.rxPeerNI.stats.RecvCount++
-		}
-	} else {
-		n.stats.DropCount++
-		n.stats.DropLength += ln
-		m.rxNI.stats.DropCount++
-		m.rxNI.stats.DropLength += ln
-		if m.rxPeerNI != nil {
-			m.rxPeerNI.stats.DropCount++
 		}
 	}
 }

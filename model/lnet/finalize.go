@@ -64,9 +64,6 @@ func (n *Node) completeMsg(m *Msg, status int) {
 	n.decommitTx(m, status)
 	n.decommitRx(m, status)
 	m.onActive = false
-	if status == 0 && m.retries > 0 {
-		n.stats.SuccessfulResends++
-	}
 	n.traceDone(m, status, rx)
 	n.freeMsg(m)
 }

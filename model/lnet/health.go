@@ -17,7 +17,8 @@ func (n *Node) isHealthCheck(m *Msg) bool {
 }
 
 // healthCheck models lnet_health_check. It applies the health effects of the message's
-// hstatus (reference table b) to the NI and peer NI it used, counts the statistics, and
+// hstatus (reference table b) to the NI and peer NI it used (the tx pair if committed for
+// sending, else the rx pair), counts the statistics (lnet_incr_hstats), and
 // attempts a resend for resendable statuses; it reports whether the message was queued for
 // resend (the caller must then leave it alone).
 func (n *Node) healthCheck(m *Msg) bool {
@@ -29,9 +30,18 @@ func (n *Node) healthCheck(m *Msg) bool {
 	} else {
 		ni, lpni = m.rxNI, m.rxPeerNI
 	}
+	if n.k.Now() > m.deadline {
+		n.stats.LateMsgCount++
+		if hs != LNET_MSG_STATUS_OK {
+			return false
+		}
+	}
 	if hs == LNET_MSG_STATUS_OK {
+		if m.retries > 0 {
+			n.stats.SuccessfulResends++
+		}
 		n.incNIHealth(ni, CauseSuccess)
-		if !m.txCommitted && lpni != nil {
+		if m.rxCommitted && lpni != nil {
 			// Received from lpni: it is alive.
 			lpni.pingCount = 0
 			ni.pingCount = 0
@@ -44,10 +54,6 @@ func (n *Node) healthCheck(m *Msg) bool {
 				n.peerNIAddToRecovery(lpni)
 			}
 		}
-		return false
-	}
-	if n.k.Now() > m.deadline {
-		n.stats.LateMsgCount++
 		return false
 	}
 	localResend := n.nonLoNIs() > 1

@@ -171,3 +171,24 @@ func TestLateAckDropped(t *testing.T) {
 		t.Fatalf("late ACK: stats %+v health %d", p.a.Stats(), p.a.NIs()[0].Health())
 	}
 }
+
+func TestNotify(t *testing.T) {
+	p := newPair(t, 1, 2, DefaultTunables(), NetTunables{})
+	p.put(t, 100)
+	p.run(t, sim.Millisecond)
+	ni := p.a.NIs()[0]
+	x := nid("10.0.1.2@o2ib")
+	_ = p.a.SetPeerHealth(x, 300)
+	if err := p.a.Notify(ni, x, false, false, p.k.Now()); err != nil || p.a.PeerNI(x).Status() != NIStatusDown || p.a.PeerNI(x).Health() != 300 {
+		t.Fatalf("down: %v %s %d", err, p.a.PeerNI(x).Status(), p.a.PeerNI(x).Health())
+	}
+	if err := p.a.Notify(ni, x, true, true, p.k.Now()); err != nil || p.a.PeerNI(x).Health() != 1000 || p.a.PeerNI(x).Status() != NIStatusUp {
+		t.Fatalf("alive+reset: %v %d", err, p.a.PeerNI(x).Health())
+	}
+	if err := p.a.Notify(ni, x, true, true, p.k.Now()+sim.Second); err == nil {
+		t.Fatal("future report accepted")
+	}
+	if err := p.a.Notify(ni, nid("10.0.0.2@o2ib1"), true, true, 0); err == nil {
+		t.Fatal("other-net report accepted")
+	}
+}

@@ -88,11 +88,10 @@ func (n *Node) parseLocal(m *Msg) {
 	}
 	if rc != 0 {
 		// free_drop: finalize with the error (no health change: hstatus stays OK), then
-		// let the LND drop the payload.
+		// count the drop and let the LND discard the payload (lnet_drop_message).
 		ni, priv, ln := m.rxNI, m.private, m.Hdr.PayloadLength
 		n.finalize(m, rc)
-		_ = ni.net.lnd.Recv(ni, priv, nil, false, 0, 0, 0)
-		_ = ln
+		n.dropMessage(ni, priv, ln)
 	}
 }
 

@@ -94,7 +94,8 @@ type PeerNI struct {
 	prefNIDs    []NID  // preferred local NIDs
 	status      NIStatus
 	lastAlive   sim.Time
-	heardFrom   bool // lpni_last_alive != 0
+	heardFrom   bool     // lpni_last_alive != 0
+	notifyStamp sim.Time // lpni_timestamp: time of the last lnet_notify report
 
 	txCredits, maxTxCredits, minTxCredits int
 	txq                                   msgQueue

@@ -9,7 +9,7 @@ func (n *Node) niAddToRecovery(ni *NI) {
 		return
 	}
 	ni.inRecovery = true
-	ni.nextPing = n.k.Now() + n.tun.recoveryInterval(ni.pingCount)
+	ni.nextPing = n.nowSeconds() + n.tun.recoveryInterval(ni.pingCount)
 	n.localRecov = append(n.localRecov, ni)
 }
 
@@ -26,7 +26,7 @@ func (n *Node) peerNIAddToRecovery(lpni *PeerNI) {
 		return
 	}
 	lpni.inRecovery = true
-	lpni.nextPing = now + n.tun.recoveryInterval(lpni.pingCount)
+	lpni.nextPing = n.nowSeconds() + n.tun.recoveryInterval(lpni.pingCount)
 	n.peerRecov = append(n.peerRecov, lpni)
 }
 
@@ -38,7 +38,7 @@ func (n *Node) recoverLocalNIs() {
 	if len(n.localRecov) == 0 {
 		return
 	}
-	now := n.k.Now()
+	now := n.nowSeconds()
 	q := n.localRecov
 	keep := q[:0]
 	var due []*NI
@@ -82,7 +82,7 @@ func (n *Node) recoverPeerNIs() {
 	if len(n.peerRecov) == 0 {
 		return
 	}
-	now := n.k.Now()
+	now := n.nowSeconds()
 	q := n.peerRecov
 	n.peerRecov = nil
 	var due []*PeerNI
@@ -160,3 +160,7 @@ func (n *Node) handleRecoveryEvent(ev *Event, local bool, nid NID) {
 		lpni.recoveryFailed = !ev.Unlinked
 	}
 }
+
+// nowSeconds is the current time truncated to whole seconds: recovery times are kept in
+// ktime_get_seconds() units, as in the kernel.
+func (n *Node) nowSeconds() sim.Time { return n.k.Now() / sim.Second * sim.Second }
