@@ -108,6 +108,11 @@ func FuzzLoad(f *testing.F) {
 				if strings.Contains(e.Message, "internal error") {
 					t.Fatalf("panic while loading: %v", e)
 				}
+				for _, goName := range []string{"scenarios.", "sim.Time", "reflect", "int64", "uint64", "[]string", "*yaml", "!!"} {
+					if strings.Contains(e.Message+e.Hint, goName) {
+						t.Fatalf("message names a Go or YAML type (%s): %v", goName, e)
+					}
+				}
 			}
 			return
 		}

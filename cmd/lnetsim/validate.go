@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,10 +33,18 @@ func parseSets(sets []string) ([]scenarios.Override, error) {
 	return out, nil
 }
 
-// loadScenario loads a file, or a built-in scenario written as builtin:NAME.
-func loadScenario(arg string, ovs []scenarios.Override) (*scenarios.Scenario, error) {
+// loadScenario loads a file, standard input ("-"), or a built-in scenario written as
+// builtin:NAME.
+func loadScenario(cmd *cobra.Command, arg string, ovs []scenarios.Override) (*scenarios.Scenario, error) {
 	if name, ok := strings.CutPrefix(arg, "builtin:"); ok {
 		return scenarios.LoadBuiltin(name, ovs...)
+	}
+	if arg == "-" {
+		data, err := io.ReadAll(cmd.InOrStdin())
+		if err != nil {
+			return nil, err
+		}
+		return scenarios.Load("<stdin>", data, ovs...)
 	}
 	return scenarios.LoadFile(arg, ovs...)
 }
@@ -51,7 +60,8 @@ func newValidateCmd() *cobra.Command {
 		Short: "Check scenario files without running them",
 		Long: `Validate loads each scenario file strictly (unknown keys, wrong types, bad units, references
 to missing nodes, nets or NIs, impossible values) and prints every problem found, each located
-as file:line:col: path: message (hint). A built-in scenario is named builtin:NAME.
+as file:line:col: path: message (hint). A built-in scenario is named builtin:NAME; "-"
+reads standard input.
 
 Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 		Example: `  lnetsim validate scenarios/catalogue/*.yaml
@@ -70,7 +80,7 @@ Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 			invalid := 0
 			for _, f := range args {
 				res := validateResult{File: f, Errors: []*scenarios.Error{}}
-				s, err := loadScenario(f, ovs)
+				s, err := loadScenario(cmd, f, ovs)
 				var el scenarios.ErrorList
 				switch {
 				case err == nil:
