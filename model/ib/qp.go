@@ -147,6 +147,7 @@ type QP struct {
 	retryLeft, rnrLeft uint8
 	paused             bool // waiting out an RNR NAK
 	ackTimer, rnrTimer sim.Timer
+	ackDue             sim.Time // local ACK timer deadline; 0 = stopped
 	inRing             bool
 	kickPending        bool
 
@@ -342,6 +343,7 @@ func (qp *QP) reset() {
 func (qp *QP) toErr() {
 	qp.state = QPErr
 	qp.paused = false
+	qp.ackDue = 0
 	qp.f.k.Disarm(&qp.ackTimer)
 	qp.f.k.Disarm(&qp.rnrTimer)
 	qp.resp = qp.resp[:0]

@@ -120,8 +120,8 @@ func (qp *QP) fill(c int32) {
 		qp.curChunk = 0
 		qp.sqNext++
 	}
-	if to := AckTimeout(qp.attr.Timeout); to > 0 && !f.k.Armed(&qp.ackTimer) {
-		f.k.ArmAfter(&qp.ackTimer, to)
+	if qp.ackDue == 0 {
+		qp.startAck()
 	}
 }
 
@@ -340,7 +340,7 @@ func (qp *QP) rxNak(ch *chunk) {
 	}
 	qp.rewind()
 	qp.paused = true
-	qp.f.k.Disarm(&qp.ackTimer)
+	qp.ackDue = 0
 	qp.f.k.ArmAfter(&qp.rnrTimer, RNRDelay(ch.rnrTimer))
 }
 
@@ -385,10 +385,10 @@ func (qp *QP) progress() {
 	}
 	qp.retryLeft, qp.rnrLeft = qp.attr.RetryCnt, qp.attr.RNRRetry
 	if qp.sqDone == qp.sqSent {
-		qp.f.k.Disarm(&qp.ackTimer)
+		qp.ackDue = 0
 		qp.checkDrained()
-	} else if to := AckTimeout(qp.attr.Timeout); to > 0 {
-		qp.f.k.ArmAfter(&qp.ackTimer, to)
+	} else {
+		qp.startAck()
 	}
 }
 
@@ -396,10 +396,32 @@ func (qp *QP) progress() {
 // message, or, once retry_cnt retries are used up, complete it with RETRY_EXC_ERR and move
 // the QP to ERR (flushing the rest).
 func (qp *QP) ackTimeout() {
+	if qp.ackDue == 0 {
+		return
+	}
+	if now := qp.f.k.Now(); now < qp.ackDue { // restarted since this firing was scheduled
+		qp.f.k.Arm(&qp.ackTimer, qp.ackDue)
+		return
+	}
+	qp.ackDue = 0
 	if qp.sqDone == qp.sqSent || qp.paused || qp.state == QPErr {
 		return
 	}
 	qp.retry()
+}
+
+// startAck (re)starts the local ACK timer from now. Restarting does not move the pending
+// kernel event: a firing before the new deadline re-arms itself, so the per-ACK restart
+// costs no cancel and no schedule.
+func (qp *QP) startAck() {
+	to := AckTimeout(qp.attr.Timeout)
+	if to == 0 {
+		return
+	}
+	qp.ackDue = qp.f.k.Now() + to
+	if !qp.f.k.Armed(&qp.ackTimer) {
+		qp.f.k.Arm(&qp.ackTimer, qp.ackDue)
+	}
 }
 
 // retry spends one of retry_cnt retries going back to the oldest unacknowledged message
@@ -411,9 +433,7 @@ func (qp *QP) retry() {
 	}
 	qp.retryLeft--
 	qp.rewind()
-	if to := AckTimeout(qp.attr.Timeout); to > 0 {
-		qp.f.k.ArmAfter(&qp.ackTimer, to)
-	}
+	qp.startAck()
 	qp.schedule()
 }
 
