@@ -15,6 +15,7 @@ type cmMsg struct {
 	reason   RejectReason
 	qpn      uint32
 	retry    uint8
+	local    bool // generated inside the receiving node (COMM_EST), never lost
 }
 
 const (
@@ -52,7 +53,7 @@ func (f *Fabric) idAt(i int32) *CMID {
 
 // cmReceive is the CM state machine's handling of an arriving MAD.
 func (f *Fabric) cmReceive(m cmMsg) {
-	if f.madLost(m) {
+	if !m.local && f.madLost(m) {
 		return
 	}
 	if m.typ == mREQ {

@@ -55,9 +55,11 @@ func (p *cmPeer) on(ev CMEvent) {
 			_ = ev.ID.Reject(p.reject)
 			return
 		}
-		if _, err := ev.ID.CreateQP(p.qpAttr()); err != nil {
+		qp, err := ev.ID.CreateQP(p.qpAttr())
+		if err != nil {
 			panic(err)
 		}
+		_ = qp.PostRecv(RecvWR{ID: 77, Len: 4096})
 		_ = ev.ID.Accept(ConnParam{PrivateData: []byte("ack"), RNRRetryCount: 7})
 	}
 }
@@ -106,7 +108,7 @@ func TestCMConnectAccept(t *testing.T) {
 	must(t, qb.PostRecv(RecvWR{ID: 1, Len: 100}))
 	must(t, qa.PostSend(SendWR{ID: 2, Op: OpSend, Len: 100, Signaled: true}))
 	run(t, k)
-	if len(a.r.wcs) != 1 || a.r.wcs[0].Status != WCSuccess || len(b.r.wcs) != 1 || b.r.wcs[0].ByteLen != 100 {
+	if len(a.r.wcs) != 1 || a.r.wcs[0].Status != WCSuccess || len(b.r.wcs) != 1 || b.r.wcs[0].ByteLen != 100 || b.r.wcs[0].WRID != 77 {
 		t.Fatalf("traffic: %+v / %+v", a.r.wcs, b.r.wcs)
 	}
 	// Disconnect from the active side: both ends see DISCONNECTED, then TIMEWAIT_EXIT.
@@ -123,7 +125,8 @@ func TestCMConnectAccept(t *testing.T) {
 	if a.r.cmAt[3]-t0 != 2*cm.MAD || b.r.cmAt[2]-t0 != cm.MAD || a.r.cmAt[4]-a.r.cmAt[3] != cmTest.Timewait {
 		t.Fatalf("disconnect times %v / %v", a.r.cmAt, b.r.cmAt)
 	}
-	if qa.State() != QPErr || qb.State() != QPErr || b.r.wcs[1].WRID != 3 || b.r.wcs[1].Status != WCFlushErr {
+	if qa.State() != QPErr || qb.State() != QPErr || len(b.r.wcs) != 3 || b.r.wcs[1].WRID != 1 || b.r.wcs[2].WRID != 3 ||
+		b.r.wcs[1].Status != WCFlushErr || b.r.wcs[2].Status != WCFlushErr {
 		t.Fatalf("after disconnect: %v %v %+v", qa.State(), qb.State(), b.r.wcs)
 	}
 }
@@ -232,7 +235,7 @@ func TestDeviceFatal(t *testing.T) {
 	if !slices.Equal(types, []AsyncEventType{EventDeviceFatal, EventQPFatal}) {
 		t.Fatalf("async %v", types)
 	}
-	if len(b.r.wcs) != 1 || b.r.wcs[0].Status != WCFlushErr || b.id.QP().State() != QPErr {
+	if len(b.r.wcs) != 2 || b.r.wcs[0].Status != WCFlushErr || b.r.wcs[1].Status != WCFlushErr || b.id.QP().State() != QPErr {
 		t.Fatalf("passive completions %+v", b.r.wcs)
 	}
 	got := b.r.cmTypes()
@@ -306,5 +309,31 @@ func TestNodeRestart(t *testing.T) {
 	run(t, k)
 	if got := a.r.cmTypes(); !slices.Equal(got, []CMEventType{CMAddrResolved, CMRouteResolved, CMEstablished}) {
 		t.Fatalf("after restart: %v", got)
+	}
+}
+
+// TestCommEst: data sent as soon as the active side is ESTABLISHED overtakes the RTU; the
+// passive QP in RTR raises COMM_EST and the CM completes the connection at once.
+func TestCommEst(t *testing.T) {
+	k, _, a, b := cmSetup(t, Config{CM: cmTest})
+	a.r.onCM = func(ev CMEvent) {
+		a.on(ev)
+		if ev.Type == CMEstablished {
+			must(t, ev.ID.QP().PostSend(SendWR{ID: 1, Op: OpSend, Len: 64, Signaled: true}))
+		}
+	}
+	a.connect(t, ipB)
+	run(t, k)
+	if got := b.r.cmTypes(); !slices.Equal(got, []CMEventType{CMConnectRequest, CMEstablished}) {
+		t.Fatalf("passive events %v", got)
+	}
+	if len(b.r.async) != 1 || b.r.async[0].Type != EventCommEst || b.r.async[0].QP != b.id.QP() {
+		t.Fatalf("passive async %+v", b.r.async)
+	}
+	if el := b.r.cmAt[1] - a.r.cmAt[2]; el >= DefaultTiming().MAD {
+		t.Fatalf("passive ESTABLISHED %v after the active side: it waited for the RTU", el)
+	}
+	if len(b.r.wcs) != 1 || b.r.wcs[0].WRID != 77 || len(a.r.wcs) != 1 || a.r.wcs[0].Status != WCSuccess {
+		t.Fatalf("completions %+v / %+v", a.r.wcs, b.r.wcs)
 	}
 }

@@ -75,7 +75,7 @@ type CQ struct {
 // CreateCQ creates a completion queue of cqe entries with notification handler h, which
 // may be nil for a polled CQ (ibv_create_cq with a completion channel).
 func (h *HCA) CreateCQ(cqe int, handler CQHandler) (*CQ, error) {
-	if cqe <= 0 {
+	if cqe <= 0 || cqe > h.attr.MaxCQE {
 		return nil, ErrInvalid
 	}
 	if !h.alive() {

@@ -13,9 +13,10 @@ const (
 	EventDeviceFatal                       // the HCA failed (Faults.HCAFatal)
 	EventPortActive                        // a port came up (Faults.LinkUp)
 	EventPortErr                           // a port went down (Faults.LinkDown)
+	EventCommEst                           // a QP in RTR received its first packet
 )
 
-var asyncNames = [...]string{"CQ_ERR", "QP_FATAL", "SQ_DRAINED", "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR"}
+var asyncNames = [...]string{"CQ_ERR", "QP_FATAL", "SQ_DRAINED", "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "COMM_EST"}
 
 func (t AsyncEventType) String() string { return asyncNames[t] }
 

@@ -114,6 +114,7 @@ type HCA struct {
 	ports    []*Port
 	handlers []AsyncHandler
 	fatal    bool
+	attr     DeviceAttr
 }
 
 // PortState is a port's logical state as ibv_query_port reports it (simplified to the two
@@ -204,7 +205,7 @@ func (f *Fabric) AddNode(name string) *Node {
 // AddHCA adds an HCA with nports ports to the node.
 func (n *Node) AddHCA(name string, nports int) *HCA {
 	f := n.f
-	h := &HCA{f: f, idx: len(f.hcas), node: n, Name: name}
+	h := &HCA{f: f, idx: len(f.hcas), node: n, Name: name, attr: DefaultDeviceAttr}
 	for i := 0; i < nports; i++ {
 		p := &Port{f: f, idx: len(f.ports), hca: h, Num: i + 1, lane: -1, ctrlHead: -1, ctrlTail: -1}
 		f.ports = append(f.ports, p)

@@ -103,6 +103,21 @@ type QPAttr struct {
 	RNRRetry uint8
 }
 
+// DeviceAttr are the device limits ibv_query_device reports that the model enforces.
+type DeviceAttr struct {
+	MaxQPWR int // max_qp_wr: largest send or receive queue
+	MaxCQE  int // max_cqe: largest CQ
+}
+
+// DefaultDeviceAttr are ConnectX-like limits.
+var DefaultDeviceAttr = DeviceAttr{MaxQPWR: 32768, MaxCQE: 4194303}
+
+// Attr returns the HCA's limits (ibv_query_device).
+func (h *HCA) Attr() DeviceAttr { return h.attr }
+
+// SetAttr changes the HCA's limits, e.g. to model a device with small queues.
+func (h *HCA) SetAttr(a DeviceAttr) { h.attr = a }
+
 // Errors returned by verbs calls, as the errno the real call returns.
 var (
 	ErrInvalid   = errors.New("ib: invalid argument (EINVAL)")
@@ -150,6 +165,7 @@ type QP struct {
 	ackDue             sim.Time // local ACK timer deadline; 0 = stopped
 	inRing             bool
 	kickPending        bool
+	commEstSent        bool
 
 	// Context is for the consumer (qp_context).
 	Context any
@@ -173,7 +189,7 @@ func (h *HCA) CreateQP(init QPInitAttr) (*QP, error) {
 		return nil, ErrDead
 	}
 	if init.SendCQ == nil || init.RecvCQ == nil || init.SendCQ.hca != h || init.RecvCQ.hca != h ||
-		init.MaxSendWR <= 0 || init.MaxRecvWR <= 0 {
+		init.MaxSendWR <= 0 || init.MaxRecvWR <= 0 || init.MaxSendWR > h.attr.MaxQPWR || init.MaxRecvWR > h.attr.MaxQPWR {
 		return nil, ErrInvalid
 	}
 	f := h.f

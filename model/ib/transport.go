@@ -148,7 +148,9 @@ func (f *Fabric) deliver(p *Port, ch *chunk) {
 		return
 	}
 	switch qp.state {
-	case QPRTR, QPRTS, QPSQD:
+	case QPRTR:
+		qp.commEst()
+	case QPRTS, QPSQD:
 	default:
 		return
 	}
@@ -443,4 +445,18 @@ func (qp *QP) fail(status WCStatus) {
 	qp.sqDone++
 	qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: status, Opcode: wcOp(w.wr.Op), QPNum: qp.num})
 	qp.toErr()
+}
+
+// commEst handles the first packet reaching a QP in RTR: IBV_EVENT_COMM_EST is raised
+// and, if the QP belongs to a CM id still waiting for the RTU, the CM completes the
+// connection as rdma_notify would (the QP moves to RTS, ESTABLISHED is delivered).
+func (qp *QP) commEst() {
+	if qp.commEstSent {
+		return
+	}
+	qp.commEstSent = true
+	qp.f.async(AsyncEvent{Type: EventCommEst, HCA: qp.hca, QP: qp})
+	if id := qp.cmid; id != nil && id.state == cmAccepting {
+		id.f.defer_(0, pending{op: pCMMsg, msg: cmMsg{typ: mRTU, from: id.peer, to: id.idx, src: id.dstPort, dst: id.port, local: true}})
+	}
 }
