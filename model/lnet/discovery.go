@@ -144,7 +144,7 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 // heard from gets full health. NIDs missing from the buffer are kept (simplification).
 func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 	if !p.config {
-		p.mr = b.MultiRail
+		p.setMultiRail(b.MultiRail)
 	}
 	for _, e := range b.NIs {
 		if e.NID.Net() == LoNet || n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {

@@ -50,6 +50,9 @@ type Event struct {
 	Time      sim.Time
 	MsgType   MsgType
 	Data      any // LNet's own ping/push buffer content (*PingBuffer), else nil
+	// RspTimeout marks the UNLINK caused by response-tracker expiry (a model extension: the
+	// kernel's event carries status 0 and no such flag).
+	RspTimeout bool
 }
 
 // EventHandler receives an MD's events (the MD's event queue / handler).
@@ -210,6 +213,7 @@ func (n *Node) mdUnlink(md *MD, st int) {
 		ev := n.newEvent(EventUNLINK, md)
 		ev.Status = st
 		ev.Unlinked = true
+		ev.RspTimeout = n.rspExpiring
 		md.spec.Handler.OnEvent(ev)
 	}
 	n.releaseMD(md)

@@ -45,6 +45,7 @@ type Node struct {
 	kickArmed    bool
 	monitor      sim.Timer
 	lastRspCheck sim.Time
+	rspExpiring  bool
 	rsp          rspList
 
 	localRecov []*NI

@@ -92,6 +92,7 @@ type PeerNI struct {
 	health      int
 	SelPriority uint32 // lpni_sel_priority (UDSP dst rule)
 	prefNIDs    []NID  // preferred local NIDs
+	nonMRPref   bool   // prefNIDs was set by the non-MR rule (cleared when the peer turns MR)
 	status      NIStatus
 	lastAlive   sim.Time
 	heardFrom   bool     // lpni_last_alive != 0
@@ -226,7 +227,7 @@ func (n *Node) AddPeer(primary NID, nids []NID, nonMR bool) (*Peer, error) {
 		n.peers = append(n.peers, p)
 		n.addPeerNI(p, primary)
 	}
-	p.mr = !nonMR
+	p.setMultiRail(!nonMR)
 	p.config = true
 	for _, nid := range nids {
 		if nid == primary {
@@ -260,7 +261,24 @@ func (n *Node) removePeer(p *Peer) {
 }
 
 // SetPreferredNIDs sets the preferred local NIDs of a peer NI (`lnetctl udsp` / NMR pref).
-func (lpni *PeerNI) SetPreferredNIDs(nids ...NID) { lpni.prefNIDs = append([]NID(nil), nids...) }
+func (lpni *PeerNI) SetPreferredNIDs(nids ...NID) {
+	lpni.prefNIDs = append([]NID(nil), nids...)
+	lpni.nonMRPref = false
+}
+
+// setMultiRail models the peer turning multi-rail: the non-MR preferred NIDs are cleared
+// (lnet_peer_clr_non_mr_pref_nids).
+func (p *Peer) setMultiRail(mr bool) {
+	if mr && !p.mr {
+		for _, lpni := range p.nis {
+			if lpni.nonMRPref {
+				lpni.prefNIDs = nil
+				lpni.nonMRPref = false
+			}
+		}
+	}
+	p.mr = mr
+}
 
 // SetPeerHealth sets a peer NI's health by hand (`lnetctl peer set --nid X --health V`).
 func (n *Node) SetPeerHealth(nid NID, v int) error {

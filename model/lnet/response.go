@@ -73,7 +73,8 @@ func (n *Node) detachRspTracker(md *MD) {
 
 // expireResponses models lnet_finalize_expired_responses: walk the trackers in append order
 // up to the first unexpired one; for each whose MD still waits for its response, unlink the MD
-// (its handler sees UNLINK, or the pending message's event, with -ETIMEDOUT), count
+// (LNetMDUnlink: its handler sees UNLINK with status 0, or the pending message's event with
+// -ETIMEDOUT; the model flags that event with RspTimeout), count
 // response_timeout_count and charge the recorded next hop as a remote failure.
 func (n *Node) expireResponses() {
 	now := n.k.Now()
@@ -90,7 +91,9 @@ func (n *Node) expireResponses() {
 		}
 		n.detachRspTracker(md)
 		n.stats.ResponseTimeoutCount++
-		n.mdUnlink(md, -ETIMEDOUT)
+		n.rspExpiring = true
+		n.mdUnlink(md, 0)
+		n.rspExpiring = false
 		if e.nextHop != AnyNID {
 			if lpni := n.findPeerNI(e.nextHop); lpni != nil {
 				n.handleRemoteFailure(lpni, CauseResponseTimeout)

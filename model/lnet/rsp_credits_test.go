@@ -31,7 +31,7 @@ func TestResponseTimeoutChargesNextHop(t *testing.T) {
 	}
 	p.run(t, 100*sim.Second)
 	ev := p.src.last(EventUNLINK)
-	if ev == nil || ev.Status != -ETIMEDOUT || !ev.Unlinked {
+	if ev == nil || ev.Status != 0 || !ev.Unlinked || !ev.RspTimeout {
 		t.Fatalf("UNLINK event %+v", ev)
 	}
 	// Expiry happens at the first check at or after start+150 s (checks every 75 s).

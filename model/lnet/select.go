@@ -40,36 +40,34 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 	mr := p.mr && !m.recovery
 	switch {
 	case srcSpec:
-		// SRC_SPEC + LOCAL (MR or NMR): source NI and destination exactly as given.
+		// SRC_SPEC + LOCAL (MR or NMR): source NI and destination exactly as given
+		// (lnet_handle_spec_local_{mr,nmr}_dst).
 		ni := n.niByNID[src]
 		if ni == nil {
 			return -EINVAL
 		}
-		if !mr && !m.isResponse && len(lpni.prefNIDs) == 0 {
-			lpni.prefNIDs = append(lpni.prefNIDs, src)
-		}
+		n.setNonMRPref(lpni, ni, m)
 		return n.handleSend(ni, lpni, m)
 	case !mr:
-		// SRC_ANY + LOCAL + NMR (lnet_handle_any_local_nmr_dst).
-		net := n.netByID(dst.Net())
+		// SRC_ANY + LOCAL + NMR (lnet_handle_any_local_nmr_dst, lnet_select_preferred_best_ni):
+		// the NI some NI of that peer net prefers (not for reserved-portal traffic), else the
+		// best NI on the net; then remember it as preferred.
 		var ni *NI
 		if !isReservedPortal(m) {
-			for _, pref := range lpni.prefNIDs {
-				if x := n.niByNID[pref]; x != nil && x.net == net {
-					ni = x
+			for _, x := range lpni.pnet.nis {
+				if len(x.prefNIDs) > 0 {
+					ni = n.niByNID[x.prefNIDs[0]]
 					break
 				}
 			}
 		}
 		if ni == nil {
-			ni = n.bestNI(net)
+			ni = n.bestNI(n.netByID(dst.Net()))
 		}
 		if ni == nil {
-			return -ENETDOWN
+			return -EHOSTUNREACH
 		}
-		if !m.isResponse && !isReservedPortal(m) && len(lpni.prefNIDs) == 0 {
-			lpni.prefNIDs = append(lpni.prefNIDs, ni.nid)
-		}
+		n.setNonMRPref(lpni, ni, m)
 		return n.handleSend(ni, lpni, m)
 	case m.isResponse:
 		// SRC_ANY + LOCAL + MR response: destination fixed, best NI on its net.
@@ -93,6 +91,15 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 		return -EHOSTUNREACH
 	}
 	return n.handleSend(ni, best, m)
+}
+
+// setNonMRPref models lnet_set_non_mr_pref_nid: the first non-response send to a non-MR peer NI
+// records the local NI used as its preferred NID.
+func (n *Node) setNonMRPref(lpni *PeerNI, ni *NI, m *Msg) {
+	if !lpni.peer.mr && !m.isResponse && len(lpni.prefNIDs) == 0 {
+		lpni.prefNIDs = append(lpni.prefNIDs, ni.nid)
+		lpni.nonMRPref = true
+	}
 }
 
 // bestLocalNet models lnet_find_best_ni_on_local_net's choice among the peer's nets that are

@@ -178,3 +178,39 @@ func TestSourceSpecified(t *testing.T) {
 		}
 	}
 }
+
+// A non-MR peer (discovery off) is always reached from the NI first used for it (its
+// preferred NID), and never through its other NIDs.
+func TestNonMRPreferredNI(t *testing.T) {
+	tun := DefaultTunables()
+	tun.Discovery = false
+	p := newPair(t, 2, 2, tun, NetTunables{})
+	for i := 0; i < 4; i++ {
+		p.put(t, 100)
+		p.run(t, sim.Millisecond)
+	}
+	if len(p.ta.attempts) != 4 {
+		t.Fatalf("%d attempts", len(p.ta.attempts))
+	}
+	for _, a := range p.ta.attempts {
+		if a.ni != p.ta.attempts[0].ni || a.dst != nid("10.0.0.2@o2ib") {
+			t.Fatalf("NMR peer reached %s -> %s, first was %s", a.ni, a.dst, p.ta.attempts[0].ni)
+		}
+	}
+	if p.a.PeerNI(nid("10.0.0.2@o2ib")).Peer().MultiRail() {
+		t.Fatal("peer became MR without discovery")
+	}
+	// The same peer turns MR when configured so: its non-MR preference is dropped and traffic
+	// spreads over both local NIs.
+	if _, err := p.a.AddPeer(nid("10.0.0.2@o2ib"), []NID{nid("10.0.1.2@o2ib")}, false); err != nil {
+		t.Fatal(err)
+	}
+	p.ta.attempts = nil
+	for i := 0; i < 4; i++ {
+		p.put(t, 100)
+		p.run(t, sim.Millisecond)
+	}
+	if p.ta.attempts[0].ni == p.ta.attempts[1].ni {
+		t.Fatalf("MR peer still pinned to %s", p.ta.attempts[0].ni)
+	}
+}
