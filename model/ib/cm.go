@@ -277,8 +277,12 @@ func (id *CMID) ResolveAddr(src netip.Addr, dst netip.AddrPort, timeout sim.Time
 			return fmt.Errorf("%w: %s has no address (EADDRNOTAVAIL)", ErrInvalid, id.node)
 		}
 	}
-	if !id.local.IsValid() {
-		id.local = netip.AddrPortFrom(id.port.ips[0], 0)
+	if !id.local.IsValid() || id.local.Addr().IsUnspecified() {
+		var a netip.Addr
+		if len(id.port.ips) > 0 {
+			a = id.port.ips[0]
+		}
+		id.local = netip.AddrPortFrom(a, id.local.Port())
 	}
 	id.remote = dst
 	id.state = cmAddrQuery
@@ -425,8 +429,20 @@ func (id *CMID) sendDREQ() {
 	id.arm(tDReq, id.f.cfg.CM.ResponseTimeout)
 }
 
-// Destroy releases the id (rdma_destroy_id). It does not destroy the QP.
+// Destroy releases the id (rdma_destroy_id). It does not destroy the QP. Like the IB CM,
+// destroying a connected id sends a DREQ (the peer sees DISCONNECTED), and destroying an
+// unanswered CONNECT_REQUEST rejects it (RejConsumerDefined).
 func (id *CMID) Destroy() {
+	switch id.state {
+	case cmEstablished, cmAccepting:
+		id.f.sendMAD(cmMsg{typ: mDREQ, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort})
+	case cmConnectReq:
+		id.f.sendMAD(cmMsg{typ: mREJ, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort, reason: RejConsumerDefined})
+	case cmConnecting:
+		if id.peer >= 0 {
+			id.f.sendMAD(cmMsg{typ: mREJ, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort, reason: RejTimeout})
+		}
+	}
 	id.f.k.Disarm(&id.timer)
 	id.state = cmDestroyed
 	id.f.cmids[id.idx] = nil

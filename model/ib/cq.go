@@ -68,6 +68,7 @@ type CQ struct {
 	pending bool
 	errored bool
 	dead    bool // its node crashed: the CQ is gone
+	evh     AsyncHandler
 	// Context is for the consumer (cq_context).
 	Context any
 }
@@ -110,6 +111,10 @@ func (cq *CQ) Poll(wc []WC) int {
 	}
 	return k
 }
+
+// SetEventHandler routes the CQ's CQ_ERR event to a (ib_create_cq's event_handler)
+// instead of the device handlers.
+func (cq *CQ) SetEventHandler(a AsyncHandler) { cq.evh = a }
 
 // Len returns the number of completions waiting to be polled.
 func (cq *CQ) Len() int { return cq.n }

@@ -36,7 +36,9 @@ type AsyncHandler interface {
 }
 
 // RegisterEventHandler adds a device event handler (ib_register_event_handler). Handlers
-// are called in registration order. A node crash forgets them.
+// are called in registration order. QP and CQ events go to the QP's or CQ's own handler
+// instead when it has one (QPInitAttr.EventHandler, CQ.SetEventHandler), as in the verbs.
+// A node crash forgets them.
 func (h *HCA) RegisterEventHandler(a AsyncHandler) { h.handlers = append(h.handlers, a) }
 
 // pending is a deferred upcall or control-plane message, kept in a slice and named by its
@@ -77,6 +79,14 @@ func (f *Fabric) runPending(i int32) {
 	case pAsync:
 		h := p.async.HCA
 		if h.node.crashed {
+			return
+		}
+		if qp := p.async.QP; qp != nil && qp.init.EventHandler != nil {
+			qp.init.EventHandler.AsyncEvent(p.async)
+			return
+		}
+		if cq := p.async.CQ; cq != nil && cq.evh != nil {
+			cq.evh.AsyncEvent(p.async)
 			return
 		}
 		for _, a := range h.handlers {

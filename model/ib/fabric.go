@@ -268,6 +268,26 @@ func (f *Fabric) Connect(a, b Endpoint, spec LinkSpec) *Link {
 	return l
 }
 
+// Node returns the node called name, or nil.
+func (f *Fabric) Node(name string) *Node {
+	for _, n := range f.nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// Switch returns the switch called name, or nil.
+func (f *Fabric) Switch(name string) *Switch {
+	for _, s := range f.switches {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
 // Nodes returns the fabric's nodes in creation order.
 func (f *Fabric) Nodes() []*Node { return f.nodes }
 

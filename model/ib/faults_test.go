@@ -166,3 +166,48 @@ func TestRemoteAccess(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteError: the path breaks between address and route resolution.
+func TestRouteError(t *testing.T) {
+	k, f, a, _ := cmSetup(t, Config{CM: cmTest})
+	a.r.onCM = func(ev CMEvent) {
+		if ev.Type == CMAddrResolved {
+			f.Links()[1].LinkDown()
+		}
+		a.on(ev)
+	}
+	a.connect(t, ipB)
+	run(t, k)
+	if got := a.r.cmTypes(); !slices.Equal(got, []CMEventType{CMAddrResolved, CMRouteError}) {
+		t.Fatalf("events %v", got)
+	}
+	if a.r.cm[1].Status != ETIMEDOUT || a.r.cmAt[1] != a.r.cmAt[0]+sim.Second {
+		t.Fatalf("ROUTE_ERROR status %d at %v", a.r.cm[1].Status, a.r.cmAt[1])
+	}
+}
+
+// TestDestroyConnectedID: destroying a connected id disconnects the peer; QP events go to
+// the QP's own handler when it has one.
+func TestDestroyConnectedID(t *testing.T) {
+	k, _, a, b := cmSetup(t, Config{CM: cmTest})
+	a.connect(t, ipB)
+	run(t, k)
+	a.id.Destroy()
+	run(t, k)
+	if got := b.r.cmTypes(); !slices.Equal(got, []CMEventType{CMConnectRequest, CMEstablished, CMDisconnected, CMTimewaitExit}) {
+		t.Fatalf("passive events %v", got)
+	}
+	own := &rec{k: k}
+	h := a.n.HCAs()[0]
+	qp, _ := h.CreateQP(QPInitAttr{SendCQ: a.cq, RecvCQ: a.cq, MaxSendWR: 1, MaxRecvWR: 1, EventHandler: own})
+	must(t, qp.Modify(QPInit, QPAttr{Port: 1}))
+	n := len(a.r.async)
+	h.HCAFatal()
+	run(t, k)
+	if len(own.async) != 1 || own.async[0].Type != EventQPFatal || own.async[0].QP != qp {
+		t.Fatalf("QP handler got %+v", own.async)
+	}
+	if got := a.r.async[n:]; len(got) != 2 || got[0].Type != EventDeviceFatal || got[1].Type != EventQPFatal {
+		t.Fatalf("device handler got %+v", got) // the CM's QP (no own handler) reports here
+	}
+}

@@ -85,6 +85,9 @@ type QPInitAttr struct {
 	MaxRecvWR      int // receive queue depth
 	MaxInline      int // max_inline_data
 	SignalAll      bool
+	// EventHandler receives this QP's affiliated events (QP_FATAL, COMM_EST, SQ_DRAINED),
+	// as ib_qp_init_attr.event_handler; nil sends them to the device handlers.
+	EventHandler AsyncHandler
 }
 
 // QPAttr are the attributes ibv_modify_qp sets on a transition; each transition reads only
