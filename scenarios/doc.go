@@ -19,7 +19,7 @@
 // # References
 //
 // Nodes are named by the keys of `nodes:`; a group with count n has members <name>0 ..
-// <name>n-1 (a count of 1 keeps the name). An NI is written node:index (client:1), node
+// <name>n-1 (a count of 1 keeps the name, and also answers to <name>0). An NI is written node:index (client:1), node
 // (its first NI) or as a NID (10.0.0.2@o2ib). Workloads and lnet.routes/peers name nodes or
 // whole groups.
 //

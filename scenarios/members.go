@@ -49,7 +49,8 @@ type ResolvedPeer struct {
 	LockPrimary bool  `json:"lock_prim"`
 }
 
-// Member returns the member with the given name, or nil.
+// Member returns the member with the given name, or nil. The only member of a group of one
+// answers to both <group> and <group>0.
 func (s *Scenario) Member(name string) *Member {
 	if len(s.memberIndex) != len(s.Members) {
 		s.memberIndex = make(map[string]int, len(s.Members))
@@ -59,6 +60,15 @@ func (s *Scenario) Member(name string) *Member {
 	}
 	if i, ok := s.memberIndex[name]; ok {
 		return &s.Members[i]
+	}
+	// <group>0 also names the only node of a group of one, so references stay valid when a
+	// sweep or --set changes a group's count.
+	if g, ok := strings.CutSuffix(name, "0"); ok {
+		if ng := s.Nodes[g]; ng != nil && ng.Count == 1 {
+			if i, ok := s.memberIndex[g]; ok {
+				return &s.Members[i]
+			}
+		}
 	}
 	return nil
 }

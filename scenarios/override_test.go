@@ -125,3 +125,16 @@ func TestOverrideString(t *testing.T) {
 		}
 	}
 }
+
+func TestMemberZeroAlias(t *testing.T) {
+	src := "duration: 10s\nnodes: {client: {nis: [o2ib]}, srv: {nis: [o2ib]}}\nfaults: [{at: 1s, action: link_down, ni: client0:0}]\n"
+	for _, count := range []string{"1", "3"} {
+		s, err := Load("z.yaml", []byte(src), mustSets(t, "nodes.client.count="+count)...)
+		if err != nil {
+			t.Fatalf("count %s: %v", count, err)
+		}
+		if m, _, err := s.ResolveNI("client0:0"); err != nil || m.Group != "client" || m.Index != 0 {
+			t.Fatalf("count %s: %v %v", count, m, err)
+		}
+	}
+}
