@@ -1,0 +1,58 @@
+// Package lnet is lnetsim's model of the LNet core: NIDs, nets and local NIs, peers with peer
+// nets and peer NIs (multi-rail and not), MDs and MEs, PUT/ACK/GET/REPLY with events, the
+// multi-rail selection pathway, NI and peer-NI tx credits, health, resends, the response
+// tracker, local and peer-NI recovery, ping/push discovery and drop/delay fault rules. It
+// re-implements the behaviour of lnet/lnet/{lib-move,lib-msg,peer,api-ni,net_fault}.c on the
+// sim event kernel, imports only sim, and talks to network drivers through the LND interface
+// (the Go form of struct lnet_lnd). IdealLND is a lossless LND for tests.
+//
+// One Node is one simulated node's LNet instance; all Nodes of a run share a *sim.Kernel.
+// Nothing here uses goroutines, the wall clock or map iteration order; messages and MDs are
+// pooled, so the steady-state send/receive path allocates nothing.
+//
+// # The flow of one PUT
+//
+// Initiator (node A):
+//
+//  1. Node.MDBind + Node.Put (LNetPut): a Msg is taken from the pool, bound to the MD
+//     (threshold decremented), and, when an ACK is asked for and response_tracking covers
+//     PUTs, a response tracker is attached (deadline now + transaction_timeout).
+//  2. send (lnet_send) → selectPathway (lnet_select_pathway): find/create the destination
+//     peer NI; hold the message while the peer is being discovered (a GET on the reserved
+//     portal whose REPLY carries the peer's NI list); classify (source-specified or not,
+//     multi-rail or not, response or not); pick the best local net, local NI and peer NI
+//     (health, priorities, preferred NIDs, credits, round-robin sequence).
+//  3. handleSend (lnet_handle_send): bump sequences, commit (message deadline), set the
+//     header's source and destination, note the next hop in the response tracker.
+//  4. postSend (lnet_post_send_locked): deadline check, peer-NI tx credit, NI tx credit
+//     (queueing FIFO when either is exhausted), delay rules, then LND.Send.
+//  5. The LND completes the send and calls Node.Finalize(msg, status, hstatus)
+//     (lnet_finalize): the health check updates the NI/peer-NI health and may queue a
+//     resend (drained by the monitor); otherwise the SEND event is delivered, credits return
+//     (posting queued messages) and the message is freed.
+//
+// Target (node B):
+//
+//  6. The LND calls Node.Parse (lnet_parse): validation, receive-side drop rules, the
+//     sender's peer NI marked alive, commit, delay rules, then parsePut matches an ME/MD on
+//     the portal and calls LND.Recv.
+//  7. The LND calls Finalize for the received PUT: health check (a received message raises
+//     the sender's peer-NI health), the PUT event, and then the same Msg becomes the ACK,
+//     sent from the NID the PUT was addressed to back to the hop it came from.
+//
+// Back on A:
+//
+//  8. Parse of the ACK finds the MD by its wire handle, detaches the response tracker, and
+//     Finalize delivers the ACK event, which unlinks the MD (threshold exhausted).
+//
+// The monitor (one event per second per node, lnet_monitor_thread) resends queued messages,
+// expires response trackers every transaction_timeout/2 (charging the next hop), and sends
+// recovery pings to unhealthy local and peer NIs with 2^n s backoff.
+//
+// # Not modelled yet
+//
+// Routing (routes, gateways, router buffers and credits, the router checker: issue 6) — the
+// types leave room for it (Msg.routing, Peer.isRouter, Node.routing); loopback (0@lo) sends;
+// CPT partitioning (every NI is on one CPT); UDSP rules beyond the selection-priority fields;
+// removal of peer NIs that disappear from a ping reply.
+package lnet
