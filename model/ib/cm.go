@@ -59,6 +59,7 @@ const (
 var cmEventNames = [...]string{"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR", "CONNECT_REQUEST",
 	"CONNECT_ERROR", "UNREACHABLE", "REJECTED", "ESTABLISHED", "DISCONNECTED", "DEVICE_REMOVAL", "ADDR_CHANGE", "TIMEWAIT_EXIT"}
 
+// String returns the name the verbs and CM documentation use.
 func (t CMEventType) String() string { return cmEventNames[t] }
 
 // RejectReason is an IB CM REJ reason code, as RDMA_CM_EVENT_REJECTED's status.

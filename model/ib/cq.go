@@ -21,6 +21,7 @@ const (
 var wcStatusNames = [...]string{"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
 	"REM_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "FATAL_ERR"}
 
+// String returns the name the verbs and CM documentation use.
 func (s WCStatus) String() string { return wcStatusNames[s] }
 
 // WCOpcode is a completion's opcode (enum ibv_wc_opcode).
@@ -36,6 +37,7 @@ const (
 
 var wcOpNames = [...]string{"SEND", "RDMA_WRITE", "RDMA_READ", "RECV"}
 
+// String returns the name the verbs and CM documentation use.
 func (o WCOpcode) String() string { return wcOpNames[o] }
 
 func wcOp(o Opcode) WCOpcode { return WCOpcode(o) }

@@ -18,6 +18,7 @@ const (
 
 var asyncNames = [...]string{"CQ_ERR", "QP_FATAL", "SQ_DRAINED", "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "COMM_EST"}
 
+// String returns the name the verbs and CM documentation use.
 func (t AsyncEventType) String() string { return asyncNames[t] }
 
 // AsyncEvent is an affiliated or unaffiliated device event (struct ib_event).

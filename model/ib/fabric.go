@@ -10,7 +10,7 @@ import (
 // Config holds fabric-wide parameters. Zero fields take the defaults documented on each.
 type Config struct {
 	// ChunkPackets is how many MTU packets move through the fabric as one unit (default 16:
-	// 64 KiB at MTU 4096). Smaller is finer-grained and slower to simulate.
+	// 64 KiB at MTU 4096; at most 1024). Smaller is finer-grained and slower to simulate.
 	ChunkPackets int
 	// BufferChunks is the receive buffer of each switch input port, in chunks: the link-level
 	// credits a sender must hold to transmit (default 4).
@@ -35,6 +35,9 @@ type Config struct {
 func (c *Config) fill() {
 	if c.ChunkPackets <= 0 {
 		c.ChunkPackets = 16
+	}
+	if c.ChunkPackets > 1024 {
+		c.ChunkPackets = 1024
 	}
 	if c.BufferChunks <= 0 {
 		c.BufferChunks = 4
@@ -127,6 +130,7 @@ const (
 	PortActive
 )
 
+// String returns the name the verbs and CM documentation use.
 func (s PortState) String() string {
 	if s == PortActive {
 		return "ACTIVE"
@@ -297,7 +301,7 @@ func (f *Fabric) Switches() []*Switch { return f.switches }
 // Links returns the fabric's links in creation order.
 func (f *Fabric) Links() []*Link { return f.links }
 
-// Name returns the node's name.
+// String returns the node's name.
 func (n *Node) String() string { return n.Name }
 
 // HCAs returns the node's HCAs.
@@ -320,6 +324,7 @@ func (h *HCA) Fatal() bool { return h.fatal }
 
 func (h *HCA) alive() bool { return !h.fatal && !h.node.crashed }
 
+// String returns the HCA's name.
 func (h *HCA) String() string { return h.node.Name + "/" + h.Name }
 
 // HCA returns the port's adapter.
@@ -351,6 +356,7 @@ func (p *Port) AddIP(a netip.Addr) {
 // IPs returns the port's IPoIB addresses.
 func (p *Port) IPs() []netip.Addr { return p.ips }
 
+// String returns the Port's name.
 func (p *Port) String() string { return fmt.Sprintf("%s:%d", p.hca, p.Num) }
 
 // PortByIP returns the port an IPoIB address is assigned to, or nil.

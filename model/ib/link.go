@@ -160,6 +160,7 @@ func (f *Fabric) tryStart(li int32) {
 		}
 	}
 	if c < 0 {
+		ln.waitFrom = -1 // nothing left to send: no longer waiting
 		return
 	}
 	f.transmit(li, c)

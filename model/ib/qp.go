@@ -23,6 +23,7 @@ const (
 
 var qpStateNames = [...]string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"}
 
+// String returns the name the verbs and CM documentation use.
 func (s QPState) String() string { return qpStateNames[s] }
 
 // legalTransition reports whether ibv_modify_qp may move an RC QP from one state to another
@@ -57,6 +58,7 @@ const (
 
 var opNames = [...]string{"SEND", "RDMA_WRITE", "RDMA_READ"}
 
+// String returns the name the verbs and CM documentation use.
 func (o Opcode) String() string { return opNames[o] }
 
 // SendWR is a send work request (struct ibv_send_wr with one scatter/gather element: only
@@ -225,6 +227,7 @@ func (qp *QP) Outstanding() (send, recv int) {
 	return int(qp.sqPosted - qp.sqDone), int(qp.rqPosted - qp.rqDone)
 }
 
+// String returns the QP's name.
 func (qp *QP) String() string { return fmt.Sprintf("%s/qp%d", qp.hca, qp.num) }
 
 // Modify moves the QP to state to (ibv_modify_qp), reading the fields of attr that the

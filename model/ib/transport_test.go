@@ -334,3 +334,25 @@ func TestLossRecovers(t *testing.T) {
 		t.Fatalf("%d packets sent for %d packets of payload: nothing was retransmitted", sent, got)
 	}
 }
+
+// TestGranularity: the chunk size does not change an uncontended transfer's duration by
+// more than a chunk's extra pipeline fill, nor a small message's latency at all.
+func TestGranularity(t *testing.T) {
+	var base sim.Time
+	for _, cp := range []int{1, 4, 16, 64} {
+		k, _, s := fabricN(t, 1, 2, Config{ChunkPackets: cp})
+		a, b := s[0], s[1]
+		rcPair(t, a, b, defRTS, 16)
+		mr, _ := b.p.HCA().RegMR(64<<20, AccessRemoteWrite)
+		must(t, a.qp.PostSend(SendWR{Op: OpWrite, Len: 16 << 20, Signaled: true, RKey: mr.RKey}))
+		run(t, k)
+		d := a.r.wcs[0].at
+		if cp == 1 {
+			base = d
+		}
+		t.Logf("ChunkPackets=%d: 16 MiB write completes at %v", cp, d)
+		if diff := float64(d-base) / float64(base); diff < 0 || diff > 0.01 {
+			t.Fatalf("ChunkPackets=%d: %v vs %v at packet granularity", cp, d, base)
+		}
+	}
+}
