@@ -79,13 +79,13 @@ func parseYAML(file string, data []byte) (*yaml.Node, ErrorList) {
 		if err == io.EOF {
 			return nil, ErrorList{{File: file, Line: 1, Message: "the scenario is empty", Hint: "a scenario needs at least duration and nodes"}}
 		}
-		return nil, ErrorList{yamlSyntaxError(file, err)}
+		return nil, ErrorList{yamlSyntaxError(file, data, err)}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
 		line := extra.Line
 		if err != nil {
-			return nil, ErrorList{yamlSyntaxError(file, err)}
+			return nil, ErrorList{yamlSyntaxError(file, data, err)}
 		}
 		return nil, ErrorList{{File: file, Line: line, Message: "only one YAML document is allowed per scenario file", Hint: "remove the '---' separator"}}
 	}
@@ -99,10 +99,15 @@ func parseYAML(file string, data []byte) (*yaml.Node, ErrorList) {
 	return nil, ErrorList{{File: file, Line: 1, Message: "the scenario is empty"}}
 }
 
-func yamlSyntaxError(file string, err error) *Error {
+func yamlSyntaxError(file string, data []byte, err error) *Error {
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &Error{File: file, Line: line, Message: "YAML syntax: " + m[2]}
+		e := &Error{File: file, Line: line, Message: "YAML syntax: " + m[2]}
+		lines := bytes.Split(data, []byte("\n"))
+		if line >= 1 && line <= len(lines) && bytes.Contains(lines[line-1], []byte("\t")) {
+			e.Hint = "indent with spaces; YAML does not allow tabs"
+		}
+		return e
 	}
 	return &Error{File: file, Line: 1, Message: "YAML syntax: " + err.Error()}
 }

@@ -151,6 +151,7 @@ func (r *resolver) niSpec(p, g string, ng *NodeGroup, i int) {
 	}
 	if !ni.NID.IsZero() && err == nil && ni.NID.Net != ni.Net {
 		r.errorAt(np+".nid", "", "NID %s is not on net %s", ni.NID, ni.Net)
+		ni.NID = NID{}
 	}
 	if ni.HCA < 0 {
 		ni.HCA = i
