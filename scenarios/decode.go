@@ -276,7 +276,7 @@ func (d *decoder) decodeInt(n *yaml.Node, v reflect.Value, path string) {
 	if !ok {
 		return
 	}
-	i, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
+	i, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), intBase(s), 64)
 	if err != nil || v.OverflowInt(i) {
 		hint := ""
 		if _, ferr := strconv.ParseFloat(s, 64); ferr == nil {
@@ -292,12 +292,22 @@ func (d *decoder) decodeInt(n *yaml.Node, v reflect.Value, path string) {
 	v.SetInt(i)
 }
 
+// intBase is 0 (prefix decides) for 0x, 0o and 0b numbers and 10 otherwise, so a leading
+// zero never means octal.
+func intBase(s string) int {
+	t := strings.TrimLeft(s, "+-")
+	if len(t) > 2 && t[0] == '0' && strings.ContainsRune("xXoObB", rune(t[1])) {
+		return 0
+	}
+	return 10
+}
+
 func (d *decoder) decodeUint(n *yaml.Node, v reflect.Value, path string) {
 	s, ok := d.scalar(n, path, "a non-negative integer")
 	if !ok {
 		return
 	}
-	i, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 0, 64)
+	i, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), intBase(s), 64)
 	if err != nil || v.OverflowUint(i) {
 		d.errorf(n, path, "", "expected a non-negative integer, got %s", describe(n))
 		return

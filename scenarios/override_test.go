@@ -138,3 +138,13 @@ func TestMemberZeroAlias(t *testing.T) {
 		}
 	}
 }
+
+func TestIntegerForms(t *testing.T) {
+	s, err := Load("i.yaml", []byte("duration: 2m\nseed: 010\nnodes: {c: {count: 0x2, nis: [o2ib]}}\nlnet: {retry_count: 1_0, transaction_timeout: 100}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Seed != 10 || s.Nodes["c"].Count != 2 || s.LNet.RetryCount != 10 {
+		t.Errorf("seed %d count %d retry %d", s.Seed, s.Nodes["c"].Count, s.LNet.RetryCount)
+	}
+}
