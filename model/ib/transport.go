@@ -126,13 +126,16 @@ func (qp *QP) fill(c int32) {
 }
 
 // ctrl queues an ACK (kind ckAck) or NAK (ckNak with status) for message msn to the peer.
-func (qp *QP) ctrl(kind uint8, msn uint32, status WCStatus) {
+func (qp *QP) ctrl(kind uint8, msn uint32, status WCStatus) { qp.ctrlAt(kind, msn, 0, status) }
+
+// ctrlAt is ctrl with a chunk index (where a sequence error NAK asks to resume).
+func (qp *QP) ctrlAt(kind uint8, msn, idx uint32, status WCStatus) {
 	f := qp.f
 	c := f.newChunk()
 	ch := &f.chunks[c]
 	ch.kind, ch.msn, ch.nak, ch.rnrTimer = kind, msn, status, qp.attr.MinRNRTimer
 	ch.src, ch.dst, ch.srcQP, ch.dstQP = int32(qp.port.idx), int32(qp.dstPort.idx), qp.num, qp.attr.DestQPN
-	ch.n, ch.npkt, ch.wire = 1, 1, ackWire
+	ch.n, ch.npkt, ch.wire, ch.idx = 1, 1, ackWire, idx
 	f.sendCtrl(qp.port, c)
 }
 
@@ -208,6 +211,7 @@ func (qp *QP) rxData(ch *chunk) {
 		qp.seqNak() // part of this message is missing
 		return
 	}
+	qp.nakked = false
 	qp.rxChunk++
 	if ch.idx+1 != ch.n {
 		return
@@ -236,14 +240,19 @@ func (qp *QP) refuse(msn uint32, status WCStatus) {
 	qp.ctrl(ckNak, msn, status)
 }
 
-// seqNak answers a gap in the request stream with one PSN sequence error NAK for the
-// expected message; further out-of-sequence chunks are dropped silently until the
-// requester goes back to it.
+// seqNak answers a gap in the request stream with one PSN sequence error NAK naming the
+// first chunk missing (of message rxExpect); further out-of-sequence chunks are dropped
+// silently until the requester resends that chunk.
 func (qp *QP) seqNak() {
 	if qp.nakked {
 		return
 	}
-	qp.refuse(qp.rxExpect, nakSeqErr)
+	qp.nakked = true
+	idx := uint32(0)
+	if qp.rxChunk > 0 {
+		idx = uint32(qp.rxChunk)
+	}
+	qp.ctrlAt(ckNak, qp.rxExpect, idx, nakSeqErr)
 }
 
 // rxReadReq is the responder's handling of an RDMA READ request: checked against the
@@ -327,7 +336,7 @@ func (qp *QP) rxNak(ch *chunk) {
 	switch ch.nak {
 	case WCRNRRetryExcErr:
 	case nakSeqErr:
-		qp.retry()
+		qp.retryAt(ch.idx)
 		return
 	default:
 		qp.fail(ch.nak)
@@ -428,13 +437,20 @@ func (qp *QP) startAck() {
 
 // retry spends one of retry_cnt retries going back to the oldest unacknowledged message
 // (after an ACK timeout or a sequence error NAK), or fails it with RETRY_EXC_ERR.
-func (qp *QP) retry() {
+func (qp *QP) retry() { qp.retryAt(0) }
+
+// retryAt is retry resuming the oldest unacknowledged message at chunk idx (what a PSN
+// sequence error NAK asks for); a READ is always requested again whole.
+func (qp *QP) retryAt(idx uint32) {
 	if qp.retryLeft == 0 {
 		qp.fail(WCRetryExcErr)
 		return
 	}
 	qp.retryLeft--
 	qp.rewind()
+	if w := &qp.sq[qp.sqDone%uint32(len(qp.sq))]; w.wr.Op != OpRead {
+		qp.curChunk = idx
+	}
 	qp.startAck()
 	qp.schedule()
 }

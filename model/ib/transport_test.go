@@ -330,8 +330,12 @@ func TestLossRecovers(t *testing.T) {
 	if c := b.p.Counters(); c.SymbolErrorCounter == 0 || c.PortRcvErrors != c.SymbolErrorCounter {
 		t.Fatalf("corruption not counted: %+v", c)
 	}
-	if sent, got := a.p.Counters().PortXmitPkts, uint64(64*49); sent <= got {
-		t.Fatalf("%d packets sent for %d packets of payload: nothing was retransmitted", sent, got)
+	// 64 messages of 49 packets; retransmissions resume at
+	// the lost chunk, so the overhead stays a few chunks per loss.
+	sent, need := a.p.Counters().PortXmitPkts, uint64(64*49)
+	t.Logf("%d packets sent for %d packets of payload", sent, need)
+	if sent <= need || sent > need*13/10 {
+		t.Fatalf("%d packets sent for %d packets of payload", sent, need)
 	}
 }
 
