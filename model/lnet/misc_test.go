@@ -192,3 +192,27 @@ func TestNotify(t *testing.T) {
 		t.Fatal("other-net report accepted")
 	}
 }
+
+// A local NI going down is pushed to discovered MR peers, which mark it DOWN and charge it.
+func TestPushOnStatusChange(t *testing.T) {
+	p := newPair(t, 2, 1, DefaultTunables(), NetTunables{})
+	p.put(t, 100)
+	p.run(t, sim.Millisecond)
+	down := nid("10.0.1.1@o2ib")
+	p.a.SetNIFatal(p.a.NI(down), true)
+	p.run(t, sim.Millisecond)
+	lp := p.b.PeerNI(down)
+	if lp == nil || lp.Status() != NIStatusDown || lp.Health() != 900 || !lp.Peer().MultiRail() {
+		t.Fatalf("B's view of %s after push: %+v", down, lp)
+	}
+	nets := p.a.ShowNets()
+	if nets[0].NIs[1].Status != "down" || nets[0].NIs[1].HealthStats.FatalError != 1 {
+		t.Fatalf("net show: %+v", nets[0].NIs[1])
+	}
+	if g := p.a.ShowGlobal(); g.LNDTimeout != 49 || g.RetryCount != 2 {
+		t.Fatalf("global show %+v", g)
+	}
+	if ps := p.a.ShowPeers(); len(ps) == 0 || ps[0].PeerNIs[0].MaxTx != 8 {
+		t.Fatalf("peer show %+v", ps)
+	}
+}
