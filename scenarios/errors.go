@@ -12,19 +12,20 @@ type Error struct {
 	File     string `json:"file,omitempty"`
 	Line     int    `json:"line,omitempty"`
 	Col      int    `json:"col,omitempty"`
-	Override string `json:"override,omitempty"` // the --set key when the value came from an override
+	Override string `json:"override,omitempty"` // "--set key" (or a sweep's label) when an override gave the value
 	Path     string `json:"path"`               // dotted path of the field, e.g. faults[0].at
 	Message  string `json:"message"`
 	Hint     string `json:"hint,omitempty"`
 }
 
 // Error formats the problem as `file:line:col: path: message (hint)`, or
-// `--set key: path: message (hint)` for an override.
+// `--set key: message (hint)` for a value given by an override (`--set key: path: ...` when
+// the problem is deeper inside the overridden value).
 func (e *Error) Error() string {
 	var b strings.Builder
 	switch {
 	case e.Override != "":
-		b.WriteString("--set " + e.Override)
+		b.WriteString(e.Override)
 	case e.Line > 0 && e.Col > 0:
 		fmt.Fprintf(&b, "%s:%d:%d", e.File, e.Line, e.Col)
 	case e.Line > 0:
@@ -32,7 +33,7 @@ func (e *Error) Error() string {
 	default:
 		b.WriteString(e.File)
 	}
-	if e.Path != "" && e.Path != e.Override {
+	if e.Path != "" && e.Override != "--set "+e.Path {
 		b.WriteString(": " + e.Path)
 	}
 	b.WriteString(": " + e.Message)

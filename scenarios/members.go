@@ -76,6 +76,7 @@ func (s *Scenario) Member(name string) *Member {
 // refError is a reference that names nothing, with a hint.
 type refError struct{ msg, hint string }
 
+// Error formats the message with its hint.
 func (e *refError) Error() string {
 	if e.hint == "" {
 		return e.msg

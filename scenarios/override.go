@@ -15,6 +15,17 @@ import (
 type Override struct {
 	Path  string
 	Value *yaml.Node
+	// Origin names where the override came from in error messages, in place of a file
+	// position (default "--set <path>"; a sweep may say "sweep.yaml:7:5").
+	Origin string
+}
+
+// origin is the label errors about this override's values carry.
+func (o Override) origin() string {
+	if o.Origin != "" {
+		return o.Origin
+	}
+	return "--set " + o.Path
 }
 
 // ParseSet reads a `--set key=value` argument. The value is parsed as YAML, so
@@ -89,11 +100,11 @@ func applyOverrides(root *yaml.Node, origins map[*yaml.Node]string, ovs []Overri
 	var errs ErrorList
 	for _, o := range ovs {
 		if err := ApplyOverride(root, o); err != nil {
-			errs = append(errs, &Error{Override: o.Path, Path: o.Path, Message: err.Error()})
+			errs = append(errs, &Error{Override: o.origin(), Path: o.Path, Message: err.Error()})
 			continue
 		}
-		markOrigin(o.Value, o.Path, origins)
-		markCreated(root, o.Path, origins, 0)
+		markOrigin(o.Value, o.origin(), origins)
+		markCreated(root, o.origin(), origins, 0)
 	}
 	return errs
 }

@@ -148,3 +148,15 @@ func TestIntegerForms(t *testing.T) {
 		t.Errorf("seed %d count %d retry %d", s.Seed, s.Nodes["c"].Count, s.LNet.RetryCount)
 	}
 }
+
+func TestOverrideOrigin(t *testing.T) {
+	v, err := ValueNode("200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadBuiltin(DefaultName, Override{Path: "lnet.retry_count", Value: v, Origin: "sweep.yaml:4:22"})
+	want := "sweep.yaml:4:22: lnet.retry_count: retry_count 200 is greater than transaction_timeout (50s)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
