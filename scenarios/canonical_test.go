@@ -18,6 +18,8 @@ lnet: {transaction_timeout: 50, retry_count: 2}
 workload: [{type: brw, from: client, to: server, size: 1MiB}]
 `
 	b := `# same meaning
+name: another name
+description: only words differ
 lnet:
   retry_count: 2
   transaction_timeout: 50s

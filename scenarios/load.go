@@ -113,13 +113,16 @@ func yamlSyntaxError(file string, data []byte, err error) *Error {
 }
 
 // Canonical returns the scenario's canonical form: indented JSON of the loaded scenario with
-// every default filled in, members and NIDs included. Two files that mean the same thing
-// (key order, units, defaults written or not) have the same canonical form.
+// every default filled in, members and NIDs included, and name and description left out
+// (they do not change what is simulated). Two files that mean the same thing (key order,
+// units, defaults written or not, comments, wording) have the same canonical form.
 func (s *Scenario) Canonical() ([]byte, error) {
+	c := *s
+	c.Name, c.Description = "", ""
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", " ")
-	if err := enc.Encode(s); err != nil {
+	if err := enc.Encode(&c); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -51,9 +51,11 @@ func loadScenario(cmd *cobra.Command, arg string, ovs []scenarios.Override) (*sc
 
 func newValidateCmd() *cobra.Command {
 	var (
-		sets   []string
-		output string
-		quiet  bool
+		sets      []string
+		output    string
+		quiet     bool
+		nids      bool
+		canonical bool
 	)
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
@@ -77,6 +79,7 @@ Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 				return err
 			}
 			var results []validateResult
+			loaded := map[string]*scenarios.Scenario{}
 			invalid := 0
 			for _, f := range args {
 				res := validateResult{File: f, Errors: []*scenarios.Error{}}
@@ -85,6 +88,7 @@ Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 				switch {
 				case err == nil:
 					res.Valid, res.Hash = true, s.Hash
+					loaded[f] = s
 				case errors.As(err, &el):
 					res.Errors = el
 					invalid++
@@ -108,6 +112,11 @@ Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 					if r.Valid && !quiet {
 						fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (scenario hash %s)\n", r.File, r.Hash[:16])
 					}
+					if s := loaded[r.File]; s != nil {
+						if err := printDetails(cmd, s, nids, canonical); err != nil {
+							return err
+						}
+					}
 				}
 			}
 			if invalid > 0 {
@@ -119,8 +128,37 @@ Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a scenario field by path, e.g. --set lnet.retry_count=3 (repeatable)")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only errors")
+	cmd.Flags().BoolVar(&nids, "nids", false, "print each node's NIs with their assigned NIDs")
+	cmd.Flags().BoolVar(&canonical, "canonical", false, "print the canonical form the scenario hash covers")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// printDetails prints a valid scenario's NIDs and/or canonical form.
+func printDetails(cmd *cobra.Command, s *scenarios.Scenario, nids, canonical bool) error {
+	out := cmd.OutOrStdout()
+	if nids {
+		for _, m := range s.Members {
+			role := ""
+			if m.Routing {
+				role = " (router)"
+			}
+			fmt.Fprintf(out, "  %s%s\n", m.Name, role)
+			for i, ni := range m.NIs {
+				fmt.Fprintf(out, "    %s:%d  %-22s %-6s hca %d port %d\n", m.Name, i, ni.NID, ni.Interface, ni.HCA, ni.Port)
+			}
+		}
+	}
+	if canonical {
+		c, err := s.Canonical()
+		if err != nil {
+			return err
+		}
+		if _, err := out.Write(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func newScenariosCmd() *cobra.Command {
