@@ -41,10 +41,28 @@ type IdealLND struct {
 	Hook  func(m *Msg) IdealVerdict
 	Rules []*IdealRule
 
+	// OptimizedGET makes GETs use the RDMA-style protocol of o2ib's GET_REQ: the initiator
+	// pre-creates the REPLY (CreateReplyMsg), the target is parsed with rdmaReq and its LND
+	// "writes" the data and answers GET_DONE; both initiator messages finalize on GET_DONE.
+	OptimizedGET bool
+
 	nis   map[NID]*NI
 	xf    []idealXfer
 	free  []int32
+	gets  []*idealGet
+	gfree []int32
 	sends uint64
+}
+
+// idealGet is the state of one optimized GET (the LND private of its target side).
+type idealGet struct {
+	idx    int32
+	get    *Msg
+	getRef MsgRef
+	reply  *Msg
+	from   *NI // initiator NI
+	mlen   int
+	status int
 }
 
 type idealXfer struct {
@@ -55,12 +73,14 @@ type idealXfer struct {
 	hdr  Header
 	act  IdealAction
 	hs   HStatus
+	get  *idealGet
 }
 
 // Ideal LND event kinds.
 const (
 	idealDeliver = iota + 1
 	idealComplete
+	idealGetDone
 )
 
 // NewIdealLND returns an ideal LND on k with a fixed one-way latency.
@@ -104,12 +124,62 @@ func (l *IdealLND) NotifyPeerDown(*NI, NID) {}
 // Query knows nothing.
 func (l *IdealLND) Query(*NI, NID) (sim.Time, bool) { return 0, false }
 
-// Recv completes at once: the payload is already there.
-func (l *IdealLND) Recv(ni *NI, _ any, m *Msg, _ bool, _, _, _ int) error {
+// Recv completes at once: the payload is already there. For an optimized GET (private is the
+// GET's state) msg is the REPLY LNet built: the data is "written" and GET_DONE goes back; a nil
+// msg answers GET_DONE(-ENODATA).
+func (l *IdealLND) Recv(ni *NI, private any, m *Msg, _ bool, _, mlen, _ int) error {
+	if g, ok := private.(*idealGet); ok {
+		g.status, g.mlen = -ENODATA, 0
+		if m != nil {
+			g.status, g.mlen = 0, mlen
+			ni.Node().Finalize(m, 0, LNET_MSG_STATUS_OK)
+		}
+		l.k.After(l.Latency, l.hid, idealGetDone, uint64(g.idx))
+		return nil
+	}
 	if m != nil {
 		ni.Node().Finalize(m, 0, LNET_MSG_STATUS_OK)
 	}
 	return nil
+}
+
+func (l *IdealLND) newGet(ni *NI, m *Msg) (*idealGet, error) {
+	reply := ni.Node().CreateReplyMsg(ni, m)
+	if reply == nil {
+		return nil, ErrNoMD
+	}
+	var g *idealGet
+	if k := len(l.gfree); k > 0 {
+		g = l.gets[l.gfree[k-1]]
+		l.gfree = l.gfree[:k-1]
+	} else {
+		g = &idealGet{idx: int32(len(l.gets))}
+		l.gets = append(l.gets, g)
+	}
+	g.get, g.getRef, g.reply, g.from = m, m.Ref(), reply, ni
+	return g, nil
+}
+
+// getDone models GET_DONE arriving at the initiator: the GET, then its REPLY, finalize.
+func (l *IdealLND) getDone(g *idealGet) {
+	get, reply, ni := g.get, g.reply, g.from
+	st, mlen := g.status, g.mlen
+	*g = idealGet{idx: g.idx}
+	l.gfree = append(l.gfree, g.idx)
+	node := ni.Node()
+	if st != 0 {
+		hs := LNET_MSG_STATUS_REMOTE_ERROR
+		if st == -ETIMEDOUT {
+			hs = LNET_MSG_STATUS_REMOTE_TIMEOUT
+		}
+		node.Finalize(get, st, hs)
+		// Only the request carries the hstatus (o2ib propagates tx_lntmsg[0]'s).
+		node.Finalize(reply, st, LNET_MSG_STATUS_OK)
+		return
+	}
+	node.SetReplyLength(reply, mlen)
+	node.Finalize(get, 0, LNET_MSG_STATUS_OK)
+	node.Finalize(reply, 0, LNET_MSG_STATUS_OK)
 }
 
 func (l *IdealLND) verdict(ni *NI, m *Msg) IdealVerdict {
@@ -160,6 +230,15 @@ func (l *IdealLND) Send(ni *NI, _ any, m *Msg) error {
 	x := &l.xf[i]
 	x.msg, x.ref, x.to, x.from, x.act, x.hs = m, m.Ref(), to, ni.NID(), v.Action, v.HStatus
 	x.hdr = m.Hdr
+	x.get = nil
+	if l.OptimizedGET && m.Type() == MsgGET && v.Action != IdealFail {
+		g, err := l.newGet(ni, m)
+		if err != nil {
+			l.free = append(l.free, i)
+			return err
+		}
+		x.get = g
+	}
 	switch v.Action {
 	case IdealFail:
 		l.k.After(v.Delay, l.hid, idealComplete, uint64(i))
@@ -171,8 +250,30 @@ func (l *IdealLND) Send(ni *NI, _ any, m *Msg) error {
 
 // Handle delivers or completes a transfer.
 func (l *IdealLND) Handle(kind int, arg uint64) {
+	if kind == idealGetDone {
+		l.getDone(l.gets[arg])
+		return
+	}
 	x := &l.xf[arg]
-	m, to, from, act, hs := x.msg, x.to, x.from, x.act, x.hs
+	m, to, from, act, hs, g := x.msg, x.to, x.from, x.act, x.hs, x.get
+	if g != nil {
+		// Optimized GET: the initiator's messages finalize on GET_DONE. A silent drop or a
+		// rejected GET_REQ is answered GET_DONE(-ENODATA) (o2ib: NAK on no match).
+		hdr := x.hdr
+		x.msg, x.to, x.hdr.Data, x.get = nil, nil, nil, nil
+		l.free = append(l.free, int32(arg))
+		if act == IdealDrop {
+			// Lost: the GET_REQ tx times out waiting for GET_DONE.
+			g.status = -ETIMEDOUT
+			l.k.After(from2ni(l, from).LNDTimeout(), l.hid, idealGetDone, uint64(g.idx))
+			return
+		}
+		if err := to.Node().Parse(to, &hdr, from, g, true); err != nil {
+			g.status = -ENODATA
+			l.k.After(l.Latency, l.hid, idealGetDone, uint64(g.idx))
+		}
+		return
+	}
 	if kind == idealDeliver && act == IdealDeliver {
 		_ = to.Node().Parse(to, &x.hdr, from, nil, false)
 	}
@@ -193,3 +294,5 @@ func (l *IdealLND) Handle(kind int, arg uint64) {
 	}
 	m.Node().Finalize(m, 0, LNET_MSG_STATUS_OK)
 }
+
+func from2ni(l *IdealLND, nid NID) *NI { return l.nis[nid] }

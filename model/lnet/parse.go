@@ -198,9 +198,10 @@ func (n *Node) parseReply(m *Msg) int {
 	return 0
 }
 
-// CreateReplyMsg models lnet_create_reply_msg for an LND's optimized GET (o2ib GET_REQ): a
-// REPLY message on the initiator, bound to the GET's MD, that the LND finalizes when GET_DONE
-// arrives (after SetReplyLength). It returns nil if the GET's MD is gone.
+// CreateReplyMsg models lnet_create_reply_msg for an LND's optimized GET (o2ib GET_REQ): called
+// from Send for the GET, it returns a REPLY message on the initiator, bound to the GET's MD,
+// that the LND finalizes (after SetReplyLength) when GET_DONE arrives, after finalizing the GET
+// itself. It returns nil if the GET's MD can take no more operations.
 func (n *Node) CreateReplyMsg(ni *NI, get *Msg) *Msg {
 	md := get.md
 	if md == nil || md.threshold == 0 {
@@ -215,9 +216,10 @@ func (n *Node) CreateReplyMsg(ni *NI, get *Msg) *Msg {
 	m.rxCommitted = true
 	m.onActive = true
 	m.deadline = n.deadline(ni)
-	n.detachRspTracker(md)
+	m.Hdr.PayloadLength = md.spec.Length
 	n.attachMD(m, md)
-	n.setRxEvent(m, EventREPLY, 0)
+	n.setRxEvent(m, EventREPLY, md.spec.Length)
+	m.ev.initiator = get.txPeerNI.peer.primary
 	return m
 }
 

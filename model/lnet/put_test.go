@@ -49,3 +49,43 @@ func TestGetReply(t *testing.T) {
 		t.Fatalf("events %+v / %+v", p.src.evs, p.sink.evs)
 	}
 }
+
+// The optimized (RDMA) GET path: the REPLY is pre-created on the initiator and finalized on
+// GET_DONE; the target's REPLY is built by LNet and finalized by the LND.
+func TestOptimizedGet(t *testing.T) {
+	p := newPair(t, 2, 2, DefaultTunables(), NetTunables{})
+	p.lnd.OptimizedGET = true
+	p.put(t, 10)
+	p.run(t, sim.Millisecond)
+	md := p.a.MDBind(MDSpec{Length: 1 << 20, Threshold: 2, Handler: p.src})
+	if err := p.a.Get(AnyNID, md, nid("10.0.0.2@o2ib"), testPortal, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	p.run(t, sim.Millisecond)
+	r := p.src.last(EventREPLY)
+	if r == nil || r.Status != 0 || r.MLength != 1<<20 || !r.Unlinked || p.src.count(EventSEND) != 2 {
+		t.Fatalf("REPLY %+v, events %+v", r, p.src.evs)
+	}
+	if g := p.sink.last(EventGET); g == nil || g.Status != 0 {
+		t.Fatalf("target GET event %+v", g)
+	}
+	if p.a.Stats().MsgsAlloc != 0 || p.b.Stats().MsgsAlloc != 0 || p.a.Stats().RstAlloc != 0 {
+		t.Fatalf("leaked messages/trackers: %+v / %+v", p.a.Stats(), p.b.Stats())
+	}
+	// No match on the target: GET_DONE(-ENODATA) -> REMOTE_ERROR on the initiator.
+	p.src.evs = nil
+	md = p.a.MDBind(MDSpec{Length: 100, Threshold: 2, Handler: p.src})
+	if err := p.a.Get(AnyNID, md, nid("10.0.0.2@o2ib"), testPortal+1, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	p.run(t, sim.Millisecond)
+	if ev := p.src.last(EventSEND); ev == nil || ev.Status != -ENODATA {
+		t.Fatalf("SEND %+v", ev)
+	}
+	if ev := p.src.last(EventREPLY); ev == nil || ev.Status != -ENODATA || !ev.Unlinked {
+		t.Fatalf("REPLY %+v", ev)
+	}
+	if p.a.Stats().RemoteErrorCount != 1 {
+		t.Fatalf("remote_error_count %d", p.a.Stats().RemoteErrorCount)
+	}
+}
