@@ -114,6 +114,10 @@ func (cq *CQ) Poll(wc []WC) int {
 	return k
 }
 
+// Destroy releases the CQ (ibv_destroy_cq): it takes no more completions and never
+// notifies again. QPs still using it lose their completions.
+func (cq *CQ) Destroy() { cq.dead = true }
+
 // SetEventHandler routes the CQ's CQ_ERR event to a (ib_create_cq's event_handler)
 // instead of the device handlers.
 func (cq *CQ) SetEventHandler(a AsyncHandler) { cq.evh = a }
