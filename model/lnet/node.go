@@ -44,7 +44,7 @@ type Node struct {
 	resendQ      msgQueue
 	kickArmed    bool
 	monitor      sim.Timer
-	lastRspCheck sim.Time
+	nextRspCheck sim.Time
 	rspExpiring  bool
 	rsp          rspList
 
@@ -174,7 +174,6 @@ func (n *Node) Startup() error {
 	n.attachSystemME(n.pingMD)
 	n.pushMD = n.allocMD(MDSpec{Length: 1 << 20, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_TRUNCATE | MD_ACK_DISABLE, Handler: &n.sysH, User: sysPush << 56})
 	n.attachSystemME(n.pushMD)
-	n.lastRspCheck = n.k.Now()
 	n.k.Arm(&n.monitor, n.k.Now())
 	return nil
 }
@@ -208,24 +207,25 @@ func (n *Node) Handle(kind int, arg uint64) {
 		n.monitorPass()
 	case evResendKick:
 		n.kickArmed = false
-		n.resendPending()
+		n.monitorPass()
 	case evDelayRelease:
 		n.releaseDelayed(MsgRef(arg))
 	}
 }
 
 // monitorPass is one pass of lnet_monitor_thread: resend queued messages, expire response
-// trackers (every transaction_timeout/2), recover local NIs, recover peer NIs; then sleep 1 s.
-// The model differs in one way: an early wake-up for resends (evResendKick) only resends and
-// does not shift the 1 s cadence of the full pass.
+// trackers (at the first pass and then every transaction_timeout/2 whole seconds), recover
+// local NIs, recover peer NIs; then sleep 1 s. A message queued for resend wakes the monitor
+// early (evResendKick), which runs a full pass and restarts the 1 s sleep, as the kernel's
+// completion does.
 func (n *Node) monitorPass() {
 	if n.shutdown {
 		return
 	}
 	now := n.k.Now()
 	n.resendPending()
-	if half := sim.Time(n.tun.TransactionTimeout) * sim.Second / 2; now-n.lastRspCheck >= half {
-		n.lastRspCheck = now
+	if sec := n.nowSeconds(); sec >= n.nextRspCheck {
+		n.nextRspCheck = sec + sim.Time(n.tun.TransactionTimeout/2)*sim.Second
 		n.expireResponses()
 	}
 	n.recoverLocalNIs()
