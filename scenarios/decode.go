@@ -37,6 +37,7 @@ type decoder struct {
 	bad     map[string]bool     // paths whose value could not be decoded
 	visited int
 	depth   int
+	src     [][]byte // the source's lines, to locate text inside block scalars
 }
 
 // maxDepth bounds nesting (a self-referencing alias would otherwise recurse forever).

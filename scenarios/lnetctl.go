@@ -1,6 +1,9 @@
 package scenarios
 
 import (
+	"bytes"
+	"strings"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -111,6 +114,50 @@ type LnetctlGlobal struct {
 }
 
 func (g *LnetctlGlobal) setDefaults() { g.Globals.setDefaults() }
+
+// decodeYAML accepts the export as YAML in place, or as a block of text (`lnetctl: |`
+// followed by the pasted output), whose positions are mapped back into the scenario file.
+func (e *LnetctlExport) decodeYAML(d *decoder, n *yaml.Node, path string) {
+	if n.Kind != yaml.ScalarNode {
+		d.decodeStruct(n, reflectValue(e), path)
+		return
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(n.Value), &doc); err != nil {
+		d.errorf(n, path, "paste the output of lnetctl export", "the lnetctl text is not valid YAML: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+		return
+	}
+	if len(doc.Content) == 0 {
+		return
+	}
+	// A literal or folded block starts on the line after its indicator, indented.
+	lineOff, colOff := n.Line-1, n.Column-1
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		lineOff = n.Line
+		colOff = 0
+		if n.Line < len(d.src) {
+			l := d.src[n.Line]
+			colOff = len(l) - len(bytes.TrimLeft(l, " "))
+		}
+	}
+	shift(doc.Content[0], lineOff, colOff, 0)
+	if d.origins[n] != "" {
+		markOrigin(doc.Content[0], d.origins[n], d.origins)
+	}
+	d.decodeStruct(doc.Content[0], reflectValue(e), path)
+}
+
+// shift moves the positions of a parsed sub-document into the enclosing file.
+func shift(n *yaml.Node, dl, dc, depth int) {
+	if n == nil || depth > maxDepth {
+		return
+	}
+	n.Line += dl
+	n.Column += dc
+	for _, c := range n.Content {
+		shift(c, dl, dc, depth+1)
+	}
+}
 
 // ignored accepts any value: a show-only key of lnetctl's output.
 type ignored struct{}

@@ -96,3 +96,25 @@ func TestLnetctlImportErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestLnetctlImportBlockText(t *testing.T) {
+	data := withExport(t, "testdata/lnetctl/client-export.yaml")
+	block := strings.Replace(string(data), "    lnetctl:\n", "    lnetctl: |\n", 1)
+	a, err := Load("block.yaml", []byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load("import.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Hash != b.Hash {
+		t.Fatal("a pasted block and inline YAML differ")
+	}
+	bad := strings.Replace(block, "peer_credits: 32", "peer_credits: 300", 1)
+	_, err = Load("block.yaml", []byte(bad))
+	want := "block.yaml:86:35: nodes.client.lnetctl.net[1].local NI(s)[0].tunables.peer_credits: must be from 1 to 255, got 300"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v\nwant %q", err, want)
+	}
+}

@@ -36,6 +36,7 @@ func Load(file string, data []byte, overrides ...Override) (s *Scenario, err err
 		return nil, errs
 	}
 	d := newDecoder(file, origins)
+	d.src = bytes.Split(data, []byte("\n"))
 	s = &Scenario{}
 	s.setDefaults()
 	d.decode(root, reflect.ValueOf(s).Elem(), "", fieldOpts{})
