@@ -11,10 +11,10 @@ import (
 // lndTypes are the LND names a net may use; lnetsim models o2ib (and the loopback lo).
 var lndTypes = []string{"o2ib", "lo"}
 
-// ParseNet reads an LNet net name ("o2ib", "o2ib0", "o2ib12") and returns its canonical form,
-// always with the number ("o2ib0"), and its number.
+// ParseNet reads an LNet net name ("o2ib", "o2ib0", "o2ib12", also written "@o2ib1") and
+// returns its canonical form, always with the number ("o2ib0"), and its number.
 func ParseNet(s string) (string, int, error) {
-	in := strings.TrimSpace(s)
+	in := strings.TrimPrefix(strings.TrimSpace(s), "@")
 	for _, l := range lndTypes {
 		rest, ok := strings.CutPrefix(in, l)
 		if !ok {
@@ -48,7 +48,10 @@ func (n NID) IsZero() bool { return n.Net == "" }
 func ParseNID(s string) (NID, error) {
 	in := strings.TrimSpace(s)
 	a, netName, ok := strings.Cut(in, "@")
-	if !ok {
+	if ok && a == "" {
+		return NID{}, fmt.Errorf("invalid NID %q: the address is missing, e.g. 10.0.0.1@%s", s, netName)
+	}
+	if !ok || strings.Contains(netName, "@") {
 		return NID{}, fmt.Errorf("invalid NID %q: expected address@net, e.g. 10.0.0.1@o2ib", s)
 	}
 	net, _, err := ParseNet(netName)

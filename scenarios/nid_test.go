@@ -19,6 +19,8 @@ func TestParseNID(t *testing.T) {
 		{"::1@o2ib", "", "not an IPv4 address"},
 		{"1@lo", "", "0@lo"},
 		{"10.0.0.1@eth", "", "expected o2ib"},
+		{"@o2ib1", "", "address is missing"},
+		{"10.0.0.1@@o2ib1", "", "expected address@net"},
 	}
 	for _, tt := range tests {
 		n, err := ParseNID(tt.in)
@@ -48,4 +50,12 @@ func FuzzParseNID(f *testing.F) {
 			t.Fatalf("round trip %q -> %q -> %v, %v", s, n.String(), back, err)
 		}
 	})
+}
+
+func TestParseNet(t *testing.T) {
+	for in, want := range map[string]string{"o2ib": "o2ib0", "o2ib0": "o2ib0", "@o2ib1": "o2ib1", " o2ib12 ": "o2ib12"} {
+		if got, _, err := ParseNet(in); err != nil || got != want {
+			t.Errorf("ParseNet(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
 }
