@@ -1,0 +1,228 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// node is one member of the cluster: its LNet instance and NIs in scenario order.
+type node struct {
+	name string
+	idx  int
+	ln   *lnet.Node
+	nids []lnet.NID
+}
+
+// cluster is the simulated system of one run.
+type cluster struct {
+	s      *scenarios.Scenario
+	k      *sim.Kernel
+	nodes  []*node
+	byName map[string]*node    // lookups only
+	owner  map[lnet.NID]*node  // NID -> node (lookups only)
+	lnds   map[string]lnet.LND // net name -> LND (lookups only)
+	ideal  *lnet.IdealLND
+	// Ideal backend state: per NI, its fault state and when its port is free to send and to
+	// receive next (lookups only).
+	link   map[lnet.NID]linkState
+	txFree map[lnet.NID]sim.Time
+	rxFree map[lnet.NID]sim.Time
+	rate   float64 // link data rate, bytes per nanosecond
+}
+
+// linkState is the fault state of one NI's port and link.
+type linkState struct {
+	down  int      // faults holding it down
+	delay sim.Time // extra delay of every message through it
+}
+
+// wireOverhead approximates the bytes o2iblnd puts on the wire besides the payload: the
+// kib_msg and LNet headers (48 + 72).
+const wireOverhead = 120
+
+// idealVerdict decides each message's fate on the ideal backend. A message from or to a
+// downed NI fails with REMOTE_DROPPED (o2iblnd's status for a send completion error): at once
+// from it (its work requests are flushed), after the RC retry exhaustion time to it. Otherwise
+// it is serialized at the link rate on its sender's and receiver's ports, one message after
+// another on each (store-and-forward per message, a deliberate simplification of the packet-level
+// InfiniBand model), plus any link_delay.
+func (c *cluster) idealVerdict(m *lnet.Msg) lnet.IdealVerdict {
+	tx, rx := m.TxNI().NID(), m.Target()
+	switch {
+	case c.link[tx].down > 0:
+		return lnet.IdealVerdict{Action: lnet.IdealFail, HStatus: lnet.LNET_MSG_STATUS_REMOTE_DROPPED, Delay: 1}
+	case c.link[rx].down > 0:
+		return lnet.IdealVerdict{Action: lnet.IdealFail, HStatus: lnet.LNET_MSG_STATUS_REMOTE_DROPPED, Delay: retryExhaustion}
+	}
+	now := c.k.Now()
+	ser := sim.Time(math.Ceil(float64(m.Len()+wireOverhead) / c.rate))
+	start := max(now, c.txFree[tx])
+	c.txFree[tx] = start + ser
+	done := max(start+ser, c.rxFree[rx]+ser)
+	c.rxFree[rx] = done
+	return lnet.IdealVerdict{Action: lnet.IdealDeliver, Delay: done - now + c.link[tx].delay + c.link[rx].delay}
+}
+
+// idealLatency is the one-way latency of the ideal backend: the fabric's cable and switch
+// latencies of a single-switch hop.
+func idealLatency(s *scenarios.Scenario) sim.Time {
+	return 2*s.Fabric.LinkLatency + s.Fabric.SwitchLatency
+}
+
+// globalsToTunables maps a scenario's LNet globals onto model/lnet's (whole seconds).
+func globalsToTunables(g *scenarios.Globals) lnet.Tunables {
+	t := lnet.DefaultTunables()
+	t.TransactionTimeout = int(g.TransactionTimeout.WholeSeconds())
+	t.RetryCount = g.RetryCount
+	t.HealthSensitivity = g.HealthSensitivity
+	t.RecoveryInterval = int(g.RecoveryInterval.WholeSeconds())
+	t.RecoveryLimit = int(g.RecoveryLimit.WholeSeconds())
+	t.MaxRecoveryPingInterval = int(g.MaxRecoveryPingInterval.WholeSeconds())
+	t.ResponseTracking = g.ResponseTracking
+	t.DropAsymRoute = g.DropAsymRoute
+	t.Discovery = g.Discovery
+	t.NUMARange = g.NumaRange
+	t.MaxInterfaces = g.MaxInterfaces
+	t.LockPrimNID = g.LockPrimNID
+	t.AutoDown = g.AutoDown
+	t.RouterSensitivity = g.RouterSensitivity
+	t.AliveRouterCheckInt = int(g.AliveRouterCheckInterval.WholeSeconds())
+	t.RouterPingTimeout = int(g.RouterPingTimeout.WholeSeconds())
+	t.AvoidAsymRouterFailure = g.AvoidAsymRouterFailure
+	t.CheckRoutersBeforeUse = g.CheckRoutersBeforeUse
+	t.PeerBufferCredits = g.PeerBufferCredits
+	t.TinyRouterBuffers = g.TinyRouterBuffers
+	t.SmallRouterBuffers = g.SmallRouterBuffers
+	t.LargeRouterBuffers = g.LargeRouterBuffers
+	return t
+}
+
+func netTunables(t *scenarios.NetTunables) lnet.NetTunables {
+	return lnet.NetTunables{
+		PeerTimeout:       int(t.PeerTimeout.WholeSeconds()),
+		PeerCredits:       t.PeerCredits,
+		PeerBufferCredits: t.PeerBufferCredits,
+		Credits:           t.Credits,
+	}
+}
+
+// toNID converts a scenario NID to model/lnet's.
+func toNID(n scenarios.NID) (lnet.NID, error) { return lnet.ParseNID(n.String()) }
+
+// buildCluster creates the kernel and one LNet node per member, with its NIs, configured
+// peers and the run's tracer, and starts every node.
+func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer) (*cluster, error) {
+	c := &cluster{s: s, k: sim.New(seed), byName: map[string]*node{}, owner: map[lnet.NID]*node{}, lnds: map[string]lnet.LND{},
+		link: map[lnet.NID]linkState{}, txFree: map[lnet.NID]sim.Time{}, rxFree: map[lnet.NID]sim.Time{},
+		rate: float64(s.Fabric.LinkRate.BytesPerSecond()) / 1e9}
+	c.ideal = lnet.NewIdealLND(c.k, idealLatency(s))
+	c.ideal.Hook = c.idealVerdict
+	for i := range s.Members {
+		m := &s.Members[i]
+		if m.Routing || len(m.Routes) > 0 {
+			return nil, fmt.Errorf("node %s: LNet routing is not modelled yet (issue 6); remove routes and routing from the scenario", m.Name)
+		}
+		tun := globalsToTunables(m.Global)
+		ln, err := lnet.NewNode(c.k, m.Name, tun)
+		if err != nil {
+			return nil, fmt.Errorf("node %s: %w", m.Name, err)
+		}
+		n := &node{name: m.Name, idx: i, ln: ln}
+		for j, ni := range m.NIs {
+			nid, err := toNID(ni.NID)
+			if err != nil {
+				return nil, fmt.Errorf("node %s NI %d: %w", m.Name, j, err)
+			}
+			if _, err := ln.AddNI(nid, c.lndFor(ni.Net), netTunables(ni.Tunables)); err != nil {
+				return nil, fmt.Errorf("node %s NI %s: %w", m.Name, nid, err)
+			}
+			n.nids = append(n.nids, nid)
+			c.owner[nid] = n
+		}
+		ln.SetTracer(tr)
+		c.nodes = append(c.nodes, n)
+		c.byName[m.Name] = n
+	}
+	for _, n := range c.nodes {
+		m := &s.Members[n.idx]
+		for _, p := range m.Peers {
+			primary, err := toNID(p.PrimaryNID)
+			if err != nil {
+				return nil, err
+			}
+			var nids []lnet.NID
+			for _, x := range p.NIDs {
+				nid, err := toNID(x)
+				if err != nil {
+					return nil, err
+				}
+				nids = append(nids, nid)
+			}
+			if _, err := n.ln.AddPeer(primary, nids, !p.MultiRail); err != nil {
+				return nil, fmt.Errorf("node %s: peer %s: %w", n.name, primary, err)
+			}
+		}
+		if err := n.ln.Startup(); err != nil {
+			return nil, fmt.Errorf("node %s: %w", n.name, err)
+		}
+	}
+	return c, nil
+}
+
+// lndFor returns the LND serving a net.
+func (c *cluster) lndFor(net string) lnet.LND {
+	if l, ok := c.lnds[net]; ok {
+		return l
+	}
+	c.lnds[net] = c.ideal
+	return c.ideal
+}
+
+// niRef resolves an NI reference (member:index, member, or a NID) checked by Load.
+func (c *cluster) niRef(ref string) (*node, lnet.NID, error) {
+	if strings.Contains(ref, "@") {
+		nid, err := lnet.ParseNID(ref)
+		if err != nil {
+			return nil, 0, err
+		}
+		if n := c.owner[nid]; n != nil {
+			return n, nid, nil
+		}
+		return nil, 0, fmt.Errorf("no node has NID %s", ref)
+	}
+	name, idx, hasIdx := strings.Cut(ref, ":")
+	n := c.byName[name]
+	if n == nil || len(n.nids) == 0 {
+		return nil, 0, fmt.Errorf("no node named %q", name)
+	}
+	i := 0
+	if hasIdx {
+		v, err := strconv.Atoi(idx)
+		if err != nil || v < 0 || v >= len(n.nids) {
+			return nil, 0, fmt.Errorf("no NI %q on node %s", idx, name)
+		}
+		i = v
+	}
+	return n, n.nids[i], nil
+}
+
+// members expands a name list (member or group names) into nodes, in scenario order.
+func (c *cluster) members(names []string) []*node {
+	want := map[string]bool{}
+	for _, nm := range names {
+		want[nm] = true
+	}
+	var out []*node
+	for _, n := range c.nodes {
+		if want[n.name] || want[c.s.Members[n.idx].Group] {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,366 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/record"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Expectation event kinds: arg is the expectation's index.
+const (
+	evExpectFrom = iota + 1 // snapshot the state a delta or "changed" is measured from
+	evExpectAt              // evaluate a state check (health, ni_status, stats)
+)
+
+// checker evaluates the scenario's expectations.
+type checker struct {
+	c       *cluster
+	s       *scenarios.Scenario
+	col     *collector
+	ws      *workloads
+	hid     sim.HandlerID
+	fromVal []int64 // value snapshotted at From (health, stats)
+	results []record.Expectation
+}
+
+func newChecker(c *cluster, s *scenarios.Scenario, col *collector, ws *workloads) *checker {
+	ch := &checker{c: c, s: s, col: col, ws: ws, fromVal: make([]int64, len(s.Expect)), results: make([]record.Expectation, len(s.Expect))}
+	ch.hid = c.k.Register(ch)
+	return ch
+}
+
+// stateCheck reports whether e reads live model state, so it must be evaluated at its time.
+func stateCheck(e *scenarios.Expectation) bool {
+	switch e.Check {
+	case "health", "ni_status", "stats", "route":
+		return true
+	}
+	return false
+}
+
+// schedule queues the snapshots and evaluations of state checks. Expectations evaluated at
+// the end of the run are queued too, so they see the state at exactly Duration.
+func (ch *checker) schedule() {
+	for i := range ch.s.Expect {
+		e := &ch.s.Expect[i]
+		if !stateCheck(e) {
+			continue
+		}
+		if e.Check == "stats" || e.Changed != nil {
+			ch.c.k.Schedule(e.From, ch.hid, evExpectFrom, uint64(i))
+		}
+		ch.c.k.Schedule(e.At, ch.hid, evExpectAt, uint64(i))
+	}
+}
+
+// Handle snapshots or evaluates expectation arg.
+func (ch *checker) Handle(kind int, arg uint64) {
+	i := int(arg)
+	e := &ch.s.Expect[i]
+	v, err := ch.stateValue(e)
+	switch kind {
+	case evExpectFrom:
+		ch.fromVal[i] = v
+	case evExpectAt:
+		if err != nil {
+			ch.results[i] = record.Expectation{Name: e.Name, Passed: false, Detail: err.Error()}
+			return
+		}
+		if e.Check == "stats" {
+			v -= ch.fromVal[i]
+		}
+		ch.results[i] = ch.judge(e, i, v, "")
+	}
+}
+
+// stateValue reads the live value a state check looks at.
+func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
+	switch e.Check {
+	case "health":
+		if e.PeerNI != "" {
+			_, nid, err := ch.c.niRef(e.PeerNI)
+			if err != nil {
+				return 0, err
+			}
+			var best int64 = -1
+			for _, n := range ch.observers(e.Node) {
+				if lpni := n.ln.PeerNI(nid); lpni != nil {
+					best = max(best, int64(lpni.Health()))
+				}
+			}
+			if best < 0 {
+				return 0, fmt.Errorf("no node knows peer NI %s", nid)
+			}
+			return best, nil
+		}
+		n, nid, err := ch.c.niRef(e.NI)
+		if err != nil {
+			return 0, err
+		}
+		for _, ni := range n.ln.NIs() {
+			if ni.NID() == nid {
+				return int64(ni.Health()), nil
+			}
+		}
+		return 0, fmt.Errorf("NI %s not found", nid)
+	case "ni_status":
+		n, nid, err := ch.c.niRef(e.NI)
+		if err != nil {
+			return 0, err
+		}
+		for _, ni := range n.ln.NIs() {
+			if ni.NID() == nid {
+				if ni.Status() == lnet.NIStatusUp {
+					return 1, nil
+				}
+				return 0, nil
+			}
+		}
+		return 0, fmt.Errorf("NI %s not found", nid)
+	case "stats":
+		var sum int64
+		for _, n := range ch.observers(e.Node) {
+			v, ok := counter(n.ln.Stats(), e.Counter)
+			if !ok {
+				return 0, fmt.Errorf("unknown counter %q", e.Counter)
+			}
+			sum += v
+		}
+		return sum, nil
+	case "route":
+		return 0, fmt.Errorf("route checks need LNet routing, which is not modelled yet (issue 6)")
+	}
+	return 0, fmt.Errorf("not a state check")
+}
+
+func (ch *checker) observers(name string) []*node {
+	if name == "" {
+		return ch.c.nodes
+	}
+	return []*node{ch.c.byName[name]}
+}
+
+// counter reads an `lnetctl stats show` counter by name.
+func counter(c lnet.Counters, name string) (int64, bool) {
+	m := map[string]uint64{
+		"resend_count": c.ResendCount, "failed_resends": c.FailedResends, "successful_resends": c.SuccessfulResends,
+		"response_timeout_count": c.ResponseTimeoutCount, "drop_count": c.DropCount, "send_count": c.SendCount,
+		"recv_count": c.RecvCount, "local_interrupt_count": c.LocalInterruptCount, "local_dropped_count": c.LocalDroppedCount,
+		"local_aborted_count": c.LocalAbortedCount, "local_no_route_count": c.LocalNoRouteCount,
+		"local_timeout_count": c.LocalTimeoutCount, "local_error_count": c.LocalErrorCount,
+		"remote_dropped_count": c.RemoteDroppedCount, "remote_error_count": c.RemoteErrorCount,
+		"remote_timeout_count": c.RemoteTimeoutCount, "network_timeout_count": c.NetworkTimeoutCount,
+	}
+	v, ok := m[name]
+	return int64(v), ok
+}
+
+// finish evaluates the checks computed from the run's records (messages, path, latency,
+// throughput, nothing_lost); state checks were evaluated at their time.
+func (ch *checker) finish() []record.Expectation {
+	for i := range ch.s.Expect {
+		e := &ch.s.Expect[i]
+		if stateCheck(e) {
+			if ch.results[i].Name == "" { // At beyond the run's end cannot happen (validated)
+				ch.results[i] = record.Expectation{Name: e.Name, Detail: "not evaluated"}
+			}
+			continue
+		}
+		v, detail, err := ch.recordValue(e)
+		if err != nil {
+			ch.results[i] = record.Expectation{Name: e.Name, Detail: err.Error()}
+			continue
+		}
+		ch.results[i] = ch.judge(e, i, v, detail)
+	}
+	return ch.results
+}
+
+func (ch *checker) workloadIndex(name string) int {
+	for _, w := range ch.ws.list {
+		if w.spec.Name == name {
+			return w.idx
+		}
+	}
+	return -1
+}
+
+// recordValue computes a record-based check's value over the window [From, At].
+func (ch *checker) recordValue(e *scenarios.Expectation) (int64, string, error) {
+	wi := -2 // any message
+	if e.Workload != "" {
+		wi = ch.workloadIndex(e.Workload)
+	}
+	inWindow := func(t sim.Time) bool { return t >= e.From && t <= e.At }
+	switch e.Check {
+	case "messages":
+		var n int64
+		for _, m := range ch.col.msgs {
+			r := &m.rec
+			if (wi != -2 && m.workload != wi) || (e.Node != "" && r.Node != e.Node) || !inWindow(r.End) {
+				continue
+			}
+			if e.Type != "" && !strings.EqualFold(r.Type.String(), e.Type) {
+				continue
+			}
+			ok := r.HStatus == lnet.LNET_MSG_STATUS_OK && r.Status == 0
+			switch e.Status {
+			case "ok":
+				if !ok {
+					continue
+				}
+			case "failed":
+				if ok {
+					continue
+				}
+			default:
+				if r.HStatus.String() != e.Status {
+					continue
+				}
+			}
+			n++
+		}
+		return n, "", nil
+	case "path":
+		var hops []lnet.NID
+		for _, ref := range e.Via {
+			_, nid, err := ch.c.niRef(ref)
+			if err != nil {
+				return 0, "", err
+			}
+			hops = append(hops, nid)
+		}
+		var n int64
+		for _, a := range ch.col.attempts {
+			if !inWindow(a.t) || (e.Node != "" && a.key.node != e.Node) {
+				continue
+			}
+			if wi != -2 {
+				if w, ok := ch.col.workOf[a.key]; !ok || w != wi {
+					continue
+				}
+			}
+			if len(hops) >= 1 && a.txNI != hops[0] {
+				continue
+			}
+			if len(hops) >= 2 && a.nextH != hops[1] {
+				continue
+			}
+			n++
+		}
+		return n, "", nil
+	case "latency":
+		var lat []float64
+		if wi >= 0 {
+			for _, o := range ch.ws.list[wi].ops {
+				if o.done && o.status == 0 && inWindow(o.end) {
+					lat = append(lat, float64(o.end-o.start))
+				}
+			}
+		} else {
+			for _, m := range ch.col.msgs {
+				r := &m.rec
+				if r.HStatus == lnet.LNET_MSG_STATUS_OK && inWindow(r.End) && (e.Type == "" || strings.EqualFold(r.Type.String(), e.Type)) {
+					lat = append(lat, float64(r.End-r.Start))
+				}
+			}
+		}
+		if len(lat) == 0 {
+			return 0, "", fmt.Errorf("no completed operations in [%s, %s]", e.From, e.At)
+		}
+		sort.Float64s(lat)
+		p := e.Percentile
+		if p == 0 {
+			p = 50
+		}
+		idx := int(math.Ceil(p/100*float64(len(lat)))) - 1
+		v := lat[max(0, min(idx, len(lat)-1))]
+		return int64(v), fmt.Sprintf("p%g of %d = %s", p, len(lat), sim.Time(v)), nil
+	case "throughput":
+		var bytes int64
+		for _, w := range ch.ws.list {
+			if wi >= 0 && w.idx != wi {
+				continue
+			}
+			for _, o := range w.ops {
+				if o.done && o.status == 0 && inWindow(o.end) && (e.Node == "" || o.stream.src.name == e.Node) {
+					bytes += int64(o.size)
+				}
+			}
+		}
+		span := (e.At - e.From).Seconds()
+		if span <= 0 {
+			return 0, "", fmt.Errorf("empty window")
+		}
+		bps := float64(bytes) * 8 / span
+		return int64(bps), fmt.Sprintf("%.3f Gb/s", bps/1e9), nil
+	case "nothing_lost":
+		var lost, dup int64
+		limit := ch.s.Duration - 2*sim.Time(ch.s.LNet.TransactionTimeout)
+		for _, w := range ch.ws.list {
+			if wi >= 0 && w.idx != wi {
+				continue
+			}
+			for _, o := range w.ops {
+				if o.doneCnt > 1 {
+					dup++
+				}
+				if !o.done && o.start < limit {
+					lost++
+				}
+			}
+		}
+		return lost + dup, fmt.Sprintf("%d operations never finalized, %d finalized twice", lost, dup), nil
+	}
+	return 0, "", fmt.Errorf("check %q not implemented", e.Check)
+}
+
+// judge compares v with e's bounds (nothing_lost wants 0; changed compares with From).
+func (ch *checker) judge(e *scenarios.Expectation, i int, v int64, detail string) record.Expectation {
+	res := record.Expectation{Name: e.Name, Passed: true}
+	var want []string
+	if e.Check == "nothing_lost" {
+		res.Passed = v == 0
+		want = append(want, "0")
+	}
+	if e.Check == "ni_status" {
+		up := int64(0)
+		if e.State == "up" {
+			up = 1
+		}
+		res.Passed = v == up
+		res.Detail = fmt.Sprintf("status %s, want %s", map[int64]string{0: "down", 1: "up"}[v], e.State)
+		return res
+	}
+	if e.Changed != nil {
+		changed := v != ch.fromVal[i]
+		if changed != *e.Changed {
+			res.Passed = false
+		}
+		want = append(want, fmt.Sprintf("changed=%v since %s (was %d)", *e.Changed, e.From, ch.fromVal[i]))
+	}
+	if e.Eq.Set {
+		res.Passed = res.Passed && v == e.Eq.Value
+		want = append(want, "= "+e.Eq.Raw)
+	}
+	if e.Min.Set {
+		res.Passed = res.Passed && v >= e.Min.Value
+		want = append(want, ">= "+e.Min.Raw)
+	}
+	if e.Max.Set {
+		res.Passed = res.Passed && v <= e.Max.Value
+		want = append(want, "<= "+e.Max.Raw)
+	}
+	got := fmt.Sprint(v)
+	if detail != "" {
+		got = detail
+	}
+	res.Detail = fmt.Sprintf("%s at %s: got %s, want %s", e.Check, e.At, got, strings.Join(want, " and "))
+	return res
+}

@@ -1,0 +1,323 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/record"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Fault handler event kinds: arg is the fault's index in the timeline.
+const (
+	evFaultApply = iota + 1
+	evFaultUndo
+)
+
+// retryExhaustion approximates how long an RC QP keeps retrying a send to a dead port before
+// the completion error: (retry_count 5 + 1) ACK timeouts of 4.096us * 2^14 (o2iblnd's defaults).
+const retryExhaustion = 6 * 67108864 * sim.Nanosecond
+
+// faultState is the fault timeline of a run.
+type faultState struct {
+	c       *cluster
+	s       *scenarios.Scenario
+	hid     sim.HandlerID
+	records []record.Fault
+	// Per fault index: the LNet rules it added, and the hits of rules already removed.
+	dropRules  [][]ruleRef
+	delayRules [][]ruleRef
+	pastHits   []uint64
+	rnd        []*sim.Stream
+}
+
+type ruleRef struct {
+	n    *node
+	drop *lnet.DropRule
+	dly  *lnet.DelayRule
+}
+
+func newFaults(c *cluster, s *scenarios.Scenario) (*faultState, error) {
+	f := &faultState{c: c, s: s, dropRules: make([][]ruleRef, len(s.Faults)), delayRules: make([][]ruleRef, len(s.Faults)),
+		pastHits: make([]uint64, len(s.Faults)), rnd: make([]*sim.Stream, len(s.Faults))}
+	f.hid = c.k.Register(f)
+	for i := range s.Faults {
+		ft := &s.Faults[i]
+		switch ft.Action {
+		case "router_down", "router_up":
+			return nil, fmt.Errorf("faults[%d]: %s needs LNet routing, which is not modelled yet (issue 6)", i, ft.Action)
+		case "cm_reject", "link_loss":
+			return nil, fmt.Errorf("faults[%d]: %s needs the o2ib backend (the InfiniBand model), not the ideal LND", i, ft.Action)
+		}
+		if ft.Rate > 0 {
+			name := ft.Stream
+			if name == "" {
+				name = fmt.Sprintf("faults/%d", i)
+			}
+			f.rnd[i] = c.k.Rand(name)
+		}
+	}
+	return f, nil
+}
+
+// schedule queues every fault's first occurrence.
+func (f *faultState) schedule() {
+	for i := range f.s.Faults {
+		ft := &f.s.Faults[i]
+		at := ft.At
+		if ft.Rate > 0 {
+			at += f.rnd[i].ExpTime(sim.Time(float64(sim.Second) / ft.Rate))
+		}
+		if at <= f.s.Duration {
+			f.c.k.Schedule(at, f.hid, evFaultApply, uint64(i))
+		}
+	}
+}
+
+// Handle applies or undoes fault number arg, and schedules its next occurrence.
+func (f *faultState) Handle(kind int, arg uint64) {
+	i := int(arg)
+	ft := &f.s.Faults[i]
+	now := f.c.k.Now()
+	if kind == evFaultUndo {
+		f.undo(i, ft)
+		return
+	}
+	f.apply(i, ft)
+	if ft.For > 0 {
+		f.c.k.After(ft.For, f.hid, evFaultUndo, arg)
+	}
+	until := f.s.Duration
+	if ft.Until > 0 {
+		until = min(until, ft.Until)
+	}
+	var next sim.Time
+	switch {
+	case ft.Every > 0:
+		next = now + ft.Every
+	case ft.Rate > 0:
+		next = now + f.rnd[i].ExpTime(sim.Time(float64(sim.Second)/ft.Rate))
+	default:
+		return
+	}
+	if next <= until {
+		f.c.k.Schedule(next, f.hid, evFaultApply, arg)
+	}
+}
+
+func (f *faultState) note(kind, target, detail string) {
+	f.records = append(f.records, record.Fault{Time: f.c.k.Now(), Kind: kind, Target: target, Detail: detail, Hits: 1})
+}
+
+// apply performs one fault action.
+func (f *faultState) apply(i int, ft *scenarios.Fault) {
+	switch ft.Action {
+	case "link_down", "port_error", "hca_fatal":
+		f.niDown(ft.NI, ft.Action)
+	case "link_up", "port_active":
+		f.niUp(ft.NI, ft.Action)
+	case "node_crash":
+		n := f.c.byName[ft.Node]
+		for _, nid := range n.nids {
+			f.niDown(nid.String(), "node_crash")
+		}
+	case "node_restart":
+		n := f.c.byName[ft.Node]
+		for _, nid := range n.nids {
+			f.niUp(nid.String(), "node_restart")
+		}
+	case "link_delay":
+		_, nid, _ := f.c.niRef(ft.NI)
+		f.c.link[nid] = linkState{down: f.c.link[nid].down, delay: f.c.link[nid].delay + ft.Delay}
+		f.note("link_delay", nid.String(), ft.Delay.String())
+	case "set_health":
+		n, nid, _ := f.c.niRef(ft.NI)
+		if err := n.ln.SetNIHealth(nid, ft.Health); err == nil {
+			f.note("set_health", nid.String(), fmt.Sprint(ft.Health))
+		}
+	case "set_peer_health":
+		n := f.c.byName[ft.Node]
+		_, nid, _ := f.c.niRef(ft.PeerNI)
+		if err := n.ln.SetPeerHealth(nid, ft.Health); err == nil {
+			f.note("set_peer_health", n.name+"/"+nid.String(), fmt.Sprint(ft.Health))
+		}
+	case "drop_rule_add", "delay_rule_add":
+		f.addRule(i, ft)
+	case "drop_rule_remove", "delay_rule_remove":
+		f.removeRules(ft)
+	}
+}
+
+var anyNID = lnet.NIDPattern{NID: lnet.AnyNID}
+
+// niDown makes an NI unusable, as a downed port or link is seen through o2iblnd: the owning
+// node's NI turns fatal (PORT_ERR) and every send from or to it fails with REMOTE_DROPPED
+// (a send completion error; see cluster.idealVerdict).
+func (f *faultState) niDown(ref, kind string) {
+	n, nid, err := f.c.niRef(ref)
+	if err != nil {
+		return
+	}
+	ls := f.c.link[nid]
+	ls.down++
+	f.c.link[nid] = ls
+	if ls.down == 1 {
+		for _, ni := range n.ln.NIs() {
+			if ni.NID() == nid {
+				n.ln.SetNIFatal(ni, true)
+			}
+		}
+	}
+	f.note(kind, n.name+"/"+nid.String(), "")
+}
+
+// niUp undoes every niDown of an NI (link_up, port_active, node_restart).
+func (f *faultState) niUp(ref, kind string) {
+	n, nid, err := f.c.niRef(ref)
+	if err != nil {
+		return
+	}
+	if ls := f.c.link[nid]; ls.down > 0 {
+		ls.down = 0
+		f.c.link[nid] = ls
+		for _, ni := range n.ln.NIs() {
+			if ni.NID() == nid {
+				n.ln.SetNIFatal(ni, false)
+			}
+		}
+	}
+	f.note(kind, n.name+"/"+nid.String(), "")
+}
+
+// undo reverses fault i after its For duration.
+func (f *faultState) undo(i int, ft *scenarios.Fault) {
+	switch ft.Action {
+	case "link_down", "port_error", "hca_fatal":
+		f.niUp(ft.NI, map[string]string{"link_down": "link_up", "port_error": "port_active", "hca_fatal": "hca_reset"}[ft.Action])
+	case "node_crash":
+		for _, nid := range f.c.byName[ft.Node].nids {
+			f.niUp(nid.String(), "node_restart")
+		}
+	case "link_delay":
+		_, nid, _ := f.c.niRef(ft.NI)
+		ls := f.c.link[nid]
+		ls.delay -= ft.Delay
+		f.c.link[nid] = ls
+		f.note("link_delay_cleared", nid.String(), "")
+	case "drop_rule_add", "delay_rule_add":
+		f.removeFaultRules(i)
+		f.note(strings.TrimSuffix(ft.Action, "_add")+"_remove", ft.Name, "")
+	}
+}
+
+// ruleNodes are the nodes a rule is added on: Node, or every node.
+func (f *faultState) ruleNodes(ft *scenarios.Fault) []*node {
+	if ft.Node != "" {
+		return []*node{f.c.byName[ft.Node]}
+	}
+	return f.c.nodes
+}
+
+func (f *faultState) pattern(ref string) lnet.NIDPattern {
+	if ref == "" || ref == "*" {
+		return anyNID
+	}
+	if strings.HasPrefix(ref, "*@") {
+		if p, err := lnet.ParseNIDPattern(ref); err == nil {
+			return p
+		}
+	}
+	if _, nid, err := f.c.niRef(ref); err == nil {
+		return lnet.NIDPattern{NID: nid}
+	}
+	p, _ := lnet.ParseNIDPattern(ref)
+	return p
+}
+
+// addRule installs an LNet drop or delay rule on the fault's nodes.
+func (f *faultState) addRule(i int, ft *scenarios.Fault) {
+	r := ft.Rule
+	attr := lnet.FaultAttr{Src: f.pattern(r.Src), Dst: f.pattern(r.Dst), LocalNID: lnet.AnyNID}
+	if r.LocalNID != "" {
+		attr.LocalNID = f.pattern(r.LocalNID).NID
+	}
+	for _, p := range r.Portal {
+		attr.PtlMask |= 1 << uint(p)
+	}
+	for _, m := range r.Message {
+		switch m {
+		case "put":
+			attr.MsgMask |= lnet.MaskPUT
+		case "ack":
+			attr.MsgMask |= lnet.MaskACK
+		case "get":
+			attr.MsgMask |= lnet.MaskGET
+		case "reply":
+			attr.MsgMask |= lnet.MaskREPLY
+		}
+	}
+	for _, n := range f.ruleNodes(ft) {
+		if ft.Action == "drop_rule_add" {
+			spec := lnet.DropRuleSpec{FaultAttr: attr, Rate: uint32(r.Rate), Interval: uint32(r.Interval.WholeSeconds()), Random: r.Random, DropAll: r.DropAll}
+			for _, h := range r.HealthError {
+				if hs, ok := lnet.ParseHStatus(h); ok {
+					spec.HealthMask |= 1 << hs
+				} else if h == "random" {
+					spec.HealthMask |= (1<<lnet.NumHStatus - 1) &^ 1
+				}
+			}
+			if dr, err := n.ln.AddDropRule(spec); err == nil {
+				f.dropRules[i] = append(f.dropRules[i], ruleRef{n: n, drop: dr})
+			}
+		} else {
+			spec := lnet.DelayRuleSpec{FaultAttr: attr, Rate: uint32(r.Rate), Interval: uint32(r.Interval.WholeSeconds()), Latency: uint32(r.Latency.WholeSeconds())}
+			if dr, err := n.ln.AddDelayRule(spec); err == nil {
+				f.delayRules[i] = append(f.delayRules[i], ruleRef{n: n, dly: dr})
+			}
+		}
+	}
+	f.note(ft.Action, ft.Name, fmt.Sprintf("src=%s dst=%s", attr.Src, attr.Dst))
+}
+
+func (f *faultState) delRule(ref ruleRef) {
+	if ref.drop != nil {
+		ref.n.ln.DelDropRules(&ref.drop.Spec.Src, &ref.drop.Spec.Dst)
+	} else {
+		ref.n.ln.DelDelayRules(&ref.dly.Spec.Src, &ref.dly.Spec.Dst)
+	}
+}
+
+// removeRules removes the rules added by earlier faults with the same name.
+func (f *faultState) removeRules(ft *scenarios.Fault) {
+	for i := range f.s.Faults {
+		other := &f.s.Faults[i]
+		if other.Name != ft.Name || !strings.HasSuffix(other.Action, "_add") {
+			continue
+		}
+		f.removeFaultRules(i)
+	}
+	f.note(ft.Action, ft.Name, "")
+}
+
+// removeFaultRules removes the LNet rules fault i added, keeping their hit counts.
+func (f *faultState) removeFaultRules(i int) {
+	f.pastHits[i] = f.ruleHits(i)
+	for _, ref := range append(f.dropRules[i], f.delayRules[i]...) {
+		f.delRule(ref)
+	}
+	f.dropRules[i], f.delayRules[i] = nil, nil
+}
+
+// ruleHits returns, per fault index, the messages its rules dropped or delayed so far.
+func (f *faultState) ruleHits(i int) uint64 {
+	n := f.pastHits[i]
+	for _, r := range f.dropRules[i] {
+		n += r.drop.Stats.Dropped
+	}
+	for _, r := range f.delayRules[i] {
+		n += r.dly.Stats.Dropped
+	}
+	return n
+}

@@ -1,0 +1,187 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/record"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Options control one run.
+type Options struct {
+	// Seed overrides the scenario's seed when non-zero.
+	Seed uint64
+	// Out is the run directory to write (record layout); empty writes nothing.
+	Out string
+	// Version is recorded in summary.json.
+	Version string
+	// Params are recorded in summary.json (sweep parameters).
+	Params map[string]string
+	// SampleEvery is the period of timeseries.csv samples (default 1s).
+	SampleEvery sim.Time
+	// MaxEvents bounds the run (default 2e9): a runaway model ends with an error.
+	MaxEvents uint64
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	Summary record.Summary
+	// Failed counts the expectations that did not hold.
+	Failed int
+}
+
+// ErrUnsupported marks scenarios that use something not modelled yet.
+var ErrUnsupported = errors.New("not supported yet")
+
+// Run plays scenario s and returns its summary; with opt.Out it also writes the run directory
+// atomically. The same scenario and seed always give byte-identical files.
+func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
+	seed := s.Seed
+	if opt.Seed != 0 {
+		seed = opt.Seed
+	}
+	if opt.SampleEvery <= 0 {
+		opt.SampleEvery = sim.Second
+	}
+	if opt.MaxEvents == 0 {
+		opt.MaxEvents = 2_000_000_000
+	}
+	col := newCollector()
+	c, err := buildCluster(s, seed, col)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	col.c = c
+	ws, err := newWorkloads(c, s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	col.wl = ws
+	faults, err := newFaults(c, s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	ch := newChecker(c, s, col, ws)
+	smp := newSampler(c, ws, opt.SampleEvery)
+
+	sum := sim.NewChecksum()
+	c.k.SetObserver(sum.Observe)
+	c.k.SetLimits(sim.Limits{MaxEvents: opt.MaxEvents})
+	ws.start()
+	faults.schedule()
+	ch.schedule()
+	smp.start()
+	if err := c.k.RunUntil(s.Duration); err != nil {
+		return nil, fmt.Errorf("run of %s stopped: %w", s.Name, err)
+	}
+	results := ch.finish()
+	res := &Result{Summary: record.Summary{
+		Scenario: s.Name, ScenarioHash: s.Hash, Seed: seed, Version: opt.Version, Params: opt.Params,
+		Duration: s.Duration.String(), Events: sum.Events(), Checksum: fmt.Sprintf("%016x", sum.Sum()),
+		Metrics: metrics(c, col, ws), Expectations: results,
+	}}
+	for _, r := range results {
+		if !r.Passed {
+			res.Failed++
+		}
+	}
+	if opt.Out != "" {
+		if err := writeRun(opt.Out, res, c, col, faults, smp); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// metrics are the run's scalar results (summary.json; aggregated by sweeps).
+func metrics(c *cluster, col *collector, ws *workloads) map[string]float64 {
+	m := map[string]float64{}
+	var st lnet.Counters
+	for _, n := range c.nodes {
+		s := n.ln.Stats()
+		st.SendCount += s.SendCount
+		st.ResendCount += s.ResendCount
+		st.FailedResends += s.FailedResends
+		st.SuccessfulResends += s.SuccessfulResends
+		st.ResponseTimeoutCount += s.ResponseTimeoutCount
+		st.DropCount += s.DropCount
+	}
+	m["send_count"] = float64(st.SendCount)
+	m["resend_count"] = float64(st.ResendCount)
+	m["failed_resends"] = float64(st.FailedResends)
+	m["successful_resends"] = float64(st.SuccessfulResends)
+	m["response_timeout_count"] = float64(st.ResponseTimeoutCount)
+	m["drop_count"] = float64(st.DropCount)
+	var failedMsgs float64
+	for _, r := range col.msgs {
+		if r.rec.HStatus != lnet.LNET_MSG_STATUS_OK || r.rec.Status != 0 {
+			failedMsgs++
+		}
+	}
+	m["messages"] = float64(len(col.msgs))
+	m["messages_failed"] = failedMsgs
+	for _, w := range ws.list {
+		var lat []float64
+		var bytes, failed float64
+		for _, o := range w.ops {
+			if !o.done {
+				continue
+			}
+			if o.status != 0 {
+				failed++
+				continue
+			}
+			lat = append(lat, float64(o.end-o.start)/1e3)
+			bytes += float64(o.size)
+		}
+		p := w.spec.Name + "."
+		m[p+"ops_completed"] = float64(len(lat))
+		m[p+"ops_failed"] = failed
+		span := (w.end - w.spec.Start).Seconds()
+		if span > 0 {
+			m[p+"throughput_gbps"] = bytes * 8 / span / 1e9
+		}
+		if len(lat) > 0 {
+			sort.Float64s(lat)
+			for _, q := range []float64{50, 99, 99.9} {
+				i := int(math.Ceil(q/100*float64(len(lat)))) - 1
+				m[p+"latency_p"+strconv.FormatFloat(q, 'g', -1, 64)+"_us"] = lat[max(0, min(i, len(lat)-1))]
+			}
+			m[p+"latency_max_us"] = lat[len(lat)-1]
+		}
+	}
+	return m
+}
+
+// writeRun writes the run directory.
+func writeRun(dir string, res *Result, c *cluster, col *collector, f *faultState, smp *sampler) error {
+	run, err := record.Create(dir)
+	if err != nil {
+		return err
+	}
+	col.writeMessages(run)
+	for _, h := range col.health {
+		run.Health(h)
+	}
+	for _, s := range smp.samples {
+		run.Sample(s)
+	}
+	for _, r := range f.records {
+		run.Fault(r)
+	}
+	for i := range c.s.Faults {
+		if hits := f.ruleHits(i); hits > 0 || c.s.Faults[i].Rule != nil {
+			ft := &c.s.Faults[i]
+			run.Fault(record.Fault{Time: c.s.Duration, Kind: ft.Action + "_hits", Target: ft.Name, Detail: "messages dropped or delayed by the rule", Hits: int(hits)})
+		}
+	}
+	run.WriteYAML(record.CountersFile, counters(c))
+	run.WriteJSON(record.SummaryFile, res.Summary)
+	return run.Commit()
+}

@@ -1,0 +1,237 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Event kinds of stream handlers.
+const (
+	evStart = iota + 1 // start (or continue) a stream: issue its next operation
+)
+
+// op is one workload operation: a PUT with ACK (brw write), a GET (brw read) or an LNet ping.
+type op struct {
+	stream  *stream
+	target  *node
+	start   sim.Time
+	end     sim.Time
+	size    int
+	status  int // 0 or a negative errno from the completing event
+	sent    bool
+	done    bool
+	doneCnt int
+	md      lnet.MDHandle
+}
+
+// stream is one of a source's concurrent operation streams.
+type stream struct {
+	w       *workload
+	src     *node
+	targets []*node
+	next    int // round-robin position in targets
+	hid     sim.HandlerID
+	cur     *op
+	ops     int // operations issued
+}
+
+// workload is a running scenario workload.
+type workload struct {
+	idx     int
+	spec    *scenarios.Workload
+	end     sim.Time // no operation starts after this
+	from    map[string]bool
+	to      map[string]bool
+	msgType lnet.MsgType // the request type: PUT (write) or GET (read, ping)
+	ops     []*op
+	streams []*stream
+}
+
+// workloads are all the run's workloads.
+type workloads struct {
+	c    *cluster
+	list []*workload
+}
+
+const brwPortal = 12 // lnet_selftest's bulk portal analogue; Workload.Portal overrides it
+
+// newWorkloads prepares every workload of s: targets, streams and the sink MEs on targets.
+func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
+	ws := &workloads{c: c}
+	for i := range s.Workload {
+		spec := &s.Workload[i]
+		w := &workload{idx: i, spec: spec, from: map[string]bool{}, to: map[string]bool{}}
+		switch spec.Type {
+		case "brw":
+			w.msgType = lnet.MsgPUT
+			if spec.Op == "read" {
+				w.msgType = lnet.MsgGET
+			}
+		case "ping":
+			w.msgType = lnet.MsgGET
+		default:
+			return nil, fmt.Errorf("workload %s: type %q is not supported yet (ping and brw are)", spec.Name, spec.Type)
+		}
+		w.end = s.Duration
+		if spec.Duration > 0 {
+			w.end = min(w.end, spec.Start+spec.Duration)
+		}
+		srcs, dsts := c.members(spec.From), c.members(spec.To)
+		if len(srcs) == 0 || len(dsts) == 0 {
+			return nil, fmt.Errorf("workload %s: no sources or targets", spec.Name)
+		}
+		for _, n := range srcs {
+			w.from[n.name] = true
+		}
+		for _, n := range dsts {
+			w.to[n.name] = true
+		}
+		for si, src := range srcs {
+			var targets []*node
+			switch spec.Distribution {
+			case "1:1":
+				targets = []*node{dsts[si%len(dsts)]}
+			default: // 1:n and all-to-all: every target, round robin
+				targets = dsts
+			}
+			for range max(1, spec.Concurrency) {
+				st := &stream{w: w, src: src, targets: targets}
+				st.hid = c.k.Register(st)
+				w.streams = append(w.streams, st)
+			}
+		}
+		if spec.Type == "brw" {
+			for _, n := range dsts {
+				n.ln.MEAttach(lnet.MatchSpec{Portal: w.portal(), Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+					lnet.MDSpec{Length: int(spec.Size), Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_OP_GET | lnet.MD_TRUNCATE})
+			}
+		}
+		ws.list = append(ws.list, w)
+	}
+	return ws, nil
+}
+
+func (w *workload) portal() uint32 {
+	if w.spec.Portal >= 0 {
+		return uint32(w.spec.Portal)
+	}
+	if w.spec.Type == "ping" {
+		return lnet.ReservedPortal
+	}
+	return brwPortal
+}
+
+// start schedules every stream's first operation.
+func (ws *workloads) start() {
+	for _, w := range ws.list {
+		for _, st := range w.streams {
+			ws.c.k.Schedule(w.spec.Start, st.hid, evStart, 0)
+		}
+	}
+}
+
+// Handle starts the stream's next operation.
+func (st *stream) Handle(kind int, _ uint64) {
+	if kind == evStart {
+		st.issue()
+	}
+}
+
+// issue starts one operation, unless the workload's count or time is used up.
+func (st *stream) issue() {
+	w := st.w
+	k := st.w.streamKernel(st)
+	if k.Now() >= w.end || (w.spec.Count > 0 && st.ops >= w.spec.Count) {
+		return
+	}
+	st.ops++
+	o := &op{stream: st, target: st.targets[st.next%len(st.targets)], start: k.Now(), size: int(w.spec.Size)}
+	st.next++
+	if w.spec.Type == "ping" {
+		o.size = 0
+	}
+	w.ops = append(w.ops, o)
+	st.cur = o
+	ln := st.src.ln
+	o.md = ln.MDBind(lnet.MDSpec{Length: o.size, Threshold: lnet.ThresholdInf, Handler: o, Options: lnet.MD_TRUNCATE})
+	target := o.target.nids[0]
+	var err error
+	switch {
+	case w.spec.Type == "ping":
+		err = ln.Get(lnet.AnyNID, o.md, target, lnet.ReservedPortal, lnet.PingMatchBits, 0)
+	case w.msgType == lnet.MsgPUT:
+		err = ln.Put(lnet.AnyNID, o.md, lnet.AckReqAck, target, w.portal(), uint64(len(w.ops)), 0, 0)
+	default:
+		err = ln.Get(lnet.AnyNID, o.md, target, w.portal(), uint64(len(w.ops)), 0)
+	}
+	if err != nil {
+		o.finish(-lnet.EIO)
+	}
+}
+
+func (w *workload) streamKernel(st *stream) *sim.Kernel { return st.src.ln.Kernel() }
+
+// OnEvent completes the operation: a failed SEND ends it, else the ACK (write) or REPLY
+// (read, ping) does, including the response tracker's timeout event.
+func (o *op) OnEvent(ev *lnet.Event) {
+	switch ev.Type {
+	case lnet.EventSEND:
+		o.sent = true
+		if ev.Status != 0 {
+			o.finish(ev.Status)
+		}
+	case lnet.EventACK, lnet.EventREPLY:
+		o.finish(ev.Status)
+	}
+}
+
+// finish records the outcome (once) and starts the stream's next operation after its interval.
+func (o *op) finish(status int) {
+	o.doneCnt++
+	if o.done {
+		return
+	}
+	o.done = true
+	st := o.stream
+	k := st.src.ln.Kernel()
+	o.end, o.status = k.Now(), status
+	_ = st.src.ln.MDUnlink(o.md)
+	if st.cur == o {
+		st.cur = nil
+		k.After(st.w.interval(), st.hid, evStart, 0)
+	}
+}
+
+func (w *workload) interval() sim.Time {
+	if w.spec.Interval > 0 {
+		return w.spec.Interval
+	}
+	if w.spec.Type == "ping" {
+		return sim.Second
+	}
+	return 0
+}
+
+// attribute returns the workload a finalized message belongs to, or -1 (see the package doc).
+func (ws *workloads) attribute(r *lnet.MsgRecord) int {
+	dst := ws.c.owner[r.Dst]
+	if dst == nil {
+		return -1
+	}
+	for _, w := range ws.list {
+		switch r.Type {
+		case w.msgType:
+			if w.from[r.Node] && w.to[dst.name] {
+				return w.idx
+			}
+		case lnet.MsgACK, lnet.MsgREPLY:
+			if (r.Type == lnet.MsgACK) == (w.msgType == lnet.MsgPUT) && w.to[r.Node] && w.from[dst.name] {
+				return w.idx
+			}
+		}
+	}
+	return -1
+}
