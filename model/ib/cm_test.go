@@ -245,6 +245,16 @@ func TestDeviceFatal(t *testing.T) {
 	if len(a.r.wcs) != 1 || a.r.wcs[0].Status != WCRetryExcErr {
 		t.Fatalf("active completions %+v", a.r.wcs)
 	}
+	// Recovery: PORT_ACTIVE, and the device accepts new resources.
+	n := len(b.r.async)
+	b.n.HCAs()[0].Recover()
+	run(t, k)
+	if got := b.r.async[n:]; len(got) != 1 || got[0].Type != EventPortActive || got[0].Port != 1 {
+		t.Fatalf("after recover: %+v", got)
+	}
+	if _, err := b.n.HCAs()[0].CreateCQ(4, nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestLinkEvents: both HCA ports see PORT_ERR on link down and PORT_ACTIVE on link up;

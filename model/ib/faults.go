@@ -151,8 +151,9 @@ func (h *HCA) HCAFatal() {
 	}
 }
 
-// Recover brings a failed HCA back as a fresh device (the driver's reset and re-probe).
-// Old QPs stay in ERR; consumers create new resources.
+// Recover brings a failed HCA back as a fresh device (the driver's reset and re-probe):
+// each port that is up raises IBV_EVENT_PORT_ACTIVE. Old QPs stay in ERR and old memory
+// regions stay invalid; consumers create new resources.
 func (h *HCA) Recover() {
 	if !h.fatal {
 		return
@@ -160,6 +161,7 @@ func (h *HCA) Recover() {
 	h.fatal = false
 	for _, p := range h.ports {
 		if p.lane >= 0 && p.state == PortActive {
+			h.f.async(AsyncEvent{Type: EventPortActive, HCA: h, Port: p.Num})
 			h.f.tryStart(p.lane)
 		}
 	}

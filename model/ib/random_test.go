@@ -9,7 +9,7 @@ import (
 )
 
 // TestRandomInvariants drives random traffic over random faults (link flaps, loss,
-// corruption, extra delay) and checks, once the run drains, that every send WR completed
+// corruption, extra delay, HCA fatal errors) and checks, once the run drains, that every send WR completed
 // exactly once and in order, receive completions are an in-order prefix, and the fabric
 // holds no chunk, queue entry or credit.
 func TestRandomInvariants(t *testing.T) {
@@ -120,7 +120,11 @@ func randomRun(t *testing.T, seed uint64, fat, faults bool) int {
 		l := f.Links()[rnd.IntN(len(f.Links()))]
 		at := sim.Time(rnd.Int64N(int64(20 * sim.Millisecond)))
 		d := sim.Time(rnd.Int64N(int64(3 * sim.Millisecond)))
-		switch rnd.IntN(3) {
+		switch rnd.IntN(4) {
+		case 3:
+			h := nodes[rnd.IntN(len(nodes))].HCAs()[0]
+			k.ScheduleFunc(at, h.HCAFatal)
+			k.ScheduleFunc(at+d, h.Recover)
 		case 0:
 			k.ScheduleFunc(at, l.LinkDown)
 			k.ScheduleFunc(at+d, l.LinkUp)
