@@ -82,6 +82,9 @@ type DropRuleSpec struct {
 	HealthMask uint32 // bit per hstatus (1 << LNET_MSG_STATUS_*); non-zero: sender-side rule
 }
 
+// HealthMaskRandom is HSTATUS_RANDOM (`-e random`): any health error.
+const HealthMaskRandom = 0xffffffff
+
 // Validate applies the kernel's rules (rate XOR interval unless drop_all).
 func (s *DropRuleSpec) Validate() error {
 	if s.DropAll {
@@ -93,7 +96,7 @@ func (s *DropRuleSpec) Validate() error {
 	if s.Random && s.Interval == 0 {
 		return errors.New("drop rule: random needs an interval")
 	}
-	if s.HealthMask&^(1<<NumHStatus-2) != 0 {
+	if s.HealthMask != HealthMaskRandom && s.HealthMask&^(1<<NumHStatus-2) != 0 {
 		return fmt.Errorf("drop rule: bad health error mask %#x", s.HealthMask)
 	}
 	return nil
@@ -118,25 +121,32 @@ func (n *Node) AddDropRule(spec DropRuleSpec) (*DropRule, error) {
 	}
 	n.ruleSeq++
 	r := &DropRule{Spec: spec, ID: n.ruleSeq, rnd: n.k.Rand(fmt.Sprintf("lnet.%s.drop-rule.%d", n.name, n.ruleSeq))}
-	r.reset(n.k.Now())
+	now := n.nowSeconds()
+	switch {
+	case spec.Interval > 0:
+		r.timeBase = now + sim.Time(spec.Interval)*sim.Second
+		r.dropTime = now + sim.Time(r.rnd.Uint64N(uint64(spec.Interval)))*sim.Second
+	case spec.Rate == 2:
+		r.dropAt = 0 // the first matched message is always dropped
+	case spec.Rate > 0:
+		r.dropAt = r.rnd.Uint64N(uint64(spec.Rate))
+	}
 	n.dropRules = append(n.dropRules, r)
 	return r, nil
 }
 
-// reset models lnet_drop_rule_reset: fresh counters and drop point.
-func (r *DropRule) reset(now sim.Time) {
-	r.Stats = FaultStats{}
-	switch {
-	case r.Spec.Rate > 0:
-		if r.Spec.Rate == 2 {
-			r.dropAt = 0
-		} else {
+// ResetDropRules models lnet_drop_rule_reset (`lnetctl fault drop reset`): counters cleared
+// and a fresh drop point drawn for every rule (no rate-2 special case here).
+func (n *Node) ResetDropRules() {
+	now := n.nowSeconds()
+	for _, r := range n.dropRules {
+		r.Stats = FaultStats{}
+		if r.Spec.Rate != 0 {
 			r.dropAt = r.rnd.Uint64N(uint64(r.Spec.Rate))
+		} else if r.Spec.Interval != 0 {
+			r.dropTime = now + sim.Time(r.rnd.Uint64N(uint64(r.Spec.Interval)))*sim.Second
+			r.timeBase = now + sim.Time(r.Spec.Interval)*sim.Second
 		}
-	case r.Spec.Interval > 0:
-		iv := sim.Time(r.Spec.Interval) * sim.Second
-		r.dropTime = now + sim.Time(r.rnd.Uint64N(uint64(r.Spec.Interval)))*sim.Second
-		r.timeBase = now + iv
 	}
 }
 
@@ -159,7 +169,11 @@ func (n *Node) DelDropRules(src, dst *NIDPattern) int {
 	return k
 }
 
-// decide models drop_rule_match's decision for a matched message.
+// decide models drop_rule_match's decision for a matched message (times in whole seconds):
+// drop_all drops; random drops when random(interval) >= interval/2 (no counting); interval
+// rules drop at or after drop_time, then draw the next one in the following window; rate rules
+// drop the message whose match count equals drop_at and draw a new drop_at at every multiple
+// of rate. Per-type counters and ds_dropped count drops only (lnet_fault_stat_inc).
 func (r *DropRule) decide(t MsgType, now sim.Time) bool {
 	s := &r.Spec
 	drop := false
@@ -169,9 +183,10 @@ func (r *DropRule) decide(t MsgType, now sim.Time) bool {
 	case s.Random:
 		drop = r.rnd.Uint64N(uint64(s.Interval)) >= uint64(s.Interval)/2
 	case s.Interval > 0:
+		r.Stats.Count++
 		if now >= r.dropTime {
 			drop = true
-			if r.timeBase < now {
+			if now > r.timeBase {
 				r.timeBase = now
 			}
 			r.dropTime = r.timeBase + sim.Time(r.rnd.Uint64N(uint64(s.Interval)))*sim.Second
@@ -179,47 +194,55 @@ func (r *DropRule) decide(t MsgType, now sim.Time) bool {
 		}
 	default:
 		drop = r.Stats.Count == r.dropAt
-	}
-	if !s.Random {
 		r.Stats.Count++
-		r.Stats.countType(t)
-		if s.Rate > 0 && r.Stats.Count%uint64(s.Rate) == 0 {
+		if r.Stats.Count%uint64(s.Rate) == 0 {
 			r.dropAt = r.Stats.Count + r.rnd.Uint64N(uint64(s.Rate))
 		}
 	}
 	if drop {
+		r.Stats.countType(t)
 		r.Stats.Dropped++
 	}
 	return drop
 }
 
-// pickHStatus chooses the health error of a dropping rule with a mask (models
-// lnet_fault_match_health): a random status 1..10; if not in the mask the nearest set bit,
-// ties toward the higher.
+// pickHStatus chooses the health error of a dropping rule (models lnet_fault_match_health): a
+// random value below 11, 0 counted as 1; kept if its bit is in the mask (or the mask is
+// HealthMaskRandom); otherwise the kernel's scan from the highest status down, which moves the
+// choice to each closer set bit in turn (ties toward the higher status).
 func (r *DropRule) pickHStatus() HStatus {
-	mask := r.Spec.HealthMask
-	v := int(r.rnd.Uint64N(10)) + 1
-	if mask == 0 || r.Spec.DropAll && mask == 0 {
-		return HStatus(v)
+	choice := int(r.rnd.Uint64N(uint64(NumHStatus)))
+	if choice == 0 {
+		choice = 1
 	}
-	if mask&(1<<v) != 0 {
-		return HStatus(v)
+	return matchHealth(choice, r.Spec.HealthMask)
+}
+
+// matchHealth is the deterministic part of lnet_fault_match_health.
+func matchHealth(choice int, mask uint32) HStatus {
+	if mask == HealthMaskRandom || mask&(1<<choice) != 0 {
+		return HStatus(choice)
 	}
-	for d := 1; d < 10; d++ {
-		if hi := v + d; hi <= 10 && mask&(1<<hi) != 0 {
-			return HStatus(hi)
+	best := int(NumHStatus)
+	for i := int(NumHStatus); i > 0; i-- {
+		if mask&(1<<i) != 0 {
+			d := choice - i
+			if d < 0 {
+				d = -d
+			}
+			if d < best {
+				best = d
+				choice = i
+			}
 		}
-		if lo := v - d; lo >= 1 && mask&(1<<lo) != 0 {
-			return HStatus(lo)
-		}
 	}
-	return HStatus(v)
+	return HStatus(choice)
 }
 
 // dropOnReceive models lnet_drop_rule_match on the receive path (lnet_parse): rules without a
 // health mask (and drop_all rules), newest first, with the receiving NI as local NID.
 func (n *Node) dropOnReceive(h *Header, local NID) bool {
-	now := n.k.Now()
+	now := n.nowSeconds()
 	for i := len(n.dropRules) - 1; i >= 0; i-- {
 		r := n.dropRules[i]
 		if r.Spec.HealthMask != 0 && !r.Spec.DropAll {
@@ -240,7 +263,7 @@ func (n *Node) SendErrorSimulation(m *Msg) (HStatus, bool) {
 	if len(n.dropRules) == 0 {
 		return 0, false
 	}
-	now := n.k.Now()
+	now := n.nowSeconds()
 	for i := len(n.dropRules) - 1; i >= 0; i-- {
 		r := n.dropRules[i]
 		if r.Spec.HealthMask == 0 && !r.Spec.DropAll {
@@ -294,7 +317,7 @@ func (n *Node) AddDelayRule(spec DelayRuleSpec) (*DelayRule, error) {
 	}
 	n.ruleSeq++
 	r := &DelayRule{Spec: spec, ID: n.ruleSeq, rnd: n.k.Rand(fmt.Sprintf("lnet.%s.delay-rule.%d", n.name, n.ruleSeq))}
-	now := n.k.Now()
+	now := n.nowSeconds()
 	if spec.Rate > 0 {
 		r.delayAt = r.rnd.Uint64N(uint64(spec.Rate))
 	} else {
@@ -328,6 +351,7 @@ func (n *Node) DelDelayRules(src, dst *NIDPattern) int {
 func (r *DelayRule) decide(t MsgType, now sim.Time) bool {
 	s := &r.Spec
 	delay := false
+	r.Stats.Count++
 	if s.Interval > 0 {
 		if now >= r.delayTm {
 			delay = true
@@ -338,14 +362,13 @@ func (r *DelayRule) decide(t MsgType, now sim.Time) bool {
 			r.timeBase += sim.Time(s.Interval) * sim.Second
 		}
 	} else {
-		delay = r.Stats.Count == r.delayAt
-	}
-	r.Stats.Count++
-	r.Stats.countType(t)
-	if s.Rate > 0 && r.Stats.Count%uint64(s.Rate) == 0 {
-		r.delayAt = r.Stats.Count + r.rnd.Uint64N(uint64(s.Rate))
+		delay = r.Stats.Count-1 == r.delayAt
+		if r.Stats.Count%uint64(s.Rate) == 0 {
+			r.delayAt = r.Stats.Count + r.rnd.Uint64N(uint64(s.Rate))
+		}
 	}
 	if delay {
+		r.Stats.countType(t)
 		r.Stats.Dropped++
 	}
 	return delay
@@ -353,7 +376,7 @@ func (r *DelayRule) decide(t MsgType, now sim.Time) bool {
 
 // delayMatch returns the latency of the first (newest) delay rule that delays the message.
 func (n *Node) delayMatch(h *Header) (sim.Time, bool) {
-	now := n.k.Now()
+	now := n.nowSeconds()
 	for i := len(n.delayRules) - 1; i >= 0; i-- {
 		r := n.delayRules[i]
 		if r.Spec.LocalNID != AnyNID {

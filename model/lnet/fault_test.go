@@ -65,7 +65,7 @@ func TestDropRuleRate(t *testing.T) {
 					t.Fatalf("message %d: received=%v but kernel drop=%v", i, got[i], want[i])
 				}
 			}
-			if r.Stats.Dropped != uint64(n/int(rate)) || r.Stats.Count != n || r.Stats.PUT != n {
+			if r.Stats.Dropped != uint64(n/int(rate)) || r.Stats.Count != n || r.Stats.PUT != uint64(n/int(rate)) {
 				t.Fatalf("stats %+v, want %d dropped of %d", r.Stats, n/int(rate), n)
 			}
 			if rate == 2 && got[0] {
@@ -95,12 +95,13 @@ func TestDropRuleInterval(t *testing.T) {
 		p.run(t, sim.Second)
 	}
 	rnd := sim.NewStream(1, fmt.Sprintf("lnet.b.drop-rule.%d", r.ID))
-	dropTime := t0 + sim.Time(rnd.Uint64N(10))*sim.Second
-	base := t0 + 10*sim.Second
+	sec := func(t sim.Time) sim.Time { return t / sim.Second * sim.Second }
+	base := sec(t0) + 10*sim.Second
+	dropTime := sec(t0) + sim.Time(rnd.Uint64N(10))*sim.Second
 	got := p.received()
 	drops := 0
 	for i := 0; i < n; i++ {
-		at := t0 + sim.Time(i)*sim.Second + p.lnd.Latency
+		at := sec(t0 + sim.Time(i)*sim.Second + p.lnd.Latency)
 		drop := at >= dropTime
 		if drop {
 			drops++
@@ -220,5 +221,35 @@ func TestDelayRule(t *testing.T) {
 	p.run(t, 5*sim.Second)
 	if len(p.sink.evs) != 1 || p.sink.evs[0].Time != t1+2*sim.Second+p.lnd.Latency {
 		t.Fatalf("rx delayed %+v", p.sink.evs)
+	}
+}
+
+// The kernel's nearest-bit scan, including its quirk: the choice moves to each closer bit in
+// turn while scanning down, so {5, 9} with 6 drawn gives 9, not the nearer 5.
+func TestMatchHealth(t *testing.T) {
+	b := func(s ...HStatus) uint32 {
+		m := uint32(0)
+		for _, x := range s {
+			m |= 1 << x
+		}
+		return m
+	}
+	cases := []struct {
+		choice int
+		mask   uint32
+		want   HStatus
+	}{
+		{4, b(4), 4},
+		{7, b(2, 9), 9},
+		{6, b(5, 9), 9},
+		{6, b(5, 7), 7},
+		{1, b(10), 10},
+		{3, HealthMaskRandom, 3},
+		{8, 0, 8},
+	}
+	for _, c := range cases {
+		if got := matchHealth(c.choice, c.mask); got != c.want {
+			t.Errorf("matchHealth(%d, %#x) = %d, want %d", c.choice, c.mask, got, c.want)
+		}
 	}
 }
