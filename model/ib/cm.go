@@ -552,8 +552,8 @@ func (id *CMID) disconnected() {
 	id.eventLater(id.f.cfg.CM.Timewait, CMTimewaitExit, 0)
 }
 
-// DefaultTiming returns the CM timings used when CMTiming fields are zero.
-func DefaultTiming() CMTiming {
+// DefaultCMTiming returns the CM timings used when CMTiming fields are zero.
+func DefaultCMTiming() CMTiming {
 	var c CMTiming
 	c.fill()
 	return c

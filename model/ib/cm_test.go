@@ -94,7 +94,7 @@ func TestCMConnectAccept(t *testing.T) {
 	if string(b.r.cm[0].PrivateData) != "hello" || b.r.cm[0].Listen == nil || string(a.r.cm[2].PrivateData) != "ack" {
 		t.Fatalf("private data: req %q rep %q", b.r.cm[0].PrivateData, a.r.cm[2].PrivateData)
 	}
-	cm := DefaultTiming()
+	cm := DefaultCMTiming()
 	wantT := []sim.Time{cm.AddrResolve, cm.AddrResolve + cm.RouteResolve, cm.AddrResolve + cm.RouteResolve + 2*cm.MAD}
 	if !slices.Equal(a.r.cmAt, wantT) {
 		t.Fatalf("active event times %v, want %v", a.r.cmAt, wantT)
@@ -340,7 +340,7 @@ func TestCommEst(t *testing.T) {
 	if len(b.r.async) != 1 || b.r.async[0].Type != EventCommEst || b.r.async[0].QP != b.id.QP() {
 		t.Fatalf("passive async %+v", b.r.async)
 	}
-	if el := b.r.cmAt[1] - a.r.cmAt[2]; el >= DefaultTiming().MAD {
+	if el := b.r.cmAt[1] - a.r.cmAt[2]; el >= DefaultCMTiming().MAD {
 		t.Fatalf("passive ESTABLISHED %v after the active side: it waited for the RTU", el)
 	}
 	if len(b.r.wcs) != 1 || b.r.wcs[0].WRID != 77 || len(a.r.wcs) != 1 || a.r.wcs[0].Status != WCSuccess {
