@@ -1,5 +1,7 @@
 package lnet
 
+import "errors"
+
 // hdrSize is the LNet header's wire size, added to lpni_txqnob with the payload.
 const hdrSize = 72
 
@@ -64,7 +66,12 @@ func (n *Node) lndSend(m *Msg) {
 	}
 	if err := ni.net.lnd.Send(ni, priv, m); err != nil {
 		m.noResend = true
-		n.finalize(m, -EIO)
+		rc := -EIO
+		var e Errno
+		if errors.As(err, &e) && e < 0 {
+			rc = int(e)
+		}
+		n.finalize(m, rc)
 	}
 }
 

@@ -106,3 +106,35 @@ func TestShutdownAndRuleRemoval(t *testing.T) {
 		t.Fatal("monitor still running")
 	}
 }
+
+// failLND fails every Send immediately with an errno, as an LND that cannot even queue.
+type failLND struct{ *IdealLND }
+
+func (f failLND) Send(*NI, any, *Msg) error { return Errno(-ENOMEM) }
+
+// An immediate LND failure finalizes the message with the LND's errno, no resend, and (no
+// hstatus set) no health change.
+func TestLNDSendImmediateFailure(t *testing.T) {
+	k := sim.New(1)
+	ideal := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	tun.Discovery = false
+	a, _ := NewNode(k, "a", tun)
+	if _, err := a.AddNI(nid("10.0.0.1@o2ib"), failLND{ideal}, NetTunables{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AddNI(nid("10.0.1.1@o2ib"), failLND{ideal}, NetTunables{}); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Startup()
+	rec := &evRec{}
+	md := a.MDBind(MDSpec{Length: 1, Threshold: 1, Handler: rec})
+	_ = a.Put(AnyNID, md, AckReqNone, nid("10.0.0.2@o2ib"), 4, 1, 0, 0)
+	_ = k.RunUntil(sim.Millisecond)
+	if ev := rec.last(EventSEND); ev == nil || ev.Status != -ENOMEM || !ev.Unlinked {
+		t.Fatalf("SEND %+v", rec.evs)
+	}
+	if a.Stats().ResendCount != 0 || a.NIs()[0].Health() != 1000 {
+		t.Fatalf("stats %+v", a.Stats())
+	}
+}

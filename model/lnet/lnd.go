@@ -1,6 +1,10 @@
 package lnet
 
-import "github.com/lnetsim/lnetsim/sim"
+import (
+	"strconv"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
 
 // LND is the Go form of struct lnet_lnd: what LNet calls on a network driver. One LND value
 // may serve many NIs (of one or several nodes); every call names the NI.
@@ -14,8 +18,11 @@ import "github.com/lnetsim/lnetsim/sim"
 //     Node.Finalize(msg, status, hstatus) exactly once when the send is complete (for a
 //     PUT/REPLY: when the data is placed, i.e. on PUT_DONE completion / IMMEDIATE
 //     completion; for a GET: when GET_DONE arrives or the IMMEDIATE completes). A non-nil
-//     return means immediate failure: LNet finalizes the message itself with
-//     LOCAL_ERROR unless msg.HStatus was set, and the LND must not call Finalize.
+//     return means immediate failure (lnet_ni_send): LNet finalizes the message itself, with
+//     no resend, with the error's errno (an Errno, else -EIO) and whatever msg.HStatus the
+//     LND set (left OK, the pair is inconsistent and health is untouched); the LND must not
+//     call Finalize then. For an optimized GET, call Node.CreateReplyMsg from Send and
+//     finalize the GET, then the REPLY, when GET_DONE arrives.
 //   - On the receiving side, for every LNet message that arrives, call
 //     Node.Parse(ni, &hdr, fromNID, private, rdmaReq). Parse returns an error if the
 //     message is rejected (the LND drops it; for PUT_REQ/GET_REQ it answers NAK/-ENODATA).
@@ -55,3 +62,10 @@ type LND interface {
 	// Query returns when peer was last known alive, and false if unknown (lnd_query).
 	Query(ni *NI, peer NID) (sim.Time, bool)
 }
+
+// Errno is an error carrying a kernel errno (negative, e.g. Errno(-EHOSTUNREACH)), for LND
+// calls that fail immediately.
+type Errno int
+
+// Error returns "errno -113".
+func (e Errno) Error() string { return "errno " + strconv.Itoa(int(e)) }
