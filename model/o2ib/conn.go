@@ -1,0 +1,368 @@
+package o2ib
+
+import (
+	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// connState is ibc_state with the kernel's values.
+type connState uint8
+
+const (
+	connInit          connState = 0 // IBLND_CONN_INIT
+	connActiveConnect connState = 1 // IBLND_CONN_ACTIVE_CONNECT
+	connPassiveWait   connState = 2 // IBLND_CONN_PASSIVE_WAIT
+	connEstablished   connState = 3 // IBLND_CONN_ESTABLISHED
+	connClosing       connState = 4 // IBLND_CONN_CLOSING
+	connDisconnected  connState = 5 // IBLND_CONN_DISCONNECTED
+)
+
+// rx is struct kib_rx: one receive buffer of a conn.
+type rx struct {
+	conn   *conn
+	idx    int32
+	posted bool
+	msg    wireMsg
+}
+
+// conn is struct kib_conn: one RC connection to a peer NI, its credits, queues, receive
+// buffers and QP.
+type conn struct {
+	l    *LND
+	idx  int32
+	peer *peer
+
+	cmid *ib.CMID
+	qp   *ib.QP
+	cq   *ib.CQ
+
+	state       connState
+	version     uint16
+	incarnation uint64 // the peer's incarnation (ibc_incarnation)
+	queueDepth  int
+	maxFrags    int
+
+	credits      int // ibc_credits: sends I may still make
+	outstanding  int // ibc_outstanding_credits: credits to return
+	reserved     int // ibc_reserved_credits
+	nsendsPosted int
+	noopsPosted  int
+
+	txNocred fifo
+	txQueue  fifo
+	txRsrvd  fifo
+	active   []*tx
+
+	rxs    []rx
+	rxWire wireRing // contents of SENDs in flight to this conn, in order
+	early  []*rx
+
+	lastSend    sim.Time
+	started     sim.Time
+	commsError  int
+	reconnect   bool
+	established bool // reached ESTABLISHED once
+	destroyed   bool
+	inCheck     bool
+	checkAgain  bool
+}
+
+// rxMsgs is IBLND_RX_MSGS: receive buffers per conn.
+func (c *conn) rxMsgs() int { return 2*c.queueDepth + 2 }
+
+// concurrentSends is kiblnd_concurrent_sends.
+func (c *conn) concurrentSends() int { return c.peer.net.tun.concurrentSends }
+
+// sendWRs is IBLND_SEND_WRS in the model: an RDMA WRITE and a SEND per posted tx.
+func (c *conn) sendWRs() int { return 2*c.concurrentSends() + 2 }
+
+// createConn models kiblnd_create_conn: a CQ and an RC QP on the CM id's device, every
+// receive buffer posted without a credit, state as given.
+func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) *conn {
+	c := &conn{l: l, idx: int32(len(l.conns)), peer: p, cmid: id, version: version,
+		queueDepth: p.queueDepth, maxFrags: p.maxFrags, started: l.k.Now()}
+	hca := id.Port().HCA()
+	cq, err := hca.CreateCQ(c.rxMsgs()+c.sendWRs(), c)
+	if err != nil {
+		return nil
+	}
+	qp, err := id.CreateQP(ib.QPInitAttr{SendCQ: cq, RecvCQ: cq, MaxSendWR: c.sendWRs(), MaxRecvWR: c.rxMsgs()})
+	if err != nil {
+		return nil
+	}
+	c.cq, c.qp = cq, qp
+	cq.ReqNotify()
+	l.conns = append(l.conns, c)
+	for int(qp.Num()) >= len(l.connByQPN) {
+		l.connByQPN = append(l.connByQPN, nil)
+	}
+	l.connByQPN[qp.Num()] = c
+	c.rxs = make([]rx, c.rxMsgs())
+	c.rxWire.init(c.rxMsgs())
+	for i := range c.rxs {
+		c.rxs[i] = rx{conn: c, idx: int32(i)}
+	}
+	c.state = state
+	for i := range c.rxs {
+		l.postRx(&c.rxs[i], postNoCredit)
+	}
+	l.stats.ConnsCreated++
+	return c
+}
+
+// closeConn models kiblnd_close_conn_locked: record the first error; an established conn
+// leaves its peer (the peer leaves the table with the conn's error when it was the last)
+// and goes to connd CLOSING.
+func (l *LND) closeConn(c *conn, err int) {
+	if err != 0 && c.commsError == 0 {
+		c.commsError = err
+	}
+	if c.state != connEstablished {
+		return
+	}
+	p := c.peer
+	for i, x := range p.conns {
+		if x == c {
+			p.conns = append(p.conns[:i], p.conns[i+1:]...)
+			break
+		}
+	}
+	if len(p.conns) == 0 && p.linked {
+		l.unlinkPeer(p)
+		p.err = c.commsError
+	}
+	c.state = connClosing
+	l.stats.ConnsClosed++
+	l.connEvent(p.net, p.nid, "closed", err, 0, 0)
+	l.k.After(0, l.hid, evDisconnect, uint64(c.idx))
+}
+
+// disconnectConn models kiblnd_disconnect_conn (connd): rdma_disconnect, finalise, notify.
+func (l *LND) disconnectConn(c *conn) {
+	if c.state != connClosing {
+		return
+	}
+	_ = c.cmid.Disconnect()
+	l.finaliseConn(c)
+	l.peerNotify(c.peer)
+}
+
+// finaliseConn models kiblnd_finalise_conn: the QP goes to ERR (its posted work flushes),
+// the conn is DISCONNECTED and every tx not waiting for a send completion is aborted;
+// connd destroys the conn once the flushes are in.
+func (l *LND) finaliseConn(c *conn) {
+	if c.qp != nil && c.qp.State() != ib.QPErr {
+		_ = c.qp.Modify(ib.QPErr, ib.QPAttr{})
+	}
+	c.state = connDisconnected
+	l.abortTxs(c, &c.txNocred)
+	l.abortTxs(c, &c.txQueue)
+	l.abortTxs(c, &c.txRsrvd)
+	l.abortActive(c)
+	c.early = nil
+	// The flush completions were pushed to the CQ before this event is scheduled, so their
+	// notification runs first (events at equal times keep their order).
+	l.k.After(0, l.hid, evZombie, uint64(c.idx))
+}
+
+// abortTxs models kiblnd_abort_txs on a send queue: LOCAL_TIMEOUT if the conn died of a
+// timeout, else LOCAL_ERROR.
+func (l *LND) abortTxs(c *conn, q *fifo) {
+	hs := lnet.LNET_MSG_STATUS_LOCAL_ERROR
+	if c.commsError == -lnet.ETIMEDOUT {
+		hs = lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT
+	}
+	txs := q.drain()
+	for _, t := range txs {
+		t.hstatus = hs
+	}
+	l.txlistDone(txs, -lnet.ECONNABORTED, lnet.LNET_MSG_STATUS_OK)
+}
+
+// abortActive models kiblnd_abort_txs on ibc_active_txs: after a timeout a tx only waiting
+// gets REMOTE_TIMEOUT and one still sending NETWORK_TIMEOUT; other errors keep the tx's
+// hstatus. Txs still sending finish on their flush completion.
+func (l *LND) abortActive(c *conn) {
+	var zombies []*tx
+	keep := c.active[:0]
+	for _, t := range c.active {
+		if c.commsError == -lnet.ETIMEDOUT {
+			if t.waiting && t.sending == 0 {
+				t.hstatus = lnet.LNET_MSG_STATUS_REMOTE_TIMEOUT
+			} else if t.sending != 0 {
+				t.hstatus = lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT
+			}
+		}
+		t.status = -lnet.ECONNABORTED
+		t.queued = false
+		t.waiting = false
+		if t.sending == 0 {
+			zombies = append(zombies, t)
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	clear(c.active[len(keep):])
+	c.active = keep
+	l.txlistDone(zombies, -lnet.ECONNABORTED, lnet.LNET_MSG_STATUS_OK)
+}
+
+// destroyConn models connd's zombie handling (kiblnd_destroy_conn and the reconnect that
+// follows a reject): the QP is destroyed, and a conn marked for reconnection reconnects
+// its peer now, or next second after reconnHighRace reconnections in a row.
+func (l *LND) destroyConn(c *conn) {
+	if c.destroyed {
+		return
+	}
+	c.destroyed = true
+	if c.qp != nil {
+		if q := c.qp.Num(); int(q) < len(l.connByQPN) {
+			l.connByQPN[q] = nil
+		}
+		c.qp.Destroy()
+	}
+	if !c.established && c.cmid != nil {
+		c.cmid.Destroy() // no DISCONNECTED will come for a conn that never connected
+	}
+	c.rxWire.reset()
+	if !c.reconnect {
+		return
+	}
+	p := c.peer
+	if p.reconnected < reconnHighRace {
+		l.reconnectPeer(p)
+	} else {
+		l.reconnW = append(l.reconnW, p)
+	}
+}
+
+// CompletionEvent is the CQ's completion handler (kiblnd_cq_completion and the scheduler
+// thread's polling loop): every completion is handled in order, then the CQ re-armed.
+func (c *conn) CompletionEvent(cq *ib.CQ) {
+	l := c.l
+	for {
+		n := cq.Poll(l.wcBuf[:])
+		for i := 0; i < n; i++ {
+			wc := l.wcBuf[i]
+			l.complete(c, &wc)
+		}
+		if n == 0 && !cq.ReqNotify() {
+			return
+		}
+	}
+}
+
+// Work request ids: the kind in the top bits (kiblnd's IBLND_WID_*), then a generation and
+// an index.
+const (
+	widTx   = 1
+	widRDMA = 2
+	widRx   = 3
+)
+
+func makeWID(kind uint64, gen uint32, idx int32) uint64 {
+	return kind<<62 | uint64(gen&0x3fffffff)<<32 | uint64(uint32(idx))
+}
+
+// complete models kiblnd_complete: a tx, RDMA or rx completion.
+func (l *LND) complete(c *conn, wc *ib.WC) {
+	idx := int32(uint32(wc.WRID))
+	switch wc.WRID >> 62 {
+	case widRDMA:
+		// Only failures complete (the WRITE is unsignalled) and the SEND behind it fails too.
+		return
+	case widTx:
+		t := l.txs[idx]
+		if t.gen&0x3fffffff != uint32(wc.WRID>>32)&0x3fffffff || t.net == nil {
+			return
+		}
+		l.txComplete(t, wc.Status)
+	case widRx:
+		if int(idx) < len(c.rxs) {
+			l.rxComplete(&c.rxs[idx], wc.Status, wc.ByteLen)
+		}
+	}
+}
+
+// txComplete models kiblnd_tx_complete: a failed send closes the conn with -EIO and fails
+// the tx REMOTE_DROPPED; a tx is done when its last send completed and it waits for nothing.
+func (l *LND) txComplete(t *tx, st ib.WCStatus) {
+	c := t.conn
+	failed := st != ib.WCSuccess
+	if failed {
+		l.closeConn(c, -lnet.EIO)
+	} else {
+		l.peerAlive(c.peer)
+	}
+	t.sending--
+	c.nsendsPosted--
+	if t.msg.typ == MsgNOOP {
+		c.noopsPosted--
+	}
+	if failed {
+		t.hstatus = lnet.LNET_MSG_STATUS_REMOTE_DROPPED
+		t.waiting = false
+		t.status = -lnet.EIO
+	}
+	idle := t.sending == 0 && !t.waiting && !t.queued
+	if idle {
+		c.removeActive(t)
+	}
+	l.checkSends(c)
+	if idle {
+		l.txDone(t)
+	}
+}
+
+// removeActive takes t off ibc_active_txs.
+func (c *conn) removeActive(t *tx) {
+	for i, x := range c.active {
+		if x == t {
+			copy(c.active[i:], c.active[i+1:])
+			c.active[len(c.active)-1] = nil
+			c.active = c.active[:len(c.active)-1]
+			t.q = qNone
+			return
+		}
+	}
+}
+
+// wireRing holds the contents of the SENDs in flight to a conn, in posting order: RC
+// delivers them in that order, so each successful receive completion takes the head.
+type wireRing struct {
+	buf        []wireMsg
+	head, size int
+}
+
+func (r *wireRing) init(n int) { r.buf = make([]wireMsg, n) }
+
+func (r *wireRing) push(m *wireMsg) {
+	if r.size == len(r.buf) {
+		nb := make([]wireMsg, 2*len(r.buf)+1)
+		for i := 0; i < r.size; i++ {
+			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = *m
+	r.size++
+}
+
+func (r *wireRing) pop(m *wireMsg) bool {
+	if r.size == 0 {
+		return false
+	}
+	*m = r.buf[r.head]
+	r.buf[r.head].hdr = lnet.Header{}
+	r.head = (r.head + 1) % len(r.buf)
+	r.size--
+	return true
+}
+
+func (r *wireRing) reset() {
+	for r.size > 0 {
+		var m wireMsg
+		r.pop(&m)
+	}
+}

@@ -1,0 +1,190 @@
+package o2ib
+
+import (
+	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/lnet"
+)
+
+// creditsHighwater is IBLND_CREDITS_HIGHWATER: peercredits_hiw scaled to the conn's queue
+// depth.
+func (c *conn) creditsHighwater() int {
+	t := &c.peer.net.tun
+	return c.queueDepth * t.hiw / t.peerCredits
+}
+
+// sendKeepalive is kiblnd_send_keepalive: keepalive is on and nothing was sent for that long.
+func (l *LND) sendKeepalive(c *conn) bool {
+	ka := c.peer.net.tun.Keepalive
+	return ka > 0 && l.k.Now() > c.lastSend+secs(ka)
+}
+
+// needNoop models kiblnd_need_noop (v2): credits to return at the high-water mark, or a
+// keepalive due, and nothing on the no-credit queue to piggy-back on, and either nothing
+// queued to carry them or no credit to send it with.
+func (l *LND) needNoop(c *conn) bool {
+	if c.state < connEstablished {
+		return false
+	}
+	if c.outstanding < c.creditsHighwater() && !l.sendKeepalive(c) {
+		return false
+	}
+	if c.txNocred.len() > 0 {
+		return false
+	}
+	return c.txQueue.len() == 0 || c.credits == 0
+}
+
+// checkSends models kiblnd_check_sends_locked: move reserved-credit requests to the normal
+// queue while reserved credits last, queue a NOOP if one is needed, then post from the
+// no-credit queue first and the normal queue next until a post cannot be made.
+func (l *LND) checkSends(c *conn) {
+	if c.state < connEstablished {
+		return
+	}
+	if c.inCheck {
+		c.checkAgain = true
+		return
+	}
+	c.inCheck = true
+	for {
+		c.checkAgain = false
+		l.checkSendsOnce(c)
+		if !c.checkAgain || c.state != connEstablished {
+			break
+		}
+	}
+	c.inCheck = false
+}
+
+func (l *LND) checkSendsOnce(c *conn) {
+	for c.reserved > 0 && c.txRsrvd.len() > 0 {
+		t := c.txRsrvd.pop()
+		t.q = qTx
+		c.txQueue.push(t)
+		c.reserved--
+	}
+	if l.needNoop(c) {
+		if t := l.getIdleTx(c.peer.net); t != nil {
+			t.initMsg(MsgNOOP, 0)
+			l.queueTxLocked(t, c)
+		}
+	}
+	for c.state == connEstablished {
+		var t *tx
+		credit := 0
+		if t = c.txNocred.first(); t == nil {
+			if t = c.txQueue.first(); t == nil {
+				return
+			}
+			credit = 1
+		}
+		if !l.postTx(c, t, credit) {
+			return
+		}
+	}
+}
+
+// postTx models kiblnd_post_tx_locked: it returns false (-EAGAIN or failure) when the
+// caller must stop posting. Redundant NOOPs (no longer needed, or two already in flight) are
+// dropped. The message takes the outstanding credits; a drop rule with a health mask
+// (lnet_send_error_simulation) fails the post with its hstatus, which, like a failed
+// ib_post_send, closes the conn.
+func (l *LND) postTx(c *conn, t *tx, credit int) bool {
+	if c.nsendsPosted == c.concurrentSends() {
+		return false
+	}
+	if credit != 0 && c.credits == 0 {
+		return false
+	}
+	if credit != 0 {
+		c.txQueue.pop()
+	} else {
+		c.txNocred.pop()
+	}
+	t.queued = false
+	t.q = qNone
+	m := &t.msg
+	if m.typ == MsgNOOP && (!l.needNoop(c) || c.noopsPosted == oobMsgs) {
+		t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR
+		l.txDone(t)
+		return true
+	}
+	n := c.peer.net
+	m.credits = c.outstanding
+	m.srcNID, m.dstNID = n.ni.NID(), c.peer.nid
+	m.srcStamp, m.dstStamp = n.incarnation, c.incarnation
+	c.credits -= credit
+	c.outstanding = 0
+	c.nsendsPosted++
+	if m.typ == MsgNOOP {
+		c.noopsPosted++
+		l.stats.NoopsPosted++
+	}
+	t.sending++
+	t.q = qActive
+	c.active = append(c.active, t)
+
+	rc := 0
+	if c.state != connEstablished {
+		rc = -lnet.ECONNABORTED
+	} else if t.lnt[0] != nil && t.lnt[0].TxNI() != nil {
+		if hs, drop := n.node.SendErrorSimulation(t.lnt[0]); drop {
+			t.hstatus = hs
+			rc = -lnet.EINVAL
+		}
+	}
+	if rc == 0 {
+		rc = l.postWRs(c, t)
+	}
+	c.lastSend = l.k.Now()
+	if rc == 0 {
+		return true
+	}
+	c.credits += credit
+	c.outstanding += m.credits
+	c.nsendsPosted--
+	if m.typ == MsgNOOP {
+		c.noopsPosted--
+	}
+	t.status = rc
+	t.waiting = false
+	t.sending--
+	done := t.sending == 0
+	if done {
+		c.removeActive(t)
+	}
+	l.closeConn(c, rc)
+	if done {
+		l.txDone(t)
+	}
+	return false
+}
+
+// postWRs is ib_post_send of the tx's work requests: the unsignalled RDMA WRITE of the
+// bulk (if any) and the signalled SEND of the message, whose content is handed to the
+// receiving conn in order.
+func (l *LND) postWRs(c *conn, t *tx) int {
+	if s, _ := c.qp.Outstanding(); s+2 > c.sendWRs() {
+		return -lnet.ENOMEM
+	}
+	if t.rdma > 0 {
+		if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widRDMA, t.gen, t.idx), Op: ib.OpWrite, Len: t.rdma, RKey: t.rdmaKey}); err != nil {
+			return -lnet.EIO
+		}
+		if l.obs != nil {
+			l.obs.RDMAPosted(&RDMAEvent{Time: l.k.Now(), Src: t.msg.srcNID, Dst: t.msg.dstNID, Bytes: t.rdma, RKey: t.rdmaKey, Cookie: t.msg.cookie})
+		}
+	}
+	if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widTx, t.gen, t.idx), Op: ib.OpSend, Len: t.msg.nob, Signaled: true}); err != nil {
+		return -lnet.EIO
+	}
+	if q := c.qp.Attr().DestQPN; int(q) < len(l.connByQPN) {
+		if rc := l.connByQPN[q]; rc != nil {
+			rc.rxWire.push(&t.msg)
+		}
+	}
+	if l.obs != nil {
+		l.observePost(c, t)
+	}
+	return 0
+}

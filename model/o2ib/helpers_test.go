@@ -1,0 +1,256 @@
+package o2ib
+
+import (
+	"flag"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// evRec records LNet events of an MD.
+type evRec struct {
+	k   *sim.Kernel
+	evs []lnet.Event
+	log *[]string
+	who string
+}
+
+func (r *evRec) OnEvent(ev *lnet.Event) {
+	r.evs = append(r.evs, *ev)
+	if r.log != nil {
+		*r.log = append(*r.log, fmt.Sprintf("%12s %s lnet %s status=%d mlen=%d unlinked=%v", r.k.Now(), r.who, ev.Type, ev.Status, ev.MLength, ev.Unlinked))
+	}
+}
+
+func (r *evRec) count(t lnet.EventType) int {
+	n := 0
+	for _, e := range r.evs {
+		if e.Type == t {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *evRec) last(t lnet.EventType) *lnet.Event {
+	for i := len(r.evs) - 1; i >= 0; i-- {
+		if r.evs[i].Type == t {
+			return &r.evs[i]
+		}
+	}
+	return nil
+}
+
+// traceObs writes every o2iblnd message, RDMA and connection step as a line.
+type traceObs struct {
+	k     *sim.Kernel
+	lines []string
+	posts map[MsgType]int
+	noCM  bool
+}
+
+func (o *traceObs) add(s string) { o.lines = append(o.lines, s) }
+
+func (o *traceObs) MsgPosted(ev *MsgEvent) {
+	if o.posts == nil {
+		o.posts = map[MsgType]int{}
+	}
+	o.posts[ev.Type]++
+	var b strings.Builder
+	fmt.Fprintf(&b, "%12s %s -> %s %s nob=%d credits=%d", ev.Time, ev.Src, ev.Dst, ev.Type, ev.Nob, ev.Credits)
+	switch ev.Type {
+	case MsgCONNREQ, MsgCONNACK:
+		fmt.Fprintf(&b, " qd=%d frags=%d msgsize=%d", ev.QueueDepth, ev.MaxFrags, ev.MaxMsgSize)
+	case MsgPUT_REQ, MsgGET_REQ:
+		fmt.Fprintf(&b, " cookie=%#x", ev.Cookie)
+	case MsgPUT_ACK:
+		fmt.Fprintf(&b, " src_cookie=%#x dst_cookie=%#x sink=%d", ev.Cookie, ev.DstCookie, ev.RDMANob)
+	case MsgPUT_NAK, MsgPUT_DONE, MsgGET_DONE:
+		fmt.Fprintf(&b, " cookie=%#x status=%d", ev.Cookie, ev.Status)
+	}
+	if ev.Hdr != nil {
+		fmt.Fprintf(&b, " lnet=%s %s->%s len=%d", ev.Hdr.Type, ev.Hdr.Src, ev.Hdr.Dst, ev.Hdr.PayloadLength)
+		if ev.Hdr.Type == lnet.MsgGET {
+			fmt.Fprintf(&b, " sink=%d", ev.Hdr.SinkLen)
+		}
+	}
+	o.add(b.String())
+}
+
+func (o *traceObs) RDMAPosted(ev *RDMAEvent) {
+	o.add(fmt.Sprintf("%12s %s -> %s RDMA_WRITE bytes=%d cookie=%#x", ev.Time, ev.Src, ev.Dst, ev.Bytes, ev.Cookie))
+}
+
+func (o *traceObs) ConnChange(ev *ConnEvent) {
+	if o.noCM {
+		return
+	}
+	s := fmt.Sprintf("%12s %s conn %s %s", ev.Time, ev.Local, ev.Peer, ev.What)
+	if ev.Status != 0 {
+		s += fmt.Sprintf(" status=%d", ev.Status)
+	}
+	if ev.Why != 0 {
+		s += " why=" + RejectName(ev.Why)
+	}
+	if ev.QueueDepth != 0 {
+		s += fmt.Sprintf(" qd=%d", ev.QueueDepth)
+	}
+	o.add(s)
+}
+
+// cluster is nodes h = 1..n, each with `rails` single-port HCAs; rail i of every node is
+// cabled to switch i (EDR, 100ns links). Rail i of node h has NID 10.0.i.h@o2ib.
+type cluster struct {
+	k     *sim.Kernel
+	f     *ib.Fabric
+	lnd   *LND
+	ibn   []*ib.Node
+	nodes []*lnet.Node
+	obs   *traceObs
+	sink  []*evRec // per node: events of its portal-4 ME
+	src   []*evRec
+	log   []string
+}
+
+const testPortal = 4
+
+func nidOf(host, rail int) lnet.NID {
+	return lnet.MakeNID(lnet.MakeNet(lnet.O2IBLND, 0), uint32(10<<24|rail<<8|host))
+}
+
+type clusterOpt struct {
+	nodes, rails int
+	params       Params
+	tun          lnet.Tunables
+	cfg          ib.Config
+	rate         ib.Rate
+	noTrace      bool
+}
+
+func newCluster(t testing.TB, o clusterOpt) *cluster {
+	t.Helper()
+	if o.nodes == 0 {
+		o.nodes = 2
+	}
+	if o.rails == 0 {
+		o.rails = 1
+	}
+	if o.params == (Params{}) {
+		o.params = DefaultParams()
+	}
+	if o.tun == (lnet.Tunables{}) {
+		o.tun = lnet.DefaultTunables()
+	}
+	if o.rate == (ib.Rate{}) {
+		o.rate = ib.EDR
+	}
+	k := sim.New(1)
+	f := ib.New(k, o.cfg)
+	c := &cluster{k: k, f: f, lnd: New(f)}
+	if !o.noTrace {
+		c.obs = &traceObs{k: k}
+		c.lnd.SetObserver(c.obs)
+	}
+	if err := c.lnd.SetParams(lnet.MakeNet(lnet.O2IBLND, 0), o.params); err != nil {
+		t.Fatal(err)
+	}
+	var sws []*ib.Switch
+	for r := 0; r < o.rails; r++ {
+		sws = append(sws, f.AddSwitch(fmt.Sprintf("sw%d", r)))
+	}
+	for h := 1; h <= o.nodes; h++ {
+		n := f.AddNode(fmt.Sprintf("n%d", h))
+		for r := 0; r < o.rails; r++ {
+			p := n.AddHCA(fmt.Sprintf("mlx5_%d", r), 1).Port(1)
+			f.Connect(p, sws[r], ib.LinkSpec{Rate: o.rate, Latency: 100 * sim.Nanosecond})
+			p.AddIP(netip.AddrFrom4([4]byte{10, 0, byte(r), byte(h)}))
+		}
+		c.ibn = append(c.ibn, n)
+	}
+	nt := lnet.DefaultNetTunables()
+	nt.PeerCredits = o.params.PeerCredits
+	if nt.PeerCredits < 8 {
+		nt.PeerCredits = 8
+	}
+	for h := 1; h <= o.nodes; h++ {
+		ln, err := lnet.NewNode(k, fmt.Sprintf("n%d", h), o.tun)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < o.rails; r++ {
+			if _, err := ln.AddNI(nidOf(h, r), c.lnd, nt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ln.Startup(); err != nil {
+			t.Fatal(err)
+		}
+		sink := &evRec{k: k, log: &c.log, who: ln.Name()}
+		src := &evRec{k: k, log: &c.log, who: ln.Name()}
+		if o.noTrace {
+			sink.log, src.log = nil, nil
+		}
+		ln.MEAttach(lnet.MatchSpec{Portal: testPortal, Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+			lnet.MDSpec{Length: 1 << 20, Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_OP_GET, Handler: sink})
+		c.nodes = append(c.nodes, ln)
+		c.sink = append(c.sink, sink)
+		c.src = append(c.src, src)
+	}
+	return c
+}
+
+// put sends a PUT with ACK of size bytes from node a to node b's rail-0 NID (1-based hosts).
+func (c *cluster) put(t testing.TB, a, b, size int) {
+	t.Helper()
+	n := c.nodes[a-1]
+	md := n.MDBind(lnet.MDSpec{Length: size, Threshold: 2, Handler: c.src[a-1]})
+	if err := n.Put(lnet.AnyNID, md, lnet.AckReqAck, nidOf(b, 0), testPortal, 7, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c *cluster) get(t testing.TB, a, b, size int) {
+	t.Helper()
+	n := c.nodes[a-1]
+	md := n.MDBind(lnet.MDSpec{Length: size, Threshold: 2, Handler: c.src[a-1]})
+	if err := n.Get(lnet.AnyNID, md, nidOf(b, 0), testPortal, 7, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c *cluster) run(t testing.TB, d sim.Time) {
+	t.Helper()
+	c.k.SetLimits(sim.Limits{MaxEvents: 200_000_000})
+	if err := c.k.RunUntil(c.k.Now() + d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// golden compares lines with testdata/name.golden (rewritten with -update).
+func golden(t *testing.T, name string, lines []string) {
+	t.Helper()
+	got := strings.Join(lines, "\n") + "\n"
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden trace (go test -update rewrites it):\n--- got\n%s--- want\n%s", name, got, want)
+	}
+}

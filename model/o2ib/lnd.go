@@ -1,0 +1,238 @@
+package o2ib
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// LND is o2iblnd: one value serves every o2ib NI of every node sharing an IB fabric (the
+// kernel has one module instance per node; the model keeps them apart by NI, net and device).
+// It implements lnet.LND.
+type LND struct {
+	f   *ib.Fabric
+	k   *sim.Kernel
+	hid sim.HandlerID
+
+	params    []netParams
+	devs      []*dev
+	nets      []*kibNet
+	conns     []*conn
+	liveFrom  int
+	connByQPN []*conn // QP numbers are fabric-wide: the conn owning each QP
+
+	txs    []*tx
+	freeTx []int32
+
+	peerTab  [peerHashSize][]*peer
+	checkIdx int
+	connd    sim.Timer
+	reconnW  []*peer // reconnects deferred to the next second (kib_reconn_wait)
+	incSeq   uint64
+	obs      Observer
+	wcBuf    [16]ib.WC
+	notified uint64
+
+	stats Stats
+}
+
+// Stats are LND-wide counters for tests and reports.
+type Stats struct {
+	TxAllocFail  uint64 // kiblnd_get_idle_tx found the pool empty
+	ConnsCreated uint64
+	ConnsClosed  uint64
+	Rejects      uint64 // connection requests this LND rejected
+	Rejected     uint64 // connection requests of this LND that were rejected
+	Reconnects   uint64
+	TimedOutTxs  uint64 // txs found past their deadline by the connection check
+	NotifyDown   uint64 // lnet_notify(alive=false) calls
+	NoopsPosted  uint64
+}
+
+type netParams struct {
+	net lnet.NetID
+	p   Params
+}
+
+// Event kinds of the LND's handler.
+const (
+	evConnd      = iota + 1 // one pass of kiblnd_connd's timed work (every second)
+	evDisconnect            // connd handles a closing conn (arg: conn index)
+	evZombie                // connd destroys a finalised conn (arg: conn index)
+)
+
+// New returns an o2iblnd on fabric f with DefaultParams for every net.
+func New(f *ib.Fabric) *LND {
+	l := &LND{f: f, k: f.Kernel()}
+	l.hid = l.k.Register(l)
+	l.connd = sim.Timer{H: l.hid, Kind: evConnd}
+	return l
+}
+
+// SetParams sets the module parameters of one net (before its NIs start).
+func (l *LND) SetParams(net lnet.NetID, p Params) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("o2ib %s: %w", net, err)
+	}
+	for i := range l.params {
+		if l.params[i].net == net {
+			l.params[i].p = p
+			return nil
+		}
+	}
+	l.params = append(l.params, netParams{net, p})
+	return nil
+}
+
+// Params returns the parameters of a net.
+func (l *LND) Params(net lnet.NetID) Params {
+	for _, np := range l.params {
+		if np.net == net {
+			return np.p
+		}
+	}
+	return DefaultParams()
+}
+
+// Stats returns the LND's counters.
+func (l *LND) Stats() Stats { return l.stats }
+
+// Type returns O2IBLND.
+func (l *LND) Type() lnet.LNDType { return lnet.O2IBLND }
+
+// Ctl does nothing (no IOC commands are modelled).
+func (l *LND) Ctl(*lnet.NI, uint32, any) error { return nil }
+
+// NotifyPeerDown does nothing: o2iblnd has no lnd_notify_peer_down.
+func (l *LND) NotifyPeerDown(*lnet.NI, lnet.NID) {}
+
+// EagerRecv keeps the rx: the model has no router buffers to release it into yet.
+func (l *LND) EagerRecv(_ *lnet.NI, private any, _ *lnet.Msg) (any, error) { return private, nil }
+
+// kibNet is struct kib_net: o2iblnd's state for one NI.
+type kibNet struct {
+	l           *LND
+	ni          *lnet.NI
+	node        *lnet.Node
+	dev         *dev
+	tun         tunables
+	incarnation uint64
+	shutdown    bool
+	peers       map[lnet.NID]*peer // lookup only; never iterated
+	ntx         int                // tx descriptors in use
+}
+
+// Startup models kiblnd_startup: find the IPoIB interface carrying the NI's address, set
+// up (or share) its device (listener, memory region, event handler) and the net's
+// incarnation stamp.
+func (l *LND) Startup(ni *lnet.NI) error {
+	p := l.Params(ni.NID().Net())
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	a := ni.NID().Addr()
+	ip := netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)})
+	port := l.f.PortByIP(ip)
+	if port == nil {
+		return fmt.Errorf("o2ib: no IPoIB interface with address %s", ip)
+	}
+	d, err := l.devFor(port, ip, p.Service)
+	if err != nil {
+		return err
+	}
+	l.incSeq++
+	n := &kibNet{l: l, ni: ni, node: ni.Node(), dev: d, tun: p.setup(),
+		incarnation: uint64(l.k.Now())/1000 + l.incSeq, peers: make(map[lnet.NID]*peer)}
+	if n.tun.Timeout > 0 && ni.Net().LNDTimeout == 0 {
+		ni.Net().LNDTimeout = sim.Time(n.tun.Timeout) * sim.Second
+	}
+	n.tun.connreqTimeout = connreqTimeout(n.timeout())
+	ni.LNDData = n
+	d.nets = append(d.nets, n)
+	l.nets = append(l.nets, n)
+	if port.State() != ib.PortActive || port.HCA().Fatal() {
+		ni.Node().SetNIFatal(ni, true)
+	}
+	if !l.k.Armed(&l.connd) {
+		l.k.ArmAfter(&l.connd, sim.Second)
+	}
+	return nil
+}
+
+// Shutdown models kiblnd_shutdown: every peer of the NI is deleted (kiblnd_del_peer), its
+// connections closed and its waiting txs failed.
+func (l *LND) Shutdown(ni *lnet.NI) {
+	n, _ := ni.LNDData.(*kibNet)
+	if n == nil || n.shutdown {
+		return
+	}
+	n.shutdown = true
+	for b := range l.peerTab {
+		for _, p := range append([]*peer(nil), l.peerTab[b]...) {
+			if p.net == n {
+				l.delPeer(p)
+			}
+		}
+	}
+}
+
+// timeout is kiblnd_timeout(): the net's tx timeout.
+func (n *kibNet) timeout() sim.Time {
+	if n.tun.Timeout > 0 {
+		return sim.Time(n.tun.Timeout) * sim.Second
+	}
+	return n.ni.LNDTimeout()
+}
+
+// rdmaResolveTimeout is RDMA_RESOLVE_TIMEOUT, the address and route resolution timeout.
+const rdmaResolveTimeout = 5 * sim.Second
+
+// connreqTimeout is kiblnd's connect request timeout: max(5 s, timeout/4).
+func connreqTimeout(timeout sim.Time) sim.Time {
+	if t := timeout / 4; t > 5*sim.Second {
+		return t
+	}
+	return 5 * sim.Second
+}
+
+// Query models kiblnd_query: when the peer was last known alive.
+func (l *LND) Query(ni *lnet.NI, nid lnet.NID) (sim.Time, bool) {
+	n, _ := ni.LNDData.(*kibNet)
+	if n == nil {
+		return 0, false
+	}
+	if p := n.peers[nid]; p != nil && p.lastAlive != 0 {
+		return p.lastAlive, true
+	}
+	return 0, false
+}
+
+// Handle runs the LND's events (connd work).
+func (l *LND) Handle(kind int, arg uint64) {
+	switch kind {
+	case evConnd:
+		l.conndTick()
+	case evDisconnect:
+		l.disconnectConn(l.conns[arg])
+	case evZombie:
+		l.destroyConn(l.conns[arg])
+	}
+}
+
+// notifier is the lnet_notify entry point, used when model/lnet provides it.
+type notifier interface {
+	Notify(ni *lnet.NI, nid lnet.NID, alive, reset bool, when sim.Time)
+}
+
+// lnetNotify calls lnet_notify(ni, nid, alive=false, reset=false, when) if the LNet model
+// has it; it counts the call either way.
+func (l *LND) lnetNotify(n *kibNet, nid lnet.NID, when sim.Time) {
+	l.stats.NotifyDown++
+	l.connEvent(n, nid, "notify_down", 0, 0, 0)
+	if nf, ok := any(n.node).(notifier); ok {
+		nf.Notify(n.ni, nid, false, false, when)
+	}
+}

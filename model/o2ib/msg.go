@@ -1,0 +1,226 @@
+package o2ib
+
+import (
+	"encoding/binary"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+)
+
+// MsgType is an o2iblnd wire message type (ibm_type).
+type MsgType uint8
+
+// o2iblnd message types with the kernel's values (o2iblnd-idl.h).
+const (
+	MsgCONNREQ   MsgType = 0xc0 // connection request (CM private data)
+	MsgCONNACK   MsgType = 0xc1 // connection acknowledgement (CM private data)
+	MsgNOOP      MsgType = 0xd0 // returns credits / keepalive
+	MsgIMMEDIATE MsgType = 0xd1 // LNet header + payload inline
+	MsgPUT_REQ   MsgType = 0xd2 // LNet header + source cookie
+	MsgPUT_NAK   MsgType = 0xd3 // completion: the sink wants nothing or failed
+	MsgPUT_ACK   MsgType = 0xd4 // the sink's RDMA descriptor + both cookies
+	MsgPUT_DONE  MsgType = 0xd5 // completion after the RDMA WRITE
+	MsgGET_REQ   MsgType = 0xd6 // LNet header + cookie + sink RDMA descriptor
+	MsgGET_DONE  MsgType = 0xd7 // completion after the RDMA WRITE of the reply
+)
+
+// String returns the kernel's name without the IBLND_MSG_ prefix.
+func (t MsgType) String() string {
+	switch t {
+	case MsgCONNREQ:
+		return "CONNREQ"
+	case MsgCONNACK:
+		return "CONNACK"
+	case MsgNOOP:
+		return "NOOP"
+	case MsgIMMEDIATE:
+		return "IMMEDIATE"
+	case MsgPUT_REQ:
+		return "PUT_REQ"
+	case MsgPUT_NAK:
+		return "PUT_NAK"
+	case MsgPUT_ACK:
+		return "PUT_ACK"
+	case MsgPUT_DONE:
+		return "PUT_DONE"
+	case MsgGET_REQ:
+		return "GET_REQ"
+	case MsgGET_DONE:
+		return "GET_DONE"
+	}
+	return "?"
+}
+
+// Protocol constants (o2iblnd.h, o2iblnd-idl.h).
+const (
+	msgMagic     = 0x0be91b91 // IBLND_MSG_MAGIC
+	msgVersion   = 0x12       // IBLND_MSG_VERSION (v2, OOB NOOPs)
+	msgSize      = 4 << 10    // IBLND_MSG_SIZE: every rx buffer and the largest message
+	maxRDMAFrags = 256        // IBLND_MAX_RDMA_FRAGS (LNET_MAX_IOV)
+	oobMsgs      = 2          // IBLND_OOB_MSGS(v2): NOOPs in flight
+	msgHdrSize   = 48         // struct kib_msg up to ibm_u
+	lnetHdrSize  = 72         // struct lnet_hdr_nid4
+	rdSize       = 8 + 12     // struct kib_rdma_desc with one fragment (the model maps one region)
+	complSize    = 12         // struct kib_completion_msg
+	connParSize  = 8          // struct kib_connparams
+	rejSize      = 24         // struct kib_rej
+	// MaxImmediate is the largest payload an IMMEDIATE carries.
+	MaxImmediate = msgSize - msgHdrSize - lnetHdrSize
+)
+
+// Connection reject reasons (ibr_why) with the kernel's values.
+const (
+	RejectConnRace     = 1 // IBLND_REJECT_CONN_RACE
+	RejectNoResources  = 2 // IBLND_REJECT_NO_RESOURCES
+	RejectFatal        = 3 // IBLND_REJECT_FATAL
+	RejectConnUncompat = 4 // IBLND_REJECT_CONN_UNCOMPAT
+	RejectConnStale    = 5 // IBLND_REJECT_CONN_STALE
+	RejectRDMAFrags    = 6 // IBLND_REJECT_RDMA_FRAGS
+	RejectMsgQueueSize = 7 // IBLND_REJECT_MSG_QUEUE_SIZE
+	RejectInvalidSrvID = 8 // IBLND_REJECT_INVALID_SRV_ID
+	RejectEarly        = 9 // IBLND_REJECT_EARLY
+)
+
+var rejectNames = [...]string{"", "conn_race", "no_resources", "fatal", "conn_uncompat", "conn_stale",
+	"rdma_frags", "msg_queue_size", "invalid_srv_id", "early"}
+
+// RejectName names a reject reason.
+func RejectName(why int) string {
+	if why > 0 && why < len(rejectNames) {
+		return rejectNames[why]
+	}
+	return "?"
+}
+
+// rdmaDesc is a kib_rdma_desc reduced to one region: the rkey and the byte count.
+type rdmaDesc struct {
+	key uint32
+	nob int
+}
+
+// wireMsg is one o2iblnd message (struct kib_msg): the header every message carries and the
+// union of the per-type bodies. The IB model moves byte counts, so the content of a SEND
+// travels beside it (see conn.rxWire) while its size (nob) is what crosses the fabric.
+type wireMsg struct {
+	typ      MsgType
+	credits  int // ibm_credits: credits returned to the receiver
+	nob      int // ibm_nob: bytes on the wire
+	srcNID   lnet.NID
+	dstNID   lnet.NID
+	srcStamp uint64
+	dstStamp uint64
+
+	hdr       lnet.Header // IMMEDIATE, PUT_REQ, GET_REQ
+	cookie    uint64      // PUT_REQ/GET_REQ: sender's cookie; PUT_ACK: src cookie; completions: cookie
+	dstCookie uint64      // PUT_ACK: the sink's cookie
+	status    int         // completions: bytes or -errno
+	rd        rdmaDesc    // PUT_ACK, GET_REQ
+}
+
+// initMsg models kiblnd_init_tx_msg's sizing: the message's wire length by type.
+func msgNob(t MsgType, payload int) int {
+	switch t {
+	case MsgIMMEDIATE:
+		return msgHdrSize + lnetHdrSize + payload
+	case MsgPUT_REQ:
+		return msgHdrSize + lnetHdrSize + 8
+	case MsgGET_REQ:
+		return msgHdrSize + lnetHdrSize + 8 + rdSize
+	case MsgPUT_ACK:
+		return msgHdrSize + 16 + rdSize
+	case MsgPUT_NAK, MsgPUT_DONE, MsgGET_DONE:
+		return msgHdrSize + complSize
+	case MsgCONNREQ, MsgCONNACK:
+		return msgHdrSize + connParSize
+	}
+	return msgHdrSize
+}
+
+// connParams is struct kib_connparams.
+type connParams struct {
+	queueDepth int
+	maxFrags   int
+	maxMsgSize int
+}
+
+// connMsg is a CONNREQ/CONNACK: the kib_msg header and kib_connparams, packed into the CM
+// private data (56 bytes, exactly the IB CM REQ's limit).
+type connMsg struct {
+	typ      MsgType
+	version  uint16
+	srcNID   lnet.NID
+	dstNID   lnet.NID
+	srcStamp uint64
+	dstStamp uint64
+	cp       connParams
+}
+
+// pack models kiblnd_pack_msg for a connection message.
+func (m *connMsg) pack() []byte {
+	b := make([]byte, msgHdrSize+connParSize)
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], msgMagic)
+	le.PutUint16(b[4:], m.version)
+	b[6] = byte(m.typ)
+	le.PutUint32(b[8:], uint32(len(b)))
+	le.PutUint64(b[16:], uint64(m.srcNID))
+	le.PutUint64(b[24:], m.srcStamp)
+	le.PutUint64(b[32:], uint64(m.dstNID))
+	le.PutUint64(b[40:], m.dstStamp)
+	le.PutUint16(b[48:], uint16(m.cp.queueDepth))
+	le.PutUint16(b[50:], uint16(m.cp.maxFrags))
+	le.PutUint32(b[52:], uint32(m.cp.maxMsgSize))
+	return b
+}
+
+// unpackConnMsg models kiblnd_unpack_msg for a connection message.
+func unpackConnMsg(b []byte) (connMsg, bool) {
+	var m connMsg
+	le := binary.LittleEndian
+	if len(b) < msgHdrSize+connParSize || le.Uint32(b[0:]) != msgMagic {
+		return m, false
+	}
+	m.version = le.Uint16(b[4:])
+	m.typ = MsgType(b[6])
+	m.srcNID = lnet.NID(le.Uint64(b[16:]))
+	m.srcStamp = le.Uint64(b[24:])
+	m.dstNID = lnet.NID(le.Uint64(b[32:]))
+	m.dstStamp = le.Uint64(b[40:])
+	m.cp.queueDepth = int(le.Uint16(b[48:]))
+	m.cp.maxFrags = int(le.Uint16(b[50:]))
+	m.cp.maxMsgSize = int(le.Uint32(b[52:]))
+	return m, true
+}
+
+// rejMsg is struct kib_rej: the private data of a consumer-defined CM reject.
+type rejMsg struct {
+	version     uint16
+	why         int
+	incarnation uint64
+	cp          connParams
+}
+
+func (r *rejMsg) pack() []byte {
+	b := make([]byte, rejSize)
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], msgMagic)
+	le.PutUint16(b[4:], r.version)
+	b[6] = byte(r.why)
+	le.PutUint64(b[8:], r.incarnation)
+	le.PutUint16(b[16:], uint16(r.cp.queueDepth))
+	le.PutUint16(b[18:], uint16(r.cp.maxFrags))
+	le.PutUint32(b[20:], uint32(r.cp.maxMsgSize))
+	return b
+}
+
+func unpackRej(b []byte) (rejMsg, bool) {
+	var r rejMsg
+	le := binary.LittleEndian
+	if len(b) < rejSize || le.Uint32(b[0:]) != msgMagic {
+		return r, false
+	}
+	r.version = le.Uint16(b[4:])
+	r.why = int(b[6])
+	r.incarnation = le.Uint64(b[8:])
+	r.cp = connParams{int(le.Uint16(b[16:])), int(le.Uint16(b[18:])), int(le.Uint32(b[20:]))}
+	return r, true
+}

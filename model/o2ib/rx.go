@@ -1,0 +1,187 @@
+package o2ib
+
+import (
+	"errors"
+
+	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/lnet"
+)
+
+// What reposting an rx gives back (IBLND_POSTRX_*).
+const (
+	postDontPost    = iota // the rx is kept (LNet owns it until Recv)
+	postNoCredit           // repost, no credit (NOOP, or a buffer reserved for PUT_DONE)
+	postPeerCredit         // repost and return a credit to the peer
+	postRsrvdCredit        // repost and give back a reserved credit locally
+)
+
+// postRx models kiblnd_post_rx: post the buffer again and account the credit.
+func (l *LND) postRx(r *rx, credit int) {
+	c := r.conn
+	if c.state > connEstablished || c.qp == nil {
+		return
+	}
+	if err := c.qp.PostRecv(ib.RecvWR{ID: makeWID(widRx, 0, r.idx), Len: msgSize}); err != nil {
+		l.closeConn(c, -lnet.EIO)
+		return
+	}
+	r.posted = true
+	switch credit {
+	case postPeerCredit:
+		c.outstanding++
+	case postRsrvdCredit:
+		c.reserved++
+	default:
+		return
+	}
+	l.checkSends(c)
+}
+
+// rxComplete models kiblnd_rx_complete: a failed receive closes the conn; a message with
+// the wrong NIDs or stamps is stale (-ESTALE); one arriving before the conn is established
+// waits on the early list.
+func (l *LND) rxComplete(r *rx, st ib.WCStatus, nob int) {
+	c := r.conn
+	r.posted = false
+	if c.state > connEstablished {
+		return
+	}
+	if st != ib.WCSuccess {
+		l.closeConn(c, -lnet.EIO)
+		return
+	}
+	if !c.rxWire.pop(&r.msg) || r.msg.nob != nob {
+		l.closeConn(c, -lnet.EPROTO)
+		return
+	}
+	m := &r.msg
+	n := c.peer.net
+	if m.srcNID != c.peer.nid || m.dstNID != n.ni.NID() || m.srcStamp != c.incarnation || m.dstStamp != n.incarnation {
+		l.closeConn(c, -eESTALE)
+		return
+	}
+	l.peerAlive(c.peer)
+	if c.state < connEstablished {
+		c.early = append(c.early, r)
+		return
+	}
+	l.handleRx(r)
+}
+
+// handleRx models kiblnd_handle_rx: take the returned credits (more than the queue depth is
+// a protocol error), then act on the message type. LNet messages go to lnet_parse, which
+// keeps the rx until Recv; completions match the waiting tx by cookie.
+func (l *LND) handleRx(r *rx) {
+	c := r.conn
+	m := &r.msg
+	if m.credits != 0 {
+		if c.credits+m.credits > c.queueDepth {
+			l.closeConn(c, -lnet.EPROTO)
+			l.postRx(r, postNoCredit)
+			return
+		}
+		c.credits += m.credits
+		l.checkSends(c)
+	}
+	post := postPeerCredit
+	rc := 0
+	n := c.peer.net
+	switch m.typ {
+	case MsgNOOP:
+		post = postNoCredit
+	case MsgIMMEDIATE, MsgPUT_REQ, MsgGET_REQ:
+		post = postDontPost
+		rc = l.parse(n, r, m.typ != MsgIMMEDIATE)
+		if rc < 0 {
+			post = postPeerCredit
+		}
+	case MsgPUT_NAK:
+		post = postRsrvdCredit
+		l.handleCompletion(c, MsgPUT_REQ, m.status, m.cookie)
+	case MsgPUT_ACK:
+		post = postRsrvdCredit
+		t := l.findWaitingTx(c, MsgPUT_REQ, m.cookie)
+		if t == nil {
+			rc = -lnet.EPROTO
+			break
+		}
+		c.removeActive(t)
+		l.initRDMA(t, MsgPUT_DONE, m.rd.nob, m.rd, m.dstCookie)
+		t.waiting = false
+		l.queueTxLocked(t, c)
+		l.checkSends(c)
+	case MsgPUT_DONE:
+		post = postPeerCredit
+		l.handleCompletion(c, MsgPUT_ACK, m.status, m.cookie)
+	case MsgGET_DONE:
+		post = postRsrvdCredit
+		l.handleCompletion(c, MsgGET_REQ, m.status, m.cookie)
+	default:
+		post = postNoCredit
+		rc = -lnet.EPROTO
+	}
+	if rc < 0 {
+		l.closeConn(c, rc)
+	}
+	if post != postDontPost {
+		l.postRx(r, post)
+	}
+}
+
+// parse hands an LNet message to lnet_parse. A malformed message is an error (the conn
+// closes); a message LNet refuses otherwise is discarded as lnet_drop_message does
+// (lnd_recv with no message: NAK, GET_DONE(-ENODATA) or a plain repost).
+func (l *LND) parse(n *kibNet, r *rx, rdma bool) int {
+	err := n.node.Parse(n.ni, &r.msg.hdr, r.msg.srcNID, r, rdma)
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, lnet.ErrProto) {
+		return -lnet.EPROTO
+	}
+	_ = l.Recv(n.ni, r, nil, false, 0, 0, 0)
+	return 0
+}
+
+// findWaitingTx models kiblnd_find_waiting_tx_locked: the active tx of this conn with the
+// cookie, waiting, of the given type.
+func (l *LND) findWaitingTx(c *conn, typ MsgType, cookie uint64) *tx {
+	t := l.txByCookie(cookie)
+	if t == nil || t.conn != c || t.q != qActive || !t.waiting || t.msg.typ != typ {
+		return nil
+	}
+	return t
+}
+
+// handleCompletion models kiblnd_handle_completion: the peer's PUT_NAK/PUT_DONE/GET_DONE
+// ends a waiting tx; a negative status is REMOTE_ERROR; a GET_DONE's byte count is the
+// REPLY's length. An unmatched completion is a protocol error.
+func (l *LND) handleCompletion(c *conn, typ MsgType, status int, cookie uint64) {
+	t := l.findWaitingTx(c, typ, cookie)
+	if t == nil {
+		l.closeConn(c, -lnet.EPROTO)
+		return
+	}
+	if t.status == 0 {
+		if status < 0 {
+			t.status = status
+			t.hstatus = lnet.LNET_MSG_STATUS_REMOTE_ERROR
+		} else if typ == MsgGET_REQ && t.lnt[1] != nil {
+			t.net.node.SetReplyLength(t.lnt[1], status)
+		}
+	}
+	t.waiting = false
+	if !t.queued && t.sending == 0 {
+		c.removeActive(t)
+		l.txDone(t)
+	}
+}
+
+// handleEarlyRxs models kiblnd_handle_early_rxs.
+func (l *LND) handleEarlyRxs(c *conn) {
+	for len(c.early) > 0 && c.state == connEstablished {
+		r := c.early[0]
+		c.early = c.early[1:]
+		l.handleRx(r)
+	}
+}

@@ -1,0 +1,190 @@
+package o2ib
+
+import (
+	"errors"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+)
+
+// Errors Send returns for an immediate failure (LNet then finalizes the message itself).
+var (
+	ErrNoTx    = errors.New("o2ib: no tx descriptor (ENOMEM)")
+	ErrNoReply = errors.New("o2ib: cannot create the REPLY of an optimized GET (EIO)")
+	ErrNotUp   = errors.New("o2ib: NI not started")
+)
+
+// Send models kiblnd_send: an ACK, a small PUT/REPLY and a GET whose reply fits go
+// IMMEDIATE (finalized on send completion); a larger PUT/REPLY goes PUT_REQ and waits for
+// PUT_ACK/NAK; a larger GET goes GET_REQ with this node's sink and a pre-created REPLY, and
+// waits for GET_DONE. The model does not know msg_routing/target_is_router, so a GET to a
+// router is sent by size like any other (the kernel always sends it IMMEDIATE).
+func (l *LND) Send(ni *lnet.NI, private any, msg *lnet.Msg) error {
+	n, _ := ni.LNDData.(*kibNet)
+	if n == nil || n.shutdown {
+		return ErrNotUp
+	}
+	if r, ok := private.(*rx); ok && r != nil && msg.Type() == lnet.MsgREPLY && r.msg.typ == MsgGET_REQ && !r.posted {
+		// A REPLY for an optimized GET that LNet routed through Send (LNet also passes the
+		// private of an IMMEDIATE GET, whose rx is already reposted: ignored).
+		return l.Recv(ni, r, msg, false, 0, msg.Len(), msg.Len())
+	}
+	target := msg.Target()
+	switch msg.Type() {
+	case lnet.MsgGET:
+		if msgNob(MsgIMMEDIATE, msg.Hdr.SinkLen) <= msgSize {
+			break
+		}
+		t := l.getIdleTx(n)
+		if t == nil {
+			return ErrNoTx
+		}
+		t.msg.hdr = msg.Hdr
+		t.msg.cookie = t.cookie()
+		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: msg.Hdr.SinkLen}
+		t.initMsg(MsgGET_REQ, 0)
+		t.lnt[1] = n.node.CreateReplyMsg(ni, msg)
+		if t.lnt[1] == nil {
+			t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR
+			l.txDone(t)
+			return ErrNoReply
+		}
+		t.lnt[0] = msg
+		t.waiting = true
+		l.launchTx(n, t, target)
+		return nil
+	case lnet.MsgPUT, lnet.MsgREPLY:
+		if msgNob(MsgIMMEDIATE, msg.Len()) <= msgSize {
+			break
+		}
+		t := l.getIdleTx(n)
+		if t == nil {
+			return ErrNoTx
+		}
+		t.msg.hdr = msg.Hdr
+		t.msg.cookie = t.cookie()
+		t.initMsg(MsgPUT_REQ, 0)
+		t.lnt[0] = msg
+		t.waiting = true
+		l.launchTx(n, t, target)
+		return nil
+	}
+	t := l.getIdleTx(n)
+	if t == nil {
+		return ErrNoTx
+	}
+	t.msg.hdr = msg.Hdr
+	t.initMsg(MsgIMMEDIATE, msg.Len())
+	t.lnt[0] = msg
+	l.launchTx(n, t, target)
+	return nil
+}
+
+// Recv models kiblnd_recv for the rx LNet was given by Parse: an IMMEDIATE's payload is
+// already here (finalize now); a PUT_REQ wanting nothing is NAKed, otherwise a PUT_ACK
+// with this node's sink goes back and waits for PUT_DONE (the rx is reposted without a
+// credit: its buffer is the one PUT_DONE will use); a GET_REQ is answered by RDMA and
+// GET_DONE (kiblnd_reply), or GET_DONE(-ENODATA) when nothing matched.
+func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rlen int) error {
+	r, _ := private.(*rx)
+	if r == nil {
+		return ErrNotUp
+	}
+	c := r.conn
+	n := c.peer.net
+	rxm := &r.msg
+	post := postPeerCredit
+	var rc error
+	switch rxm.typ {
+	case MsgIMMEDIATE:
+		if msgNob(MsgIMMEDIATE, rlen) > msgSize {
+			rc = errors.New("o2ib: IMMEDIATE longer than its buffer (EPROTO)")
+			break
+		}
+		if msg != nil {
+			n.node.Finalize(msg, 0, lnet.LNET_MSG_STATUS_OK)
+		}
+	case MsgPUT_REQ:
+		if mlen == 0 || msg == nil {
+			if msg != nil {
+				n.node.Finalize(msg, 0, lnet.LNET_MSG_STATUS_OK)
+			}
+			l.sendCompletion(c, MsgPUT_NAK, 0, rxm.cookie)
+			break
+		}
+		t := l.getIdleTx(n)
+		if t == nil {
+			rc = ErrNoTx // not replying breaks the connection (the peer times out)
+			break
+		}
+		t.msg.cookie = rxm.cookie
+		t.msg.dstCookie = t.cookie()
+		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: mlen}
+		t.initMsg(MsgPUT_ACK, 0)
+		t.lnt[0] = msg
+		t.waiting = true
+		l.queueTx(t, c)
+		post = postNoCredit
+	case MsgGET_REQ:
+		if msg != nil {
+			l.reply(n, r, msg, mlen)
+		} else {
+			l.sendCompletion(c, MsgGET_DONE, -lnet.ENODATA, rxm.cookie)
+		}
+	}
+	l.postRx(r, post)
+	return rc
+}
+
+// reply models kiblnd_reply: RDMA WRITE the REPLY's data into the GET's sink, then
+// GET_DONE(bytes); a REPLY without data finalizes at once.
+func (l *LND) reply(n *kibNet, r *rx, msg *lnet.Msg, nob int) {
+	t := l.getIdleTx(n)
+	if t == nil {
+		n.node.Finalize(msg, -lnet.EIO, lnet.LNET_MSG_STATUS_LOCAL_ERROR)
+		return
+	}
+	if rc := l.initRDMA(t, MsgGET_DONE, nob, r.msg.rd, r.msg.cookie); rc < 0 {
+		t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR
+		l.txDone(t)
+		n.node.Finalize(msg, -lnet.EIO, lnet.LNET_MSG_STATUS_LOCAL_ERROR)
+		return
+	}
+	if nob == 0 {
+		n.node.Finalize(msg, 0, lnet.LNET_MSG_STATUS_OK)
+	} else {
+		t.lnt[0] = msg
+	}
+	l.queueTx(t, r.conn)
+}
+
+// initRDMA models kiblnd_init_rdma: the RDMA WRITE of resid bytes into the peer's sink,
+// followed by the completion message carrying the byte count (or -EMSGSIZE if the sink is
+// too small) and the peer's cookie.
+func (l *LND) initRDMA(t *tx, typ MsgType, resid int, dst rdmaDesc, dstCookie uint64) int {
+	rc := resid
+	t.rdma, t.rdmaKey = 0, 0
+	if resid > dst.nob {
+		rc = -eMSGSIZE
+	} else if resid > 0 {
+		t.rdma, t.rdmaKey = resid, dst.key
+	}
+	t.msg.status = rc
+	t.msg.cookie = dstCookie
+	t.msg.dstCookie = 0
+	t.msg.rd = rdmaDesc{}
+	t.msg.hdr = lnet.Header{}
+	t.initMsg(typ, 0)
+	return rc
+}
+
+// sendCompletion models kiblnd_send_completion: a PUT_NAK or GET_DONE with a status.
+func (l *LND) sendCompletion(c *conn, typ MsgType, status int, cookie uint64) {
+	t := l.getIdleTx(c.peer.net)
+	if t == nil {
+		return
+	}
+	t.msg.status = status
+	t.msg.cookie = cookie
+	t.initMsg(typ, 0)
+	l.queueTx(t, c)
+}
