@@ -2,8 +2,8 @@ package lnet
 
 // PingNI is one entry of a ping buffer: an NI and the status its node advertises.
 type PingNI struct {
-	NID    NID
-	Status NIStatus
+	NID    NID      // the NI
+	Status NIStatus // what its node advertises
 }
 
 // PingBuffer is what a node answers a ping with and pushes on change (struct
@@ -11,8 +11,8 @@ type PingNI struct {
 // is immutable once published; a change publishes a new one.
 type PingBuffer struct {
 	NIs       []PingNI // 0@lo first, as the kernel lists it
-	MultiRail bool
-	Seq       uint32
+	MultiRail bool     // the node is multi-rail capable
+	Seq       uint32   // bumped on every change
 }
 
 func (b *PingBuffer) size() int { return 16 + 16*len(b.NIs) }

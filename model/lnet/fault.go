@@ -52,10 +52,10 @@ func (a *FaultAttr) match(h *Header, local NID) bool {
 // FaultStats are a rule's counters (lnet_fault_stat).
 type FaultStats struct {
 	Count   uint64 // matched messages (fs_count)
-	PUT     uint64
-	ACK     uint64
-	GET     uint64
-	REPLY   uint64
+	PUT     uint64 // dropped (delayed) PUTs
+	ACK     uint64 // dropped (delayed) ACKs
+	GET     uint64 // dropped (delayed) GETs
+	REPLY   uint64 // dropped (delayed) REPLYs
 	Dropped uint64 // ds_dropped (drop rules) or delayed (delay rules)
 }
 
@@ -104,9 +104,9 @@ func (s *DropRuleSpec) Validate() error {
 
 // DropRule is an installed drop rule with its state and counters (struct lnet_drop_rule).
 type DropRule struct {
-	Spec     DropRuleSpec
-	ID       int
-	Stats    FaultStats
+	Spec     DropRuleSpec // as added
+	ID       int          // sequence number on the node (names its random stream)
+	Stats    FaultStats   // hit counters
 	rnd      *sim.Stream
 	dropAt   uint64
 	dropTime sim.Time
@@ -282,8 +282,8 @@ func (n *Node) SendErrorSimulation(m *Msg) (HStatus, bool) {
 // DelayRuleSpec is a delay rule as `lnetctl fault delay add` / `lctl net_delay_add` takes it.
 type DelayRuleSpec struct {
 	FaultAttr
-	Rate     uint32
-	Interval uint32
+	Rate     uint32 // delay one of every Rate matched messages
+	Interval uint32 // delay about one message every Interval seconds
 	Latency  uint32 // seconds, > 0
 }
 
@@ -300,9 +300,9 @@ func (s *DelayRuleSpec) Validate() error {
 
 // DelayRule is an installed delay rule (struct lnet_delay_rule).
 type DelayRule struct {
-	Spec     DelayRuleSpec
-	ID       int
-	Stats    FaultStats
+	Spec     DelayRuleSpec // as added
+	ID       int           // sequence number on the node (names its random stream)
+	Stats    FaultStats    // hit counters (Dropped counts delayed messages)
 	rnd      *sim.Stream
 	delayAt  uint64
 	delayTm  sim.Time

@@ -14,19 +14,19 @@ const (
 
 // IdealVerdict is the fate of one message in the ideal LND.
 type IdealVerdict struct {
-	Action  IdealAction
-	HStatus HStatus  // for IdealFail (OK is replaced by LOCAL_ERROR)
-	Delay   sim.Time // extra time before delivery or failure
+	Action  IdealAction // deliver, fail or drop
+	HStatus HStatus     // for IdealFail (OK is replaced by LOCAL_ERROR)
+	Delay   sim.Time    // extra time before delivery or failure
 }
 
 // IdealRule injects a verdict for messages matching it, oldest rule first.
 type IdealRule struct {
-	From    NIDPattern // sending NI
-	To      NIDPattern // next-hop NID
-	Types   uint32     // MaskPUT|...; 0 = all
-	Count   int        // messages still to hit; < 0 = unlimited
-	Verdict IdealVerdict
-	Hits    int
+	From    NIDPattern   // sending NI
+	To      NIDPattern   // next-hop NID
+	Types   uint32       // MaskPUT|...; 0 = all
+	Count   int          // messages still to hit; < 0 = unlimited
+	Verdict IdealVerdict // what to do with a matching message
+	Hits    int          // messages it decided so far
 }
 
 // IdealLND is a lossless test LND connecting the NIs of Nodes sharing one kernel: each
@@ -36,10 +36,10 @@ type IdealRule struct {
 type IdealLND struct {
 	k       *sim.Kernel
 	hid     sim.HandlerID
-	Latency sim.Time
+	Latency sim.Time // one-way delivery time
 	// Hook, if set, decides each message's fate before Rules.
 	Hook  func(m *Msg) IdealVerdict
-	Rules []*IdealRule
+	Rules []*IdealRule // checked in order; the first match decides
 
 	// OptimizedGET makes GETs use the RDMA-style protocol of o2ib's GET_REQ: the initiator
 	// pre-creates the REPLY (CreateReplyMsg), the target is parsed with rdmaReq and its LND

@@ -33,23 +33,23 @@ func (t EventType) String() string {
 // Event is what an MD's handler receives (struct lnet_event). The pointer is only valid
 // during the OnEvent call: the node reuses one Event value.
 type Event struct {
-	Type      EventType
-	Target    NID // the NID the operation was addressed to
-	Initiator NID // the originator
-	Sender    NID // the previous hop it came from
-	Portal    uint32
-	MatchBits uint64
-	RLength   int // requested length
-	MLength   int // accepted length
-	Offset    int
-	HdrData   uint64
-	Status    int  // 0 or a negative errno
-	Unlinked  bool // the MD is unlinked after this event
-	MD        MDHandle
-	User      uint64 // the MD's User value
-	Time      sim.Time
-	MsgType   MsgType
-	Data      any // LNet's own ping/push buffer content (*PingBuffer), else nil
+	Type      EventType // what happened
+	Target    NID       // the NID the operation was addressed to
+	Initiator NID       // the originator
+	Sender    NID       // the previous hop it came from
+	Portal    uint32    // portal of the PUT/GET
+	MatchBits uint64    // match bits of the PUT/GET (or the ACK's)
+	RLength   int       // requested length
+	MLength   int       // accepted length
+	Offset    int       // offset in the MD
+	HdrData   uint64    // the PUT's header data
+	Status    int       // 0 or a negative errno
+	Unlinked  bool      // the MD is unlinked after this event
+	MD        MDHandle  // the MD the event is for
+	User      uint64    // the MD's User value
+	Time      sim.Time  // when it happened
+	MsgType   MsgType   // type of the message that produced it
+	Data      any       // LNet's own ping/push buffer content (*PingBuffer), else nil
 	// RspTimeout marks the UNLINK caused by response-tracker expiry (a model extension: the
 	// kernel's event carries status 0 and no such flag).
 	RspTimeout bool
@@ -79,11 +79,11 @@ const ThresholdInf = -1
 // MDSpec describes a memory descriptor (struct lnet_md): a buffer length, the operation
 // count after which it unlinks, options and the handler of its events.
 type MDSpec struct {
-	Length    int
-	Threshold int // operations before auto-unlink; ThresholdInf = never
-	Options   MDOptions
-	Handler   EventHandler
-	User      uint64 // returned in every event (md user_ptr)
+	Length    int          // buffer bytes
+	Threshold int          // operations before auto-unlink; ThresholdInf = never
+	Options   MDOptions    // MD_* bits
+	Handler   EventHandler // receives the MD's events (nil: none)
+	User      uint64       // returned in every event (md user_ptr)
 }
 
 // MDHandle names an MD (lnet_handle_md). The zero handle names none.
@@ -114,11 +114,11 @@ func (md *MD) wire() WireHandle { return WireHandle{md.idx, md.gen} }
 
 // MatchSpec is a match entry's criteria (struct lnet_me).
 type MatchSpec struct {
-	Portal     uint32
+	Portal     uint32 // portal index
 	Source     NID    // AnyNID = any initiator
 	SourcePID  uint32 // LNET_PID_ANY = any
-	MatchBits  uint64
-	IgnoreBits uint64
+	MatchBits  uint64 // bits to match
+	IgnoreBits uint64 // bits ignored in the comparison
 }
 
 // ME is a match entry on a portal, with its MD.

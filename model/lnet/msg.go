@@ -84,8 +84,8 @@ const (
 
 // WireHandle names an MD across the wire (lnet_handle_wire): the ACK/REPLY target.
 type WireHandle struct {
-	Idx uint32
-	Gen uint32
+	Idx uint32 // MD table index on the node that owns it
+	Gen uint32 // generation (stale handles do not match)
 }
 
 // IsZero reports whether no MD is named.
@@ -94,11 +94,11 @@ func (w WireHandle) IsZero() bool { return w.Gen == 0 }
 // Header is the LNet wire header (struct lnet_hdr) an LND carries: what model/o2ib packs into
 // its IMMEDIATE/PUT_REQ/GET_REQ messages and hands to Parse on the other side.
 type Header struct {
-	Type          MsgType
-	Src, Dst      NID // originator and final destination (routers keep them)
-	SrcPID        uint32
-	DstPID        uint32
-	PayloadLength int // bytes of payload that follow (PUT, REPLY); 0 for ACK and GET
+	Type          MsgType // ACK, PUT, GET, REPLY
+	Src, Dst      NID     // originator and final destination (routers keep them)
+	SrcPID        uint32  // source process id
+	DstPID        uint32  // destination process id
+	PayloadLength int     // bytes of payload that follow (PUT, REPLY); 0 for ACK and GET
 
 	Portal    uint32     // PUT, GET
 	MatchBits uint64     // PUT, GET; for ACK the initiator's match bits
@@ -124,7 +124,7 @@ const (
 // An LND reads Hdr, Len, Type, ReplyExpected/AckExpected, TxNI/TxPeerNI and sets HStatus before
 // calling Finalize; it must not keep the pointer after Finalize.
 type Msg struct {
-	Hdr Header
+	Hdr Header // the LNet header (what goes on the wire)
 
 	node *Node
 	idx  int32

@@ -44,10 +44,10 @@ type NIHealthStats struct {
 
 // Net is a local network (struct lnet_net): its tunables, its NIs and its selection state.
 type Net struct {
-	ID          NetID
-	Tunables    NetTunables
-	LNDTimeout  sim.Time // the LND's own timeout (o2ib `timeout`); 0 = use the global lnd_timeout
-	SelPriority uint32   // net_sel_priority (UDSP src rule), lower preferred
+	ID          NetID       // the network
+	Tunables    NetTunables // credits, peer_credits, peer_timeout, peer_buffer_credits
+	LNDTimeout  sim.Time    // the LND's own timeout (o2ib `timeout`); 0 = use the global lnd_timeout
+	SelPriority uint32      // net_sel_priority (UDSP src rule), lower preferred
 	nis         []*NI
 	seq         uint32
 	lnd         LND

@@ -25,17 +25,17 @@ func (c HealthCause) String() string { return causeNames[c] }
 
 // MsgRecord is what a tracer learns of a message at its end (or of one attempt).
 type MsgRecord struct {
-	ID       uint64
-	Node     string
-	Type     MsgType
-	Src, Dst NID // header source and final destination
-	Size     int
-	Start    sim.Time
-	End      sim.Time
-	Status   int
-	HStatus  HStatus
-	Resends  int
-	Received bool // a message this node received (rx side) rather than sent
+	ID       uint64   // message id (per node)
+	Node     string   // the node that finalized it
+	Type     MsgType  // type as finalized (a PUT's ACK is its own record)
+	Src, Dst NID      // header source and final destination
+	Size     int      // payload bytes
+	Start    sim.Time // API call (or receive) time
+	End      sim.Time // finalize time
+	Status   int      // 0 or a negative errno
+	HStatus  HStatus  // health status of the last attempt
+	Resends  int      // resends done
+	Received bool     // a message this node received (rx side) rather than sent
 }
 
 // Tracer observes a node's LNet activity. Every method is called synchronously from the

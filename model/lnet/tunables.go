@@ -14,28 +14,28 @@ const MaxHealth = 1000
 // Tunables are LNet's global module parameters (`lnetctl set`, `lnetctl global show`) that the
 // model uses, under the kernel's names. Times are whole seconds, as the kernel has them.
 type Tunables struct {
-	TransactionTimeout      int  `yaml:"transaction_timeout"`        // lnet_transaction_timeout, s
-	RetryCount              int  `yaml:"retry_count"`                // lnet_retry_count
-	HealthSensitivity       int  `yaml:"health_sensitivity"`         // lnet_health_sensitivity, 0..1000
-	RecoveryInterval        int  `yaml:"recovery_interval"`          // deprecated: stored, unused
-	RecoveryLimit           int  `yaml:"recovery_limit"`             // s; 0 = recover peer NIs forever
-	MaxRecoveryPingInterval int  `yaml:"max_recovery_ping_interval"` // s
-	ResponseTracking        int  `yaml:"response_tracking"`          // 0 none, 1 GET, 2 PUT, 3 both
-	DropAsymRoute           bool `yaml:"drop_asym_route"`            // routing (issue 6)
-	Discovery               bool `yaml:"discovery"`                  // !lnet_peer_discovery_disabled
-	NUMARange               int  `yaml:"numa_range"`                 // lnet_numa_range
-	MaxInterfaces           int  `yaml:"max_interfaces"`             // lnet_interfaces_max
-	LockPrimNID             bool `yaml:"lock_prim_nid"`              // lock_prim_nid
-	AutoDown                bool `yaml:"auto_down"`                  // honour LND "peer down" notifications
-	RouterSensitivity       int  `yaml:"router_sensitivity"`         // deprecated: stored, unused
-	AliveRouterCheckInt     int  `yaml:"alive_router_check_interval"`
-	RouterPingTimeout       int  `yaml:"router_ping_timeout"`
-	AvoidAsymRouterFailure  bool `yaml:"avoid_asym_router_failure"`
-	CheckRoutersBeforeUse   bool `yaml:"check_routers_before_use"`
-	PeerBufferCredits       int  `yaml:"peer_buffer_credits"` // module-wide router credits per peer
-	TinyRouterBuffers       int  `yaml:"tiny_router_buffers"`
-	SmallRouterBuffers      int  `yaml:"small_router_buffers"`
-	LargeRouterBuffers      int  `yaml:"large_router_buffers"`
+	TransactionTimeout      int  `yaml:"transaction_timeout"`         // lnet_transaction_timeout, s
+	RetryCount              int  `yaml:"retry_count"`                 // lnet_retry_count
+	HealthSensitivity       int  `yaml:"health_sensitivity"`          // lnet_health_sensitivity, 0..1000
+	RecoveryInterval        int  `yaml:"recovery_interval"`           // deprecated: stored, unused
+	RecoveryLimit           int  `yaml:"recovery_limit"`              // s; 0 = recover peer NIs forever
+	MaxRecoveryPingInterval int  `yaml:"max_recovery_ping_interval"`  // s
+	ResponseTracking        int  `yaml:"response_tracking"`           // 0 none, 1 GET, 2 PUT, 3 both
+	DropAsymRoute           bool `yaml:"drop_asym_route"`             // routing (issue 6)
+	Discovery               bool `yaml:"discovery"`                   // !lnet_peer_discovery_disabled
+	NUMARange               int  `yaml:"numa_range"`                  // lnet_numa_range
+	MaxInterfaces           int  `yaml:"max_interfaces"`              // lnet_interfaces_max
+	LockPrimNID             bool `yaml:"lock_prim_nid"`               // lock_prim_nid
+	AutoDown                bool `yaml:"auto_down"`                   // honour LND "peer down" notifications
+	RouterSensitivity       int  `yaml:"router_sensitivity"`          // deprecated: stored, unused
+	AliveRouterCheckInt     int  `yaml:"alive_router_check_interval"` // s (routing, issue 6)
+	RouterPingTimeout       int  `yaml:"router_ping_timeout"`         // s (routing)
+	AvoidAsymRouterFailure  bool `yaml:"avoid_asym_router_failure"`   // routing
+	CheckRoutersBeforeUse   bool `yaml:"check_routers_before_use"`    // routing
+	PeerBufferCredits       int  `yaml:"peer_buffer_credits"`         // module-wide router credits per peer
+	TinyRouterBuffers       int  `yaml:"tiny_router_buffers"`         // routing: 0-page pool total
+	SmallRouterBuffers      int  `yaml:"small_router_buffers"`        // routing: 1-page pool total
+	LargeRouterBuffers      int  `yaml:"large_router_buffers"`        // routing: LNET_MTU pool total
 }
 
 // DefaultTunables returns the kernel's defaults (master, see the reference section a).
