@@ -105,7 +105,11 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 		}
 		n.discoveryDone(p, 0)
 	case ev.Status != 0 || ev.Type == EventUNLINK:
-		n.discoveryDone(p, -EHOSTUNREACH)
+		rc := ev.Status
+		if rc == 0 {
+			rc = -ETIMEDOUT // the ping's MD was unlinked by its response tracker
+		}
+		n.discoveryDone(p, rc)
 		if !ev.Unlinked {
 			if md := p.discPing; md != nil {
 				p.discPing = nil
@@ -116,7 +120,8 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 }
 
 // discoveryDone models lnet_peer_discovery_complete: on success re-run selection for the
-// messages that waited; on error finalize them with the error.
+// messages that waited; on error (the ping's status) finalize them with it; the peer will be
+// rediscovered on the next send.
 func (n *Node) discoveryDone(p *Peer, rc int) {
 	p.discovering = false
 	if rc == 0 {

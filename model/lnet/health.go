@@ -6,12 +6,8 @@ func (n *Node) isHealthCheck(m *Msg) bool {
 	if !m.onActive || !(m.txCommitted || m.rxCommitted) {
 		return false
 	}
-	if m.txCommitted {
-		if m.txPeerNI == nil {
-			return false
-		}
-	} else if m.rxPeerNI == nil {
-		return false
+	if m.txCommitted && m.txPeerNI == nil || m.rxCommitted && m.rxPeerNI == nil {
+		return false // e.g. the optimized GET's REPLY, which has no rx peer
 	}
 	return (m.status == 0) == (m.HStatus == LNET_MSG_STATUS_OK)
 }

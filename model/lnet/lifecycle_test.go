@@ -17,7 +17,7 @@ func TestDiscoveryFailure(t *testing.T) {
 	}
 	p.run(t, 49*sim.Second+sim.Second/2) // before the local recovery ping mends it
 	ev := p.src.last(EventSEND)
-	if ev == nil || ev.Status != -EHOSTUNREACH {
+	if ev == nil || ev.Status != -ETIMEDOUT {
 		t.Fatalf("SEND %+v", ev)
 	}
 	if lt := p.a.NIs()[0].LNDTimeout(); ev.Time != lt {

@@ -212,8 +212,7 @@ func (n *Node) CreateReplyMsg(ni *NI, get *Msg) *Msg {
 	m.Hdr = Header{Type: MsgREPLY, Src: get.Hdr.Dst, Dst: get.Hdr.Src, WMD: get.Hdr.WMD}
 	m.rxNI = ni
 	m.from = get.target
-	m.rxPeerNI = get.txPeerNI
-	m.rxCommitted = true
+	m.rxCommitted = true // no rx peer: never health-checked (as in the kernel)
 	m.onActive = true
 	m.deadline = n.deadline(ni)
 	m.Hdr.PayloadLength = md.spec.Length
