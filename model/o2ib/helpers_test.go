@@ -53,12 +53,12 @@ func (r *evRec) last(t lnet.EventType) *lnet.Event {
 // traceObs writes every o2iblnd message, RDMA and connection step as a line.
 type traceObs struct {
 	k     *sim.Kernel
-	lines []string
+	lines *[]string
 	posts map[MsgType]int
 	noCM  bool
 }
 
-func (o *traceObs) add(s string) { o.lines = append(o.lines, s) }
+func (o *traceObs) add(s string) { *o.lines = append(*o.lines, s) }
 
 func (o *traceObs) MsgPosted(ev *MsgEvent) {
 	if o.posts == nil {
@@ -118,6 +118,7 @@ type cluster struct {
 	obs   *traceObs
 	sink  []*evRec // per node: events of its portal-4 ME
 	src   []*evRec
+	done  []*doneRec
 	log   []string
 }
 
@@ -157,7 +158,7 @@ func newCluster(t testing.TB, o clusterOpt) *cluster {
 	f := ib.New(k, o.cfg)
 	c := &cluster{k: k, f: f, lnd: New(f)}
 	if !o.noTrace {
-		c.obs = &traceObs{k: k}
+		c.obs = &traceObs{k: k, lines: &c.log}
 		c.lnd.SetObserver(c.obs)
 	}
 	if err := c.lnd.SetParams(lnet.MakeNet(lnet.O2IBLND, 0), o.params); err != nil {
@@ -191,6 +192,9 @@ func newCluster(t testing.TB, o clusterOpt) *cluster {
 				t.Fatal(err)
 			}
 		}
+		d := &doneRec{}
+		ln.SetTracer(d)
+		c.done = append(c.done, d)
 		if err := ln.Startup(); err != nil {
 			t.Fatal(err)
 		}
@@ -253,4 +257,26 @@ func golden(t *testing.T, name string, lines []string) {
 	if string(want) != got {
 		t.Errorf("%s differs from the golden trace (go test -update rewrites it):\n--- got\n%s--- want\n%s", name, got, want)
 	}
+}
+
+// doneRec is an LNet tracer keeping finished messages.
+type doneRec struct {
+	recs     []lnet.MsgRecord
+	attempts int
+}
+
+func (d *doneRec) MsgAttempt(string, uint64, int, sim.Time, lnet.NID, lnet.NID) { d.attempts++ }
+func (d *doneRec) MsgDone(r *lnet.MsgRecord)                                 { d.recs = append(d.recs, *r) }
+func (d *doneRec) HealthChange(sim.Time, string, lnet.NID, bool, int, int, lnet.HealthCause) {
+}
+func (d *doneRec) NIStatusChange(sim.Time, string, lnet.NID, lnet.NIStatus, lnet.NIStatus) {}
+
+// last returns the last finished message of type t sent (not received) by the node.
+func (d *doneRec) last(t lnet.MsgType) *lnet.MsgRecord {
+	for i := len(d.recs) - 1; i >= 0; i-- {
+		if d.recs[i].Type == t && !d.recs[i].Received {
+			return &d.recs[i]
+		}
+	}
+	return nil
 }
