@@ -302,8 +302,10 @@ func (f *Fabric) damage(ln *lane, npkt uint16) (lost, bad bool) {
 	return false, false
 }
 
-// pull takes the next chunk an HCA port transmits: queued control packets first, then one
-// chunk from the next QP in round-robin order.
+// pull takes the next chunk an HCA port transmits: queued control packets first, then QPs
+// in deficit round robin by wire bytes: a QP at the head of the ring gets one chunk's worth
+// of credit per turn and sends while its next chunk fits, so a flow of small messages and a
+// flow of large ones share the port by bytes.
 func (f *Fabric) pull(p *Port) int32 {
 	if c := p.ctrlHead; c >= 0 {
 		p.ctrlHead = f.chunks[c].next
@@ -314,32 +316,47 @@ func (f *Fabric) pull(p *Port) int32 {
 	}
 	for p.ringHead < len(p.ring) {
 		qi := p.ring[p.ringHead]
-		p.ringHead++
-		if p.ringHead == len(p.ring) {
-			p.ring = p.ring[:0]
-			p.ringHead = 0
-		} else if p.ringHead >= 32 && 2*p.ringHead >= len(p.ring) {
-			n := copy(p.ring, p.ring[p.ringHead:]) // keep the ring's storage bounded
-			p.ring = p.ring[:n]
-			p.ringHead = 0
-		}
 		qp := f.qps[qi]
-		if qp == nil {
+		if qp == nil || !qp.hasWork() {
+			p.ringPop()
+			if qp != nil {
+				qp.leaveRing()
+			}
 			continue
 		}
-		qp.inRing = false
-		if !qp.hasWork() {
+		if !qp.inTurn {
+			qp.inTurn = true
+			qp.deficit += int64(qp.quantum())
+		}
+		if w := int64(qp.peekWire()); w > qp.deficit {
+			qp.inTurn = false // turn over: to the back, keeping the remaining credit
+			p.ringPop()
+			p.ring = append(p.ring, qi)
 			continue
 		}
 		c := f.newChunk()
 		qp.fill(c)
-		if qp.hasWork() {
-			qp.inRing = true
-			p.ring = append(p.ring, qi)
+		qp.deficit -= int64(f.chunks[c].wire)
+		if !qp.hasWork() {
+			p.ringPop()
+			qp.leaveRing()
 		}
 		return c
 	}
 	return -1
+}
+
+// ringPop drops the head of the port's round robin, keeping its storage bounded.
+func (p *Port) ringPop() {
+	p.ringHead++
+	if p.ringHead == len(p.ring) {
+		p.ring = p.ring[:0]
+		p.ringHead = 0
+	} else if p.ringHead >= 32 && 2*p.ringHead >= len(p.ring) {
+		n := copy(p.ring, p.ring[p.ringHead:])
+		p.ring = p.ring[:n]
+		p.ringHead = 0
+	}
 }
 
 // sendCtrl queues a one-packet control chunk on port p and kicks its lane.

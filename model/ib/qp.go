@@ -169,6 +169,8 @@ type QP struct {
 	ackTimer, rnrTimer sim.Timer
 	ackDue             sim.Time // local ACK timer deadline; 0 = stopped
 	inRing             bool
+	inTurn             bool  // at the head of the port's round robin, spending deficit
+	deficit            int64 // deficit round robin credit, in wire bytes
 	kickPending        bool
 	commEstSent        bool
 
@@ -357,7 +359,7 @@ func (qp *QP) reset() {
 	qp.f.k.Disarm(&qp.rnrTimer)
 	*qp = QP{f: qp.f, num: qp.num, hca: qp.hca, init: qp.init, sq: qp.sq, rq: qp.rq, rxChunk: -1, rdChunk: -1,
 		ackTimer: qp.ackTimer, rnrTimer: qp.rnrTimer, Context: qp.Context, cmid: qp.cmid, inRing: qp.inRing,
-		kickPending: qp.kickPending}
+		inTurn: qp.inTurn, deficit: qp.deficit, kickPending: qp.kickPending}
 }
 
 // toErr moves the QP to ERR and flushes its work queues (what the HCA does on a fatal

@@ -50,6 +50,35 @@ func (qp *QP) hasWork() bool {
 
 func (qp *QP) chunkBytes() uint32 { return qp.mtu * uint32(qp.f.cfg.ChunkPackets) }
 
+// quantum is the QP's deficit-round-robin credit per turn: the wire size of its largest
+// chunk, so every turn sends at least one chunk.
+func (qp *QP) quantum() uint32 {
+	return qp.chunkBytes() + uint32(qp.f.cfg.ChunkPackets)*pktHeader + rethBytes
+}
+
+// peekWire returns the wire size of the chunk fill would produce next (hasWork is true).
+func (qp *QP) peekWire() uint32 {
+	var ch chunk
+	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+		r := &qp.resp[qp.respHead]
+		qp.shape(&ch, r.len, qp.respNext, aethBytes)
+		return ch.wire
+	}
+	w := &qp.sq[qp.sqNext%uint32(len(qp.sq))]
+	switch w.wr.Op {
+	case OpRead:
+		return readReqWir
+	case OpWrite:
+		qp.shape(&ch, uint32(w.wr.Len), qp.curChunk, rethBytes)
+	default:
+		qp.shape(&ch, uint32(w.wr.Len), qp.curChunk, 0)
+	}
+	return ch.wire
+}
+
+// leaveRing takes the QP off its port's round robin (it has nothing to send).
+func (qp *QP) leaveRing() { qp.inRing, qp.inTurn, qp.deficit = false, false, 0 }
+
 // shape fills a data chunk's sizes for chunk idx of an n-byte message.
 func (qp *QP) shape(ch *chunk, msgLen, idx uint32, extra uint32) {
 	cb := qp.chunkBytes()
