@@ -429,3 +429,26 @@ func (n *Node) releaseDelayed(ref MsgRef) {
 	}
 	n.lndSend(m)
 }
+
+// RemoveDropRule removes one drop rule and reports whether it was installed.
+func (n *Node) RemoveDropRule(r *DropRule) bool {
+	for i, x := range n.dropRules {
+		if x == r {
+			n.dropRules = append(n.dropRules[:i], n.dropRules[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// RemoveDelayRule removes one delay rule (held messages are still released) and reports
+// whether it was installed.
+func (n *Node) RemoveDelayRule(r *DelayRule) bool {
+	for i, x := range n.delayRules {
+		if x == r {
+			n.delayRules = append(n.delayRules[:i], n.delayRules[i+1:]...)
+			return true
+		}
+	}
+	return false
+}

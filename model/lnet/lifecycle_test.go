@@ -95,6 +95,10 @@ func TestShutdownAndRuleRemoval(t *testing.T) {
 	if p.a.DelDelayRules(nil, nil) != 1 || len(p.a.DelayRules()) != 0 {
 		t.Fatal("delay rule not removed")
 	}
+	dr, _ := p.a.AddDelayRule(DelayRuleSpec{Rate: 3, Latency: 1})
+	if !p.a.RemoveDelayRule(dr) || p.a.RemoveDelayRule(dr) || !p.a.RemoveDropRule(p.a.DropRules()[0]) || len(p.a.DropRules()) != 0 {
+		t.Fatal("Remove*Rule")
+	}
 	p.a.Shutdown()
 	md := p.a.MDBind(MDSpec{Length: 1, Threshold: 1})
 	if err := p.a.Put(AnyNID, md, AckReqNone, nid("10.0.0.2@o2ib"), testPortal, 1, 0, 0); err != ErrShutdown {
