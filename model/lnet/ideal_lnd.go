@@ -112,6 +112,10 @@ func (l *IdealLND) Startup(ni *NI) error { l.nis[ni.NID()] = ni; return nil }
 // Shutdown makes ni unreachable.
 func (l *IdealLND) Shutdown(ni *NI) { delete(l.nis, ni.NID()) }
 
+// Timeout exposes the NI's LND timeout (ni.LNDTimeout), as o2iblnd does, so message deadlines
+// follow the o2ib rule.
+func (l *IdealLND) Timeout(ni *NI) sim.Time { return ni.LNDTimeout() }
+
 // Ctl does nothing.
 func (l *IdealLND) Ctl(*NI, uint32, any) error { return nil }
 

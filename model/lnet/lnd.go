@@ -69,3 +69,12 @@ type Errno int
 
 // Error returns "errno -113".
 func (e Errno) Error() string { return "errno " + strconv.Itoa(int(e)) }
+
+// TimeoutLND is implemented by an LND that exposes its tx timeout (lnd_get_timeout). LNet then
+// sets each message's deadline to now + timeout*(retry_count+1) + 1 s; without it (or with a
+// timeout of 0) the deadline is now + transaction_timeout (get_msg_deadline). o2iblnd exposes
+// it: its `timeout` module parameter (50 s on master), or lnet_lnd_timeout when that is 0 —
+// NI.LNDTimeout gives the latter rule with Net.LNDTimeout as the parameter.
+type TimeoutLND interface {
+	Timeout(ni *NI) sim.Time
+}

@@ -216,3 +216,21 @@ func TestPushOnStatusChange(t *testing.T) {
 		t.Fatalf("peer show %+v", ps)
 	}
 }
+
+// Message deadlines: now + LNDT*(retry_count+1) + 1 s with an LND timeout (49 derived, or the
+// net's own 50), now + transaction_timeout without.
+func TestMessageDeadline(t *testing.T) {
+	p := newPair(t, 1, 1, DefaultTunables(), NetTunables{})
+	ni := p.a.NIs()[0]
+	if d := p.a.deadline(ni); d != 148*sim.Second {
+		t.Fatalf("derived: %v", d)
+	}
+	ni.Net().LNDTimeout = 50 * sim.Second
+	if d := p.a.deadline(ni); d != 151*sim.Second {
+		t.Fatalf("o2ib timeout 50: %v", d)
+	}
+	ni.net.timeoutLND = nil
+	if d := p.a.deadline(ni); d != 150*sim.Second {
+		t.Fatalf("no LND timeout: %v", d)
+	}
+}

@@ -51,6 +51,7 @@ type Net struct {
 	nis         []*NI
 	seq         uint32
 	lnd         LND
+	timeoutLND  TimeoutLND // lnd if it exposes a timeout, else nil
 }
 
 // NIs returns the net's local NIs in configuration order.

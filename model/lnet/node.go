@@ -146,6 +146,7 @@ func (n *Node) AddNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
 			return nil, fmt.Errorf("node %s net %s: %w", n.name, nid.Net(), err)
 		}
 		nt = &Net{ID: nid.Net(), Tunables: tun, SelPriority: ^uint32(0), lnd: lnd}
+		nt.timeoutLND, _ = lnd.(TimeoutLND)
 		n.nets = append(n.nets, nt)
 	}
 	c := nt.Tunables.Credits // one CPT: lnet_ni_tq_credits gives the net's credits

@@ -21,18 +21,20 @@ func (n *Node) send(src NID, m *Msg, rtr NID) int {
 }
 
 // commitTx models lnet_msg_commit for a send: the message joins the active list and gets its
-// deadline, now + lnd_timeout*(retry_count+1) + 1 s when the LND has a timeout, else now +
-// transaction_timeout.
+// deadline (see deadline).
 func (n *Node) commitTx(m *Msg) {
 	m.txCommitted = true
 	m.onActive = true
 	m.deadline = n.deadline(m.txNI)
 }
 
+// deadline models get_msg_deadline for a message sent or received on ni.
 func (n *Node) deadline(ni *NI) sim.Time {
 	now := n.k.Now()
-	if lt := ni.LNDTimeout(); lt > 0 {
-		return now + lt*sim.Time(n.tun.RetryCount+1) + sim.Second
+	if t := ni.net.timeoutLND; t != nil {
+		if lt := t.Timeout(ni); lt > 0 {
+			return now + lt*sim.Time(n.tun.RetryCount+1) + sim.Second
+		}
 	}
 	return now + sim.Time(n.tun.TransactionTimeout)*sim.Second
 }
