@@ -20,8 +20,9 @@ func (n *Node) peerNIAddToRecovery(lpni *PeerNI) {
 	if lpni.inRecovery || lpni.health == MaxHealth || !lpni.heardFrom || n.isLocalNID(lpni.nid) {
 		return
 	}
-	now := n.k.Now()
-	if lim := n.tun.RecoveryLimit; lim > 0 && now > lpni.lastAlive+sim.Time(lim)*sim.Second {
+	now := n.nowSeconds()
+	last := lpni.lastAlive / sim.Second * sim.Second
+	if lim := n.tun.RecoveryLimit; lim > 0 && now > last+sim.Time(lim)*sim.Second {
 		lpni.pingCount = 0
 		return
 	}
