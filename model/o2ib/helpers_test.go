@@ -266,7 +266,7 @@ type doneRec struct {
 }
 
 func (d *doneRec) MsgAttempt(string, uint64, int, sim.Time, lnet.NID, lnet.NID) { d.attempts++ }
-func (d *doneRec) MsgDone(r *lnet.MsgRecord)                                 { d.recs = append(d.recs, *r) }
+func (d *doneRec) MsgDone(r *lnet.MsgRecord)                                    { d.recs = append(d.recs, *r) }
 func (d *doneRec) HealthChange(sim.Time, string, lnet.NID, bool, int, int, lnet.HealthCause) {
 }
 func (d *doneRec) NIStatusChange(sim.Time, string, lnet.NID, lnet.NIStatus, lnet.NIStatus) {}
@@ -276,6 +276,16 @@ func (d *doneRec) last(t lnet.MsgType) *lnet.MsgRecord {
 	for i := len(d.recs) - 1; i >= 0; i-- {
 		if d.recs[i].Type == t && !d.recs[i].Received {
 			return &d.recs[i]
+		}
+	}
+	return nil
+}
+
+// first returns the first finished message of type t sent by the node to dst.
+func (d *doneRec) first(t lnet.MsgType, dst lnet.NID) *lnet.MsgRecord {
+	for i := range d.recs {
+		if r := &d.recs[i]; r.Type == t && !r.Received && r.Dst == dst {
+			return r
 		}
 	}
 	return nil

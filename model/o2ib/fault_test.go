@@ -1,0 +1,212 @@
+package o2ib
+
+import (
+	"testing"
+
+	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// hookObs calls fn on every posted message after recording it.
+type hookObs struct {
+	*traceObs
+	fn   func(ev *MsgEvent)
+	rdma func(ev *RDMAEvent)
+}
+
+func (h *hookObs) MsgPosted(ev *MsgEvent) {
+	h.traceObs.MsgPosted(ev)
+	if h.fn != nil {
+		h.fn(ev)
+	}
+}
+
+func (h *hookObs) RDMAPosted(ev *RDMAEvent) {
+	h.traceObs.RDMAPosted(ev)
+	if h.rdma != nil {
+		h.rdma(ev)
+	}
+}
+
+// The peer's HCA dies after the PUT_REQ was delivered and before its PUT_ACK leaves: the tx
+// only waits, times out (detected by the connection check within 1.25 x timeout + 1 s),
+// the conn closes and the PUT finalizes REMOTE_TIMEOUT.
+func TestPeerHCADiesWaitingForPutAck(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	var died sim.Time
+	h := &hookObs{traceObs: c.obs}
+	h.fn = func(ev *MsgEvent) {
+		if ev.Type == MsgPUT_ACK && died == 0 {
+			died = ev.Time
+			c.ibn[1].HCAs()[0].HCAFatal()
+		}
+	}
+	c.lnd.SetObserver(h)
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, 200*sim.Second)
+	r := c.done[0].last(lnet.MsgPUT)
+	if died == 0 || r == nil {
+		t.Fatalf("died %v record %+v", died, r)
+	}
+	if r.HStatus != lnet.LNET_MSG_STATUS_REMOTE_TIMEOUT || r.Status == 0 {
+		t.Fatalf("PUT finalized %d/%s, want REMOTE_TIMEOUT", r.Status, r.HStatus)
+	}
+	to := 50 * sim.Second
+	if d := r.End - died; d < to || d > to*5/4+sim.Second {
+		t.Fatalf("timed out after %v, want within [%v, %v]", d, to, to*5/4+sim.Second)
+	}
+	if c.lnd.Stats().ConnsClosed == 0 {
+		t.Fatal("conn not closed")
+	}
+	if c.lnd.Stats().NotifyDown == 0 {
+		t.Fatal("LNet not told the peer is down")
+	}
+}
+
+// With the peer's rxs held by LNet (a delay rule), no credit comes back: the ninth small PUT
+// waits on the conn's queue without a credit until its deadline, and finalizes LOCAL_TIMEOUT.
+func TestQueuedBehindCreditsLocalTimeout(t *testing.T) {
+	tun := lnet.DefaultTunables()
+	tun.RetryCount = 0
+	c := newCluster(t, clusterOpt{tun: tun})
+	c.put(t, 1, 2, 8) // connect and discover first
+	c.run(t, sim.Second)
+	if _, err := c.nodes[1].AddDelayRule(lnet.DelayRuleSpec{FaultAttr: lnet.FaultAttr{MsgMask: lnet.MaskPUT}, Rate: 1, Latency: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 9; i++ {
+		n := c.nodes[0]
+		md := n.MDBind(lnet.MDSpec{Length: 64, Threshold: 1, Handler: c.src[0]})
+		if err := n.Put(lnet.AnyNID, md, lnet.AckReqNone, nidOf(2, 0), testPortal, 7, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.run(t, 100*sim.Second)
+	var ok, lt int
+	for _, r := range c.done[0].recs {
+		if r.Type != lnet.MsgPUT || r.Received || r.Size != 64 {
+			continue
+		}
+		switch {
+		case r.Status == 0:
+			ok++
+		case r.HStatus == lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT:
+			lt++
+		}
+	}
+	// Discovery's GET took a credit the peer still owes (below the high-water mark), so 7
+	// PUTs get a credit and the other two wait.
+	if ok != 7 || lt != 2 {
+		t.Fatalf("ok=%d local_timeout=%d, want 7 and 2 (%+v)", ok, lt, c.done[0].recs)
+	}
+}
+
+// A link going down in the middle of the RDMA WRITE: the QP's retries run out, the SEND
+// behind the WRITE flushes, the tx fails REMOTE_DROPPED and the conn closes (-EIO).
+func TestLinkDownMidRDMA(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	h := &hookObs{traceObs: c.obs}
+	h.rdma = func(ev *RDMAEvent) {
+		c.k.AfterFunc(20*sim.Microsecond, func() { c.f.Links()[0].LinkDown() })
+	}
+	c.lnd.SetObserver(h)
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, 10*sim.Second)
+	r := c.done[0].last(lnet.MsgPUT)
+	if r == nil || r.HStatus != lnet.LNET_MSG_STATUS_REMOTE_DROPPED || r.Status != -lnet.EIO {
+		t.Fatalf("PUT record %+v", r)
+	}
+	if c.lnd.Stats().ConnsClosed == 0 {
+		t.Fatal("conn not closed")
+	}
+	if !c.nodes[0].NIs()[0].Fatal() {
+		t.Fatal("NI not fatal after PORT_ERR")
+	}
+}
+
+// A multi-rail client loses its first rail's port mid-PUT: PORT_ERR makes that NI fatal, the
+// send fails REMOTE_DROPPED, LNet resends on the second rail and the PUT completes.
+func TestMultiRailFailover(t *testing.T) {
+	c := newCluster(t, clusterOpt{rails: 2})
+	c.put(t, 1, 2, 8) // connect and discover
+	c.run(t, sim.Second)
+	h := &hookObs{traceObs: c.obs}
+	var downAt sim.Time
+	rail := -1
+	h.rdma = func(ev *RDMAEvent) {
+		if downAt == 0 && ev.Src.Addr()&0xff == 1 {
+			downAt = ev.Time
+			rail = int(ev.Src.Addr() >> 8 & 0xff) // node 1's links come first, one per rail
+			c.k.AfterFunc(10*sim.Microsecond, func() { c.f.Links()[rail].LinkDown() })
+		}
+	}
+	c.lnd.SetObserver(h)
+	n := c.nodes[0]
+	md := n.MDBind(lnet.MDSpec{Length: 1 << 20, Threshold: 2, Handler: c.src[0]})
+	if err := n.Put(lnet.AnyNID, md, lnet.AckReqAck, nidOf(2, 0), testPortal, 7, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	c.run(t, 10*sim.Second)
+	if downAt == 0 {
+		t.Fatal("no RDMA on rail 0")
+	}
+	ack := c.src[0].last(lnet.EventACK)
+	if ack == nil || ack.Status != 0 || ack.MLength != 1<<20 {
+		t.Fatalf("ACK = %+v", ack)
+	}
+	r := c.done[0].last(lnet.MsgPUT)
+	if r == nil || r.Status != 0 || r.Resends == 0 || r.Size != 1<<20 {
+		t.Fatalf("PUT record %+v", r)
+	}
+	if !n.NIs()[rail].Fatal() || n.NIs()[1-rail].Fatal() {
+		t.Fatal("fatal state of NIs wrong")
+	}
+	c.f.Links()[rail].LinkUp()
+	c.run(t, sim.Second)
+	if n.NIs()[rail].Fatal() {
+		t.Fatal("PORT_ACTIVE did not clear the fatal state")
+	}
+}
+
+// A peer that rejects every connection as stale: reconnects follow at once up to
+// KIB_RECONN_HIGH_RACE in a row, then one per second, until the waiting tx's deadline
+// (connreq_timeout + 2 x 5 s) fails it NETWORK_TIMEOUT.
+func TestCMRejectStormBacksOff(t *testing.T) {
+	tun := lnet.DefaultTunables()
+	tun.RetryCount = 0
+	c := newCluster(t, clusterOpt{tun: tun})
+	c.f.InjectCMReject(nidAddr(nidOf(2, 0)), ib.RejStaleConn, nil, -1)
+	c.put(t, 1, 2, 8)
+	c.run(t, 60*sim.Second)
+	st := c.lnd.Stats()
+	r := c.done[0].first(lnet.MsgGET, nidOf(2, 0)) // discovery's ping goes first
+	if r == nil || r.HStatus != lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT {
+		t.Fatalf("ping record %+v", r)
+	}
+	// Waiting txs are checked with their peer's bucket: detection within 22.5 s + 12.8 s.
+	if d := r.End; d < 22500*sim.Millisecond || d > 36*sim.Second {
+		t.Fatalf("failed at %v, want within [22.5 s, 36 s]", d)
+	}
+	if max := uint64(reconnHighRace) + uint64(r.End/sim.Second) + 1; st.Reconnects < reconnHighRace || st.Reconnects > max {
+		t.Fatalf("reconnects %d: no back-off", st.Reconnects)
+	}
+}
+
+// No listener on the peer (INVALID_SERVICE_ID): retried retry_count times, then the
+// connection fails -EHOSTUNREACH -> NETWORK_TIMEOUT.
+func TestNoListener(t *testing.T) {
+	tun := lnet.DefaultTunables()
+	tun.RetryCount = 0
+	c := newCluster(t, clusterOpt{tun: tun})
+	c.f.InjectCMReject(nidAddr(nidOf(2, 0)), ib.RejInvalidServiceID, nil, -1)
+	c.put(t, 1, 2, 8)
+	c.run(t, 10*sim.Second)
+	r := c.done[0].first(lnet.MsgGET, nidOf(2, 0))
+	if r == nil || r.HStatus != lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT || r.Status != -lnet.EHOSTUNREACH {
+		t.Fatalf("ping record %+v", r)
+	}
+	if st := c.lnd.Stats(); st.Reconnects != 5 {
+		t.Fatalf("reconnects %d, want retry_count 5", st.Reconnects)
+	}
+}
