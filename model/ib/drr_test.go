@@ -9,9 +9,22 @@ import (
 // TestByteFairness: a backlogged flow of small SENDs and a flow of 1 MiB WRITEs leaving one
 // HCA port share it by bytes (deficit round robin), not by chunks.
 func TestByteFairness(t *testing.T) {
+	t.Run("one HCA port", func(t *testing.T) { byteFairness(t, false) })
+	t.Run("one switch output", func(t *testing.T) { byteFairness(t, true) })
+}
+
+// byteFairness runs the small-SEND flow a->b against the 1 MiB WRITE flow a2->c; with
+// atSwitch the flows come from different nodes into one: they meet at a switch output.
+func byteFairness(t *testing.T, atSwitch bool) {
 	k, _, s := fabricN(t, 1, 3, Config{})
 	a, b, c := s[0], s[1], s[2]
 	a2 := &side{n: a.n, p: a.p, cq: a.cq, r: a.r}
+	if atSwitch {
+		// a -> c small, b -> c big: both into c's link.
+		a2 = &side{n: s[1].n, p: s[1].p, cq: s[1].cq, r: s[1].r}
+		b = &side{n: s[2].n, p: s[2].p, cq: s[2].cq, r: s[2].r}
+		c = &side{n: s[2].n, p: s[2].p, cq: s[2].cq, r: s[2].r}
+	}
 	rcPair(t, a, b, defRTS, 4096)
 	rcPair(t, a2, c, defRTS, 64)
 	mr, _ := c.p.HCA().RegMR(1<<20, AccessRemoteWrite)
@@ -25,7 +38,7 @@ func TestByteFairness(t *testing.T) {
 	}
 	for a2.qp.PostSend(SendWR{Op: OpWrite, Len: 1 << 20, Signaled: true, RKey: mr.RKey}) == nil {
 	}
-	a.r.onWC = func(wc WC) {
+	onWC := func(wc WC) {
 		now := k.Now()
 		in := now > warm && now <= end
 		if wc.QPNum == a.qp.Num() {
@@ -45,6 +58,8 @@ func TestByteFairness(t *testing.T) {
 			}
 		}
 	}
+	a.r.onWC = onWC
+	a2.r.onWC = onWC
 	run(t, k)
 	total := smallBytes + bigBytes
 	t.Logf("small SENDs %.1f Gb/s, 1 MiB WRITEs %.1f Gb/s", smallBytes*8/float64(end-warm), bigBytes*8/float64(end-warm))

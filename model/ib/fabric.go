@@ -12,8 +12,9 @@ type Config struct {
 	// ChunkPackets is how many MTU packets move through the fabric as one unit (default 16:
 	// 64 KiB at MTU 4096; at most 1024). Smaller is finer-grained and slower to simulate.
 	ChunkPackets int
-	// BufferChunks is the receive buffer of each switch input port, in chunks: the link-level
-	// credits a sender must hold to transmit (default 4).
+	// BufferChunks sizes the receive buffer of each switch input port, in full chunks (default
+	// 4). Link-level credits count bytes of that buffer: a sender needs room for the whole
+	// chunk it starts, and the room comes back when the chunk has left the switch.
 	BufferChunks int
 	// SwitchLatency is the default per-hop forwarding latency of a switch (default 100ns).
 	SwitchLatency sim.Time
@@ -52,6 +53,11 @@ func (c *Config) fill() {
 		c.MinRNRTimer = 12
 	}
 	c.CM.fill()
+}
+
+// bufBytes is a switch input buffer's size: BufferChunks of the largest chunk.
+func (f *Fabric) bufBytes() int64 {
+	return int64(f.cfg.BufferChunks) * int64(f.cfg.ChunkPackets*(4096+pktHeader)+rethBytes+aethBytes)
 }
 
 // Fabric is one InfiniBand subnet: nodes with HCAs and ports, switches and links, driven by
@@ -248,10 +254,10 @@ func (f *Fabric) Connect(a, b Endpoint, spec LinkSpec) *Link {
 		if dir == 1 {
 			from, to = rb, ra
 		}
-		ln := lane{from: from, to: to, link: int32(l.idx), up: true, credits: -1, qhead: -1, qtail: -1, curIn: -1,
+		ln := lane{from: from, to: to, link: int32(l.idx), up: true, credits: -1, qhead: -1, qtail: -1, curIn: -1, staged: -1,
 			mbps: spec.Rate.Mbps, prop: spec.Latency, waitFrom: -1}
 		if to.kind == epSwitch {
-			ln.credits = int32(f.cfg.BufferChunks)
+			ln.credits = f.bufBytes()
 		}
 		li := int32(len(f.lanes))
 		f.lanes = append(f.lanes, ln)

@@ -36,7 +36,11 @@ func (l *Link) LinkDown() {
 		}
 		ln.qhead, ln.qtail = -1, -1
 		if ln.to.kind == epSwitch {
-			ln.credits = int32(f.cfg.BufferChunks)
+			ln.credits = f.bufBytes()
+		}
+		if ln.staged >= 0 {
+			f.freeChunk(ln.staged)
+			ln.staged = -1
 		}
 		if ln.from.kind == epPort {
 			p := f.ports[ln.from.idx]
@@ -207,6 +211,10 @@ func (n *Node) CrashNode() {
 			}
 			p.ctrlHead, p.ctrlTail = -1, -1
 			p.ring, p.ringHead = p.ring[:0], 0
+			if p.lane >= 0 && f.lanes[p.lane].staged >= 0 {
+				f.freeChunk(f.lanes[p.lane].staged)
+				f.lanes[p.lane].staged = -1
+			}
 		}
 	}
 }

@@ -26,11 +26,13 @@ type lane struct {
 	up       bool
 	busy     bool
 	epoch    uint32 // bumped on link down: chunks in flight from an older epoch are lost
-	credits  int32  // chunks the downstream input buffer can still take; -1 = unlimited (HCA)
+	credits  int64  // bytes the downstream input buffer can still take; -1 = unlimited (HCA)
 	qhead    int32  // FIFO of chunks waiting for this lane (switch output queue)
 	qtail    int32
 	curIn    int32 // input lane whose buffer the chunk on the wire occupies (credit to return)
 	curInEp  uint32
+	curBytes int64    // ... and how many bytes of it
+	staged   int32    // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
 	waitFrom sim.Time // start of a credit stall (PortXmitWait), -1 when not stalled
 
 	loss, corrupt float64
@@ -124,44 +126,44 @@ func (ln *lane) ser(n uint32) sim.Time {
 	return sim.Time(bits / ln.mbps)
 }
 
-// tryStart starts the next chunk on lane li if the lane is idle, up and holds a credit.
-// Lanes leaving an HCA port pull from the port (control packets first, then QPs round-robin);
-// lanes leaving a switch pop their output FIFO.
+// tryStart starts the next chunk on lane li if the lane is idle and up and the downstream
+// buffer has room for it. Lanes leaving an HCA port pull from the port (control packets
+// first, then QPs in deficit round robin); lanes leaving a switch pop their output FIFO.
 func (f *Fabric) tryStart(li int32) {
 	ln := &f.lanes[li]
 	if ln.busy || !ln.up {
 		return
 	}
-	var c int32 = -1
+	var c int32
 	if ln.from.kind == epPort {
 		p := f.ports[ln.from.idx]
 		if !p.hca.alive() || p.state != PortActive {
 			return
 		}
-		if ln.credits == 0 {
-			if p.ctrlHead >= 0 || len(p.ring) > p.ringHead {
-				f.stall(ln)
+		if c = ln.staged; c < 0 {
+			if c = f.pull(p); c < 0 {
+				ln.waitFrom = -1 // nothing left to send: no longer waiting
+				return
 			}
-			return
 		}
-		c = f.pull(p)
-	} else {
-		if ln.qhead < 0 {
-			return
-		}
-		if ln.credits == 0 {
+		if ln.credits >= 0 && int64(f.chunks[c].wire) > ln.credits {
+			ln.staged = c
 			f.stall(ln)
 			return
 		}
-		c = ln.qhead
+		ln.staged = -1
+	} else {
+		if c = ln.qhead; c < 0 {
+			return
+		}
+		if ln.credits >= 0 && int64(f.chunks[c].wire) > ln.credits {
+			f.stall(ln)
+			return
+		}
 		ln.qhead = f.chunks[c].next
 		if ln.qhead < 0 {
 			ln.qtail = -1
 		}
-	}
-	if c < 0 {
-		ln.waitFrom = -1 // nothing left to send: no longer waiting
-		return
 	}
 	f.transmit(li, c)
 }
@@ -188,9 +190,9 @@ func (f *Fabric) transmit(li, c int32) {
 		finish = ch.tail
 	}
 	ln.busy = true
-	ln.curIn, ln.curInEp = ch.inLane, ch.inEpoch
-	if ln.credits > 0 {
-		ln.credits--
+	ln.curIn, ln.curInEp, ln.curBytes = ch.inLane, ch.inEpoch, int64(ch.wire)
+	if ln.credits >= 0 {
+		ln.credits -= int64(ch.wire)
 	}
 	ln.ctr.PortXmitData += uint64(ch.wire) / 4
 	ln.ctr.PortXmitPkts += uint64(ch.npkt)
@@ -215,7 +217,7 @@ func (f *Fabric) txDone(li int32) {
 	if in := ln.curIn; in >= 0 {
 		ln.curIn = -1
 		if f.lanes[in].epoch == ln.curInEp {
-			f.lanes[in].credits++
+			f.lanes[in].credits += ln.curBytes
 			f.tryStart(in)
 		}
 	}
@@ -225,7 +227,7 @@ func (f *Fabric) txDone(li int32) {
 // releaseInput returns the credit a chunk dropped at a switch held on its input lane.
 func (f *Fabric) releaseInput(ch *chunk) {
 	if ch.inLane >= 0 && f.lanes[ch.inLane].epoch == ch.inEpoch {
-		f.lanes[ch.inLane].credits++
+		f.lanes[ch.inLane].credits += int64(ch.wire)
 		f.tryStart(ch.inLane)
 	}
 }
@@ -247,8 +249,8 @@ func (f *Fabric) arrive(c int32) {
 				rcv.SymbolErrorCounter++
 				rcv.PortRcvErrors++
 			}
-			if ln.to.kind == epSwitch { // the chunk's buffer slot frees at once
-				ln.credits++
+			if ln.to.kind == epSwitch { // the chunk's buffer space frees at once
+				ln.credits += int64(ch.wire)
 				f.tryStart(li)
 			}
 			f.freeChunk(c)

@@ -176,11 +176,11 @@ func randomRun(t *testing.T, seed uint64, fat, faults bool) int {
 	}
 	for i := range f.lanes {
 		ln := &f.lanes[i]
-		want := int32(-1)
+		want := int64(-1)
 		if ln.to.kind == epSwitch {
-			want = int32(f.cfg.BufferChunks)
+			want = f.bufBytes()
 		}
-		if ln.busy || ln.qhead >= 0 || ln.credits != want {
+		if ln.busy || ln.qhead >= 0 || ln.staged >= 0 || ln.credits != want {
 			t.Fatalf("lane %d: busy=%v queue=%d credits=%d (want %d)", i, ln.busy, ln.qhead, ln.credits, want)
 		}
 	}
