@@ -156,6 +156,7 @@ type CMID struct {
 	deadline sim.Time
 	retries  int
 	reqPriv  []byte
+	passive  bool // created by a CONNECT_REQUEST: indexed in Fabric.passive by peer
 
 	// Context is for the consumer (the id's context).
 	Context any
@@ -240,15 +241,15 @@ func (id *CMID) Listen(backlog int) error {
 	if id.state != cmIdle || !id.local.IsValid() {
 		return ErrBadState
 	}
-	for _, l := range id.f.listeners {
-		if l.state == cmListen && l.node == id.node && l.local.Port() == id.local.Port() &&
+	for _, l := range id.node.listeners {
+		if l.state == cmListen && l.local.Port() == id.local.Port() &&
 			(l.port == nil || id.port == nil || l.port == id.port) {
 			return fmt.Errorf("%w: address in use (EADDRINUSE)", ErrInvalid)
 		}
 	}
 	id.state = cmListen
 	id.backlog = backlog
-	id.f.listeners = append(id.f.listeners, id)
+	id.node.listeners = append(id.node.listeners, id)
 	return nil
 }
 
@@ -451,11 +452,15 @@ func (id *CMID) Destroy() {
 }
 
 func (f *Fabric) dropListener(id *CMID) {
-	for i, l := range f.listeners {
+	n := id.node
+	for i, l := range n.listeners {
 		if l == id {
-			f.listeners = append(f.listeners[:i], f.listeners[i+1:]...)
-			return
+			n.listeners = append(n.listeners[:i], n.listeners[i+1:]...)
+			break
 		}
+	}
+	if id.passive {
+		delete(f.passive, id.peer)
 	}
 }
 

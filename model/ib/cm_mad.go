@@ -150,18 +150,15 @@ func (f *Fabric) cmREQ(m cmMsg) {
 	if m.dst.hca.node.crashed {
 		return
 	}
-	for _, id := range f.cmids { // a resent REQ: answer again from the existing passive id
-		if id != nil && id.peer == m.from && id.port == m.dst && id.dstPort == m.src {
-			if id.state == cmAccepting {
-				id.sendREP()
-			}
-			return
+	if i, ok := f.passive[m.from]; ok { // a resent REQ: answer again from the existing passive id
+		if id := f.cmids[i]; id != nil && id.state == cmAccepting {
+			id.sendREP()
 		}
+		return
 	}
 	var lis *CMID
-	for _, l := range f.listeners {
-		if l.state == cmListen && l.node == m.dst.hca.node && l.local.Port() == m.addr.Port() &&
-			(l.port == nil || l.port == m.dst) {
+	for _, l := range m.dst.hca.node.listeners {
+		if l.state == cmListen && l.local.Port() == m.addr.Port() && (l.port == nil || l.port == m.dst) {
 			lis = l
 			break
 		}
@@ -171,6 +168,8 @@ func (f *Fabric) cmREQ(m cmMsg) {
 		return
 	}
 	id := lis.node.CreateID(lis.h)
+	id.passive = true
+	f.passive[m.from] = id.idx
 	id.state = cmConnectReq
 	id.port, id.dstPort = m.dst, m.src
 	id.local, id.remote = m.addr, m.srcAddr

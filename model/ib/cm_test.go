@@ -148,7 +148,7 @@ func TestCMReject(t *testing.T) {
 		{"no listener", func(f *Fabric, b *cmPeer) {
 			p := f.Nodes()[1].HCAs()[0].Port(1)
 			f.MoveAddr(ipB, p)
-			f.listeners[0].Destroy()
+			f.Nodes()[1].listeners[0].Destroy()
 		}, ipB, []CMEventType{CMAddrResolved, CMRouteResolved, CMRejected}, int(RejInvalidServiceID), "", 0},
 		{"no response", func(f *Fabric, b *cmPeer) { f.InjectCMNoResponse(ipB, -1) }, ipB,
 			[]CMEventType{CMAddrResolved, CMRouteResolved, CMUnreachable}, ETIMEDOUT, "", 0},

@@ -85,16 +85,16 @@ type Fabric struct {
 	pend  []pending
 	freeP []int32
 
-	ips       map[netip.Addr]int32 // IPoIB address -> port index (lookups only, never iterated)
-	routed    bool
-	listeners []*CMID
-	cmFaults  []cmFault
+	ips      map[netip.Addr]int32 // IPoIB address -> port index (lookups only, never iterated)
+	routed   bool
+	passive  map[int32]int32 // active CM id -> the passive id its REQ created (lookups only)
+	cmFaults []cmFault
 }
 
 // New returns an empty fabric on kernel k.
 func New(k *sim.Kernel, cfg Config) *Fabric {
 	cfg.fill()
-	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32)}
+	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32), passive: make(map[int32]int32)}
 	f.hid = k.Register(f)
 	return f
 }
@@ -107,11 +107,12 @@ func (f *Fabric) Config() Config { return f.cfg }
 
 // Node is a host: one or more HCAs. A crashed node's HCAs are silent.
 type Node struct {
-	f       *Fabric
-	idx     int
-	Name    string
-	hcas    []*HCA
-	crashed bool
+	f         *Fabric
+	idx       int
+	Name      string
+	hcas      []*HCA
+	crashed   bool
+	listeners []*CMID
 }
 
 // HCA is a host channel adapter (an ibv_context / ib_device) with one or more ports.

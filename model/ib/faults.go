@@ -187,12 +187,10 @@ func (n *Node) CrashNode() {
 			f.qps[i] = nil
 		}
 	}
-	for i, id := range f.cmids {
+	for _, id := range f.cmids {
 		if id != nil && id.node == n {
-			f.k.Disarm(&id.timer)
-			id.state = cmDestroyed
-			f.dropListener(id)
-			f.cmids[i] = nil
+			id.state = cmDestroyed // silently: a crashed node sends no DREQ or REJ
+			id.Destroy()
 		}
 	}
 	for _, cq := range f.cqs {
