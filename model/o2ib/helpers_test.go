@@ -139,6 +139,12 @@ type clusterOpt struct {
 
 func newCluster(t testing.TB, o clusterOpt) *cluster {
 	t.Helper()
+	return newClusterWith(t, o, nil)
+}
+
+// newClusterWith is newCluster with per-NI parameter overrides.
+func newClusterWith(t testing.TB, o clusterOpt, niParams map[lnet.NID]Params) *cluster {
+	t.Helper()
 	if o.nodes == 0 {
 		o.nodes = 2
 	}
@@ -163,6 +169,15 @@ func newCluster(t testing.TB, o clusterOpt) *cluster {
 	}
 	if err := c.lnd.SetParams(lnet.MakeNet(lnet.O2IBLND, 0), o.params); err != nil {
 		t.Fatal(err)
+	}
+	for h := 1; h <= o.nodes; h++ { // in NID order: no map order reaches the run
+		for r := 0; r < o.rails; r++ {
+			if p, ok := niParams[nidOf(h, r)]; ok {
+				if err := c.lnd.SetNIParams(nidOf(h, r), p); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 	}
 	var sws []*ib.Switch
 	for r := 0; r < o.rails; r++ {

@@ -54,6 +54,7 @@ type Stats struct {
 
 type netParams struct {
 	net lnet.NetID
+	nid lnet.NID // non-zero: one NI's override
 	p   Params
 }
 
@@ -78,23 +79,49 @@ func (l *LND) SetParams(net lnet.NetID, p Params) error {
 		return fmt.Errorf("o2ib %s: %w", net, err)
 	}
 	for i := range l.params {
-		if l.params[i].net == net {
+		if l.params[i].net == net && l.params[i].nid == 0 {
 			l.params[i].p = p
 			return nil
 		}
 	}
-	l.params = append(l.params, netParams{net, p})
+	l.params = append(l.params, netParams{net: net, p: p})
+	return nil
+}
+
+// SetNIParams overrides the parameters of one NI (a node whose module was loaded with
+// other values than its peers'), before it starts.
+func (l *LND) SetNIParams(nid lnet.NID, p Params) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("o2ib %s: %w", nid, err)
+	}
+	for i := range l.params {
+		if l.params[i].nid == nid {
+			l.params[i].p = p
+			return nil
+		}
+	}
+	l.params = append(l.params, netParams{net: nid.Net(), nid: nid, p: p})
 	return nil
 }
 
 // Params returns the parameters of a net.
 func (l *LND) Params(net lnet.NetID) Params {
 	for _, np := range l.params {
-		if np.net == net {
+		if np.net == net && np.nid == 0 {
 			return np.p
 		}
 	}
 	return DefaultParams()
+}
+
+// niParams returns an NI's parameters: its override, else its net's.
+func (l *LND) niParams(nid lnet.NID) Params {
+	for _, np := range l.params {
+		if np.nid == nid {
+			return np.p
+		}
+	}
+	return l.Params(nid.Net())
 }
 
 // Stats returns the LND's counters.
@@ -129,7 +156,7 @@ type kibNet struct {
 // up (or share) its device (listener, memory region, event handler) and the net's
 // incarnation stamp.
 func (l *LND) Startup(ni *lnet.NI) error {
-	p := l.Params(ni.NID().Net())
+	p := l.niParams(ni.NID())
 	if err := p.Validate(); err != nil {
 		return err
 	}

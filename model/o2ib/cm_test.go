@@ -1,0 +1,121 @@
+package o2ib
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// connLines keeps the connection steps and CONNREQ/CONNACK of a trace.
+func connLines(log []string) []string {
+	var out []string
+	for _, l := range log {
+		if strings.Contains(l, " conn ") || strings.Contains(l, "CONNREQ") || strings.Contains(l, "CONNACK") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func TestGoldenConnect(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.put(t, 1, 2, 8)
+	c.run(t, sim.Second)
+	if c.lnd.Stats().ConnsCreated != 2 {
+		t.Fatalf("conns %d", c.lnd.Stats().ConnsCreated)
+	}
+	golden(t, "connect", connLines(c.log))
+}
+
+// One stale reject from the peer's CM: the active side reconnects at once and the PUT
+// completes on the second connection.
+func TestGoldenRejectReconnect(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.f.InjectCMReject(nidAddr(nidOf(2, 0)), ib.RejStaleConn, nil, 1)
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, sim.Second)
+	if ack := c.src[0].last(lnet.EventACK); ack == nil || ack.Status != 0 {
+		t.Fatalf("ACK %+v", ack)
+	}
+	if st := c.lnd.Stats(); st.Reconnects != 1 || st.Rejected != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	golden(t, "reject_reconnect", c.log)
+}
+
+// The passive side speaks a smaller queue depth: it rejects MSG_QUEUE_SIZE with its own,
+// the active side adopts it and reconnects, and the conn runs with the smaller depth.
+func TestQueueDepthNegotiation(t *testing.T) {
+	p := DefaultParams()
+	p.PeerCredits = 16
+	q := DefaultParams()
+	q.PeerCredits = 8
+	c2 := newClusterWith(t, clusterOpt{params: p}, map[lnet.NID]Params{nidOf(2, 0): q})
+	c2.put(t, 1, 2, 1<<20)
+	c2.run(t, sim.Second)
+	if ack := c2.src[0].last(lnet.EventACK); ack == nil || ack.Status != 0 {
+		t.Fatalf("ACK %+v", ack)
+	}
+	found := false
+	for _, l := range c2.log {
+		if strings.Contains(l, "why=msg_queue_size qd=8") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no MSG_QUEUE_SIZE reject:\n%s", strings.Join(c2.log, "\n"))
+	}
+	for _, cn := range c2.lnd.conns {
+		if cn.state == connEstablished && cn.queueDepth != 8 {
+			t.Fatalf("conn queue depth %d, want 8", cn.queueDepth)
+		}
+	}
+}
+
+// Both sides connect at once: the higher NID's request wins, the lower NID's is rejected
+// CONN_RACE and not retried (an accept is under way); both PUTs complete on one conn pair.
+func TestConnRace(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.put(t, 1, 2, 8)
+	c.put(t, 2, 1, 8)
+	c.run(t, sim.Second)
+	for i := 0; i < 2; i++ {
+		if ack := c.src[i].last(lnet.EventACK); ack == nil || ack.Status != 0 {
+			t.Fatalf("node %d ACK %+v", i+1, ack)
+		}
+	}
+	race := 0
+	for _, l := range c.log {
+		if strings.Contains(l, "10.0.0.2@o2ib conn 10.0.0.1@o2ib reject why=conn_race") {
+			race++
+		}
+	}
+	if race != 1 {
+		t.Fatalf("conn_race rejects %d:\n%s", race, strings.Join(connLines(c.log), "\n"))
+	}
+	for _, n := range c.lnd.nets {
+		for _, p := range n.peers {
+			if len(p.conns) != 1 {
+				t.Fatalf("%s has %d conns to %s", n.ni.NID(), len(p.conns), p.nid)
+			}
+		}
+	}
+}
+
+// conns_per_peer 2: two connections per peer, used in turn.
+func TestConnsPerPeer(t *testing.T) {
+	p := DefaultParams()
+	p.ConnsPerPeer = 2
+	c := newCluster(t, clusterOpt{params: p})
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, sim.Second)
+	if ack := c.src[0].last(lnet.EventACK); ack == nil || ack.Status != 0 {
+		t.Fatalf("ACK %+v", ack)
+	}
+	if p := c.lnd.nets[0].peers[nidOf(2, 0)]; p == nil || len(p.conns) != 2 {
+		t.Fatalf("peer %+v", p)
+	}
+}
