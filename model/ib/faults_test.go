@@ -211,3 +211,73 @@ func TestDestroyConnectedID(t *testing.T) {
 		t.Fatalf("device handler got %+v", got) // the CM's QP (no own handler) reports here
 	}
 }
+
+// TestClearCMFaults: an injection for all requests lasts until cleared.
+func TestClearCMFaults(t *testing.T) {
+	k, f, a, _ := cmSetup(t, Config{CM: cmTest})
+	f.InjectCMReject(ipB, RejStaleConn, nil, -1)
+	a.connect(t, ipB)
+	run(t, k)
+	a.connect(t, ipB)
+	run(t, k)
+	f.ClearCMFaults(ipB)
+	a.connect(t, ipB)
+	run(t, k)
+	want := []CMEventType{CMAddrResolved, CMRouteResolved, CMRejected, CMAddrResolved, CMRouteResolved, CMRejected,
+		CMAddrResolved, CMRouteResolved, CMEstablished}
+	if got := a.r.cmTypes(); !slices.Equal(got, want) || a.r.cm[2].Status != int(RejStaleConn) {
+		t.Fatalf("events %v", got)
+	}
+}
+
+// TestResourceRules: device limits, duplicate listeners, destroyed QPs and CQs.
+func TestResourceRules(t *testing.T) {
+	k, _, s := fabricN(t, 1, 2, Config{})
+	a, b := s[0], s[1]
+	h := a.p.HCA()
+	h.SetAttr(DeviceAttr{MaxQPWR: 16, MaxCQE: 32})
+	if _, err := h.CreateQP(QPInitAttr{SendCQ: a.cq, RecvCQ: a.cq, MaxSendWR: 17, MaxRecvWR: 1}); err == nil {
+		t.Fatal("QP deeper than max_qp_wr created")
+	}
+	if _, err := h.CreateCQ(33, nil); err == nil {
+		t.Fatal("CQ larger than max_cqe created")
+	}
+	h.SetAttr(DefaultDeviceAttr)
+	l1, l2 := a.n.CreateID(a.r), a.n.CreateID(a.r)
+	must(t, l1.BindAddr(netip.AddrPortFrom(ipA, svc)))
+	must(t, l1.Listen(1))
+	must(t, l2.BindAddr(netip.AddrPortFrom(netip.IPv4Unspecified(), svc)))
+	if err := l2.Listen(1); err == nil {
+		t.Fatal("two listeners on one service")
+	}
+	if err := l2.BindAddr(netip.AddrPortFrom(ipB, svc)); err == nil {
+		t.Fatal("bound to another node's address")
+	}
+	// The peer's QP is destroyed: the sender's WR times out; the destroyed QP completes
+	// nothing, and a destroyed CQ reports nothing.
+	rcPair(t, a, b, QPAttr{Timeout: 8, RetryCnt: 1, RNRRetry: 1}, 4)
+	must(t, b.qp.PostRecv(RecvWR{ID: 5, Len: 100}))
+	b.qp.Destroy()
+	b.cq.Destroy()
+	must(t, a.qp.PostSend(SendWR{ID: 1, Op: OpSend, Len: 100, Signaled: true}))
+	run(t, k)
+	if !slices.Equal(a.r.statuses(), []WCStatus{WCRetryExcErr}) || len(b.r.wcs) != 0 {
+		t.Fatalf("completions %v / %v", a.r.statuses(), b.r.statuses())
+	}
+	if s, r := a.qp.Outstanding(); s != 0 || r != 0 {
+		t.Fatalf("outstanding %d/%d", s, r)
+	}
+	// CQ_ERR goes to the CQ's own handler when it has one.
+	own := &rec{k: k}
+	cq, _ := h.CreateCQ(1, nil)
+	cq.SetEventHandler(own)
+	qp, _ := h.CreateQP(QPInitAttr{SendCQ: cq, RecvCQ: cq, MaxSendWR: 4, MaxRecvWR: 4})
+	must(t, qp.Modify(QPInit, QPAttr{Port: 1}))
+	must(t, qp.PostRecv(RecvWR{}))
+	must(t, qp.PostRecv(RecvWR{}))
+	must(t, qp.Modify(QPErr, QPAttr{}))
+	run(t, k)
+	if len(own.async) != 1 || own.async[0].Type != EventCQErr || own.async[0].CQ != cq {
+		t.Fatalf("CQ handler got %+v", own.async)
+	}
+}
