@@ -83,7 +83,9 @@ func (n *Node) dropOnPost(m *Msg) {
 	n.stats.DropLength += ln
 	m.txNI.stats.DropCount++
 	m.txNI.stats.DropLength += ln
-	m.txPeerNI.stats.DropCount++
+	if m.txPeerNI != nil {
+		m.txPeerNI.stats.DropCount++
+	}
 }
 
 // returnTxCredits models lnet_return_tx_credits_locked: give back the NI and peer NI tx
@@ -127,7 +129,9 @@ func (n *Node) decommitTx(m *Msg, status int) {
 		n.stats.SendLength += ln
 		m.txNI.stats.SendCount++
 		m.txNI.stats.SendLength += ln
-		m.txPeerNI.stats.SendCount++
+		if m.txPeerNI != nil {
+			m.txPeerNI.stats.SendCount++
+		}
 	}
 	n.returnTxCredits(m)
 	m.sending = false

@@ -52,7 +52,6 @@
 // # Not modelled yet
 //
 // Routing (routes, gateways, router buffers and credits, the router checker: issue 6) — the
-// types leave room for it (Msg.routing, Peer.isRouter, Node.routing); loopback (0@lo) sends;
-// CPT partitioning (every NI is on one CPT); UDSP rules beyond the selection-priority fields;
+// types leave room for it (Msg.routing, Peer.isRouter, Node.routing); CPT partitioning (every NI is on one CPT); UDSP rules beyond the selection-priority fields;
 // removal of peer NIs that disappear from a ping reply.
 package lnet

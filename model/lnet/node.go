@@ -22,7 +22,8 @@ type Node struct {
 	tun  Tunables
 
 	nets    []*Net
-	nis     []*NI // every local NI, in configuration order
+	nis     []*NI // every local NI, in configuration order (not 0@lo)
+	loNI    *NI   // 0@lo
 	niByNID map[NID]*NI
 
 	peers   []*Peer
@@ -170,6 +171,7 @@ func (n *Node) Startup() error {
 		}
 	}
 	n.started = true
+	n.startLo()
 	n.updatePingBuffer()
 	n.pingMD = n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: ThresholdInf, Options: MD_OP_GET | MD_TRUNCATE})
 	n.attachSystemME(n.pingMD)

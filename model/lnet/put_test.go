@@ -89,3 +89,26 @@ func TestOptimizedGet(t *testing.T) {
 		t.Fatalf("remote_error_count %d", p.a.Stats().RemoteErrorCount)
 	}
 }
+
+// PUT+ACK and GET to 0@lo go through lolnd: events as usual, no credits, no health effects.
+func TestLoopback(t *testing.T) {
+	p := newPair(t, 1, 1, DefaultTunables(), NetTunables{})
+	p.a.MEAttach(MatchSpec{Portal: testPortal, Source: AnyNID, SourcePID: LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+		MDSpec{Length: 1 << 20, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_OP_GET, Handler: p.sink})
+	md := p.a.MDBind(MDSpec{Length: 100, Threshold: 2, Handler: p.src})
+	if err := p.a.Put(AnyNID, md, AckReqAck, LoNID, testPortal, 1, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	md = p.a.MDBind(MDSpec{Length: 100, Threshold: 2, Handler: p.src})
+	if err := p.a.Get(AnyNID, md, LoNID, testPortal, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	p.run(t, sim.Millisecond)
+	if p.src.count(EventSEND) != 2 || p.src.count(EventACK) != 1 || p.src.count(EventREPLY) != 1 ||
+		p.sink.count(EventPUT) != 1 || p.sink.count(EventGET) != 1 {
+		t.Fatalf("events %+v / %+v", p.src.evs, p.sink.evs)
+	}
+	if p.lnd.Sends() != 0 || p.a.Stats().MsgsAlloc != 0 || len(p.ta.health) != 0 {
+		t.Fatalf("loopback touched the LND (%d) or leaked (%+v) or health %v", p.lnd.Sends(), p.a.Stats(), p.ta.health)
+	}
+}

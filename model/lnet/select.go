@@ -6,7 +6,7 @@ func isReservedPortal(m *Msg) bool {
 	return (m.Hdr.Type == MsgGET || m.Hdr.Type == MsgPUT) && m.Hdr.Portal == ReservedPortal
 }
 
-// selectPathway models lnet_select_pathway for directly reachable destinations: loopback and
+// selectPathway models lnet_select_pathway for loopback and directly reachable destinations:
 // routed destinations are not modelled yet (routing is issue 6; a remote net gives
 // -EHOSTUNREACH). Order: find or create the destination peer NI; hold the message while the
 // peer is discovered (unless reserved-portal traffic or a response); classify source-specified
@@ -16,7 +16,7 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 		return -ESHUTDOWN
 	}
 	if dst.Net() == LoNet {
-		return -EINVAL // loopback sends are not modelled
+		return n.loSend(m)
 	}
 	lpni := n.nid2peerni(dst)
 	p := lpni.peer
