@@ -61,6 +61,9 @@ func (n *Node) healthCheck(m *Msg) bool {
 			remoteLpni = nil
 		}
 	}
+	if remoteLpni != nil && n.isLocalNID(remoteLpni.nid) {
+		remoteLpni = nil // my own NIs recover through local NI recovery
+	}
 	n.stats.countHStatus(hs)
 	countNIHStatus(ni, lpni, hs)
 	resend := false
@@ -95,10 +98,9 @@ func (n *Node) handleLocalFailure(ni *NI) {
 }
 
 // handleRemoteFailure models lnet_handle_remote_failure_locked: decrement the peer NI's
-// health (and so its peer net's) and queue it for recovery. One of this node's own NIDs is
-// never charged.
+// health (and so its peer net's) and queue it for recovery.
 func (n *Node) handleRemoteFailure(lpni *PeerNI, cause HealthCause) {
-	if lpni == nil || n.isLocalNID(lpni.nid) {
+	if lpni == nil {
 		return
 	}
 	n.decPeerHealth(lpni, cause)

@@ -17,7 +17,7 @@ func (n *Node) niAddToRecovery(ni *NI) {
 // health that we have heard from, and (with recovery_limit > 0) heard from within the limit;
 // an aged-out peer NI has its ping count reset and is not queued.
 func (n *Node) peerNIAddToRecovery(lpni *PeerNI) {
-	if lpni.inRecovery || lpni.health == MaxHealth || !lpni.heardFrom || n.isLocalNID(lpni.nid) {
+	if lpni.inRecovery || lpni.health == MaxHealth || !lpni.heardFrom {
 		return
 	}
 	now := n.nowSeconds()
