@@ -210,3 +210,54 @@ func TestNoListener(t *testing.T) {
 		t.Fatalf("reconnects %d, want retry_count 5", st.Reconnects)
 	}
 }
+
+// A drop rule with a health mask fails the send at post time with the rule's hstatus and,
+// as in the kernel, closes the connection.
+func TestHealthDropRuleAtPost(t *testing.T) {
+	tun := lnet.DefaultTunables()
+	tun.RetryCount = 0
+	c := newCluster(t, clusterOpt{tun: tun})
+	c.put(t, 1, 2, 8) // connect and discover
+	c.run(t, sim.Second)
+	_, err := c.nodes[0].AddDropRule(lnet.DropRuleSpec{FaultAttr: lnet.FaultAttr{MsgMask: lnet.MaskPUT}, Rate: 1,
+		HealthMask: 1 << lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := c.lnd.Stats().ConnsClosed
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, sim.Second)
+	r := c.done[0].last(lnet.MsgPUT)
+	if r == nil || r.Size != 1<<20 || r.HStatus != lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT || r.Status != -lnet.EINVAL {
+		t.Fatalf("PUT record %+v", r)
+	}
+	if c.lnd.Stats().ConnsClosed == closed {
+		t.Fatal("conn not closed")
+	}
+}
+
+// A peer whose CM never answers: the connection request is aborted after connreq_timeout
+// (max(5 s, timeout/4) = 12.5 s, checked with the peer's bucket) or the waiting tx's own
+// deadline (22.5 s) fails it first; either way the message fails before the CM's own
+// 16 x 4.3 s retries run out.
+func TestConnreqTimeout(t *testing.T) {
+	tun := lnet.DefaultTunables()
+	tun.RetryCount = 0
+	c := newCluster(t, clusterOpt{tun: tun})
+	c.f.InjectCMNoResponse(nidAddr(nidOf(2, 0)), -1)
+	c.put(t, 1, 2, 8)
+	c.run(t, 60*sim.Second)
+	r := c.done[0].first(lnet.MsgGET, nidOf(2, 0))
+	if r == nil || r.Status == 0 {
+		t.Fatalf("ping record %+v", r)
+	}
+	if r.End < 12500*sim.Millisecond || r.End > 26*sim.Second {
+		t.Fatalf("failed at %v", r.End)
+	}
+	t.Logf("failed at %v with %d/%s", r.End, r.Status, r.HStatus)
+	switch r.HStatus {
+	case lnet.LNET_MSG_STATUS_LOCAL_DROPPED, lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT:
+	default:
+		t.Fatalf("hstatus %s", r.HStatus)
+	}
+}

@@ -31,16 +31,6 @@ func (r *evRec) OnEvent(ev *lnet.Event) {
 	}
 }
 
-func (r *evRec) count(t lnet.EventType) int {
-	n := 0
-	for _, e := range r.evs {
-		if e.Type == t {
-			n++
-		}
-	}
-	return n
-}
-
 func (r *evRec) last(t lnet.EventType) *lnet.Event {
 	for i := len(r.evs) - 1; i >= 0; i-- {
 		if r.evs[i].Type == t {

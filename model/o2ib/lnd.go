@@ -34,7 +34,6 @@ type LND struct {
 	incSeq   uint64
 	obs      Observer
 	wcBuf    [16]ib.WC
-	notified uint64
 
 	stats Stats
 }
