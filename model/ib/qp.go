@@ -148,6 +148,7 @@ type QP struct {
 	// Send queue: monotone counters; ring slot = counter % len(sq).
 	sq                        []sendWQE
 	sqPosted, sqDone, sqNext  uint32
+	sqFreed                   uint32 // slots before this are reusable (see PostSend)
 	sqSent, ackedTo, curChunk uint32
 	// Receive queue.
 	rq               []RecvWR
@@ -285,7 +286,9 @@ func (qp *QP) Modify(to QPState, attr QPAttr) error {
 
 // PostSend queues a send work request (ibv_post_send). It fails with ErrBadState unless
 // the QP is in RTS or SQD (where WRs wait until the QP returns to RTS); in ERR the WR is
-// accepted and completes with WR_FLUSH_ERR. A full send queue gives ErrQueueFull.
+// accepted and completes with WR_FLUSH_ERR. A full send queue gives ErrQueueFull. As on
+// real HCAs, the slot of an unsignalled WR is reused only once a later WR completes with
+// a work completion: a QP posting only unsignalled WRs fills its send queue.
 func (qp *QP) PostSend(wr SendWR) error {
 	switch qp.state {
 	case QPRTS, QPSQD, QPErr:
@@ -295,7 +298,7 @@ func (qp *QP) PostSend(wr SendWR) error {
 	if wr.Len < 0 || wr.Len > 1<<31 || (wr.Inline && (wr.Op != OpSend || wr.Len > qp.init.MaxInline)) || wr.Op > OpRead {
 		return ErrInvalid
 	}
-	if int(qp.sqPosted-qp.sqDone) >= len(qp.sq) {
+	if int(qp.sqPosted-qp.sqFreed) >= len(qp.sq) {
 		return ErrQueueFull
 	}
 	if qp.init.SignalAll {
@@ -383,7 +386,7 @@ func (qp *QP) flush() {
 		qp.sqDone++
 		qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: WCFlushErr, Opcode: wcOp(w.wr.Op), QPNum: qp.num})
 	}
-	qp.sqNext, qp.sqSent, qp.ackedTo, qp.curChunk = qp.sqDone, qp.sqDone, qp.sqDone, 0
+	qp.sqNext, qp.sqSent, qp.ackedTo, qp.curChunk, qp.sqFreed = qp.sqDone, qp.sqDone, qp.sqDone, 0, qp.sqDone
 	for qp.rqDone != qp.rqPosted {
 		w := qp.rq[qp.rqDone%uint32(len(qp.rq))]
 		qp.rqDone++

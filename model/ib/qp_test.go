@@ -113,3 +113,28 @@ func TestPostRules(t *testing.T) {
 		t.Fatalf("async %+v", s[0].r.async)
 	}
 }
+
+// TestUnsignaledSlots: unsignalled WRs hold their send queue slots until a later signalled
+// WR completes.
+func TestUnsignaledSlots(t *testing.T) {
+	k, _, s := fabricN(t, 1, 2, Config{})
+	a, b := s[0], s[1]
+	rcPair(t, a, b, defRTS, 2)
+	mr, _ := b.p.HCA().RegMR(1<<20, AccessRemoteWrite)
+	must(t, a.qp.PostSend(SendWR{ID: 1, Op: OpWrite, Len: 10, RKey: mr.RKey}))
+	must(t, a.qp.PostSend(SendWR{ID: 2, Op: OpWrite, Len: 10, RKey: mr.RKey}))
+	run(t, k)
+	if err := a.qp.PostSend(SendWR{ID: 3, Op: OpWrite, Len: 10, RKey: mr.RKey}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("third post on a queue of two unsignalled WRs: %v", err)
+	}
+	if snd, _ := a.qp.Outstanding(); snd != 0 {
+		t.Fatalf("%d sends outstanding after their ACKs", snd)
+	}
+	// A signalled WR's completion frees everything before it.
+	rcPair(t, a, b, defRTS, 2)
+	must(t, a.qp.PostSend(SendWR{ID: 1, Op: OpWrite, Len: 10, RKey: mr.RKey}))
+	must(t, a.qp.PostSend(SendWR{ID: 2, Op: OpWrite, Len: 10, RKey: mr.RKey, Signaled: true}))
+	run(t, k)
+	must(t, a.qp.PostSend(SendWR{ID: 3, Op: OpWrite, Len: 10, RKey: mr.RKey}))
+	must(t, a.qp.PostSend(SendWR{ID: 4, Op: OpWrite, Len: 10, RKey: mr.RKey}))
+}

@@ -411,6 +411,7 @@ func (qp *QP) progress() {
 		qp.sqDone++
 		moved = true
 		if w.wr.Signaled {
+			qp.sqFreed = qp.sqDone
 			qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: WCSuccess, Opcode: wcOp(w.wr.Op), ByteLen: w.wr.Len, QPNum: qp.num})
 		}
 		if qp.state == QPErr { // the CQ push may have failed the QP
@@ -488,6 +489,7 @@ func (qp *QP) retryAt(idx uint32) {
 func (qp *QP) fail(status WCStatus) {
 	w := &qp.sq[qp.sqDone%uint32(len(qp.sq))]
 	qp.sqDone++
+	qp.sqFreed = qp.sqDone
 	qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: status, Opcode: wcOp(w.wr.Op), QPNum: qp.num})
 	qp.toErr()
 }
