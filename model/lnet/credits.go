@@ -81,10 +81,13 @@ func (n *Node) dropOnPost(m *Msg) {
 	ln := uint64(m.Hdr.PayloadLength)
 	n.stats.DropCount++
 	n.stats.DropLength += ln
+	t := statsType(m)
 	m.txNI.stats.DropCount++
 	m.txNI.stats.DropLength += ln
+	m.txNI.stats.Dropped.inc(t)
 	if m.txPeerNI != nil {
 		m.txPeerNI.stats.DropCount++
+		m.txPeerNI.stats.Dropped.inc(t)
 	}
 }
 
@@ -129,8 +132,11 @@ func (n *Node) decommitTx(m *Msg, status int) {
 		n.stats.SendLength += ln
 		m.txNI.stats.SendCount++
 		m.txNI.stats.SendLength += ln
+		t := statsType(m)
+		m.txNI.stats.Sent.inc(t)
 		if m.txPeerNI != nil {
 			m.txPeerNI.stats.SendCount++
+			m.txPeerNI.stats.Sent.inc(t)
 		}
 	}
 	n.returnTxCredits(m)
@@ -149,8 +155,11 @@ func (n *Node) decommitRx(m *Msg, status int) {
 		n.stats.RecvLength += ln
 		m.rxNI.stats.RecvCount++
 		m.rxNI.stats.RecvLength += ln
+		t := statsType(m)
+		m.rxNI.stats.Received.inc(t)
 		if m.rxPeerNI != nil {
 			m.rxPeerNI.stats.RecvCount++
+			m.rxPeerNI.stats.Received.inc(t)
 		}
 	}
 }

@@ -234,3 +234,19 @@ func TestMessageDeadline(t *testing.T) {
 		t.Fatalf("no LND timeout: %v", d)
 	}
 }
+
+// Per-type statistics as `net show -v` counts them: the target's ACK counts as a PUT sent.
+func TestTypeStats(t *testing.T) {
+	tun := DefaultTunables()
+	tun.Discovery = false
+	p := newPair(t, 1, 1, tun, NetTunables{})
+	p.put(t, 100)
+	p.run(t, sim.Millisecond)
+	a, b := p.a.NIs()[0].Stats(), p.b.NIs()[0].Stats()
+	if a.Sent.Put != 1 || a.Received.Ack != 1 || b.Received.Put != 1 || b.Sent.Put != 1 || b.Sent.Ack != 0 {
+		t.Fatalf("A %+v\nB %+v", a, b)
+	}
+	if s := p.a.PeerNI(nid("10.0.0.2@o2ib")).Stats(); s.Sent.Put != 1 || s.Received.Ack != 1 {
+		t.Fatalf("peer NI %+v", s)
+	}
+}

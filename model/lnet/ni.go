@@ -27,6 +27,10 @@ type NIStats struct {
 	SendLength uint64 `yaml:"send_length"`
 	RecvLength uint64 `yaml:"recv_length"`
 	DropLength uint64 `yaml:"drop_length"`
+
+	Sent     TypeCounts `yaml:"sent_stats"`
+	Received TypeCounts `yaml:"received_stats"`
+	Dropped  TypeCounts `yaml:"dropped_stats"`
 }
 
 // NIHealthStats are a local NI's health counters (`net show -v`, health stats:).

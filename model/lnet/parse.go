@@ -38,7 +38,7 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 		return ErrShutdown
 	}
 	if len(n.dropRules) > 0 && n.dropOnReceive(hdr, ni.nid) {
-		n.dropMessage(ni, private, hdr.PayloadLength)
+		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
 		return nil
 	}
 	m := n.allocMsg()
@@ -65,11 +65,12 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 
 // dropMessage models lnet_drop_message: count the drop on the receiving NI and tell the LND to
 // receive nothing.
-func (n *Node) dropMessage(ni *NI, private any, length int) {
+func (n *Node) dropMessage(ni *NI, private any, length int, t MsgType) {
 	n.stats.DropCount++
 	n.stats.DropLength += uint64(length)
 	ni.stats.DropCount++
 	ni.stats.DropLength += uint64(length)
+	ni.stats.Dropped.inc(t)
 	_ = ni.net.lnd.Recv(ni, private, nil, false, 0, 0, 0)
 }
 
@@ -89,9 +90,9 @@ func (n *Node) parseLocal(m *Msg) {
 	if rc != 0 {
 		// free_drop: finalize with the error (no health change: hstatus stays OK), then
 		// count the drop and let the LND discard the payload (lnet_drop_message).
-		ni, priv, ln := m.rxNI, m.private, m.Hdr.PayloadLength
+		ni, priv, ln, t := m.rxNI, m.private, m.Hdr.PayloadLength, m.Hdr.Type
 		n.finalize(m, rc)
-		n.dropMessage(ni, priv, ln)
+		n.dropMessage(ni, priv, ln, t)
 	}
 }
 

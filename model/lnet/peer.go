@@ -11,6 +11,10 @@ type PeerNIStats struct {
 	SendCount uint64 `yaml:"send_count"`
 	RecvCount uint64 `yaml:"recv_count"`
 	DropCount uint64 `yaml:"drop_count"`
+
+	Sent     TypeCounts `yaml:"sent_stats"`
+	Received TypeCounts `yaml:"received_stats"`
+	Dropped  TypeCounts `yaml:"dropped_stats"`
 }
 
 // PeerNIHealthStats are a peer NI's health counters (`peer show -v`, health stats:).

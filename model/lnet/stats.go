@@ -95,3 +95,41 @@ func countNIHStatus(ni *NI, lpni *PeerNI, h HStatus) {
 		}
 	}
 }
+
+// TypeCounts are per-message-type counters (`sent_stats`, `received_stats`, `dropped_stats`
+// of `lnetctl net show -v` / `peer show -v`, lnet_element_stats).
+type TypeCounts struct {
+	Put   uint64 `yaml:"put"`
+	Get   uint64 `yaml:"get"`
+	Reply uint64 `yaml:"reply"`
+	Ack   uint64 `yaml:"ack"`
+	Hello uint64 `yaml:"hello"`
+}
+
+func (c *TypeCounts) inc(t MsgType) {
+	switch t {
+	case MsgPUT:
+		c.Put++
+	case MsgGET:
+		c.Get++
+	case MsgREPLY:
+		c.Reply++
+	case MsgACK:
+		c.Ack++
+	case MsgHELLO:
+		c.Hello++
+	}
+}
+
+// statsType is the type lnet_msg_decommit_tx/rx counts a message under: a target's ACK counts
+// as the PUT it answers and its REPLY as the GET (the kernel restores msg_type from the event
+// before counting).
+func statsType(m *Msg) MsgType {
+	switch {
+	case m.Hdr.Type == MsgACK && m.isResponse && m.rxNI != nil:
+		return MsgPUT
+	case m.Hdr.Type == MsgREPLY && m.evType == EventGET:
+		return MsgGET
+	}
+	return m.Hdr.Type
+}
