@@ -281,3 +281,31 @@ func TestResourceRules(t *testing.T) {
 		t.Fatalf("CQ handler got %+v", own.async)
 	}
 }
+
+// TestLocalLinkDown: a QP whose own port is down keeps sending into the void and fails
+// with RETRY_EXC_ERR after retry_cnt+1 ACK timeouts; after the link returns, new QPs work.
+func TestLocalLinkDown(t *testing.T) {
+	k, f, s := fabricN(t, 1, 2, Config{})
+	a, b := s[0], s[1]
+	rcPair(t, a, b, QPAttr{Timeout: 10, RetryCnt: 2, RNRRetry: 6}, 8)
+	f.Links()[0].LinkDown()
+	must(t, a.qp.PostSend(SendWR{ID: 1, Op: OpSend, Len: 100, Signaled: true}))
+	must(t, a.qp.PostSend(SendWR{ID: 2, Op: OpSend, Len: 100, Signaled: true}))
+	run(t, k)
+	if !slices.Equal(a.r.statuses(), []WCStatus{WCRetryExcErr, WCFlushErr}) {
+		t.Fatalf("statuses %v", a.r.statuses())
+	}
+	if at := a.r.wcs[0].at; at != 3*AckTimeout(10) {
+		t.Fatalf("RETRY_EXC_ERR at %v, want %v", at, 3*AckTimeout(10))
+	}
+	f.Links()[0].LinkUp()
+	run(t, k)
+	a.r.wcs = nil
+	rcPair(t, a, b, defRTS, 8)
+	must(t, b.qp.PostRecv(RecvWR{Len: 100}))
+	must(t, a.qp.PostSend(SendWR{ID: 3, Op: OpSend, Len: 100, Signaled: true}))
+	run(t, k)
+	if !slices.Equal(a.r.statuses(), []WCStatus{WCSuccess}) {
+		t.Fatalf("after link up: %v", a.r.statuses())
+	}
+}

@@ -131,13 +131,23 @@ func (ln *lane) ser(n uint32) sim.Time {
 // first, then QPs in deficit round robin); lanes leaving a switch pop their output FIFO.
 func (f *Fabric) tryStart(li int32) {
 	ln := &f.lanes[li]
-	if ln.busy || !ln.up {
+	if ln.busy {
+		return
+	}
+	if !ln.up {
+		if ln.from.kind == epPort && f.ports[ln.from.idx].hca.alive() {
+			f.discard(f.ports[ln.from.idx])
+		}
 		return
 	}
 	var c int32
 	if ln.from.kind == epPort {
 		p := f.ports[ln.from.idx]
-		if !p.hca.alive() || p.state != PortActive {
+		if !p.hca.alive() {
+			return
+		}
+		if p.state != PortActive {
+			f.discard(p)
 			return
 		}
 		if c = ln.staged; c < 0 {
@@ -166,6 +176,15 @@ func (f *Fabric) tryStart(li int32) {
 		}
 	}
 	f.transmit(li, c)
+}
+
+// discard drains what a port with its link down would send: the HCA's send engine keeps
+// running and its packets die at the port, so QPs keep their ACK timers running and reach
+// RETRY_EXC_ERR as they do on real hardware.
+func (f *Fabric) discard(p *Port) {
+	for c := f.pull(p); c >= 0; c = f.pull(p) {
+		f.freeChunk(c)
+	}
 }
 
 func (f *Fabric) stall(ln *lane) {
