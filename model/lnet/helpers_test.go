@@ -133,4 +133,36 @@ func (p *pair) run(t testing.TB, d sim.Time) {
 	if err := p.k.RunUntil(p.k.Now() + d); err != nil {
 		t.Fatal(err)
 	}
+	checkInvariants(t, p.a)
+	checkInvariants(t, p.b)
+}
+
+// checkInvariants asserts the kernel's credit invariant (counter < 0 iff queue non-empty),
+// credit bounds and health bounds on every NI and peer NI of n.
+func checkInvariants(t testing.TB, n *Node) {
+	t.Helper()
+	for _, ni := range n.NIs() {
+		a, mx, mn := ni.TxCredits()
+		if (a < 0) != (ni.TxQueued() > 0) || a > mx || mn > a || ni.Health() < 0 || ni.Health() > MaxHealth {
+			t.Fatalf("%s NI %s: credits %d/%d/%d queued %d health %d", n.Name(), ni.NID(), a, mx, mn, ni.TxQueued(), ni.Health())
+		}
+	}
+	for _, p := range n.Peers() {
+		best := 0
+		for _, lpni := range p.NIs() {
+			a, mx, mn := lpni.TxCredits()
+			if (a < 0) != (lpni.TxQueued() > 0) || a > mx || mn > a || lpni.Health() < 0 || lpni.Health() > MaxHealth {
+				t.Fatalf("%s peer NI %s: credits %d/%d/%d queued %d health %d", n.Name(), lpni.NID(), a, mx, mn, lpni.TxQueued(), lpni.Health())
+			}
+		}
+		for _, pn := range p.Nets() {
+			best = 0
+			for _, lpni := range pn.nis {
+				best = max(best, lpni.Health())
+			}
+			if pn.Health() != best {
+				t.Fatalf("%s peer net %s health %d, best NI %d", n.Name(), pn.ID(), pn.Health(), best)
+			}
+		}
+	}
 }

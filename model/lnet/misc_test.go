@@ -68,6 +68,12 @@ func runScenario(t *testing.T, seed uint64) (uint64, string) {
 	if err := k.RunUntil(400 * sim.Second); err != nil {
 		t.Fatal(err)
 	}
+	for _, n := range nodes {
+		checkInvariants(t, n)
+		if n.Stats().MsgsAlloc != 0 {
+			t.Fatalf("%s: %d messages never finalized", n.Name(), n.Stats().MsgsAlloc)
+		}
+	}
 	return cs.Sum(), strings.Join(tr.lines, "\n")
 }
 
