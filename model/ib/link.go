@@ -45,7 +45,7 @@ type lane struct {
 type chunk struct {
 	kind     uint8
 	op       Opcode
-	nak      WCStatus // for ckNak: the error the NAK reports (or WCRNRRetryExcErr for RNR)
+	nak      WCStatus // ckNak: the error reported (WCRNRRetryExcErr: RNR; nakSeqErr: sequence)
 	rnrTimer uint8
 	npkt     uint16
 	idx, n   uint32 // chunk index within its message and the message's chunk count
@@ -345,11 +345,13 @@ func (f *Fabric) pull(p *Port) int32 {
 			}
 			continue
 		}
-		if !qp.inTurn {
+		if p.ringHead == len(p.ring)-1 { // alone: no one to share with
+			qp.inTurn, qp.deficit = false, 0
+		} else if !qp.inTurn {
 			qp.inTurn = true
 			qp.deficit += int64(qp.quantum())
 		}
-		if w := int64(qp.peekWire()); w > qp.deficit {
+		if qp.inTurn && int64(qp.peekWire()) > qp.deficit {
 			qp.inTurn = false // turn over: to the back, keeping the remaining credit
 			p.ringPop()
 			p.ring = append(p.ring, qi)
