@@ -218,7 +218,7 @@ func TestPushOnStatusChange(t *testing.T) {
 	if g := p.a.ShowGlobal(); g.LNDTimeout != 49 || g.RetryCount != 2 {
 		t.Fatalf("global show %+v", g)
 	}
-	if ps := p.a.ShowPeers(); len(ps) == 0 || ps[0].PeerNIs[0].MaxTx != 8 {
+	if ps := p.a.ShowPeers(); len(ps) == 0 || ps[0].PeerNIs[0].MaxTx != 8 || ps[0].PeerNIs[0].AvailRtr != 8 {
 		t.Fatalf("peer show %+v", ps)
 	}
 }

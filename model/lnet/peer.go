@@ -107,6 +107,9 @@ type PeerNI struct {
 	txqnob                                int
 	seq                                   uint32
 
+	// Router credits (lpni_rtrcredits), used when this node forwards (issue 6).
+	rtrCredits, maxRtrCredits, minRtrCredits int
+
 	stats  PeerNIStats
 	hstats PeerNIHealthStats
 
@@ -137,6 +140,11 @@ func (lpni *PeerNI) Status() NIStatus { return lpni.status }
 // TxCredits returns the available, maximum and minimum-seen tx credits.
 func (lpni *PeerNI) TxCredits() (avail, max, min int) {
 	return lpni.txCredits, lpni.maxTxCredits, lpni.minTxCredits
+}
+
+// RtrCredits returns the available, maximum and minimum-seen router credits.
+func (lpni *PeerNI) RtrCredits() (avail, max, min int) {
+	return lpni.rtrCredits, lpni.maxRtrCredits, lpni.minRtrCredits
 }
 
 // TxQueued returns how many messages wait for a credit (tx_q_num_of_buf).
@@ -177,6 +185,19 @@ func (n *Node) peerCreditsFor(net NetID) int {
 	return DefaultNetTunables().PeerCredits
 }
 
+// peerBufferCreditsFor models lnet_peer_buffer_credits: the net's peer_buffer_credits if set,
+// else the module's peer_buffer_credits if set, else the net's peer_credits.
+func (n *Node) peerBufferCreditsFor(net NetID) int {
+	nt := n.netByID(net)
+	switch {
+	case nt != nil && nt.Tunables.PeerBufferCredits > 0:
+		return nt.Tunables.PeerBufferCredits
+	case n.tun.PeerBufferCredits > 0:
+		return n.tun.PeerBufferCredits
+	}
+	return n.peerCreditsFor(net)
+}
+
 // findPeerNI returns the peer NI for nid, or nil.
 func (n *Node) findPeerNI(nid NID) *PeerNI { return n.peerNIs[nid] }
 
@@ -210,8 +231,10 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 		p.nets = append(p.nets, pn)
 	}
 	c := n.peerCreditsFor(nid.Net())
+	rc := n.peerBufferCreditsFor(nid.Net())
 	lpni := &PeerNI{peer: p, pnet: pn, nid: nid, health: MaxHealth, status: NIStatusUp,
-		SelPriority: ^uint32(0), txCredits: c, maxTxCredits: c, minTxCredits: c}
+		SelPriority: ^uint32(0), txCredits: c, maxTxCredits: c, minTxCredits: c,
+		rtrCredits: rc, maxRtrCredits: rc, minRtrCredits: rc}
 	pn.nis = append(pn.nis, lpni)
 	pn.updateHealth()
 	p.nis = append(p.nis, lpni)

@@ -57,6 +57,8 @@ type PeerNIShow struct {
 	AvailTx      int              `yaml:"available_tx_credits"`
 	MinTx        int              `yaml:"min_tx_credits"`
 	TxQ          int              `yaml:"tx_q_num_of_buf"`
+	AvailRtr     int              `yaml:"available_rtr_credits"`
+	MinRtr       int              `yaml:"min_rtr_credits"`
 	Statistics   PeerNIStats      `yaml:"statistics"`
 	HealthStats  PeerNIHealthShow `yaml:"health stats"`
 	PreferredNID []string         `yaml:"preferred local NIDs,omitempty"`
@@ -82,13 +84,14 @@ func (n *Node) ShowPeers() []PeerShow {
 		ps := PeerShow{PrimaryNID: p.primary.String(), MultiRail: p.mr}
 		for _, lpni := range p.nis {
 			a, mx, mn := lpni.TxCredits()
+			ra, _, rm := lpni.RtrCredits()
 			var pref []string
 			for _, x := range lpni.prefNIDs {
 				pref = append(pref, x.String())
 			}
 			ps.PeerNIs = append(ps.PeerNIs, PeerNIShow{
 				NID: lpni.nid.String(), State: lpni.status.String(), MaxTx: mx, AvailTx: a, MinTx: mn,
-				TxQ: lpni.txq.len(), Statistics: lpni.stats,
+				TxQ: lpni.txq.len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.stats,
 				HealthStats:  PeerNIHealthShow{HealthValue: lpni.health, PeerNIHealthStats: lpni.HealthStats()},
 				PreferredNID: pref,
 			})
