@@ -37,6 +37,7 @@ func (l *Link) LinkDown() {
 		ln.qhead, ln.qtail = -1, -1
 		if ln.to.kind == epSwitch {
 			ln.credits = f.bufBytes()
+			ln.rets, ln.retHead = ln.rets[:0], 0
 		}
 		if ln.staged >= 0 {
 			f.freeChunk(ln.staged)

@@ -12,6 +12,7 @@ const (
 	evCQNotify          // arg: CQ index; completion interrupt
 	evPending           // arg: pending slot; a deferred upcall or CM message
 	evCMTimer           // arg: CM id index; a CM timeout
+	evCreditWake        // arg: lane; a credit return a stalled lane waits for has arrived
 )
 
 // lane is one direction of a link: an output port with a FIFO queue, a serialiser and a
@@ -31,9 +32,12 @@ type lane struct {
 	qtail    int32
 	curIn    int32 // input lane whose buffer the chunk on the wire occupies (credit to return)
 	curInEp  uint32
-	curBytes int64    // ... and how many bytes of it
-	staged   int32    // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
-	waitFrom sim.Time // start of a credit stall (PortXmitWait), -1 when not stalled
+	curBytes int64       // ... and how many bytes of it
+	staged   int32       // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
+	waitFrom sim.Time    // start of a credit stall (PortXmitWait), -1 when not stalled
+	rets     []creditRet // credits on their way back to the sender, in arrival order
+	retHead  int
+	waking   bool // an evCreditWake is scheduled
 
 	loss, corrupt float64
 	rng           *sim.Stream
@@ -115,6 +119,9 @@ func (f *Fabric) Handle(kind int, arg uint64) {
 		if id := f.cmids[arg]; id != nil {
 			id.timeout()
 		}
+	case evCreditWake:
+		f.lanes[arg].waking = false
+		f.tryStart(int32(arg))
 	}
 }
 
@@ -124,6 +131,53 @@ func (ln *lane) ser(n uint32) sim.Time {
 	bits := int64(n)*8000 + ln.rem
 	ln.rem = bits % ln.mbps
 	return sim.Time(bits / ln.mbps)
+}
+
+// creditRet is buffer space freed downstream, usable by the sender from time at.
+type creditRet struct {
+	at    sim.Time
+	bytes int64
+}
+
+// giveCredit returns n bytes of input buffer to lane li's sender. The flow-control update
+// travels back over the link, so the sender can use it one propagation delay later.
+func (f *Fabric) giveCredit(li int32, n int64) {
+	ln := &f.lanes[li]
+	d := ln.prop + ln.extra
+	if d == 0 {
+		ln.credits += n
+		f.tryStart(li)
+		return
+	}
+	ln.rets = append(ln.rets, creditRet{f.k.Now() + d, n})
+	if ln.waitFrom >= 0 || ln.staged >= 0 {
+		f.wake(li) // the sender is stalled on credits
+	}
+}
+
+// absorb credits every return that has reached the sender by now.
+func (f *Fabric) absorb(ln *lane) {
+	now := f.k.Now()
+	for ln.retHead < len(ln.rets) && ln.rets[ln.retHead].at <= now {
+		ln.credits += ln.rets[ln.retHead].bytes
+		ln.retHead++
+	}
+	if ln.retHead == len(ln.rets) {
+		ln.rets, ln.retHead = ln.rets[:0], 0
+	} else if ln.retHead >= 32 && 2*ln.retHead >= len(ln.rets) {
+		n := copy(ln.rets, ln.rets[ln.retHead:])
+		ln.rets, ln.retHead = ln.rets[:n], 0
+	}
+}
+
+// wake schedules a retry of a credit-stalled lane when its next credit return arrives.
+func (f *Fabric) wake(li int32) {
+	ln := &f.lanes[li]
+	if ln.waking || ln.retHead == len(ln.rets) {
+		return
+	}
+	ln.waking = true
+	f.k.Schedule(ln.rets[ln.retHead].at, f.hid, evCreditWake, uint64(li))
 }
 
 // tryStart starts the next chunk on lane li if the lane is idle and up and the downstream
@@ -157,9 +211,12 @@ func (f *Fabric) tryStart(li int32) {
 			}
 		}
 		if ln.credits >= 0 && int64(f.chunks[c].wire) > ln.credits {
-			ln.staged = c
-			f.stall(ln)
-			return
+			if f.absorb(ln); int64(f.chunks[c].wire) > ln.credits {
+				ln.staged = c
+				f.stall(ln)
+				f.wake(li)
+				return
+			}
 		}
 		ln.staged = -1
 	} else {
@@ -167,8 +224,11 @@ func (f *Fabric) tryStart(li int32) {
 			return
 		}
 		if ln.credits >= 0 && int64(f.chunks[c].wire) > ln.credits {
-			f.stall(ln)
-			return
+			if f.absorb(ln); int64(f.chunks[c].wire) > ln.credits {
+				f.stall(ln)
+				f.wake(li)
+				return
+			}
 		}
 		ln.qhead = f.chunks[c].next
 		if ln.qhead < 0 {
@@ -236,8 +296,7 @@ func (f *Fabric) txDone(li int32) {
 	if in := ln.curIn; in >= 0 {
 		ln.curIn = -1
 		if f.lanes[in].epoch == ln.curInEp {
-			f.lanes[in].credits += ln.curBytes
-			f.tryStart(in)
+			f.giveCredit(in, ln.curBytes)
 		}
 	}
 	f.tryStart(li)
@@ -246,8 +305,7 @@ func (f *Fabric) txDone(li int32) {
 // releaseInput returns the credit a chunk dropped at a switch held on its input lane.
 func (f *Fabric) releaseInput(ch *chunk) {
 	if ch.inLane >= 0 && f.lanes[ch.inLane].epoch == ch.inEpoch {
-		f.lanes[ch.inLane].credits += int64(ch.wire)
-		f.tryStart(ch.inLane)
+		f.giveCredit(ch.inLane, int64(ch.wire))
 	}
 }
 
@@ -269,8 +327,7 @@ func (f *Fabric) arrive(c int32) {
 				rcv.PortRcvErrors++
 			}
 			if ln.to.kind == epSwitch { // the chunk's buffer space frees at once
-				ln.credits += int64(ch.wire)
-				f.tryStart(li)
+				f.giveCredit(li, int64(ch.wire))
 			}
 			f.freeChunk(c)
 			return

@@ -176,6 +176,7 @@ func randomRun(t *testing.T, seed uint64, fat, faults bool) int {
 	}
 	for i := range f.lanes {
 		ln := &f.lanes[i]
+		f.absorb(ln)
 		want := int64(-1)
 		if ln.to.kind == epSwitch {
 			want = f.bufBytes()

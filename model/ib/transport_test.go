@@ -360,3 +360,36 @@ func TestGranularity(t *testing.T) {
 		}
 	}
 }
+
+// TestLongLinkCredits: credits come back over the link, so a long cable with a small
+// switch buffer carries one buffer per round trip (ser + 2*prop + switch latency per chunk).
+func TestLongLinkCredits(t *testing.T) {
+	k := sim.New(1)
+	f := New(k, Config{BufferChunks: 1})
+	sw := f.AddSwitch("sw")
+	na, nb := f.AddNode("a"), f.AddNode("b")
+	pa, pb := na.AddHCA("h", 1).Port(1), nb.AddHCA("h", 1).Port(1)
+	const prop = 50 * sim.Microsecond // 10 km of fibre
+	f.Connect(pa, sw, LinkSpec{Rate: EDR, Latency: prop})
+	f.Connect(pb, sw, LinkSpec{Rate: EDR, Latency: 100})
+	a := &side{n: na, p: pa, r: &rec{k: k}}
+	b := &side{n: nb, p: pb, r: &rec{k: k}}
+	a.cq, _ = pa.HCA().CreateCQ(8, a.r)
+	b.cq, _ = pb.HCA().CreateCQ(8, b.r)
+	a.cq.ReqNotify()
+	rcPair(t, a, b, defRTS, 4)
+	mr, _ := pb.HCA().RegMR(1<<24, AccessRemoteWrite)
+	must(t, a.qp.PostSend(SendWR{Op: OpWrite, Len: 16 << 20, Signaled: true, RKey: mr.RKey}))
+	run(t, k)
+	wire := int64(16*4096 + 16*pktHeader)
+	period := sim.Time(wire*8000/100_000) + 2*prop + 100
+	want := 256 * period
+	got := a.r.wcs[0].at
+	t.Logf("16 MiB over a 10 km link with one chunk of buffer: %v (%.2f Gb/s), model %v", got, float64(16<<23)/float64(got), want)
+	if d := float64(got-want) / float64(want); d < -0.02 || d > 0.02 {
+		t.Fatalf("took %v, want about %v", got, want)
+	}
+	if pa.Counters().PortXmitWait == 0 {
+		t.Fatal("no credit stall counted")
+	}
+}
