@@ -82,7 +82,8 @@ func (l *LND) CMEvent(ev ib.CMEvent) {
 		case c.state == connEstablished:
 			l.closeConn(c, 0)
 		}
-		if c.destroyed || c.state == connDisconnected {
+		c.cmGone = true
+		if c.destroyed {
 			id.Destroy()
 		}
 	}

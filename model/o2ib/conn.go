@@ -63,6 +63,7 @@ type conn struct {
 	commsError  int
 	reconnect   bool
 	established bool // reached ESTABLISHED once
+	cmGone      bool // the CM delivered DISCONNECTED
 	destroyed   bool
 	inCheck     bool
 	checkAgain  bool
@@ -222,8 +223,10 @@ func (l *LND) destroyConn(c *conn) {
 		}
 		c.qp.Destroy()
 	}
-	if !c.established && c.cmid != nil {
-		c.cmid.Destroy() // no DISCONNECTED will come for a conn that never connected
+	if c.cmid != nil && (!c.established || c.cmGone) {
+		// rdma_destroy_id once the CM has nothing more to say: never connected, or
+		// DISCONNECTED already delivered.
+		c.cmid.Destroy()
 	}
 	c.rxWire.reset()
 	if !c.reconnect {

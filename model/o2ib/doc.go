@@ -61,5 +61,4 @@
 //   - One memory region per device stands for FMR/FastReg mappings: an RDMA is one WR.
 //   - Only protocol version 2 is spoken; no device failover, no GPU paths, no checksums.
 //   - A GET to a router is sized like any other (LNet does not expose target_is_router).
-//   - lnet_notify is called only if model/lnet provides Node.Notify (see lnd.go).
 package o2ib

@@ -1,6 +1,7 @@
 package o2ib
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/model/ib"
@@ -259,5 +260,56 @@ func TestConnreqTimeout(t *testing.T) {
 	case lnet.LNET_MSG_STATUS_LOCAL_DROPPED, lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT:
 	default:
 		t.Fatalf("hstatus %s", r.HStatus)
+	}
+}
+
+// The peer node crashes and reboots. The rebooted node connects first: the survivor still
+// has a conn of the old incarnation, closes it (-ESTALE) and rejects CONN_STALE; the
+// rebooted node reconnects and its PUT completes. The survivor's next PUT goes on a fresh
+// conn.
+func TestPeerRestartStale(t *testing.T) {
+	tun := lnet.DefaultTunables()
+	tun.RetryCount = 0
+	c := newCluster(t, clusterOpt{tun: tun})
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, sim.Second)
+	c.ibn[1].CrashNode()
+	c.lnd.NodeCrashed(c.ibn[1])
+	c.ibn[1].Restart()
+	nb, err := lnet.NewNode(c.k, "n2b", tun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nb.AddNI(nidOf(2, 0), c.lnd, lnet.NetTunables{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nb.Startup(); err != nil {
+		t.Fatal(err)
+	}
+	src := &evRec{k: c.k}
+	md := nb.MDBind(lnet.MDSpec{Length: 1 << 20, Threshold: 2, Handler: src})
+	if err := nb.Put(lnet.AnyNID, md, lnet.AckReqAck, nidOf(1, 0), testPortal, 7, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	c.run(t, 5*sim.Second)
+	if ack := src.last(lnet.EventACK); ack == nil || ack.Status != 0 {
+		t.Fatalf("ACK at the rebooted node %+v", src.evs)
+	}
+	stale := 0
+	for _, l := range c.log {
+		if containsAll(l, "10.0.0.2@o2ib conn 10.0.0.1@o2ib rejected", "why=conn_stale") ||
+			containsAll(l, "10.0.0.1@o2ib conn 10.0.0.2@o2ib closed status=-116") {
+			stale++
+		}
+	}
+	if stale != 2 {
+		t.Fatalf("stale handling missing:\n%s", strings.Join(connLines(c.log), "\n"))
+	}
+	nb.MEAttach(lnet.MatchSpec{Portal: testPortal, Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+		lnet.MDSpec{Length: 1 << 20, Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT, Handler: &evRec{k: c.k}})
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, 5*sim.Second)
+	if ack := c.src[0].last(lnet.EventACK); ack == nil || ack.Status != 0 || ack.Time < 2*sim.Second {
+		t.Fatalf("ACK %+v", ack)
 	}
 }

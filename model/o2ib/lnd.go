@@ -147,6 +147,7 @@ type kibNet struct {
 	tun         tunables
 	incarnation uint64
 	shutdown    bool
+	crashed     bool               // its node crashed (NodeCrashed)
 	peers       map[lnet.NID]*peer // lookup only; never iterated
 	ntx         int                // tx descriptors in use
 }
@@ -248,17 +249,10 @@ func (l *LND) Handle(kind int, arg uint64) {
 	}
 }
 
-// notifier is the lnet_notify entry point, used when model/lnet provides it.
-type notifier interface {
-	Notify(ni *lnet.NI, nid lnet.NID, alive, reset bool, when sim.Time)
-}
-
-// lnetNotify calls lnet_notify(ni, nid, alive=false, reset=false, when) if the LNet model
-// has it; it counts the call either way.
+// lnetNotify calls lnet_notify(ni, nid, alive=false, reset=false, when), as
+// kiblnd_peer_notify does.
 func (l *LND) lnetNotify(n *kibNet, nid lnet.NID, when sim.Time) {
 	l.stats.NotifyDown++
 	l.connEvent(n, nid, "notify_down", 0, 0, 0)
-	if nf, ok := any(n.node).(notifier); ok {
-		nf.Notify(n.ni, nid, false, false, when)
-	}
+	_ = n.node.Notify(n.ni, nid, false, false, when)
 }
