@@ -164,6 +164,7 @@ type QP struct {
 	// Requester READ reassembly.
 	rdMsn   uint32
 	rdChunk int64
+	rdGap   bool // a re-read for a response gap is under way
 
 	retryLeft, rnrLeft uint8
 	paused             bool // waiting out an RNR NAK

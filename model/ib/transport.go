@@ -316,11 +316,13 @@ func (qp *QP) rxReadResp(ch *chunk) {
 		return
 	}
 	if ch.idx == 0 {
-		qp.rdMsn, qp.rdChunk = ch.msn, 0
+		qp.rdMsn, qp.rdChunk, qp.rdGap = ch.msn, 0, false
 	}
 	if ch.msn != qp.rdMsn || int64(ch.idx) != qp.rdChunk {
-		if qp.rdChunk >= 0 { // a response chunk went missing: re-read at once
-			qp.rdChunk = -1
+		// A response chunk of the oldest outstanding READ went missing: re-read at once,
+		// once per gap (the rest of the broken response is ignored).
+		if !qp.rdGap && (qp.rdChunk >= 0 || ch.msn == qp.sqDone) {
+			qp.rdGap, qp.rdChunk = true, -1
 			qp.retry()
 		}
 		return

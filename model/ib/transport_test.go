@@ -393,3 +393,25 @@ func TestLongLinkCredits(t *testing.T) {
 		t.Fatal("no credit stall counted")
 	}
 }
+
+// TestReadResponseGap: losing the first chunk of a READ response makes the requester
+// re-read as soon as the next chunk shows the gap, not after the ACK timeout.
+func TestReadResponseGap(t *testing.T) {
+	k, f, s := fabricN(t, 1, 2, Config{})
+	a, b := s[0], s[1]
+	rcPair(t, a, b, defRTS, 4)
+	mr, _ := b.p.HCA().RegMR(1<<20, AccessRemoteRead)
+	must(t, a.qp.PostSend(SendWR{ID: 1, Op: OpRead, Len: 1 << 20, Signaled: true, RKey: mr.RKey}))
+	// The request reaches b at ~203ns; response chunk 0 reaches the switch at ~353ns,
+	// chunk 1 at ~5.6us: lose only chunk 0.
+	l := f.Links()[1]
+	k.ScheduleFunc(300, func() { l.SetLoss(1) })
+	k.ScheduleFunc(sim.Microsecond, func() { l.SetLoss(0) })
+	run(t, k)
+	if !slices.Equal(a.r.statuses(), []WCStatus{WCSuccess}) || a.r.wcs[0].ByteLen != 1<<20 {
+		t.Fatalf("completions %+v", a.r.wcs)
+	}
+	if at := a.r.wcs[0].at; at > sim.Millisecond {
+		t.Fatalf("READ completed at %v: waited for the ACK timeout", at)
+	}
+}
