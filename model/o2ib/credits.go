@@ -5,11 +5,13 @@ import (
 	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
-// creditsHighwater is IBLND_CREDITS_HIGHWATER: peercredits_hiw scaled to the conn's queue
-// depth.
+// creditsHighwater is IBLND_CREDITS_HIGHWATER (v2): min(peercredits_hiw, queue depth - 1),
+// so a conn negotiated down to a smaller depth still returns credits before it runs dry.
 func (c *conn) creditsHighwater() int {
-	t := &c.peer.net.tun
-	return c.queueDepth * t.hiw / t.peerCredits
+	if h := c.queueDepth - 1; h < c.peer.net.tun.hiw {
+		return h
+	}
+	return c.peer.net.tun.hiw
 }
 
 // sendKeepalive is kiblnd_send_keepalive: keepalive is on and nothing was sent for that long.
