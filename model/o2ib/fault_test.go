@@ -63,6 +63,44 @@ func TestPeerHCADiesWaitingForPutAck(t *testing.T) {
 	if c.lnd.Stats().NotifyDown == 0 {
 		t.Fatal("LNet not told the peer is down")
 	}
+	if !c.nodes[1].NIs()[0].Fatal() || c.nodes[1].NIs()[0].Status() != lnet.NIStatusDown {
+		t.Fatal("DEVICE_FATAL did not make the dead node's NI fatal")
+	}
+}
+
+// A receive-side drop rule at the target: LNet discards the PUT_REQ and the LND answers
+// PUT_NAK(0), so the sender's PUT completes (nothing was placed, no ACK comes).
+func TestReceiveDropRuleNaks(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.put(t, 1, 2, 8)
+	c.run(t, sim.Second)
+	if _, err := c.nodes[1].AddDropRule(lnet.DropRuleSpec{FaultAttr: lnet.FaultAttr{MsgMask: lnet.MaskPUT}, Rate: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, sim.Second)
+	if c.obs.posts[MsgPUT_NAK] != 1 {
+		t.Fatalf("posts %v", c.obs.posts)
+	}
+	r := c.done[0].last(lnet.MsgPUT)
+	if r == nil || r.Size != 1<<20 || r.Status != 0 {
+		t.Fatalf("PUT record %+v", r)
+	}
+}
+
+// Shutting a node down closes its conns and fails nothing twice.
+func TestShutdown(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, sim.Second)
+	c.nodes[0].Shutdown()
+	c.run(t, 10*sim.Second)
+	if st := c.lnd.Stats(); st.ConnsClosed < 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	if p := c.lnd.nets[1].peers[nidOf(1, 0)]; p != nil {
+		t.Fatalf("peer on the surviving node still there: %+v", p)
+	}
 }
 
 // With the peer's rxs held by LNet (a delay rule), no credit comes back: the ninth small PUT

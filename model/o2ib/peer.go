@@ -123,9 +123,9 @@ func (l *LND) delPeer(p *peer) {
 // ECONNREFUSED: REMOTE_DROPPED, anything else: LOCAL_DROPPED), the peer leaves the table
 // and LNet is told it is down.
 func (l *LND) peerConnectFailed(p *peer, active bool, err int) {
-	if active {
+	if active && p.connecting > 0 {
 		p.connecting--
-	} else {
+	} else if !active && p.accepting > 0 {
 		p.accepting--
 	}
 	if p.connectingNow() {
