@@ -131,17 +131,21 @@ func (cq *CQ) Errored() bool { return cq.errored }
 // HCA returns the CQ's adapter.
 func (cq *CQ) HCA() *HCA { return cq.hca }
 
-// push adds a completion. A full CQ overruns: the completion is lost, the CQ enters the
-// error state and IBV_EVENT_CQ_ERR is raised (the QPs feeding it are not failed: a
-// simplification).
-func (cq *CQ) push(wc WC) {
-	if cq.errored || cq.dead {
-		return
+// push adds a completion and reports whether the CQ took it. A full CQ overruns: the
+// completion is lost, the CQ enters the error state for good and IBV_EVENT_CQ_ERR is
+// raised; the QP that tried to complete fails (see QP.complete). A destroyed CQ drops
+// completions silently.
+func (cq *CQ) push(wc WC) bool {
+	if cq.dead {
+		return true
+	}
+	if cq.errored {
+		return false
 	}
 	if cq.n == len(cq.wcs) {
 		cq.errored = true
 		cq.f.async(AsyncEvent{Type: EventCQErr, HCA: cq.hca, CQ: cq})
-		return
+		return false
 	}
 	i := cq.head + cq.n
 	if i >= len(cq.wcs) {
@@ -153,6 +157,7 @@ func (cq *CQ) push(wc WC) {
 		cq.pending = true
 		cq.f.k.After(0, cq.f.hid, evCQNotify, uint64(cq.idx))
 	}
+	return true
 }
 
 // notify delivers a completion interrupt to an armed CQ's handler.

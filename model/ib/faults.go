@@ -146,7 +146,7 @@ func (h *HCA) HCAFatal() {
 	for _, qp := range f.qps {
 		if qp != nil && qp.hca == h && qp.state != QPErr && qp.state != QPReset {
 			qp.toErr()
-			f.async(AsyncEvent{Type: EventQPFatal, HCA: h, QP: qp})
+			qp.raiseFatal()
 		}
 	}
 	for _, id := range f.cmids {

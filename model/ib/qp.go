@@ -170,6 +170,7 @@ type QP struct {
 	paused             bool // waiting out an RNR NAK
 	ackTimer, rnrTimer sim.Timer
 	ackDue             sim.Time // local ACK timer deadline; 0 = stopped
+	fatalSent          bool // QP_FATAL raised
 	inRing             bool
 	inTurn             bool  // at the head of the port's round robin, spending deficit
 	deficit            int64 // deficit round robin credit, in wire bytes
@@ -385,13 +386,13 @@ func (qp *QP) flush() {
 	for qp.sqDone != qp.sqPosted {
 		w := &qp.sq[qp.sqDone%uint32(len(qp.sq))]
 		qp.sqDone++
-		qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: WCFlushErr, Opcode: wcOp(w.wr.Op), QPNum: qp.num})
+		qp.complete(qp.init.SendCQ, WC{WRID: w.wr.ID, Status: WCFlushErr, Opcode: wcOp(w.wr.Op), QPNum: qp.num})
 	}
 	qp.sqNext, qp.sqSent, qp.ackedTo, qp.curChunk, qp.sqFreed = qp.sqDone, qp.sqDone, qp.sqDone, 0, qp.sqDone
 	for qp.rqDone != qp.rqPosted {
 		w := qp.rq[qp.rqDone%uint32(len(qp.rq))]
 		qp.rqDone++
-		qp.init.RecvCQ.push(WC{WRID: w.ID, Status: WCFlushErr, Opcode: WCRecv, QPNum: qp.num})
+		qp.complete(qp.init.RecvCQ, WC{WRID: w.ID, Status: WCFlushErr, Opcode: WCRecv, QPNum: qp.num})
 	}
 	qp.rxHave = false
 }
@@ -400,5 +401,27 @@ func (qp *QP) flush() {
 func (qp *QP) checkDrained() {
 	if qp.state == QPSQD && qp.curChunk == 0 && qp.sqDone == qp.sqSent {
 		qp.f.async(AsyncEvent{Type: EventSQDrained, HCA: qp.hca, QP: qp})
+	}
+}
+
+// complete adds a work completion to cq for this QP. If the CQ has overrun, the QP is moved
+// to ERR and gets IBV_EVENT_QP_FATAL (IBTA C9-218: a WQE that cannot be completed is a
+// fatal error for its QP); the result reports whether the completion was queued.
+func (qp *QP) complete(cq *CQ, wc WC) bool {
+	if cq.push(wc) {
+		return true
+	}
+	qp.raiseFatal()
+	if qp.state != QPErr {
+		qp.toErr()
+	}
+	return false
+}
+
+// raiseFatal raises IBV_EVENT_QP_FATAL for the QP, once.
+func (qp *QP) raiseFatal() {
+	if !qp.fatalSent {
+		qp.fatalSent = true
+		qp.f.async(AsyncEvent{Type: EventQPFatal, HCA: qp.hca, QP: qp})
 	}
 }

@@ -251,12 +251,14 @@ func (qp *QP) rxData(ch *chunk) {
 		qp.rqDone++
 		qp.rxHave = false
 		if int(ch.msgLen) > w.Len {
-			qp.init.RecvCQ.push(WC{WRID: w.ID, Status: WCLocLenErr, Opcode: WCRecv, QPNum: qp.num, SrcQP: ch.srcQP})
+			qp.complete(qp.init.RecvCQ, WC{WRID: w.ID, Status: WCLocLenErr, Opcode: WCRecv, QPNum: qp.num, SrcQP: ch.srcQP})
 			qp.ctrl(ckNak, ch.msn, WCRemInvReqErr)
 			qp.toErr()
 			return
 		}
-		qp.init.RecvCQ.push(WC{WRID: w.ID, Status: WCSuccess, Opcode: WCRecv, ByteLen: int(ch.msgLen), QPNum: qp.num, SrcQP: ch.srcQP})
+		if !qp.complete(qp.init.RecvCQ, WC{WRID: w.ID, Status: WCSuccess, Opcode: WCRecv, ByteLen: int(ch.msgLen), QPNum: qp.num, SrcQP: ch.srcQP}) {
+			return // the receive CQ overran: the QP failed, nothing is acknowledged
+		}
 	}
 	qp.rxExpect++
 	qp.ctrl(ckAck, ch.msn, WCSuccess)
@@ -414,7 +416,7 @@ func (qp *QP) progress() {
 		moved = true
 		if w.wr.Signaled {
 			qp.sqFreed = qp.sqDone
-			qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: WCSuccess, Opcode: wcOp(w.wr.Op), ByteLen: w.wr.Len, QPNum: qp.num})
+			qp.complete(qp.init.SendCQ, WC{WRID: w.wr.ID, Status: WCSuccess, Opcode: wcOp(w.wr.Op), ByteLen: w.wr.Len, QPNum: qp.num})
 		}
 		if qp.state == QPErr { // the CQ push may have failed the QP
 			return
@@ -492,7 +494,7 @@ func (qp *QP) fail(status WCStatus) {
 	w := &qp.sq[qp.sqDone%uint32(len(qp.sq))]
 	qp.sqDone++
 	qp.sqFreed = qp.sqDone
-	qp.init.SendCQ.push(WC{WRID: w.wr.ID, Status: status, Opcode: wcOp(w.wr.Op), QPNum: qp.num})
+	qp.complete(qp.init.SendCQ, WC{WRID: w.wr.ID, Status: status, Opcode: wcOp(w.wr.Op), QPNum: qp.num})
 	qp.toErr()
 }
 

@@ -280,7 +280,7 @@ func TestRecvTooSmall(t *testing.T) {
 
 func TestCQOverrun(t *testing.T) {
 	k, _, s := fabricN(t, 1, 2, Config{})
-	a, b := s[0], s[1]
+	a := s[0]
 	small, _ := a.p.HCA().CreateCQ(2, nil)
 	qp, _ := a.p.HCA().CreateQP(QPInitAttr{SendCQ: small, RecvCQ: small, MaxSendWR: 8, MaxRecvWR: 8})
 	must(t, qp.Modify(QPInit, QPAttr{Port: 1}))
@@ -292,10 +292,41 @@ func TestCQOverrun(t *testing.T) {
 	if !small.Errored() || small.Len() != 2 {
 		t.Fatalf("CQ errored=%v len=%d", small.Errored(), small.Len())
 	}
-	if len(a.r.async) != 1 || a.r.async[0].Type != EventCQErr || a.r.async[0].CQ != small {
+	if len(a.r.async) != 2 || a.r.async[0].Type != EventCQErr || a.r.async[0].CQ != small ||
+		a.r.async[1].Type != EventQPFatal || a.r.async[1].QP != qp {
 		t.Fatalf("async events %+v", a.r.async)
 	}
-	_ = b
+}
+
+// TestRecvCQOverrun: a responder whose receive CQ overruns fails its QP (QP_FATAL, no ACK),
+// so the requester's next SEND ends in RETRY_EXC_ERR.
+func TestRecvCQOverrun(t *testing.T) {
+	k, _, s := fabricN(t, 1, 2, Config{})
+	a, b := s[0], s[1]
+	small, _ := b.p.HCA().CreateCQ(1, nil) // never polled
+	a.qp, _ = a.p.HCA().CreateQP(QPInitAttr{SendCQ: a.cq, RecvCQ: a.cq, MaxSendWR: 4, MaxRecvWR: 4})
+	b.qp, _ = b.p.HCA().CreateQP(QPInitAttr{SendCQ: small, RecvCQ: small, MaxSendWR: 4, MaxRecvWR: 4})
+	rts := QPAttr{Timeout: 8, RetryCnt: 1, RNRRetry: 1}
+	for _, pr := range [][2]*side{{a, b}, {b, a}} {
+		must(t, pr[0].qp.Modify(QPInit, QPAttr{Port: 1}))
+		must(t, pr[0].qp.Modify(QPRTR, QPAttr{DestQPN: pr[1].qp.Num(), DestLID: pr[1].p.LID()}))
+		must(t, pr[0].qp.Modify(QPRTS, rts))
+	}
+	for i := 0; i < 3; i++ {
+		must(t, b.qp.PostRecv(RecvWR{ID: uint64(i), Len: 10}))
+		must(t, a.qp.PostSend(SendWR{ID: uint64(i), Op: OpSend, Len: 10, Signaled: true}))
+	}
+	run(t, k)
+	if got := a.r.statuses(); !slices.Equal(got, []WCStatus{WCSuccess, WCRetryExcErr, WCFlushErr}) {
+		t.Fatalf("requester %v", got)
+	}
+	var types []AsyncEventType
+	for _, e := range b.r.async {
+		types = append(types, e.Type)
+	}
+	if !slices.Equal(types, []AsyncEventType{EventCQErr, EventQPFatal}) || b.qp.State() != QPErr {
+		t.Fatalf("responder events %v, state %v", types, b.qp.State())
+	}
 }
 
 // TestLossRecovers: lost and corrupted packets are recovered by sequence error NAKs and
