@@ -170,7 +170,7 @@ type QP struct {
 	paused             bool // waiting out an RNR NAK
 	ackTimer, rnrTimer sim.Timer
 	ackDue             sim.Time // local ACK timer deadline; 0 = stopped
-	fatalSent          bool // QP_FATAL raised
+	fatalSent          bool     // QP_FATAL raised
 	inRing             bool
 	inTurn             bool  // at the head of the port's round robin, spending deficit
 	deficit            int64 // deficit round robin credit, in wire bytes
