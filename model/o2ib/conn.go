@@ -58,6 +58,7 @@ type conn struct {
 	rxWire wireRing // contents of SENDs in flight to this conn, in order
 	early  []*rx
 
+	wrSeq       uint64 // send work requests posted on the QP
 	lastSend    sim.Time
 	started     sim.Time
 	commsError  int

@@ -173,13 +173,18 @@ func (l *LND) postWRs(c *conn, t *tx) int {
 		if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widRDMA, t.gen, t.idx), Op: ib.OpWrite, Len: t.rdma, RKey: t.rdmaKey}); err != nil {
 			return -lnet.EIO
 		}
+		c.wrSeq++
 		if l.obs != nil {
-			l.obs.RDMAPosted(&RDMAEvent{Time: l.k.Now(), Src: t.msg.srcNID, Dst: t.msg.dstNID, Bytes: t.rdma, RKey: t.rdmaKey, Cookie: t.msg.cookie})
+			ev := RDMAEvent{Time: l.k.Now(), Src: t.msg.srcNID, Dst: t.msg.dstNID, Bytes: t.rdma, RKey: t.rdmaKey,
+				Cookie: t.msg.cookie, Seq: c.wrSeq - 1}
+			ev.SrcLID, ev.DstLID, ev.SrcQPN, ev.DstQPN = c.addrs()
+			l.obs.RDMAPosted(&ev)
 		}
 	}
 	if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widTx, t.gen, t.idx), Op: ib.OpSend, Len: t.msg.nob, Signaled: true}); err != nil {
 		return -lnet.EIO
 	}
+	c.wrSeq++
 	if q := c.qp.Attr().DestQPN; int(q) < len(l.connByQPN) {
 		if rc := l.connByQPN[q]; rc != nil {
 			rc.rxWire.push(&t.msg)

@@ -26,15 +26,24 @@ type MsgEvent struct {
 	PayloadLen int
 	// QueueDepth, MaxFrags and MaxMsgSize are a CONNREQ/CONNACK's kib_connparams.
 	QueueDepth, MaxFrags, MaxMsgSize int
+	// Wire addressing of a SEND (zero for CONNREQ/CONNACK, which travel as CM MADs): the
+	// ports' LIDs, the QP numbers and the index of this work request among those posted on
+	// the QP (a stand-in for the PSN).
+	SrcLID, DstLID uint16
+	SrcQPN, DstQPN uint32
+	Seq            uint64
 }
 
 // RDMAEvent describes one RDMA WRITE posted (the bulk of a PUT or of an optimized GET's REPLY).
 type RDMAEvent struct {
-	Time     sim.Time
-	Src, Dst lnet.NID // the writer and the node written to
-	Bytes    int
-	RKey     uint32
-	Cookie   uint64 // the completion's cookie (the peer's tx)
+	Time           sim.Time
+	Src, Dst       lnet.NID // the writer and the node written to
+	Bytes          int
+	RKey           uint32
+	Cookie         uint64 // the completion's cookie (the peer's tx)
+	SrcLID, DstLID uint16
+	SrcQPN, DstQPN uint32
+	Seq            uint64 // index of the WRITE among the work requests posted on the QP
 }
 
 // ConnEvent is a connection life-cycle step: CM progress, rejects, establishment, close.
@@ -63,7 +72,8 @@ func (l *LND) observePost(c *conn, t *tx) {
 	m := &t.msg
 	ev := MsgEvent{Time: l.k.Now(), Src: m.srcNID, Dst: m.dstNID, SrcStamp: m.srcStamp, DstStamp: m.dstStamp,
 		Type: m.typ, Credits: m.credits, Nob: m.nob, Cookie: m.cookie, DstCookie: m.dstCookie, Status: m.status,
-		RDMAKey: m.rd.key, RDMANob: m.rd.nob}
+		RDMAKey: m.rd.key, RDMANob: m.rd.nob, Seq: c.wrSeq - 1}
+	ev.SrcLID, ev.DstLID, ev.SrcQPN, ev.DstQPN = c.addrs()
 	switch m.typ {
 	case MsgIMMEDIATE, MsgPUT_REQ, MsgGET_REQ:
 		ev.Hdr = &m.hdr
@@ -88,4 +98,13 @@ func (l *LND) connEvent(n *kibNet, peer lnet.NID, what string, status, why, qd i
 		return
 	}
 	l.obs.ConnChange(&ConnEvent{Time: l.k.Now(), Local: n.ni.NID(), Peer: peer, What: what, Status: status, Why: why, QueueDepth: qd})
+}
+
+// addrs returns the conn's LIDs and QP numbers.
+func (c *conn) addrs() (slid, dlid uint16, sqpn, dqpn uint32) {
+	if c.qp == nil || c.qp.Port() == nil {
+		return
+	}
+	a := c.qp.Attr()
+	return c.qp.Port().LID(), a.DestLID, c.qp.Num(), a.DestQPN
 }
