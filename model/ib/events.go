@@ -57,6 +57,7 @@ const (
 	pCMEvent           // deliver cm to its id's handler
 	pCMMsg             // a CM MAD reaches its destination
 	pPortActive        // a port finishes link training
+	pResweep           // the subnet manager recomputes routes
 )
 
 func (f *Fabric) defer_(after sim.Time, p pending) {
@@ -99,6 +100,8 @@ func (f *Fabric) runPending(i int32) {
 		f.cmReceive(p.msg)
 	case pPortActive:
 		f.portActive(p.port)
+	case pResweep:
+		f.computeRoutes()
 	}
 }
 

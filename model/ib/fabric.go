@@ -29,6 +29,10 @@ type Config struct {
 	MinRNRTimer uint8
 	// LinkUpDelay is the time from Faults.LinkUp to PORT_ACTIVE (link training; default 0).
 	LinkUpDelay sim.Time
+	// SMSweepDelay, if positive, makes the subnet manager recompute every forwarding table
+	// this long after each link goes down or up (a trap-triggered heavy sweep), so traffic
+	// is routed around failed links. Zero (the default) keeps routes static until Resweep.
+	SMSweepDelay sim.Time
 	// CM holds the RDMA CM timings.
 	CM CMTiming
 }

@@ -2,6 +2,7 @@ package ib
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/sim"
@@ -142,6 +143,43 @@ func TestFatTreeNonBlocking(t *testing.T) {
 		}
 		if broken && (gbps > 60 || gbps < 45) {
 			t.Fatalf("with 3 of 4 spines, the slowest flow gets %.2f Gb/s, want about half", gbps)
+		}
+	}
+}
+
+// TestSMSweep: with a subnet manager sweep, traffic whose spine link failed is rerouted and
+// completes; without it the QP exhausts its retries.
+func TestSMSweep(t *testing.T) {
+	for _, sweep := range []sim.Time{0, 5 * sim.Millisecond} {
+		k := sim.New(1)
+		f := New(k, Config{SMSweepDelay: sweep})
+		spec := LinkSpec{Rate: EDR, Latency: 20}
+		nodes, _ := f.BuildFatTree(FatTree{Radix: 4, Oversubscription: 1, Leaves: 2, Host: spec, Spine: spec}, "n", netip.Addr{})
+		mk := func(n *Node) *side {
+			s := &side{n: n, p: n.HCAs()[0].Port(1), r: &rec{k: k}}
+			s.cq, _ = s.p.HCA().CreateCQ(16, s.r)
+			s.cq.ReqNotify()
+			return s
+		}
+		a, b := mk(nodes[0]), mk(nodes[2]) // leaf0 -> leaf1
+		rcPair(t, a, b, QPAttr{Timeout: 12, RetryCnt: 7, RNRRetry: 7, MinRNRTimer: 1}, 4)
+		var spineLink *Link
+		f.walk(a.p, b.p, func(ln *lane) bool {
+			if ln.from.kind == epSwitch && ln.to.kind == epSwitch && spineLink == nil {
+				spineLink = f.links[ln.link]
+			}
+			return true
+		})
+		spineLink.LinkDown()
+		must(t, b.qp.PostRecv(RecvWR{Len: 100}))
+		must(t, a.qp.PostSend(SendWR{ID: 1, Op: OpSend, Len: 100, Signaled: true}))
+		run(t, k)
+		want := WCRetryExcErr
+		if sweep > 0 {
+			want = WCSuccess
+		}
+		if !slices.Equal(a.r.statuses(), []WCStatus{want}) {
+			t.Fatalf("sweep %v: %v", sweep, a.r.statuses())
 		}
 	}
 }

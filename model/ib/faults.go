@@ -13,10 +13,13 @@ import (
 // LinkDown takes the link down: both ends' LinkDownedCounter increases, HCA ports at either
 // end go DOWN and raise IBV_EVENT_PORT_ERR, every chunk on the wire or queued for the link
 // is lost, and switch buffers behind it are released. QPs using the link are not told:
-// they find out through ACK timeouts (RETRY_EXC_ERR), as on real hardware. Routes are not
-// recomputed until Resweep.
+// they find out through ACK timeouts (RETRY_EXC_ERR), as on real hardware. Routes change
+// only through Resweep or, with Config.SMSweepDelay, the subnet manager's sweep.
 func (l *Link) LinkDown() {
 	f := l.f
+	if l.Up() {
+		defer f.smTrap()
+	}
 	for d := 0; d < 2; d++ {
 		li := int32(2*l.idx + d)
 		ln := &f.lanes[li]
@@ -59,10 +62,20 @@ func (l *Link) LinkDown() {
 	}
 }
 
+// smTrap schedules the subnet manager's sweep after a topology change (Config.SMSweepDelay).
+func (f *Fabric) smTrap() {
+	if f.cfg.SMSweepDelay > 0 {
+		f.defer_(f.cfg.SMSweepDelay, pending{op: pResweep})
+	}
+}
+
 // LinkUp brings the link back: lanes carry traffic at once, and HCA ports at either end
 // become ACTIVE and raise IBV_EVENT_PORT_ACTIVE after Config.LinkUpDelay.
 func (l *Link) LinkUp() {
 	f := l.f
+	if !l.Up() {
+		defer f.smTrap()
+	}
 	for d := 0; d < 2; d++ {
 		li := int32(2*l.idx + d)
 		ln := &f.lanes[li]
