@@ -236,7 +236,8 @@ func (id *CMID) BindAddr(a netip.AddrPort) error {
 }
 
 // Listen makes a bound id listen for connection requests (rdma_listen). Requests arrive as
-// CONNECT_REQUEST events on new ids that share this id's handler.
+// CONNECT_REQUEST events on new ids that share this id's handler and Context. The backlog
+// is recorded but not enforced.
 func (id *CMID) Listen(backlog int) error {
 	if id.state != cmIdle || !id.local.IsValid() {
 		return ErrBadState
