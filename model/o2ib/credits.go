@@ -59,6 +59,17 @@ func (l *LND) checkSends(c *conn) {
 }
 
 func (l *LND) checkSendsOnce(c *conn) {
+	if c.state > connEstablished {
+		// A tx queued on a conn already closing (a late Recv's PUT_ACK/NAK or GET_DONE):
+		// kiblnd_post_tx_locked fails every post there with -ECONNABORTED. The model fails
+		// them all at once, credits or not.
+		var txs []*tx
+		txs = append(txs, c.txNocred.drain()...)
+		txs = append(txs, c.txQueue.drain()...)
+		txs = append(txs, c.txRsrvd.drain()...)
+		l.txlistDone(txs, -lnet.ECONNABORTED, lnet.LNET_MSG_STATUS_OK)
+		return
+	}
 	for c.reserved > 0 && c.txRsrvd.len() > 0 {
 		t := c.txRsrvd.pop()
 		t.q = qTx

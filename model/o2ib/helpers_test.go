@@ -125,6 +125,7 @@ type clusterOpt struct {
 	cfg          ib.Config
 	rate         ib.Rate
 	noTrace      bool
+	seed         uint64
 }
 
 func newCluster(t testing.TB, o clusterOpt) *cluster {
@@ -150,7 +151,10 @@ func newClusterWith(t testing.TB, o clusterOpt, niParams map[lnet.NID]Params) *c
 	if o.rate == (ib.Rate{}) {
 		o.rate = ib.EDR
 	}
-	k := sim.New(1)
+	if o.seed == 0 {
+		o.seed = 1
+	}
+	k := sim.New(o.seed)
 	f := ib.New(k, o.cfg)
 	c := &cluster{k: k, f: f, lnd: New(f)}
 	if !o.noTrace {
