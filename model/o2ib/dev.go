@@ -19,6 +19,8 @@ type dev struct {
 	mr     *ib.MR
 	nets   []*kibNet
 	fatal  bool
+	failed bool // DEVICE_FATAL seen: resources must be rebuilt when the HCA is back
+	svc    int
 }
 
 // devFor returns the device of port, creating it (kiblnd_create_dev and kiblnd_dev_failover's
@@ -30,42 +32,67 @@ func (l *LND) devFor(port *ib.Port, ip netip.Addr, service int) (*dev, error) {
 		}
 	}
 	h := port.HCA()
-	d := &dev{l: l, port: port, ip: ip, node: h.Node()}
-	mr, err := h.RegMR(1<<40, ib.AccessLocalWrite|ib.AccessRemoteWrite|ib.AccessRemoteRead)
-	if err != nil {
-		return nil, fmt.Errorf("o2ib: %s: %w", port, err)
+	d := &dev{l: l, port: port, ip: ip, node: h.Node(), svc: service}
+	if err := d.setup(); err != nil {
+		return nil, err
 	}
-	d.mr = mr
-	id := d.node.CreateID(l)
-	id.Context = d
-	if err := id.BindAddr(netip.AddrPortFrom(ip, uint16(service))); err != nil {
-		return nil, fmt.Errorf("o2ib: bind %s: %w", ip, err)
-	}
-	if err := id.Listen(0); err != nil {
-		return nil, fmt.Errorf("o2ib: listen %s: %w", ip, err)
-	}
-	d.listen = id
 	h.RegisterEventHandler(d)
 	l.devs = append(l.devs, d)
 	return d, nil
 }
 
+// setup registers the region RDMA targets and listens on the service port (the kib_hca_dev
+// part of kiblnd_dev_failover: PD, MR and the listening CM id).
+func (d *dev) setup() error {
+	h := d.port.HCA()
+	mr, err := h.RegMR(1<<40, ib.AccessLocalWrite|ib.AccessRemoteWrite|ib.AccessRemoteRead)
+	if err != nil {
+		return fmt.Errorf("o2ib: %s: %w", d.port, err)
+	}
+	d.mr = mr
+	if d.listen != nil {
+		d.listen.Destroy()
+	}
+	id := d.node.CreateID(d.l)
+	id.Context = d
+	if err := id.BindAddr(netip.AddrPortFrom(d.ip, uint16(d.svc))); err != nil {
+		return fmt.Errorf("o2ib: bind %s: %w", d.ip, err)
+	}
+	if err := id.Listen(0); err != nil {
+		return fmt.Errorf("o2ib: listen %s: %w", d.ip, err)
+	}
+	d.listen = id
+	return nil
+}
+
 // AsyncEvent models kiblnd_event_handler's health part: PORT_ERR on the device's port and
 // DEVICE_FATAL put every NI on the device in fatal state (ni_fatal_error_on, advertised
-// DOWN); PORT_ACTIVE clears it. Connections are not touched: they find out through their
-// own completions and timeouts, as in the kernel.
+// DOWN); PORT_ACTIVE clears it, after rebuilding the device's resources if the HCA had
+// failed (the model's stand-in for kiblnd_dev_failover). Connections are not touched: they
+// find out through their own completions and timeouts, as in the kernel.
 func (d *dev) AsyncEvent(ev ib.AsyncEvent) {
+	if ev.HCA != d.port.HCA() {
+		return
+	}
 	switch ev.Type {
 	case ib.EventPortErr:
 		if ev.Port == d.port.Num {
 			d.setFatal(true)
 		}
 	case ib.EventDeviceFatal:
+		d.failed = true
 		d.setFatal(true)
 	case ib.EventPortActive:
-		if ev.Port == d.port.Num && !d.port.HCA().Fatal() {
-			d.setFatal(false)
+		if ev.Port != d.port.Num || d.port.HCA().Fatal() {
+			return
 		}
+		if d.failed {
+			if d.setup() != nil {
+				return
+			}
+			d.failed = false
+		}
+		d.setFatal(false)
 	}
 }
 

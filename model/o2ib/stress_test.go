@@ -3,6 +3,8 @@ package o2ib
 import (
 	"testing"
 
+	"github.com/lnetsim/lnetsim/model/lnet"
+
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -84,5 +86,32 @@ func TestStressFlaps(t *testing.T) {
 			t.Errorf("seed %d: %d messages not finalized, %d txs in flight", seed, alloc, pending)
 		}
 		t.Logf("seed %d: %d operations, stats %+v", seed, sent, c.lnd.Stats())
+	}
+}
+
+// An HCA fails and recovers (a fresh device): its NI is fatal meanwhile, and afterwards the
+// device's region and listener are rebuilt, so PUTs in both directions work again.
+func TestHCARecover(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, sim.Second)
+	h := c.ibn[1].HCAs()[0]
+	h.HCAFatal()
+	c.run(t, sim.Second)
+	if !c.nodes[1].NIs()[0].Fatal() {
+		t.Fatal("NI not fatal")
+	}
+	h.Recover()
+	c.run(t, 70*sim.Second) // the survivor's conn times out meanwhile
+	if c.nodes[1].NIs()[0].Fatal() {
+		t.Fatal("NI still fatal")
+	}
+	c.put(t, 1, 2, 1<<20)
+	c.put(t, 2, 1, 1<<20)
+	c.run(t, 60*sim.Second)
+	for i := 0; i < 2; i++ {
+		if ack := c.src[i].last(lnet.EventACK); ack == nil || ack.Status != 0 || ack.Time < 70*sim.Second {
+			t.Fatalf("node %d ACK %+v", i+1, ack)
+		}
 	}
 }
