@@ -16,6 +16,7 @@
 //	send.go     kiblnd_send, kiblnd_recv, kiblnd_reply, kiblnd_init_rdma
 //	rx.go       receive buffers, kiblnd_handle_rx, completions by cookie
 //	connd.go    connd's periodic connection check (timeouts, keepalive, connreq timeout)
+//	crash.go    forgetting a crashed node's state (NodeCrashed)
 //	msg.go      wire messages, their sizes, CONNREQ/CONNACK and reject private data
 //	trace.go    the Observer hook for captures
 //
