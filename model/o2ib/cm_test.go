@@ -119,3 +119,22 @@ func TestConnsPerPeer(t *testing.T) {
 		t.Fatalf("peer %+v", p)
 	}
 }
+
+// A peer refusing for want of resources is not retried: the waiting txs fail
+// -ECONNREFUSED, REMOTE_DROPPED.
+func TestRejectNoResources(t *testing.T) {
+	tun := lnet.DefaultTunables()
+	tun.RetryCount = 0
+	c := newCluster(t, clusterOpt{tun: tun})
+	rej := rejMsg{version: msgVersion, why: RejectNoResources, cp: connParams{queueDepth: 8, maxFrags: maxRDMAFrags, maxMsgSize: msgSize}}
+	c.f.InjectCMReject(nidAddr(nidOf(2, 0)), ib.RejConsumerDefined, rej.pack(), 1)
+	c.put(t, 1, 2, 8)
+	c.run(t, sim.Second)
+	r := c.done[0].first(lnet.MsgGET, nidOf(2, 0))
+	if r == nil || r.Status != -eCONNREFUSED || r.HStatus != lnet.LNET_MSG_STATUS_REMOTE_DROPPED {
+		t.Fatalf("ping record %+v", r)
+	}
+	if st := c.lnd.Stats(); st.Reconnects != 0 || st.NotifyDown != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
