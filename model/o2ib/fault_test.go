@@ -98,7 +98,7 @@ func TestShutdown(t *testing.T) {
 	if st := c.lnd.Stats(); st.ConnsClosed < 2 {
 		t.Fatalf("stats %+v", st)
 	}
-	if p := c.lnd.nets[1].peers[nidOf(1, 0)]; p != nil {
+	if p := c.lnd.nets[0].peers[nidOf(1, 0)]; p != nil || len(c.lnd.nets) != 1 {
 		t.Fatalf("peer on the surviving node still there: %+v", p)
 	}
 }

@@ -204,6 +204,22 @@ func (l *LND) Shutdown(ni *lnet.NI) {
 			}
 		}
 	}
+	l.nets = removeNet(l.nets, n)
+	n.dev.nets = removeNet(n.dev.nets, n)
+	if len(l.nets) == 0 {
+		l.k.Disarm(&l.connd) // nothing left to check: let the event queue drain
+	}
+}
+
+func removeNet(s []*kibNet, n *kibNet) []*kibNet {
+	for i, x := range s {
+		if x == n {
+			copy(s[i:], s[i+1:])
+			s[len(s)-1] = nil
+			return s[:len(s)-1]
+		}
+	}
+	return s
 }
 
 // timeout is kiblnd_timeout(): the net's tx timeout.
