@@ -186,12 +186,12 @@ func newClusterWith(t testing.TB, o clusterOpt, niParams map[lnet.NID]Params) *c
 		}
 		c.ibn = append(c.ibn, n)
 	}
-	nt := lnet.DefaultNetTunables()
-	nt.PeerCredits = o.params.PeerCredits
-	if nt.PeerCredits < 8 {
-		nt.PeerCredits = 8
-	}
 	for h := 1; h <= o.nodes; h++ {
+		nt := lnet.DefaultNetTunables()
+		nt.PeerCredits = o.params.PeerCredits
+		if p, ok := niParams[nidOf(h, 0)]; ok {
+			nt.PeerCredits = p.PeerCredits
+		}
 		ln, err := lnet.NewNode(k, fmt.Sprintf("n%d", h), o.tun)
 		if err != nil {
 			t.Fatal(err)

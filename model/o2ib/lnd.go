@@ -171,6 +171,11 @@ func (l *LND) Startup(ni *lnet.NI) error {
 		return err
 	}
 	l.incSeq++
+	// The net's LNet tunables (lct_peer_tx_credits, lct_max_tx_credits: lnetctl's per-net
+	// values, defaulted from these module parameters) are what kiblnd_tunables_setup reads.
+	if nt := ni.Net().Tunables; nt.PeerCredits > 0 {
+		p.PeerCredits, p.Credits = nt.PeerCredits, nt.Credits
+	}
 	n := &kibNet{l: l, ni: ni, node: ni.Node(), dev: d, tun: p.setup(),
 		incarnation: uint64(l.k.Now())/1000 + l.incSeq, peers: make(map[lnet.NID]*peer)}
 	if n.tun.Timeout > 0 && ni.Net().LNDTimeout == 0 {

@@ -8,9 +8,12 @@ import (
 )
 
 // Params are o2iblnd's module parameters (o2iblnd_modparams.c) under the kernel's names, with
-// its defaults from DefaultParams. They are settable per net (LND.SetParams); the kernel has
-// one set per module, with peer_credits/credits/peer_timeout overridable per net by lnetctl.
-// Times are whole seconds, as the kernel has them.
+// its defaults from DefaultParams. They are settable per net (LND.SetParams) or per NI
+// (SetNIParams); the kernel has one set per module. As in the kernel, peer_credits and
+// credits here are only the defaults of the net's LNet tunables (lnet.NetTunables, what
+// lnetctl sets per net): when the NI's net has them, those win. Wiring code should build
+// lnet.NetTunables from these values unless the scenario sets them per net. Times are
+// whole seconds, as the kernel has them.
 type Params struct {
 	Service           int `yaml:"service"`             // CM service (TCP port space) number
 	Timeout           int `yaml:"timeout"`             // tx timeout, s (0: LNet's lnd_timeout)
