@@ -6,6 +6,14 @@ import (
 	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
+// routedMsg is what kiblnd_send reads of lnet_msg for a GET (msg_routing,
+// msg_target_is_router). model/lnet does not export it yet (routing is issue 6): until it
+// does, every GET is sized like a local one.
+type routedMsg interface {
+	Routing() bool
+	TargetIsRouter() bool
+}
+
 // Errors Send returns for an immediate failure (LNet then finalizes the message itself).
 var (
 	ErrNoTx    = errors.New("o2ib: no tx descriptor (ENOMEM)")
@@ -32,6 +40,9 @@ func (l *LND) Send(ni *lnet.NI, private any, msg *lnet.Msg) error {
 	switch msg.Type() {
 	case lnet.MsgGET:
 		if msgNob(MsgIMMEDIATE, msg.Hdr.SinkLen) <= msgSize {
+			break
+		}
+		if rm, ok := any(msg).(routedMsg); ok && (rm.Routing() || rm.TargetIsRouter()) {
 			break
 		}
 		t := l.getIdleTx(n)
