@@ -185,6 +185,9 @@ func Health(runDir, title, out string) error {
 	series := map[string]plotter.XYs{}
 	var keys []string
 	for i, row := range t.rows {
+		if k := t.str(row, "kind"); k != "ni" && k != "peer_ni" {
+			continue // NI status edges share the file
+		}
 		key := fmt.Sprintf("%s %s %s", t.str(row, "node"), strings.ReplaceAll(t.str(row, "kind"), "_", " "), t.str(row, "nid"))
 		at, err := t.num(row, "time_ns", i)
 		if err != nil {
@@ -331,4 +334,3 @@ func LatencyCDF(runDir, title, out string) error {
 	}
 	return save(p, out)
 }
-

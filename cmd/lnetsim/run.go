@@ -1,29 +1,328 @@
 package main
 
 import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/lnetsim/lnetsim/record"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/scenarios/runner"
 )
 
+// runFlags are the flags run and check share.
+type runFlags struct {
+	seed   uint64
+	sets   []string
+	out    string
+	quiet  bool
+	output string
+}
+
+func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "override the scenario's seed")
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario field: --set lnet.retry_count=3 (repeatable)")
+	cmd.Flags().StringVar(&f.out, "out", defaultOut, "parent directory of the run directories (one per scenario); empty: write none")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only failures and errors")
+	cmd.Flags().StringVar(&f.output, "output", "text", "summary format: text or json")
+}
+
+// scenarioRun is one scenario's outcome for printing.
+type scenarioRun struct {
+	File     string          `json:"file"`
+	Dir      string          `json:"dir,omitempty"`
+	Summary  *record.Summary `json:"summary,omitempty"`
+	Failed   int             `json:"failed_expectations"`
+	Error    string          `json:"error,omitempty"`
+	WallSecs float64         `json:"wall_seconds"`
+	desc     string
+	health   []record.HealthChange
+}
+
+// runScenarios loads and runs each argument (a file, "-", or builtin:NAME) and reports.
+func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRun, error) {
+	if f.output != "text" && f.output != "json" {
+		return nil, usageErr("--output must be text or json, got %q", f.output)
+	}
+	ovs, err := parseSets(f.sets)
+	if err != nil {
+		return nil, err
+	}
+	// Load everything first: a typo in the third file should not cost two runs.
+	var loaded []*scenarios.Scenario
+	var loadErrs []string
+	for _, a := range args {
+		s, err := loadScenario(cmd, a, ovs)
+		if err != nil {
+			loadErrs = append(loadErrs, err.Error())
+			continue
+		}
+		loaded = append(loaded, s)
+	}
+	if len(loadErrs) > 0 {
+		return nil, usageErr("%s", strings.Join(loadErrs, "\n"))
+	}
+	var runs []*scenarioRun
+	for i, s := range loaded {
+		r := &scenarioRun{File: args[i], desc: strings.TrimSpace(s.Description)}
+		if f.out != "" {
+			r.Dir = filepath.Join(f.out, s.Name)
+		}
+		start := time.Now()
+		res, err := runner.Run(s, runner.Options{Seed: f.seed, Out: r.Dir, Version: buildVersion()})
+		r.WallSecs = time.Since(start).Seconds()
+		if err != nil {
+			r.Error = err.Error()
+			r.Dir = ""
+		} else {
+			r.Summary, r.Failed, r.health = &res.Summary, res.Failed, res.Health
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// printRuns prints the runs as text stories or JSON.
+func printRuns(w io.Writer, runs []*scenarioRun, f *runFlags) error {
+	if f.output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(runs)
+	}
+	for _, r := range runs {
+		printStory(w, r, f.quiet)
+	}
+	return nil
+}
+
+func printStory(w io.Writer, r *scenarioRun, quiet bool) {
+	if r.Error != "" {
+		fmt.Fprintf(w, "%s: ERROR: %s\n", r.File, r.Error)
+		return
+	}
+	s := r.Summary
+	if quiet {
+		for _, e := range s.Expectations {
+			if !e.Passed {
+				fmt.Fprintf(w, "%s: FAIL %s: %s\n", r.File, e.Name, e.Detail)
+			}
+		}
+		return
+	}
+	fmt.Fprintf(w, "== %s (seed %d, %s of virtual time, %d events, %.2fs wall)\n", s.Scenario, s.Seed, s.Duration, s.Events, r.WallSecs)
+	if r.desc != "" {
+		fmt.Fprintf(w, "%s\n", wrap(r.desc, 90))
+	}
+	if len(r.health) > 0 {
+		fmt.Fprintln(w, "\nHealth and NI status changes:")
+		const show = 12
+		for i, h := range r.health {
+			if i == show {
+				fmt.Fprintf(w, "  ... %d more in health.csv\n", len(r.health)-show)
+				break
+			}
+			if h.Kind == "ni_status" {
+				fmt.Fprintf(w, "  %10s  %-8s %-10s %-18s %s\n", h.Time, h.Node, "NI status", h.NID, h.Cause)
+				continue
+			}
+			fmt.Fprintf(w, "  %10s  %-8s %-10s %-18s %4d -> %4d  (%s)\n", h.Time, h.Node, strings.ReplaceAll(h.Kind, "_", " ")+" health", h.NID, h.Old, h.New, h.Cause)
+		}
+	}
+	fmt.Fprintln(w, "\nMetrics:")
+	keys := make([]string, 0, len(s.Metrics))
+	for k := range s.Metrics {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %-32s %s\n", k, record.FormatFloat(s.Metrics[k]))
+	}
+	if len(s.Expectations) > 0 {
+		fmt.Fprintln(w, "\nExpectations:")
+		for _, e := range s.Expectations {
+			mark := "PASS"
+			if !e.Passed {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(w, "  %s  %s: %s\n", mark, e.Name, e.Detail)
+		}
+	}
+	if r.Dir != "" {
+		fmt.Fprintf(w, "\nResults: %s (plot them with: lnetsim plot %s)\n", r.Dir, r.Dir)
+	}
+	fmt.Fprintln(w)
+}
+
+func wrap(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, word := range strings.Fields(s) {
+		if n > 0 && n+1+len(word) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
+}
+
 func newRunCmd() *cobra.Command {
+	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run [FILE...]",
-		Short: "Run scenarios (with no file: the built-in default)",
-		Long: `Run replays scenario files deterministically and writes their results.
+		Short: "Run scenarios (with no file: the built-in default scenario)",
+		Long: `Run replays scenario files deterministically: the same file and seed always give
+byte-identical results. Each run writes OUT/<scenario name>/ (summary.json, messages.csv,
+health.csv, timeseries.csv, faults.csv, counters.yaml) atomically, and prints its story:
+health changes, metrics and expectations.
 
-Scenario files are not implemented yet (see the issue queue); with no argument, run executes
-the built-in PHOLD benchmark on the event kernel as a smoke test and says so.`,
+With no file it runs the built-in default scenario: a multi-rail client and server, one rail's
+port fails mid-run and comes back. A built-in scenario is named builtin:NAME (see lnetsim
+scenarios list); "-" reads standard input.`,
+		Example: `  lnetsim run
+  lnetsim run scenarios/catalogue/credits-starvation.yaml --set lnet.retry_count=0
+  lnetsim run --seed 7 --out /tmp/runs builtin:default`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usageErr("scenario files are not supported yet; run with no argument for the built-in PHOLD smoke test")
+			if len(args) == 0 {
+				args = []string{"builtin:" + scenarios.DefaultName}
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "lnetsim: no scenario support yet; running the built-in PHOLD benchmark on the event kernel instead.")
-			bench := newBenchPholdCmd()
-			bench.SetOut(cmd.OutOrStdout())
-			bench.SetArgs([]string{"--lps", "1000", "--pop", "1000", "--end", "10s"})
-			return bench.Execute()
+			runs, err := runScenarios(cmd, args, &f)
+			if err != nil {
+				return err
+			}
+			if err := printRuns(cmd.OutOrStdout(), runs, &f); err != nil {
+				return err
+			}
+			for _, r := range runs {
+				if r.Error != "" {
+					return &exitError{code: exitRuntime, err: errors.New("a run failed (see above)")}
+				}
+			}
+			return nil
 		},
 	}
+	f.register(cmd, "runs")
 	return cmd
+}
+
+func newCheckCmd() *cobra.Command {
+	var f runFlags
+	var junit string
+	cmd := &cobra.Command{
+		Use:   "check FILE...",
+		Short: "Run scenarios and gate on their expectations (CI)",
+		Long: `Check runs each scenario and evaluates its expect section.
+
+Exit status: 0 every expectation holds, 3 an expectation failed, 2 a usage or validation
+error, 1 a runtime error. --junit writes a JUnit XML report for CI systems.`,
+		Example: `  lnetsim check scenarios/catalogue/*.yaml
+  lnetsim check --junit report.xml --out "" scenarios/catalogue/*.yaml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runs, err := runScenarios(cmd, args, &f)
+			if err != nil {
+				return err
+			}
+			if err := printRuns(cmd.OutOrStdout(), runs, &f); err != nil {
+				return err
+			}
+			if junit != "" {
+				if err := writeJUnit(junit, runs); err != nil {
+					return &exitError{code: exitRuntime, err: err}
+				}
+			}
+			failed, errored := 0, 0
+			for _, r := range runs {
+				failed += r.Failed
+				if r.Error != "" {
+					errored++
+				}
+			}
+			if !f.quiet && f.output == "text" {
+				fmt.Fprintf(cmd.OutOrStdout(), "%d scenarios, %d failed expectations, %d errors\n", len(runs), failed, errored)
+			}
+			switch {
+			case errored > 0:
+				return &exitError{code: exitRuntime, err: fmt.Errorf("%d scenario(s) could not run", errored)}
+			case failed > 0:
+				return &exitError{code: exitExpectFail, err: fmt.Errorf("%d expectation(s) failed", failed)}
+			}
+			return nil
+		},
+	}
+	f.register(cmd, "runs")
+	cmd.Flags().StringVar(&junit, "junit", "", "write a JUnit XML report to FILE")
+	return cmd
+}
+
+// JUnit XML, the subset CI systems read.
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name    string        `xml:"name,attr"`
+	Class   string        `xml:"classname,attr"`
+	Failure *junitFailure `xml:"failure,omitempty"`
+	Error   *junitFailure `xml:"error,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func writeJUnit(path string, runs []*scenarioRun) error {
+	var doc junitSuites
+	for _, r := range runs {
+		s := junitSuite{Name: r.File, Time: fmt.Sprintf("%.3f", r.WallSecs)}
+		if r.Error != "" {
+			s.Errors = 1
+			s.Tests = 1
+			s.Cases = append(s.Cases, junitCase{Name: "run", Class: r.File, Error: &junitFailure{Message: r.Error}})
+		} else {
+			for _, e := range r.Summary.Expectations {
+				c := junitCase{Name: e.Name, Class: r.Summary.Scenario}
+				if !e.Passed {
+					c.Failure = &junitFailure{Message: e.Detail}
+					s.Failures++
+				}
+				s.Tests++
+				s.Cases = append(s.Cases, c)
+			}
+		}
+		doc.Suites = append(doc.Suites, s)
+	}
+	b, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append([]byte(xml.Header), append(b, '\n')...), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

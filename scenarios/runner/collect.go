@@ -18,54 +18,63 @@ type msgKey struct {
 // attempt is one hand-off of a message to the LND.
 type attempt struct {
 	t           sim.Time
-	key         msgKey
 	txNI, nextH lnet.NID
 }
 
-// msgRow is a finalized message as the run keeps it.
-type msgRow struct {
-	rec      lnet.MsgRecord
-	workload int // index into the scenario's workloads, or -1
-	path     []string
-}
-
-// collector is the run's lnet.Tracer: it keeps messages, attempts and health changes in
-// event order for the results files and the expectations.
+// collector is the run's lnet.Tracer. It streams message and health rows to the results
+// directory as they happen and feeds the expectations' accumulators, keeping only what
+// messages still in flight need: memory stays bounded however long the run.
 type collector struct {
-	c        *cluster
-	wl       *workloads
-	pending  map[msgKey][]string // hops of messages not yet finalized (lookups only)
-	attempts []attempt
-	msgs     []msgRow
-	rxDone   int
-	health   []record.HealthChange
-	status   []record.HealthChange // NI status edges, kept as 0/1 values
-	workOf   map[msgKey]int        // finalized message -> workload (lookups only)
+	c       *cluster
+	wl      *workloads
+	ch      *checker
+	out     *record.Run          // nil: no results directory
+	pending map[msgKey][]attempt // attempts of messages not yet finalized (lookups only)
+	hops    []string
+	msgs    int
+	failed  int
+	health  []record.HealthChange // kept: few, and the story prints them
 }
 
 func newCollector() *collector {
-	return &collector{pending: map[msgKey][]string{}, workOf: map[msgKey]int{}}
+	return &collector{pending: map[msgKey][]attempt{}}
 }
 
 // MsgAttempt records the NIs chosen for one attempt.
 func (col *collector) MsgAttempt(node string, id uint64, _ int, t sim.Time, txNI, nextHop lnet.NID) {
 	k := msgKey{node, id}
-	col.pending[k] = append(col.pending[k], txNI.String()+">"+nextHop.String())
-	col.attempts = append(col.attempts, attempt{t: t, key: k, txNI: txNI, nextH: nextHop})
+	col.pending[k] = append(col.pending[k], attempt{t: t, txNI: txNI, nextH: nextHop})
 }
 
-// MsgDone records a finalized message.
+// MsgDone streams a finalized message and feeds the expectations.
 func (col *collector) MsgDone(r *lnet.MsgRecord) {
 	if r.Received {
-		col.rxDone++
 		return
 	}
 	k := msgKey{r.Node, r.ID}
-	w := col.wl.attribute(r)
-	col.msgs = append(col.msgs, msgRow{rec: *r, workload: w, path: col.pending[k]})
+	atts := col.pending[k]
 	delete(col.pending, k)
-	col.workOf[k] = w
+	w := col.wl.attribute(r)
+	col.msgs++
+	if !msgOK(r) {
+		col.failed++
+	}
+	col.ch.onMsg(r, w, atts)
+	if col.out == nil {
+		return
+	}
+	col.hops = col.hops[:0]
+	for _, a := range atts {
+		col.hops = append(col.hops, a.txNI.String()+">"+a.nextH.String())
+	}
+	col.out.Message(record.Message{
+		ID: r.ID, Type: r.Type.String(), Src: r.Src.String(), Dst: r.Dst.String(), Path: col.hops,
+		Size: int64(r.Size), Start: r.Start, End: r.End, Status: strconv.Itoa(r.Status),
+		HStatus: hstatusName(r.HStatus), Resends: r.Resends,
+	})
 }
+
+func msgOK(r *lnet.MsgRecord) bool { return r.HStatus == lnet.LNET_MSG_STATUS_OK && r.Status == 0 }
 
 // HealthChange records a health value change.
 func (col *collector) HealthChange(t sim.Time, node string, nid lnet.NID, local bool, old, new int, cause lnet.HealthCause) {
@@ -73,23 +82,26 @@ func (col *collector) HealthChange(t sim.Time, node string, nid lnet.NID, local 
 	if local {
 		kind = "ni"
 	}
-	col.health = append(col.health, record.HealthChange{Time: t, Node: node, Kind: kind, NID: nid.String(), Old: old, New: new, Cause: cause.String()})
+	h := record.HealthChange{Time: t, Node: node, Kind: kind, NID: nid.String(), Old: old, New: new, Cause: cause.String()}
+	col.health = append(col.health, h)
+	if col.out != nil {
+		col.out.Health(h)
+	}
 }
 
-// NIStatusChange records an NI status edge.
+// NIStatusChange records an NI status edge in faults.csv's neighbour, health.csv, as a
+// change of kind ni_status (1 up, 0 down).
 func (col *collector) NIStatusChange(t sim.Time, node string, nid lnet.NID, old, new lnet.NIStatus) {
-	col.status = append(col.status, record.HealthChange{Time: t, Node: node, Kind: "ni_status", NID: nid.String(), Cause: old.String() + "->" + new.String()})
-}
-
-// writeMessages writes messages.csv rows.
-func (col *collector) writeMessages(run *record.Run) {
-	for _, m := range col.msgs {
-		r := &m.rec
-		run.Message(record.Message{
-			ID: r.ID, Type: r.Type.String(), Src: r.Src.String(), Dst: r.Dst.String(), Path: m.path,
-			Size: int64(r.Size), Start: r.Start, End: r.End, Status: strconv.Itoa(r.Status),
-			HStatus: hstatusName(r.HStatus), Resends: r.Resends,
-		})
+	v := func(s lnet.NIStatus) int {
+		if s == lnet.NIStatusUp {
+			return 1
+		}
+		return 0
+	}
+	h := record.HealthChange{Time: t, Node: node, Kind: "ni_status", NID: nid.String(), Old: v(old), New: v(new), Cause: old.String() + "->" + new.String()}
+	col.health = append(col.health, h)
+	if col.out != nil {
+		col.out.Health(h)
 	}
 }
 

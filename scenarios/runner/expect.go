@@ -2,8 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"math"
-	"sort"
 	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
@@ -18,21 +16,118 @@ const (
 	evExpectAt              // evaluate a state check (health, ni_status, stats)
 )
 
-// checker evaluates the scenario's expectations.
+// checker evaluates the scenario's expectations. State checks read the model at their
+// time; record checks accumulate as messages and operations complete (acc), so nothing is
+// kept per message.
 type checker struct {
 	c       *cluster
 	s       *scenarios.Scenario
-	col     *collector
 	ws      *workloads
 	hid     sim.HandlerID
 	fromVal []int64 // value snapshotted at From (health, stats)
+	acc     []accum
 	results []record.Expectation
 }
 
-func newChecker(c *cluster, s *scenarios.Scenario, col *collector, ws *workloads) *checker {
-	ch := &checker{c: c, s: s, col: col, ws: ws, fromVal: make([]int64, len(s.Expect)), results: make([]record.Expectation, len(s.Expect))}
+// accum is a record check's running value.
+type accum struct {
+	wi    int // workload index, -1 none given
+	hops  []lnet.NID
+	n     int64 // messages, path attempts
+	bytes int64 // throughput
+	lat   hist  // latency
+}
+
+func newChecker(c *cluster, s *scenarios.Scenario, ws *workloads) (*checker, error) {
+	ch := &checker{c: c, s: s, ws: ws, fromVal: make([]int64, len(s.Expect)), acc: make([]accum, len(s.Expect)), results: make([]record.Expectation, len(s.Expect))}
 	ch.hid = c.k.Register(ch)
-	return ch
+	for i := range s.Expect {
+		e := &s.Expect[i]
+		a := &ch.acc[i]
+		a.wi = -1
+		if e.Workload != "" {
+			a.wi = ch.workloadIndex(e.Workload)
+		}
+		for _, ref := range e.Via {
+			_, nid, err := c.niRef(ref)
+			if err != nil {
+				return nil, fmt.Errorf("expect %s: %w", e.Name, err)
+			}
+			a.hops = append(a.hops, nid)
+		}
+	}
+	return ch, nil
+}
+
+func inWindow(e *scenarios.Expectation, t sim.Time) bool { return t >= e.From && t <= e.At }
+
+// onMsg feeds a finalized message (attributed to workload w, -1 none) to the message, path and
+// (message) latency checks.
+func (ch *checker) onMsg(r *lnet.MsgRecord, w int, atts []attempt) {
+	for i := range ch.s.Expect {
+		e := &ch.s.Expect[i]
+		a := &ch.acc[i]
+		if a.wi >= 0 && w != a.wi {
+			continue
+		}
+		switch e.Check {
+		case "messages":
+			if !inWindow(e, r.End) || (e.Node != "" && r.Node != e.Node) || (e.Type != "" && !strings.EqualFold(r.Type.String(), e.Type)) {
+				continue
+			}
+			ok := msgOK(r)
+			switch e.Status {
+			case "ok":
+				if !ok {
+					continue
+				}
+			case "failed":
+				if ok {
+					continue
+				}
+			default:
+				if r.HStatus.String() != e.Status {
+					continue
+				}
+			}
+			a.n++
+		case "path":
+			if e.Node != "" && r.Node != e.Node {
+				continue
+			}
+			for _, at := range atts {
+				if inWindow(e, at.t) && (len(a.hops) < 1 || at.txNI == a.hops[0]) && (len(a.hops) < 2 || at.nextH == a.hops[1]) {
+					a.n++
+				}
+			}
+		case "latency":
+			if a.wi < 0 && msgOK(r) && inWindow(e, r.End) && (e.Type == "" || strings.EqualFold(r.Type.String(), e.Type)) {
+				a.lat.add(int64(r.End - r.Start))
+			}
+		}
+	}
+}
+
+// onOp feeds a finished workload operation to the latency and throughput checks.
+func (ch *checker) onOp(o *op) {
+	w := o.stream.w.idx
+	for i := range ch.s.Expect {
+		e := &ch.s.Expect[i]
+		a := &ch.acc[i]
+		if o.status != 0 || !inWindow(e, o.end) || (a.wi >= 0 && w != a.wi) {
+			continue
+		}
+		switch e.Check {
+		case "latency":
+			if a.wi >= 0 {
+				a.lat.add(int64(o.end - o.start))
+			}
+		case "throughput":
+			if e.Node == "" || o.stream.src.name == e.Node {
+				a.bytes += int64(o.size)
+			}
+		}
+	}
 }
 
 // stateCheck reports whether e reads live model state, so it must be evaluated at its time.
@@ -172,7 +267,7 @@ func (ch *checker) finish() []record.Expectation {
 			}
 			continue
 		}
-		v, detail, err := ch.recordValue(e)
+		v, detail, err := ch.recordValue(i, e)
 		if err != nil {
 			ch.results[i] = record.Expectation{Name: e.Name, Detail: err.Error()}
 			continue
@@ -191,127 +286,39 @@ func (ch *checker) workloadIndex(name string) int {
 	return -1
 }
 
-// recordValue computes a record-based check's value over the window [From, At].
-func (ch *checker) recordValue(e *scenarios.Expectation) (int64, string, error) {
-	wi := -2 // any message
-	if e.Workload != "" {
-		wi = ch.workloadIndex(e.Workload)
-	}
-	inWindow := func(t sim.Time) bool { return t >= e.From && t <= e.At }
+// recordValue returns a record check's accumulated value.
+func (ch *checker) recordValue(i int, e *scenarios.Expectation) (int64, string, error) {
+	a := &ch.acc[i]
 	switch e.Check {
-	case "messages":
-		var n int64
-		for _, m := range ch.col.msgs {
-			r := &m.rec
-			if (wi != -2 && m.workload != wi) || (e.Node != "" && r.Node != e.Node) || !inWindow(r.End) {
-				continue
-			}
-			if e.Type != "" && !strings.EqualFold(r.Type.String(), e.Type) {
-				continue
-			}
-			ok := r.HStatus == lnet.LNET_MSG_STATUS_OK && r.Status == 0
-			switch e.Status {
-			case "ok":
-				if !ok {
-					continue
-				}
-			case "failed":
-				if ok {
-					continue
-				}
-			default:
-				if r.HStatus.String() != e.Status {
-					continue
-				}
-			}
-			n++
-		}
-		return n, "", nil
-	case "path":
-		var hops []lnet.NID
-		for _, ref := range e.Via {
-			_, nid, err := ch.c.niRef(ref)
-			if err != nil {
-				return 0, "", err
-			}
-			hops = append(hops, nid)
-		}
-		var n int64
-		for _, a := range ch.col.attempts {
-			if !inWindow(a.t) || (e.Node != "" && a.key.node != e.Node) {
-				continue
-			}
-			if wi != -2 {
-				if w, ok := ch.col.workOf[a.key]; !ok || w != wi {
-					continue
-				}
-			}
-			if len(hops) >= 1 && a.txNI != hops[0] {
-				continue
-			}
-			if len(hops) >= 2 && a.nextH != hops[1] {
-				continue
-			}
-			n++
-		}
-		return n, "", nil
+	case "messages", "path":
+		return a.n, "", nil
 	case "latency":
-		var lat []float64
-		if wi >= 0 {
-			for _, o := range ch.ws.list[wi].ops {
-				if o.done && o.status == 0 && inWindow(o.end) {
-					lat = append(lat, float64(o.end-o.start))
-				}
-			}
-		} else {
-			for _, m := range ch.col.msgs {
-				r := &m.rec
-				if r.HStatus == lnet.LNET_MSG_STATUS_OK && inWindow(r.End) && (e.Type == "" || strings.EqualFold(r.Type.String(), e.Type)) {
-					lat = append(lat, float64(r.End-r.Start))
-				}
-			}
-		}
-		if len(lat) == 0 {
+		if a.lat.n == 0 {
 			return 0, "", fmt.Errorf("no completed operations in [%s, %s]", e.From, e.At)
 		}
-		sort.Float64s(lat)
 		p := e.Percentile
 		if p == 0 {
 			p = 50
 		}
-		idx := int(math.Ceil(p/100*float64(len(lat)))) - 1
-		v := lat[max(0, min(idx, len(lat)-1))]
-		return int64(v), fmt.Sprintf("p%g of %d = %s", p, len(lat), sim.Time(v)), nil
+		v := a.lat.quantile(p)
+		return v, fmt.Sprintf("p%g of %d = %s", p, a.lat.n, sim.Time(v)), nil
 	case "throughput":
-		var bytes int64
-		for _, w := range ch.ws.list {
-			if wi >= 0 && w.idx != wi {
-				continue
-			}
-			for _, o := range w.ops {
-				if o.done && o.status == 0 && inWindow(o.end) && (e.Node == "" || o.stream.src.name == e.Node) {
-					bytes += int64(o.size)
-				}
-			}
-		}
 		span := (e.At - e.From).Seconds()
 		if span <= 0 {
 			return 0, "", fmt.Errorf("empty window")
 		}
-		bps := float64(bytes) * 8 / span
+		bps := float64(a.bytes) * 8 / span
 		return int64(bps), fmt.Sprintf("%.3f Gb/s", bps/1e9), nil
 	case "nothing_lost":
 		var lost, dup int64
-		limit := ch.s.Duration - 2*sim.Time(ch.s.LNet.TransactionTimeout)
+		limit := ch.s.Duration - 2*ch.s.LNet.TransactionTimeout
 		for _, w := range ch.ws.list {
-			if wi >= 0 && w.idx != wi {
+			if a.wi >= 0 && w.idx != a.wi {
 				continue
 			}
-			for _, o := range w.ops {
-				if o.doneCnt > 1 {
-					dup++
-				}
-				if !o.done && o.start < limit {
+			dup += int64(w.dup)
+			for _, st := range w.streams {
+				if o := st.cur; o != nil && !o.done && o.start < limit {
 					lost++
 				}
 			}

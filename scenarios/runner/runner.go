@@ -3,8 +3,6 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"math"
-	"sort"
 	"strconv"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
@@ -34,6 +32,8 @@ type Result struct {
 	Summary record.Summary
 	// Failed counts the expectations that did not hold.
 	Failed int
+	// Health lists every health value and NI status change, in time order.
+	Health []record.HealthChange
 }
 
 // ErrUnsupported marks scenarios that use something not modelled yet.
@@ -67,8 +67,19 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
-	ch := newChecker(c, s, col, ws)
-	smp := newSampler(c, ws, opt.SampleEvery)
+	ch, err := newChecker(c, s, ws)
+	if err != nil {
+		return nil, err
+	}
+	col.ch, ws.ch = ch, ch
+	var out *record.Run
+	if opt.Out != "" {
+		if out, err = record.Create(opt.Out); err != nil {
+			return nil, err
+		}
+		col.out = out
+	}
+	smp := newSampler(c, ws, out, opt.SampleEvery)
 
 	sum := sim.NewChecksum()
 	c.k.SetObserver(sum.Observe)
@@ -78,6 +89,9 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	ch.schedule()
 	smp.start()
 	if err := c.k.RunUntil(s.Duration); err != nil {
+		if out != nil {
+			out.Abort()
+		}
 		return nil, fmt.Errorf("run of %s stopped: %w", s.Name, err)
 	}
 	results := ch.finish()
@@ -86,13 +100,15 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		Duration: s.Duration.String(), Events: sum.Events(), Checksum: fmt.Sprintf("%016x", sum.Sum()),
 		Metrics: metrics(c, col, ws), Expectations: results,
 	}}
+	res.Health = col.health
 	for _, r := range results {
 		if !r.Passed {
 			res.Failed++
 		}
 	}
-	if opt.Out != "" {
-		if err := writeRun(opt.Out, res, c, col, faults, smp); err != nil {
+	if out != nil {
+		finishRun(out, res, c, faults)
+		if err := out.Commit(); err != nil {
 			return nil, err
 		}
 	}
@@ -118,70 +134,36 @@ func metrics(c *cluster, col *collector, ws *workloads) map[string]float64 {
 	m["successful_resends"] = float64(st.SuccessfulResends)
 	m["response_timeout_count"] = float64(st.ResponseTimeoutCount)
 	m["drop_count"] = float64(st.DropCount)
-	var failedMsgs float64
-	for _, r := range col.msgs {
-		if r.rec.HStatus != lnet.LNET_MSG_STATUS_OK || r.rec.Status != 0 {
-			failedMsgs++
-		}
-	}
-	m["messages"] = float64(len(col.msgs))
-	m["messages_failed"] = failedMsgs
+	m["messages"] = float64(col.msgs)
+	m["messages_failed"] = float64(col.failed)
 	for _, w := range ws.list {
-		var lat []float64
-		var bytes, failed float64
-		for _, o := range w.ops {
-			if !o.done {
-				continue
-			}
-			if o.status != 0 {
-				failed++
-				continue
-			}
-			lat = append(lat, float64(o.end-o.start)/1e3)
-			bytes += float64(o.size)
-		}
 		p := w.spec.Name + "."
-		m[p+"ops_completed"] = float64(len(lat))
-		m[p+"ops_failed"] = failed
-		span := (w.end - w.spec.Start).Seconds()
-		if span > 0 {
-			m[p+"throughput_gbps"] = bytes * 8 / span / 1e9
+		m[p+"ops_completed"] = float64(w.completed)
+		m[p+"ops_failed"] = float64(w.failed)
+		if span := (w.end - w.spec.Start).Seconds(); span > 0 {
+			m[p+"throughput_gbps"] = float64(w.bytes) * 8 / span / 1e9
 		}
-		if len(lat) > 0 {
-			sort.Float64s(lat)
+		if w.latency.n > 0 {
 			for _, q := range []float64{50, 99, 99.9} {
-				i := int(math.Ceil(q/100*float64(len(lat)))) - 1
-				m[p+"latency_p"+strconv.FormatFloat(q, 'g', -1, 64)+"_us"] = lat[max(0, min(i, len(lat)-1))]
+				m[p+"latency_p"+strconv.FormatFloat(q, 'g', -1, 64)+"_us"] = float64(w.latency.quantile(q)) / 1e3
 			}
-			m[p+"latency_max_us"] = lat[len(lat)-1]
+			m[p+"latency_max_us"] = float64(w.latency.max) / 1e3
 		}
 	}
 	return m
 }
 
-// writeRun writes the run directory.
-func writeRun(dir string, res *Result, c *cluster, col *collector, f *faultState, smp *sampler) error {
-	run, err := record.Create(dir)
-	if err != nil {
-		return err
-	}
-	col.writeMessages(run)
-	for _, h := range col.health {
-		run.Health(h)
-	}
-	for _, s := range smp.samples {
-		run.Sample(s)
-	}
+// finishRun writes what is known only at the end: fault records with rule hits, counters
+// and the summary.
+func finishRun(run *record.Run, res *Result, c *cluster, f *faultState) {
 	for _, r := range f.records {
 		run.Fault(r)
 	}
 	for i := range c.s.Faults {
-		if hits := f.ruleHits(i); hits > 0 || c.s.Faults[i].Rule != nil {
-			ft := &c.s.Faults[i]
-			run.Fault(record.Fault{Time: c.s.Duration, Kind: ft.Action + "_hits", Target: ft.Name, Detail: "messages dropped or delayed by the rule", Hits: int(hits)})
+		if ft := &c.s.Faults[i]; ft.Rule != nil {
+			run.Fault(record.Fault{Time: c.s.Duration, Kind: ft.Action + "_hits", Target: ft.Name, Detail: "messages dropped or delayed by the rule", Hits: int(f.ruleHits(i))})
 		}
 	}
 	run.WriteYAML(record.CountersFile, counters(c))
 	run.WriteJSON(record.SummaryFile, res.Summary)
-	return run.Commit()
 }

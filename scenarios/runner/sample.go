@@ -5,23 +5,29 @@ import (
 	"github.com/lnetsim/lnetsim/sim"
 )
 
-// sampler records periodic samples of model state for timeseries.csv.
+// sampler streams periodic samples of model state to timeseries.csv.
 type sampler struct {
-	c       *cluster
-	ws      *workloads
-	every   sim.Time
-	hid     sim.HandlerID
-	samples []record.Sample
-	lastOps []int // per workload: ops counted at the previous sample
+	c     *cluster
+	ws    *workloads
+	out   *record.Run
+	every sim.Time
+	hid   sim.HandlerID
 }
 
-func newSampler(c *cluster, ws *workloads, every sim.Time) *sampler {
-	s := &sampler{c: c, ws: ws, every: every, lastOps: make([]int, len(ws.list))}
+func newSampler(c *cluster, ws *workloads, out *record.Run, every sim.Time) *sampler {
+	s := &sampler{c: c, ws: ws, out: out, every: every}
 	s.hid = c.k.Register(s)
 	return s
 }
 
-func (s *sampler) start() { s.c.k.Schedule(0, s.hid, 1, 0) }
+func (s *sampler) add(x record.Sample) { s.out.Sample(x) }
+
+// start schedules the first sample (none without a results directory).
+func (s *sampler) start() {
+	if s.out != nil {
+		s.c.k.Schedule(0, s.hid, 1, 0)
+	}
+}
 
 // Handle takes one sample: per NI health, tx credits and queue; per peer NI health; per
 // workload the payload throughput since the previous sample.
@@ -31,31 +37,21 @@ func (s *sampler) Handle(int, uint64) {
 		for _, ni := range n.ln.NIs() {
 			key := ni.NID().String()
 			avail, _, _ := ni.TxCredits()
-			s.samples = append(s.samples,
-				record.Sample{Time: now, Node: n.name, Metric: "ni_health", Key: key, Value: float64(ni.Health())},
-				record.Sample{Time: now, Node: n.name, Metric: "ni_tx_credits", Key: key, Value: float64(avail)},
-				record.Sample{Time: now, Node: n.name, Metric: "ni_tx_queued", Key: key, Value: float64(ni.TxQueued())})
+			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_health", Key: key, Value: float64(ni.Health())})
+			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_credits", Key: key, Value: float64(avail)})
+			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_queued", Key: key, Value: float64(ni.TxQueued())})
 		}
 		for _, p := range n.ln.Peers() {
 			for _, lpni := range p.NIs() {
-				s.samples = append(s.samples, record.Sample{Time: now, Node: n.name, Metric: "peer_ni_health", Key: lpni.NID().String(), Value: float64(lpni.Health())})
+				s.add(record.Sample{Time: now, Node: n.name, Metric: "peer_ni_health", Key: lpni.NID().String(), Value: float64(lpni.Health())})
 			}
 		}
 	}
-	for i, w := range s.ws.list {
-		var bytes float64
-		for _, o := range w.ops[s.lastOps[i]:] {
-			if o.done && o.status == 0 && o.end > now-s.every {
-				bytes += float64(o.size)
-			}
-		}
-		// Ops finish out of order: advance the mark only past the finished prefix.
-		for s.lastOps[i] < len(w.ops) && w.ops[s.lastOps[i]].done {
-			s.lastOps[i]++
-		}
+	for _, w := range s.ws.list {
 		if now > 0 {
-			s.samples = append(s.samples, record.Sample{Time: now, Node: "", Metric: "throughput_bps", Key: w.spec.Name, Value: bytes * 8 / s.every.Seconds()})
+			s.add(record.Sample{Time: now, Metric: "throughput_bps", Key: w.spec.Name, Value: float64(w.sampleBytes) * 8 / s.every.Seconds()})
 		}
+		w.sampleBytes = 0
 	}
 	if next := now + s.every; next <= s.c.s.Duration {
 		s.c.k.Schedule(next, s.hid, 1, 0)

@@ -41,18 +41,24 @@ type stream struct {
 // workload is a running scenario workload.
 type workload struct {
 	idx     int
+	ws      *workloads
 	spec    *scenarios.Workload
 	end     sim.Time // no operation starts after this
 	from    map[string]bool
 	to      map[string]bool
 	msgType lnet.MsgType // the request type: PUT (write) or GET (read, ping)
-	ops     []*op
 	streams []*stream
+	// Outcome counters: operations started, completed (ok), failed, finalized twice; the
+	// latency of completed ones; payload bytes completed in all and since the last sample.
+	started, completed, failed, dup int
+	latency                         hist
+	bytes, sampleBytes              int64
 }
 
 // workloads are all the run's workloads.
 type workloads struct {
 	c    *cluster
+	ch   *checker
 	list []*workload
 }
 
@@ -63,7 +69,7 @@ func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
 	ws := &workloads{c: c}
 	for i := range s.Workload {
 		spec := &s.Workload[i]
-		w := &workload{idx: i, spec: spec, from: map[string]bool{}, to: map[string]bool{}}
+		w := &workload{idx: i, spec: spec, ws: ws, from: map[string]bool{}, to: map[string]bool{}}
 		switch spec.Type {
 		case "brw":
 			w.msgType = lnet.MsgPUT
@@ -143,7 +149,7 @@ func (st *stream) Handle(kind int, _ uint64) {
 // issue starts one operation, unless the workload's count or time is used up.
 func (st *stream) issue() {
 	w := st.w
-	k := st.w.streamKernel(st)
+	k := st.src.ln.Kernel()
 	if k.Now() >= w.end || (w.spec.Count > 0 && st.ops >= w.spec.Count) {
 		return
 	}
@@ -153,7 +159,7 @@ func (st *stream) issue() {
 	if w.spec.Type == "ping" {
 		o.size = 0
 	}
-	w.ops = append(w.ops, o)
+	w.started++
 	st.cur = o
 	ln := st.src.ln
 	o.md = ln.MDBind(lnet.MDSpec{Length: o.size, Threshold: lnet.ThresholdInf, Handler: o, Options: lnet.MD_TRUNCATE})
@@ -163,16 +169,14 @@ func (st *stream) issue() {
 	case w.spec.Type == "ping":
 		err = ln.Get(lnet.AnyNID, o.md, target, lnet.ReservedPortal, lnet.PingMatchBits, 0)
 	case w.msgType == lnet.MsgPUT:
-		err = ln.Put(lnet.AnyNID, o.md, lnet.AckReqAck, target, w.portal(), uint64(len(w.ops)), 0, 0)
+		err = ln.Put(lnet.AnyNID, o.md, lnet.AckReqAck, target, w.portal(), uint64(w.started), 0, 0)
 	default:
-		err = ln.Get(lnet.AnyNID, o.md, target, w.portal(), uint64(len(w.ops)), 0)
+		err = ln.Get(lnet.AnyNID, o.md, target, w.portal(), uint64(w.started), 0)
 	}
 	if err != nil {
 		o.finish(-lnet.EIO)
 	}
 }
-
-func (w *workload) streamKernel(st *stream) *sim.Kernel { return st.src.ln.Kernel() }
 
 // OnEvent completes the operation: a failed SEND ends it, else the ACK (write) or REPLY
 // (read, ping) does, including the response tracker's timeout event.
@@ -190,15 +194,28 @@ func (o *op) OnEvent(ev *lnet.Event) {
 
 // finish records the outcome (once) and starts the stream's next operation after its interval.
 func (o *op) finish(status int) {
+	st := o.stream
+	w := st.w
 	o.doneCnt++
 	if o.done {
+		if o.doneCnt == 2 {
+			w.dup++
+		}
 		return
 	}
 	o.done = true
-	st := o.stream
 	k := st.src.ln.Kernel()
 	o.end, o.status = k.Now(), status
 	_ = st.src.ln.MDUnlink(o.md)
+	if status == 0 {
+		w.completed++
+		w.latency.add(int64(o.end - o.start))
+		w.bytes += int64(o.size)
+		w.sampleBytes += int64(o.size)
+	} else {
+		w.failed++
+	}
+	st.w.ws.ch.onOp(o)
 	if st.cur == o {
 		st.cur = nil
 		k.After(st.w.interval(), st.hid, evStart, 0)
