@@ -40,7 +40,7 @@ type LND struct {
 
 // Stats are LND-wide counters for tests and reports.
 type Stats struct {
-	TxAllocFail  uint64 // kiblnd_get_idle_tx found the pool empty
+	TxPoolGrown  uint64 // a net's tx pool grew by ntx descriptors
 	ConnsCreated uint64
 	ConnsClosed  uint64
 	Rejects      uint64 // connection requests this LND rejected
@@ -150,6 +150,7 @@ type kibNet struct {
 	crashed     bool               // its node crashed (NodeCrashed)
 	peers       map[lnet.NID]*peer // lookup only; never iterated
 	ntx         int                // tx descriptors in use
+	poolSize    int                // tx descriptors in the pool
 }
 
 // Startup models kiblnd_startup: find the IPoIB interface carrying the NI's address, set
@@ -182,6 +183,7 @@ func (l *LND) Startup(ni *lnet.NI) error {
 		ni.Net().LNDTimeout = sim.Time(n.tun.Timeout) * sim.Second
 	}
 	n.tun.connreqTimeout = connreqTimeout(n.timeout())
+	n.poolSize = n.tun.NTx
 	ni.LNDData = n
 	d.nets = append(d.nets, n)
 	l.nets = append(l.nets, n)

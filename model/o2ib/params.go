@@ -18,7 +18,7 @@ type Params struct {
 	Service           int `yaml:"service"`             // CM service (TCP port space) number
 	Timeout           int `yaml:"timeout"`             // tx timeout, s (0: LNet's lnd_timeout)
 	Keepalive         int `yaml:"keepalive"`           // idle seconds before a keepalive NOOP (0: off)
-	NTx               int `yaml:"ntx"`                 // tx descriptors per net
+	NTx               int `yaml:"ntx"`                 // tx descriptors per net (pool size and growth step)
 	Credits           int `yaml:"credits"`             // concurrent sends per NI (LNet's credits)
 	PeerCredits       int `yaml:"peer_credits"`        // queue depth per connection
 	PeerCreditsHiw    int `yaml:"peer_credits_hiw"`    // credit return high-water (0: peer_credits/2)

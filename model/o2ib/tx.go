@@ -57,11 +57,13 @@ func (l *LND) txByCookie(c uint64) *tx {
 	return t
 }
 
-// getIdleTx models kiblnd_get_idle_tx: a descriptor from the net's pool of ntx, or nil.
+// getIdleTx models kiblnd_get_idle_tx: a descriptor from the net's pool. The pool starts
+// with ntx descriptors and grows by ntx when exhausted, as kiblnd_pool_alloc_node does; the
+// model never fails the allocation (nil is kept for the kernel's shape of the callers).
 func (l *LND) getIdleTx(n *kibNet) *tx {
-	if n.ntx >= n.tun.NTx {
-		l.stats.TxAllocFail++
-		return nil
+	if n.ntx >= n.poolSize {
+		n.poolSize += n.tun.NTx
+		l.stats.TxPoolGrown++
 	}
 	var t *tx
 	if k := len(l.freeTx); k > 0 {
