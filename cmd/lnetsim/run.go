@@ -131,10 +131,10 @@ func printStory(w io.Writer, r *scenarioRun, quiet bool) {
 				break
 			}
 			if h.Kind == "ni_status" {
-				fmt.Fprintf(w, "  %10s  %-8s %-10s %-18s %s\n", h.Time, h.Node, "NI status", h.NID, h.Cause)
+				fmt.Fprintf(w, "  %14s  %-8s %-10s %-18s %s\n", h.Time, h.Node, "NI status", h.NID, h.Cause)
 				continue
 			}
-			fmt.Fprintf(w, "  %10s  %-8s %-10s %-18s %4d -> %4d  (%s)\n", h.Time, h.Node, strings.ReplaceAll(h.Kind, "_", " ")+" health", h.NID, h.Old, h.New, h.Cause)
+			fmt.Fprintf(w, "  %14s  %-8s %-10s %-18s %4d -> %4d  (%s)\n", h.Time, h.Node, strings.ReplaceAll(h.Kind, "_", " ")+" health", h.NID, h.Old, h.New, h.Cause)
 		}
 	}
 	fmt.Fprintln(w, "\nMetrics:")
