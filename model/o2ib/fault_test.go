@@ -351,3 +351,31 @@ func TestPeerRestartStale(t *testing.T) {
 		t.Fatalf("ACK %+v", ack)
 	}
 }
+
+// The target's HCA dies as it starts the RDMA of a GET's reply: the GET_REQ tx waits for a
+// GET_DONE that never comes, times out, and the GET finalizes REMOTE_TIMEOUT with its REPLY
+// failed.
+func TestPeerHCADiesBeforeGetDone(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	var died sim.Time
+	h := &hookObs{traceObs: c.obs}
+	h.rdma = func(ev *RDMAEvent) {
+		if ev.Src == nidOf(2, 0) && died == 0 {
+			died = ev.Time
+			c.ibn[1].HCAs()[0].HCAFatal()
+		}
+	}
+	c.lnd.SetObserver(h)
+	c.get(t, 1, 2, 1<<20)
+	c.run(t, 200*sim.Second)
+	r := c.done[0].last(lnet.MsgGET)
+	if died == 0 || r == nil || r.HStatus != lnet.LNET_MSG_STATUS_REMOTE_TIMEOUT {
+		t.Fatalf("died %v GET %+v", died, r)
+	}
+	if d := r.End - died; d < 50*sim.Second || d > 50*sim.Second*5/4+sim.Second {
+		t.Fatalf("timed out after %v", d)
+	}
+	if rep := c.src[0].last(lnet.EventREPLY); rep == nil || rep.Status == 0 {
+		t.Fatalf("REPLY event %+v", rep)
+	}
+}
