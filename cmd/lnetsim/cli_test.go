@@ -100,3 +100,73 @@ func TestPlotCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestSweepRunResumeMerge(t *testing.T) {
+	dir := t.TempDir()
+	base, err := filepath.Abs("../../scenarios/catalogue/drop-rule-health-error.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "s.yaml")
+	spec := "scenario: " + base + "\nseeds: 2\naxes:\n  lnet.retry_count: [0, 2]\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := runCLI(t, "sweep", "run", file, "--out", out, "--workers", "2"); code != 0 {
+		t.Fatalf("sweep run: exit %d\n%s", code, errOut)
+	}
+	code, _, errOut := runCLI(t, "sweep", "run", file, "--out", out)
+	if code != 0 || !strings.Contains(errOut, "0 ran, 4 already complete") {
+		t.Fatalf("resume: exit %d\n%s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "sweep", "merge", file, "--out", out); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, errOut)
+	}
+	agg, err := os.ReadFile(filepath.Join(out, "aggregate.csv"))
+	if err != nil || !strings.Contains(string(agg), ",resend_count,2,") {
+		t.Fatalf("aggregate.csv: %v\n%s", err, agg)
+	}
+	// A shard index from a Slurm array needs a shard count.
+	t.Setenv("SLURM_ARRAY_TASK_ID", "1")
+	if code, _, _ := runCLI(t, "sweep", "run", file, "--out", out); code != exitUsage {
+		t.Fatalf("slurm without a count: exit %d, want 2", code)
+	}
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errOut := runCLI(t, "check", "--out", "", "builtin:default"); code != 0 {
+		t.Fatalf("check default: exit %d\n%s%s", code, out, errOut)
+	}
+	junit := filepath.Join(dir, "r.xml")
+	code, _, _ := runCLI(t, "check", "--out", "", "--junit", junit, "--set", "expect[0].state=up", "builtin:default")
+	if code != exitExpectFail {
+		t.Fatalf("inverted expectation: exit %d, want 3", code)
+	}
+	if b, err := os.ReadFile(junit); err != nil || !strings.Contains(string(b), "<failure") {
+		t.Fatalf("junit report: %v", err)
+	}
+	if code, _, _ := runCLI(t, "check", "--out", "", "builtin:router-two-gateways"); code != exitRuntime {
+		t.Fatalf("unsupported scenario: exit %d, want 1", code)
+	}
+	if code, _, _ := runCLI(t, "check", "no-such-file.yaml"); code != exitUsage {
+		t.Fatalf("missing file: exit %d, want 2", code)
+	}
+}
+
+func TestRunDefaultWritesResults(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, errOut := runCLI(t, "run", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"== rail-failure", "NI status", "PASS", "Results: "} {
+		if !strings.Contains(stdout, want) {
+			t.Fatalf("story lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, err := record.ReadSummary(filepath.Join(out, "rail-failure")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,10 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/scenarios/runner"
 	"github.com/lnetsim/lnetsim/sweep"
 )
 
@@ -24,7 +33,7 @@ func newSweepCmd() *cobra.Command {
 
 Run ids and seeds derive from the parameters, so growing an axis never changes existing runs.`,
 	}
-	cmd.AddCommand(newSweepPlanCmd(), newSweepMergeCmd(), newSweepEmitCmd())
+	cmd.AddCommand(newSweepPlanCmd(), newSweepRunCmd(), newSweepMergeCmd(), newSweepEmitCmd())
 	return cmd
 }
 
@@ -67,6 +76,116 @@ func newSweepPlanCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", "", "also write the plan to DIR/plan.jsonl")
 	return cmd
+}
+
+// sweepRunner runs one planned run: the base scenario with the run's overrides and seed.
+func sweepRunner(spec *sweep.Spec) sweep.Runner {
+	return func(_ context.Context, r sweep.Run, dir string) error {
+		ovs, err := r.Overrides()
+		if err != nil {
+			return err
+		}
+		s, err := scenarios.LoadFile(spec.Scenario, ovs...)
+		if err != nil {
+			return err
+		}
+		_, err = runner.Run(s, runner.Options{Seed: r.Seed, Out: dir, Version: buildVersion(), Params: r.ParamMap()})
+		return err
+	}
+}
+
+func newSweepRunCmd() *cobra.Command {
+	var (
+		out     string
+		shard   string
+		shards  int
+		workers int
+		every   time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run SWEEP_FILE",
+		Short: "Run a sweep (or one shard of it) on a pool of workers; resumes where it stopped",
+		Long: `Run executes the runs of the plan that are not complete yet under --out, each into
+OUT/runs/<run id>/ written atomically, on --workers parallel workers (each run is
+single-threaded). Interrupting it (Ctrl-C) loses no finished run; running it again resumes.
+
+Sharding: --shard i/n takes every n-th run starting at i. Without --shard the shard comes from
+a Slurm job array (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT or --shards) or a Kubernetes
+Indexed Job (JOB_COMPLETION_INDEX with --shards); the source used is printed.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := loadSweep(args[0])
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return usageErr("--out is required")
+			}
+			// Check the base scenario and every point's overrides before running anything.
+			plan := spec.Plan()
+			for _, r := range plan {
+				if r.Replicate != 0 {
+					continue
+				}
+				ovs, err := r.Overrides()
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				if _, err := scenarios.LoadFile(spec.Scenario, ovs...); err != nil {
+					return usageErr("point %s: %v", r.PointID, err)
+				}
+			}
+			sh := sweep.All
+			switch {
+			case shard != "":
+				if sh, err = sweep.ParseShard(shard); err != nil {
+					return usageErr("%v", err)
+				}
+			default:
+				var ok bool
+				s, ok, err := sweep.ShardFromEnv(os.Getenv, shards)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				if ok {
+					sh = s
+				} else if shards > 1 {
+					return usageErr("--shards %d given but no shard index: use --shard i/n, or run inside a Slurm array or an Indexed Job", shards)
+				}
+			}
+			runs := sh.Select(plan)
+			w := cmd.ErrOrStderr()
+			fmt.Fprintf(w, "sweep %s: %d runs planned, shard %s (%s): %d runs, %d workers\n", args[0], len(plan), sh, sh.Source, len(runs), workers)
+			if err := sweep.WritePlan(out, plan); err != nil {
+				return &exitError{code: exitRuntime, err: err}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			st, err := sweep.Execute(ctx, runs, sweepRunner(spec), sweep.Options{
+				Out: out, Workers: workers, Progress: w, Terminal: isTerminal(w), Every: every})
+			fmt.Fprintf(w, "sweep: %d ran, %d already complete, %d failed\n", st.Ran, st.Skipped, st.Failed)
+			if err != nil {
+				return &exitError{code: exitRuntime, err: err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "sweep output directory (required)")
+	cmd.Flags().StringVar(&shard, "shard", "", "run only shard i/n of the plan")
+	cmd.Flags().IntVar(&shards, "shards", 0, "number of shards when the index comes from the environment")
+	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "parallel runs")
+	cmd.Flags().DurationVar(&every, "progress-every", 10*time.Second, "progress line period when not on a terminal")
+	return cmd
+}
+
+// isTerminal reports whether w is a terminal (a progress bar is redrawn there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func newSweepMergeCmd() *cobra.Command {
