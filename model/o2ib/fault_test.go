@@ -379,3 +379,22 @@ func TestPeerHCADiesBeforeGetDone(t *testing.T) {
 		t.Fatalf("REPLY event %+v", rep)
 	}
 }
+
+// An idle conn to a peer that crashed is found out by the keepalive NOOP: its send fails
+// when the QP's retries run out, the conn closes and LNet is told the peer is down.
+func TestKeepaliveFindsDeadPeer(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.put(t, 1, 2, 8)
+	c.run(t, sim.Second)
+	c.ibn[1].CrashNode()
+	c.lnd.NodeCrashed(c.ibn[1])
+	down := c.lnd.Stats().NotifyDown
+	c.run(t, 90*sim.Second)
+	if c.lnd.Stats().NotifyDown != down {
+		t.Fatal("peer reported down before the keepalive")
+	}
+	c.run(t, 30*sim.Second)
+	if c.lnd.Stats().NotifyDown == down || c.lnd.nets[0].peers[nidOf(2, 0)] != nil {
+		t.Fatalf("dead peer not found by keepalive: %+v", c.lnd.Stats())
+	}
+}
