@@ -21,11 +21,12 @@ import (
 
 // runFlags are the flags run and check share.
 type runFlags struct {
-	seed   uint64
-	sets   []string
-	out    string
-	quiet  bool
-	output string
+	seed    uint64
+	sets    []string
+	out     string
+	quiet   bool
+	output  string
+	backend string
 }
 
 func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
@@ -34,6 +35,7 @@ func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
 	cmd.Flags().StringVar(&f.out, "out", defaultOut, "parent directory of the run directories (one per scenario); empty: write none")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only failures and errors")
 	cmd.Flags().StringVar(&f.output, "output", "text", "summary format: text or json")
+	cmd.Flags().StringVar(&f.backend, "backend", runner.BackendO2IB, "LND under LNet: o2ib (o2iblnd over the InfiniBand model) or ideal (LNet's ideal LND, faults approximated)")
 }
 
 // scenarioRun is one scenario's outcome for printing.
@@ -52,6 +54,9 @@ type scenarioRun struct {
 func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRun, error) {
 	if f.output != "text" && f.output != "json" {
 		return nil, usageErr("--output must be text or json, got %q", f.output)
+	}
+	if f.backend != runner.BackendO2IB && f.backend != runner.BackendIdeal {
+		return nil, usageErr("--backend must be o2ib or ideal, got %q", f.backend)
 	}
 	ovs, err := parseSets(f.sets)
 	if err != nil {
@@ -78,7 +83,7 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 			r.Dir = filepath.Join(f.out, s.Name)
 		}
 		start := time.Now()
-		res, err := runner.Run(s, runner.Options{Seed: f.seed, Out: r.Dir, Version: buildVersion()})
+		res, err := runner.Run(s, runner.Options{Seed: f.seed, Out: r.Dir, Version: buildVersion(), Backend: f.backend})
 		r.WallSecs = time.Since(start).Seconds()
 		if err != nil {
 			r.Error = err.Error()

@@ -28,6 +28,7 @@ type cluster struct {
 	owner  map[lnet.NID]*node  // NID -> node (lookups only)
 	lnds   map[string]lnet.LND // net name -> LND (lookups only)
 	ideal  *lnet.IdealLND
+	fab    *fabric // o2ib backend; nil on the ideal backend
 	// Ideal backend state: per NI, its fault state and when its port is free to send and to
 	// receive next (lookups only).
 	link   map[lnet.NID]linkState
@@ -117,12 +118,23 @@ func toNID(n scenarios.NID) (lnet.NID, error) { return lnet.ParseNID(n.String())
 
 // buildCluster creates the kernel and one LNet node per member, with its NIs, configured
 // peers and the run's tracer, and starts every node.
-func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer) (*cluster, error) {
+func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend string) (*cluster, error) {
 	c := &cluster{s: s, k: sim.New(seed), byName: map[string]*node{}, owner: map[lnet.NID]*node{}, lnds: map[string]lnet.LND{},
 		link: map[lnet.NID]linkState{}, txFree: map[lnet.NID]sim.Time{}, rxFree: map[lnet.NID]sim.Time{},
 		rate: float64(s.Fabric.LinkRate.BytesPerSecond()) / 1e9}
-	c.ideal = lnet.NewIdealLND(c.k, idealLatency(s))
-	c.ideal.Hook = c.idealVerdict
+	switch backend {
+	case BackendIdeal:
+		c.ideal = lnet.NewIdealLND(c.k, idealLatency(s))
+		c.ideal.Hook = c.idealVerdict
+	case BackendO2IB, "":
+		fb, err := buildFabric(c.k, s)
+		if err != nil {
+			return nil, err
+		}
+		c.fab = fb
+	default:
+		return nil, fmt.Errorf("unknown backend %q (use o2ib or ideal)", backend)
+	}
 	for i := range s.Members {
 		m := &s.Members[i]
 		if m.Routing || len(m.Routes) > 0 {
@@ -180,8 +192,12 @@ func (c *cluster) lndFor(net string) lnet.LND {
 	if l, ok := c.lnds[net]; ok {
 		return l
 	}
-	c.lnds[net] = c.ideal
-	return c.ideal
+	var l lnet.LND = c.ideal
+	if c.fab != nil {
+		l = c.fab.lnd
+	}
+	c.lnds[net] = l
+	return l
 }
 
 // niRef resolves an NI reference (member:index, member, or a NID) checked by Load.

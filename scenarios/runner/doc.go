@@ -4,13 +4,20 @@
 //
 // # LND backends
 //
-// The "ideal" backend connects NIs through model/lnet's ideal LND: fixed latency, no
-// credits or handshakes of its own. Fabric faults are then approximated at the LND boundary,
-// as o2iblnd would surface them (see faults.go): a port or link that goes down makes its NI
-// fatal on its node (as PORT_ERR does) and fails the sends that use it with
-// LNET_MSG_STATUS_REMOTE_DROPPED (o2iblnd's status for a send completion error), a send to it
-// only after the RC retry exhaustion time. The "o2ib" backend, which runs o2iblnd over the
-// InfiniBand model, replaces the approximation once model/o2ib is wired in.
+// The "o2ib" backend (the default) runs o2iblnd (model/o2ib) over the InfiniBand model
+// (model/ib): every member's HCA ports are cabled to one switch at the scenario's link rate,
+// latency and MTU, each NI's address is its port's IPoIB address, and fabric faults act on the
+// model itself (a link goes down, an HCA dies, a node crashes, a link loses packets or gains
+// delay); o2iblnd then sees the device and CM events and completion errors and LNet the
+// hstatus o2iblnd derives from them.
+//
+// The "ideal" backend connects NIs through model/lnet's ideal LND instead: each message is
+// serialized at the link rate on its sender's and receiver's ports, with no credits or
+// handshakes of its own, and fabric faults are approximated at the LND boundary as o2iblnd
+// would surface them (see faults.go): a port or link that goes down makes its NI fatal on its
+// node (as PORT_ERR does) and fails the sends that use it with REMOTE_DROPPED (o2iblnd's
+// status for a send completion error), a send to it only after the RC retry exhaustion time.
+// It is faster and isolates LNet's own behaviour; link_loss needs the o2ib backend.
 //
 // # Attribution
 //

@@ -48,8 +48,12 @@ func newFaults(c *cluster, s *scenarios.Scenario) (*faultState, error) {
 		switch ft.Action {
 		case "router_down", "router_up":
 			return nil, fmt.Errorf("faults[%d]: %s needs LNet routing, which is not modelled yet (issue 6)", i, ft.Action)
-		case "cm_reject", "link_loss":
-			return nil, fmt.Errorf("faults[%d]: %s needs the o2ib backend (the InfiniBand model), not the ideal LND", i, ft.Action)
+		case "cm_reject":
+			return nil, fmt.Errorf("faults[%d]: cm_reject is not wired into runs yet", i)
+		case "link_loss":
+			if c.fab == nil {
+				return nil, fmt.Errorf("faults[%d]: link_loss needs the o2ib backend (the InfiniBand model), not the ideal LND", i)
+			}
 		}
 		if ft.Rate > 0 {
 			name := ft.Stream
@@ -111,8 +115,12 @@ func (f *faultState) note(kind, target, detail string) {
 	f.records = append(f.records, record.Fault{Time: f.c.k.Now(), Kind: kind, Target: target, Detail: detail, Hits: 1})
 }
 
-// apply performs one fault action.
+// apply performs one fault action: on the InfiniBand model with the o2ib backend, else as the
+// ideal backend approximates it.
 func (f *faultState) apply(i int, ft *scenarios.Fault) {
+	if f.c.fab != nil && f.c.fab.apply(f, ft, false) {
+		return
+	}
 	switch ft.Action {
 	case "link_down", "port_error", "hca_fatal":
 		f.niDown(ft.NI, ft.Action)
@@ -193,6 +201,9 @@ func (f *faultState) niUp(ref, kind string) {
 
 // undo reverses fault i after its For duration.
 func (f *faultState) undo(i int, ft *scenarios.Fault) {
+	if f.c.fab != nil && f.c.fab.apply(f, ft, true) {
+		return
+	}
 	switch ft.Action {
 	case "link_down", "port_error", "hca_fatal":
 		f.niUp(ft.NI, map[string]string{"link_down": "link_up", "port_error": "port_active", "hca_fatal": "hca_reset"}[ft.Action])

@@ -25,6 +25,9 @@ type Options struct {
 	SampleEvery sim.Time
 	// MaxEvents bounds the run (default 2e9): a runaway model ends with an error.
 	MaxEvents uint64
+	// Backend is the LND the nodes run: "o2ib" (default: o2iblnd over the InfiniBand
+	// model) or "ideal" (LNet's ideal LND, faults approximated; see the package doc).
+	Backend string
 }
 
 // Result is the outcome of one run.
@@ -53,7 +56,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		opt.MaxEvents = 2_000_000_000
 	}
 	col := newCollector()
-	c, err := buildCluster(s, seed, col)
+	c, err := buildCluster(s, seed, col, opt.Backend)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}

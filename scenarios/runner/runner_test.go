@@ -118,7 +118,7 @@ func TestUnsupportedIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(s, Options{}); err == nil || !strings.Contains(err.Error(), "o2ib backend") {
+	if _, err := Run(s, Options{Backend: BackendIdeal}); err == nil || !strings.Contains(err.Error(), "o2ib backend") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -1,0 +1,184 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/model/o2ib"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Backends.
+const (
+	BackendO2IB  = "o2ib"  // o2iblnd over the InfiniBand model: the faithful one (default)
+	BackendIdeal = "ideal" // LNet's ideal LND: fast, LNet-only studies
+)
+
+// fabric is the o2ib backend's InfiniBand model of the cluster.
+type fabric struct {
+	f     *ib.Fabric
+	lnd   *o2ib.LND
+	nodes map[string]*ib.Node   // member name -> node (lookups only)
+	ports map[lnet.NID]*ib.Port // NI -> the HCA port its NID is the IPoIB address of
+}
+
+// o2ibParams converts a scenario's ko2iblnd parameters to model/o2ib's.
+func o2ibParams(p *scenarios.O2IBParams) o2ib.Params {
+	return o2ib.Params{
+		Service: p.Service, Timeout: int(p.Timeout.WholeSeconds()), Keepalive: int(p.Keepalive.WholeSeconds()),
+		NTx: p.NTX, Credits: p.Credits, PeerCredits: p.PeerCredits, PeerCreditsHiw: p.PeerCreditsHiw,
+		PeerBufferCredits: p.PeerBufferCredits, PeerTimeout: int(p.PeerTimeout.WholeSeconds()),
+		ConcurrentSends: p.ConcurrentSends, ConnsPerPeer: p.ConnsPerPeer, RetryCount: p.RetryCount,
+		RNRRetryCount: p.RNRRetryCount, MapOnDemand: p.MapOnDemand, FMRPoolSize: p.FMRPoolSize,
+		FMRFlushTrigger: p.FMRFlushTrigger, FMRCache: p.FMRCache, DevFailover: p.DevFailover,
+		IBMTU: p.IBMTU, WrqSGE: p.WRQSGE, TOS: p.TOS, Cksum: p.Cksum, UsePrivilegedPort: p.UsePrivilegedPort,
+	}
+}
+
+// buildFabric cables every member's HCA ports to one switch (the single-switch topology) at the
+// scenario's link rate, latency and MTU, gives each port its NI's address as IPoIB address,
+// and creates the o2iblnd serving every o2ib net with the scenario's module parameters.
+func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
+	if s.Fabric.Topology != "single-switch" {
+		return nil, fmt.Errorf("fabric topology %q is not wired into runs yet (single-switch is)", s.Fabric.Topology)
+	}
+	fb := &fabric{f: ib.New(k, ib.Config{SwitchLatency: s.Fabric.SwitchLatency}), nodes: map[string]*ib.Node{}, ports: map[lnet.NID]*ib.Port{}}
+	fb.lnd = o2ib.New(fb.f)
+	// Per-net parameters, in sorted net order (no map order reaches the run).
+	nets := make([]string, 0, len(s.O2IB))
+	for name := range s.O2IB {
+		nets = append(nets, name)
+	}
+	slices.Sort(nets)
+	for _, name := range nets {
+		netID, err := lnet.ParseNet(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := fb.lnd.SetParams(netID, o2ibParams(s.O2IB[name])); err != nil {
+			return nil, err
+		}
+	}
+	sw := fb.f.AddSwitch("sw0")
+	spec := ib.LinkSpec{Rate: ib.Rate{Mbps: int64(s.Fabric.LinkRate) / 1_000_000}, Latency: s.Fabric.LinkLatency, MTU: s.Fabric.MTU}
+	for i := range s.Members {
+		m := &s.Members[i]
+		n := fb.f.AddNode(m.Name)
+		fb.nodes[m.Name] = n
+		nports := map[int]int{} // HCA index -> ports it needs
+		maxHCA := -1
+		for _, ni := range m.NIs {
+			nports[ni.HCA] = max(nports[ni.HCA], ni.Port)
+			maxHCA = max(maxHCA, ni.HCA)
+		}
+		hcas := make([]*ib.HCA, maxHCA+1)
+		for h := 0; h <= maxHCA; h++ {
+			if nports[h] == 0 {
+				continue
+			}
+			hcas[h] = n.AddHCA(fmt.Sprintf("mlx5_%d", h), nports[h])
+			for p := 1; p <= nports[h]; p++ {
+				fb.f.Connect(hcas[h].Port(p), sw, spec)
+			}
+		}
+		for _, ni := range m.NIs {
+			nid, err := toNID(ni.NID)
+			if err != nil {
+				return nil, err
+			}
+			port := hcas[ni.HCA].Port(ni.Port)
+			port.AddIP(ni.NID.Addr)
+			fb.ports[nid] = port
+			if ni.LND != nil {
+				if err := fb.lnd.SetNIParams(nid, o2ibParams(ni.LND)); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return fb, nil
+}
+
+// linkOf returns the cable of an NI's port.
+func (fb *fabric) linkOf(nid lnet.NID) *ib.Link {
+	if p := fb.ports[nid]; p != nil {
+		return p.Link()
+	}
+	return nil
+}
+
+// apply performs a fabric fault on the InfiniBand model; it reports false for actions that are
+// not fabric faults. undo reverses an earlier apply.
+func (fb *fabric) apply(f *faultState, ft *scenarios.Fault, undo bool) bool {
+	c := f.c
+	switch ft.Action {
+	case "link_down", "port_error", "link_up", "port_active":
+		_, nid, err := c.niRef(ft.NI)
+		if err != nil {
+			return true
+		}
+		down := (ft.Action == "link_down" || ft.Action == "port_error") != undo
+		if l := fb.linkOf(nid); l != nil {
+			if down {
+				l.LinkDown()
+			} else {
+				l.LinkUp()
+			}
+		}
+		kind := ft.Action
+		if undo {
+			kind = map[string]string{"link_down": "link_up", "port_error": "port_active"}[ft.Action]
+		}
+		f.note(kind, nid.String(), "")
+	case "hca_fatal":
+		_, nid, err := c.niRef(ft.NI)
+		if err != nil {
+			return true
+		}
+		if p := fb.ports[nid]; p != nil {
+			if undo {
+				p.HCA().Recover()
+				f.note("hca_recover", nid.String(), "")
+			} else {
+				p.HCA().HCAFatal()
+				f.note("hca_fatal", nid.String(), "")
+			}
+		}
+	case "node_crash", "node_restart":
+		n := fb.nodes[ft.Node]
+		if (ft.Action == "node_crash") != undo {
+			n.CrashNode()
+			fb.lnd.NodeCrashed(n)
+			f.note("node_crash", ft.Node, "")
+		} else {
+			n.Restart()
+			f.note("node_restart", ft.Node, "")
+		}
+	case "link_loss":
+		_, nid, _ := c.niRef(ft.NI)
+		if l := fb.linkOf(nid); l != nil {
+			p := ft.Loss
+			if undo {
+				p = 0
+			}
+			l.SetLoss(p)
+			f.note("link_loss", nid.String(), fmt.Sprint(p))
+		}
+	case "link_delay":
+		_, nid, _ := c.niRef(ft.NI)
+		if l := fb.linkOf(nid); l != nil {
+			d := ft.Delay
+			if undo {
+				d = 0
+			}
+			l.SetExtraDelay(d)
+			f.note("link_delay", nid.String(), d.String())
+		}
+	default:
+		return false
+	}
+	return true
+}
