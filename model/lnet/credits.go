@@ -60,11 +60,9 @@ func (n *Node) lndSend(m *Msg) {
 	if n.tracer != nil {
 		n.tracer.MsgAttempt(n.name, m.id, m.retries, n.k.Now(), ni.nid, m.target)
 	}
-	var priv any
-	if m.Hdr.Type == MsgREPLY {
-		priv = m.private
-	}
-	if err := ni.net.lnd.Send(ni, priv, m); err != nil {
+	// The kernel passes msg_private, which no LND's send reads; here Send's private is always
+	// nil (a received message's private has been released by Recv before it is sent on).
+	if err := ni.net.lnd.Send(ni, nil, m); err != nil {
 		m.noResend = true
 		rc := -EIO
 		var e Errno

@@ -31,8 +31,10 @@ import (
 //   - Recv(ni, private, msg, delayed, offset, mlen, rlen): receive mlen of the rlen payload
 //     bytes into msg's MD. When done call Node.Finalize(msg, status, hstatus) (msg != nil).
 //     With msg == nil, release the private (o2ib: PUT_NAK(0) / GET_DONE(-ENODATA), repost).
-//     For a GET received with rdmaReq, msg is the REPLY LNet built (it is also handed to
-//     Send with private set): the LND sends the reply data and finalizes it.
+//     For a GET received with rdmaReq, msg is the REPLY LNet built: the LND sends the reply
+//     data and finalizes it (such a REPLY never goes through Send). For a GET received
+//     without rdmaReq, Recv(nil) releases the private first and the REPLY then goes through
+//     Send like any other message.
 //   - EagerRecv: called when Parse must delay a message (router buffers, issue 6); return a
 //     new private or an error.
 //   - Notify: an LND tells LNet a peer's aliveness with Node.Notify(ni, nid, alive, reset,
@@ -50,8 +52,8 @@ type LND interface {
 	Shutdown(ni *NI)
 	// Ctl is lnd_ctl (IOC commands, unused by LNet core; LNDs may return nil).
 	Ctl(ni *NI, cmd uint32, arg any) error
-	// Send starts sending msg (lnd_send); private is nil for PUT/GET, or for a REPLY built for
-	// an rdmaReq GET the private given to Parse.
+	// Send starts sending msg (lnd_send); private is always nil (an ACK, a REPLY or a
+	// forwarded message was received with a private that Recv has already released).
 	Send(ni *NI, private any, msg *Msg) error
 	// Recv receives a parsed message's payload (lnd_recv). msg may be nil (discard).
 	Recv(ni *NI, private any, msg *Msg, delayed bool, offset, mlen, rlen int) error

@@ -157,6 +157,8 @@ func (n *Node) parseGet(m *Msg) int {
 		return 0
 	}
 	_ = rxni.net.lnd.Recv(rxni, m.private, nil, false, 0, 0, 0)
+	// The LND has released its private: the REPLY is a fresh send (Send gets a nil private).
+	m.private = nil
 	if rc := n.send(rxni.nid, m, m.from); rc != 0 {
 		n.finalize(m, rc)
 	}

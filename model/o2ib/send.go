@@ -26,15 +26,10 @@ var (
 // PUT_ACK/NAK; a larger GET goes GET_REQ with this node's sink and a pre-created REPLY, and
 // waits for GET_DONE. The model does not know msg_routing/target_is_router, so a GET to a
 // router is sent by size like any other (the kernel always sends it IMMEDIATE).
-func (l *LND) Send(ni *lnet.NI, private any, msg *lnet.Msg) error {
+func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 	n, _ := ni.LNDData.(*kibNet)
 	if n == nil || n.shutdown {
 		return ErrNotUp
-	}
-	if r, ok := private.(*rx); ok && r != nil && msg.Type() == lnet.MsgREPLY && r.msg.typ == MsgGET_REQ && !r.posted {
-		// A REPLY for an optimized GET that LNet routed through Send (LNet also passes the
-		// private of an IMMEDIATE GET, whose rx is already reposted: ignored).
-		return l.Recv(ni, r, msg, false, 0, msg.Len(), msg.Len())
 	}
 	target := msg.Target()
 	switch msg.Type() {

@@ -1,0 +1,77 @@
+package lnet
+
+import (
+	"testing"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// recLND is an ideal LND that records the privates LNet hands to Send and Recv.
+type recLND struct {
+	*IdealLND
+	sendPriv []any
+	recvPriv []any
+	recvMsg  []*Msg
+}
+
+func (l *recLND) Send(ni *NI, private any, m *Msg) error {
+	l.sendPriv = append(l.sendPriv, private)
+	return l.IdealLND.Send(ni, private, m)
+}
+
+func (l *recLND) Recv(ni *NI, private any, m *Msg, d bool, off, mlen, rlen int) error {
+	l.recvPriv = append(l.recvPriv, private)
+	l.recvMsg = append(l.recvMsg, m)
+	return l.IdealLND.Recv(ni, nil, m, d, off, mlen, rlen)
+}
+
+// contractPair is A (10.0.0.1@o2ib) and B (10.0.0.2@o2ib) on one recording LND; B has an ME
+// on the test portal.
+func contractPair(t *testing.T) (*sim.Kernel, *recLND, *Node, *Node) {
+	t.Helper()
+	k := sim.New(1)
+	l := &recLND{IdealLND: NewIdealLND(k, sim.Microsecond)}
+	mk := func(name, s string) *Node {
+		n, err := NewNode(k, name, DefaultTunables())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.AddNI(nid(s), l, NetTunables{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Startup(); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	a, b := mk("a", "10.0.0.1@o2ib"), mk("b", "10.0.0.2@o2ib")
+	b.MEAttach(MatchSpec{Portal: testPortal, Source: AnyNID, SourcePID: LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+		MDSpec{Length: 1 << 20, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_OP_GET})
+	return k, l, a, b
+}
+
+// TestReplySendPrivateNil: the REPLY of a GET received without rdmaReq is sent with a nil
+// private, after Recv(nil) released the GET's private (the lnd.go contract).
+func TestReplySendPrivateNil(t *testing.T) {
+	k, l, _, b := contractPair(t)
+	ni := b.NI(nid("10.0.0.2@o2ib"))
+	hdr := Header{Type: MsgGET, Src: nid("10.0.0.1@o2ib"), Dst: ni.NID(), SrcPID: LNET_PID_LUSTRE,
+		DstPID: LNET_PID_LUSTRE, Portal: testPortal, SinkLen: 100, WMD: WireHandle{Idx: 1, Gen: 1}}
+	if err := b.Parse(ni, &hdr, hdr.Src, "rx-private", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.RunUntil(k.Now() + sim.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.recvPriv) == 0 || l.recvPriv[0] != "rx-private" || l.recvMsg[0] != nil {
+		t.Fatalf("Recv calls %v %v, want (rx-private, nil) first", l.recvPriv, l.recvMsg)
+	}
+	if len(l.sendPriv) == 0 {
+		t.Fatal("no REPLY sent")
+	}
+	for i, p := range l.sendPriv {
+		if p != nil {
+			t.Fatalf("Send %d got private %v, want nil", i, p)
+		}
+	}
+}
