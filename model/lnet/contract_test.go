@@ -75,3 +75,36 @@ func TestReplySendPrivateNil(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDropsThroughRecv: a message not for this node (routing off) and a message after
+// shutdown are dropped by LNet with Recv(private, nil) and Parse returns nil
+// (lnet_drop_message); only a malformed message is an error, and then Recv is not called.
+func TestParseDropsThroughRecv(t *testing.T) {
+	_, l, _, b := contractPair(t)
+	ni := b.NI(nid("10.0.0.2@o2ib"))
+	hdr := Header{Type: MsgPUT, Src: nid("10.0.0.1@o2ib"), Dst: nid("10.0.9.9@o2ib"), PayloadLength: 10, Portal: testPortal}
+	if err := b.Parse(ni, &hdr, hdr.Src, "p1", false); err != nil {
+		t.Fatalf("not for me: %v", err)
+	}
+	if len(l.recvPriv) != 1 || l.recvPriv[0] != "p1" || l.recvMsg[0] != nil {
+		t.Fatalf("Recv calls %v %v, want one (p1, nil)", l.recvPriv, l.recvMsg)
+	}
+	if st := ni.Stats(); st.DropCount != 1 || st.DropLength != 10 {
+		t.Fatalf("NI drop stats %+v", st)
+	}
+	bad := Header{Type: MsgGET, Src: hdr.Src, Dst: ni.NID(), PayloadLength: 5}
+	if err := b.Parse(ni, &bad, hdr.Src, "p2", false); err != ErrProto {
+		t.Fatalf("malformed: %v, want ErrProto", err)
+	}
+	if len(l.recvPriv) != 1 {
+		t.Fatalf("Recv called for a malformed message")
+	}
+	b.Shutdown()
+	hdr.Dst = ni.NID()
+	if err := b.Parse(ni, &hdr, hdr.Src, "p3", false); err != nil {
+		t.Fatalf("after shutdown: %v", err)
+	}
+	if len(l.recvPriv) != 2 || l.recvPriv[1] != "p3" || l.recvMsg[1] != nil {
+		t.Fatalf("Recv calls %v %v, want (p3, nil) second", l.recvPriv, l.recvMsg)
+	}
+}

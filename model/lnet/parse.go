@@ -2,17 +2,19 @@ package lnet
 
 import "errors"
 
-// Errors Parse returns to an LND for messages it rejects.
-var (
-	ErrProto    = errors.New("lnet: malformed message")
-	ErrNotForMe = errors.New("lnet: message not addressed to this NI")
-)
+// ErrProto is the only error Parse returns: a malformed message (bad type or payload
+// length), which the LND treats as a protocol error (o2ib closes the connection). Every other
+// message LNet refuses is dropped as lnet_drop_message does: counted, and the LND told to
+// receive nothing with Recv(ni, private, nil, ...).
+var ErrProto = errors.New("lnet: malformed message")
 
 // Parse is lnet_parse, the LND's entry point for every LNet message that arrives on ni from
 // the previous hop fromNID (whose LNet header is hdr, copied). private is the LND's handle
 // for the receive; rdmaReq is true for o2ib PUT_REQ/GET_REQ. On success LNet will call the
-// LND's Recv exactly once for this private (possibly later, e.g. after a delay rule; with a
-// nil message to discard it). On error the LND must drop the message itself.
+// LND's Recv exactly once for this private (possibly later, e.g. after a delay rule or a wait
+// for router buffers; with a nil message to discard it, e.g. a message not for this node on
+// a node that does not route, or one arriving after shutdown). On error (ErrProto only) LNet
+// has not called and will not call Recv: the LND must drop the message itself.
 //
 // Order, as the kernel has it: validate sizes; reject a destination that is not ni's NID
 // (routing is issue 6); apply receive-side drop rules (without a health mask); find or
@@ -31,11 +33,13 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 	default:
 		return ErrProto
 	}
-	if hdr.Dst != ni.nid {
-		return ErrNotForMe
-	}
 	if n.shutdown {
-		return ErrShutdown
+		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
+		return nil
+	}
+	if hdr.Dst != ni.nid {
+		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
+		return nil
 	}
 	if len(n.dropRules) > 0 && n.dropOnReceive(hdr, ni.nid) {
 		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)

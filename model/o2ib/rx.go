@@ -1,8 +1,6 @@
 package o2ib
 
 import (
-	"errors"
-
 	"github.com/lnetsim/lnetsim/model/ib"
 	"github.com/lnetsim/lnetsim/model/lnet"
 )
@@ -129,17 +127,12 @@ func (l *LND) handleRx(r *rx) {
 }
 
 // parse hands an LNet message to lnet_parse. A malformed message is an error (the conn
-// closes); a message LNet refuses otherwise is discarded as lnet_drop_message does
-// (lnd_recv with no message: NAK, GET_DONE(-ENODATA) or a plain repost).
+// closes); a message LNet refuses otherwise is discarded by LNet itself through Recv with no
+// message (lnet_drop_message: NAK, GET_DONE(-ENODATA) or a plain repost).
 func (l *LND) parse(n *kibNet, r *rx, rdma bool) int {
-	err := n.node.Parse(n.ni, &r.msg.hdr, r.msg.srcNID, r, rdma)
-	if err == nil {
-		return 0
-	}
-	if errors.Is(err, lnet.ErrProto) {
+	if err := n.node.Parse(n.ni, &r.msg.hdr, r.msg.srcNID, r, rdma); err != nil {
 		return -lnet.EPROTO
 	}
-	_ = l.Recv(n.ni, r, nil, false, 0, 0, 0)
 	return 0
 }
 
