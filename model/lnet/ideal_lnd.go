@@ -41,7 +41,8 @@ type IdealLND struct {
 	Hook  func(m *Msg) IdealVerdict
 	Rules []*IdealRule // checked in order; the first match decides
 
-	// OptimizedGET makes GETs use the RDMA-style protocol of o2ib's GET_REQ: the initiator
+	// OptimizedGET makes GETs use the RDMA-style protocol of o2ib's GET_REQ (except, as in
+	// o2ib, a GET being forwarded or sent to a router, which goes plain): the initiator
 	// pre-creates the REPLY (CreateReplyMsg), the target is parsed with rdmaReq and its LND
 	// "writes" the data and answers GET_DONE; both initiator messages finalize on GET_DONE.
 	OptimizedGET bool
@@ -235,7 +236,7 @@ func (l *IdealLND) Send(ni *NI, _ any, m *Msg) error {
 	x.msg, x.ref, x.to, x.from, x.act, x.hs = m, m.Ref(), to, ni.NID(), v.Action, v.HStatus
 	x.hdr = m.Hdr
 	x.get = nil
-	if l.OptimizedGET && m.Type() == MsgGET && v.Action != IdealFail {
+	if l.OptimizedGET && m.Type() == MsgGET && !m.routing && !m.targetIsRtr && v.Action != IdealFail {
 		g, err := l.newGet(ni, m)
 		if err != nil {
 			l.free = append(l.free, i)

@@ -158,7 +158,8 @@ type Msg struct {
 	delayed     bool // held by a delay rule
 	rdmaReq     bool // received as an LND RDMA request (o2ib PUT_REQ/GET_REQ)
 	delayedRx   bool // held by a delay rule on the receive path
-	routing     bool // forwarded (issue 6): always false for now
+	routing     bool // msg_routing: being forwarded by this node (a router)
+	targetIsRtr bool // msg_target_is_router: this hop goes to a gateway
 
 	retries  int
 	deadline sim.Time
@@ -223,6 +224,14 @@ func (m *Msg) Node() *Node { return m.node }
 
 // Private returns the LND private passed to Parse for a received message.
 func (m *Msg) Private() any { return m.private }
+
+// Routing reports msg_routing: the message is being forwarded by this node (it is not the
+// final destination). o2iblnd sends such a GET IMMEDIATE (kiblnd_send).
+func (m *Msg) Routing() bool { return m.routing }
+
+// TargetIsRouter reports msg_target_is_router: this send attempt goes to a gateway, not to
+// the final destination. o2iblnd sends such a GET IMMEDIATE (kiblnd_send).
+func (m *Msg) TargetIsRouter() bool { return m.targetIsRtr }
 
 // Retries returns how many resends the message has had.
 func (m *Msg) Retries() int { return m.retries }

@@ -61,6 +61,4 @@
 //     successful receive completion, which RC's in-order delivery makes exact.
 //   - One memory region per device stands for FMR/FastReg mappings: an RDMA is one WR.
 //   - Only protocol version 2 is spoken; no device failover, no GPU paths, no checksums.
-//   - A GET to or through a router is sized like any other until model/lnet exports
-//     msg_routing/msg_target_is_router (send.go's routedMsg).
 package o2ib

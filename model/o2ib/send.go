@@ -6,14 +6,6 @@ import (
 	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
-// routedMsg is what kiblnd_send reads of lnet_msg for a GET (msg_routing,
-// msg_target_is_router). model/lnet does not export it yet (routing is issue 6): until it
-// does, every GET is sized like a local one.
-type routedMsg interface {
-	Routing() bool
-	TargetIsRouter() bool
-}
-
 // Errors Send returns for an immediate failure (LNet then finalizes the message itself).
 var (
 	ErrNoTx    = errors.New("o2ib: no tx descriptor (ENOMEM)")
@@ -24,8 +16,8 @@ var (
 // Send models kiblnd_send: an ACK, a small PUT/REPLY and a GET whose reply fits go
 // IMMEDIATE (finalized on send completion); a larger PUT/REPLY goes PUT_REQ and waits for
 // PUT_ACK/NAK; a larger GET goes GET_REQ with this node's sink and a pre-created REPLY, and
-// waits for GET_DONE. The model does not know msg_routing/target_is_router, so a GET to a
-// router is sent by size like any other (the kernel always sends it IMMEDIATE).
+// waits for GET_DONE. A GET that is being forwarded or goes to a router is always sent
+// IMMEDIATE (the sink is on the final destination's side of the router).
 func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 	n, _ := ni.LNDData.(*kibNet)
 	if n == nil || n.shutdown {
@@ -37,7 +29,7 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 		if msgNob(MsgIMMEDIATE, msg.Hdr.SinkLen) <= msgSize {
 			break
 		}
-		if rm, ok := any(msg).(routedMsg); ok && (rm.Routing() || rm.TargetIsRouter()) {
+		if msg.Routing() || msg.TargetIsRouter() { // msg_routing, msg_target_is_router
 			break
 		}
 		t := l.getIdleTx(n)
