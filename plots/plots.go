@@ -110,6 +110,10 @@ func save(p *plot.Plot, path string) error {
 		os.Remove(tmp.Name())
 		return err
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it private
+		os.Remove(tmp.Name())
+		return err
+	}
 	return os.Rename(tmp.Name(), path)
 }
 

@@ -112,6 +112,10 @@ func Create(dir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it private
+		_ = os.RemoveAll(tmp)
+		return nil, fmt.Errorf("results: %w", err)
+	}
 	r := &Run{final: dir, tmp: tmp}
 	r.messages = r.csvFile(MessagesFile, messagesHeader)
 	r.health = r.csvFile(HealthFile, healthHeader)

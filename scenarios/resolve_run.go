@@ -92,7 +92,7 @@ func (r *resolver) workloads() {
 			w.Interval = sim.Second
 		}
 		if w.Portal == -1 {
-			w.Portal = 12
+			w.Portal = 52 // SRPC_RDMA_PORTAL
 			if w.Type == "ping" {
 				w.Portal = 0
 			}
@@ -138,7 +138,7 @@ var faultActions = map[string][]string{
 var faultTiming = []string{"at", "every", "rate", "stream", "until", "for", "action"}
 
 // reversible actions may use for:.
-var reversible = set("link_down", "port_error", "node_crash", "router_down", "link_loss", "link_delay", "drop_rule_add", "delay_rule_add")
+var reversible = set("link_down", "port_error", "hca_fatal", "node_crash", "router_down", "link_loss", "link_delay", "drop_rule_add", "delay_rule_add")
 
 var cmReasons = set("conn_race", "no_resources", "fatal", "conn_uncompat", "conn_stale", "rdma_frags", "msg_queue_size", "invalid_srv_id", "early")
 

@@ -48,7 +48,8 @@ type Workload struct {
 	Timeout sim.Time `yaml:"timeout" json:"timeout"`
 	// MaxResends is how many times an rpc is resent after a timeout (default 0).
 	MaxResends int `yaml:"max_resends" json:"max_resends"`
-	// Portal is the LNet portal used (default 0 for ping; 12 for brw and rpc requests).
+	// Portal is the LNet portal used (default 0 for ping; 52, lnet_selftest's SRPC_RDMA_PORTAL, for
+	// brw and rpc requests).
 	Portal int `yaml:"portal" json:"portal"`
 }
 
@@ -70,6 +71,7 @@ type Fault struct {
 	// Until ends a periodic or random fault (default: the end of the run).
 	Until sim.Time `yaml:"until" json:"until,omitempty"`
 	// For undoes the fault after this long (link_down -> link_up, port_error -> port_active,
+	// hca_fatal -> HCA recovery,
 	// node_crash -> node_restart, router_down -> router_up, rule add -> remove, loss/delay
 	// cleared).
 	For sim.Time `yaml:"for" json:"for,omitempty"`

@@ -17,16 +17,20 @@ import (
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/scenarios/runner"
+	"github.com/lnetsim/lnetsim/trace/pcap"
 )
 
 // runFlags are the flags run and check share.
 type runFlags struct {
-	seed    uint64
-	sets    []string
-	out     string
-	quiet   bool
-	output  string
-	backend string
+	seed     uint64
+	sets     []string
+	out      string
+	quiet    bool
+	output   string
+	backend  string
+	pcap     string
+	pcapLink string
+	trace    string
 }
 
 func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
@@ -36,6 +40,9 @@ func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only failures and errors")
 	cmd.Flags().StringVar(&f.output, "output", "text", "summary format: text or json")
 	cmd.Flags().StringVar(&f.backend, "backend", runner.BackendO2IB, "LND under LNet: o2ib (o2iblnd over the InfiniBand model) or ideal (LNet's ideal LND, faults approximated)")
+	cmd.Flags().StringVar(&f.pcap, "pcap", "", "write the o2iblnd traffic to FILE as a capture Wireshark decodes (one scenario only)")
+	cmd.Flags().StringVar(&f.pcapLink, "pcap-link", "roce", "capture encapsulation: roce (pcap, Ethernet/IPv4/UDP 4791) or ib (ERF InfiniBand records)")
+	cmd.Flags().StringVar(&f.trace, "trace", "", "write a Chrome trace-event JSON timeline to FILE for Perfetto or chrome://tracing (one scenario only)")
 }
 
 // scenarioRun is one scenario's outcome for printing.
@@ -57,6 +64,13 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 	}
 	if f.backend != runner.BackendO2IB && f.backend != runner.BackendIdeal {
 		return nil, usageErr("--backend must be o2ib or ideal, got %q", f.backend)
+	}
+	link, err := pcap.ParseLink(f.pcapLink)
+	if err != nil {
+		return nil, usageErr("--pcap-link: %v", err)
+	}
+	if (f.pcap != "" || f.trace != "") && len(args) != 1 {
+		return nil, usageErr("--pcap and --trace take one scenario at a time")
 	}
 	ovs, err := parseSets(f.sets)
 	if err != nil {
@@ -83,7 +97,8 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 			r.Dir = filepath.Join(f.out, s.Name)
 		}
 		start := time.Now()
-		res, err := runner.Run(s, runner.Options{Seed: f.seed, Out: r.Dir, Version: buildVersion(), Backend: f.backend})
+		res, err := runner.Run(s, runner.Options{Seed: f.seed, Out: r.Dir, Version: buildVersion(), Backend: f.backend,
+			Pcap: f.pcap, PcapLink: link, Trace: f.trace})
 		r.WallSecs = time.Since(start).Seconds()
 		if err != nil {
 			r.Error = err.Error()

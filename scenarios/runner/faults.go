@@ -31,6 +31,7 @@ type faultState struct {
 	delayRules [][]ruleRef
 	pastHits   []uint64
 	rnd        []*sim.Stream
+	tl         *timeline // nil unless a trace is written
 }
 
 type ruleRef struct {
@@ -113,6 +114,9 @@ func (f *faultState) Handle(kind int, arg uint64) {
 
 func (f *faultState) note(kind, target, detail string) {
 	f.records = append(f.records, record.Fault{Time: f.c.k.Now(), Kind: kind, Target: target, Detail: detail, Hits: 1})
+	if f.tl != nil {
+		f.tl.fault(f.c.k.Now(), kind, target)
+	}
 }
 
 // apply performs one fault action: on the InfiniBand model with the o2ib backend, else as the

@@ -9,6 +9,8 @@ import (
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/sim"
+	"github.com/lnetsim/lnetsim/trace/chrome"
+	"github.com/lnetsim/lnetsim/trace/pcap"
 )
 
 // Options control one run.
@@ -28,6 +30,12 @@ type Options struct {
 	// Backend is the LND the nodes run: "o2ib" (default: o2iblnd over the InfiniBand
 	// model) or "ideal" (LNet's ideal LND, faults approximated; see the package doc).
 	Backend string
+	// Pcap, if set, is a capture file of the o2iblnd traffic (o2ib backend), written in the
+	// PcapLink container (pcap RoCEv2 by default, or ERF InfiniBand).
+	Pcap     string
+	PcapLink pcap.Link
+	// Trace, if set, is a Chrome trace-event JSON file of the run (Perfetto, chrome://tracing).
+	Trace string
 }
 
 // Result is the outcome of one run.
@@ -56,7 +64,8 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		opt.MaxEvents = 2_000_000_000
 	}
 	col := newCollector()
-	c, err := buildCluster(s, seed, col, opt.Backend)
+	ts := &tracerSet{list: []lnet.Tracer{col}}
+	c, err := buildCluster(s, seed, ts, opt.Backend)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
@@ -83,6 +92,37 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		col.out = out
 	}
 	smp := newSampler(c, ws, out, opt.SampleEvery)
+	var capt *capture
+	var tl *timeline
+	finishSide := func(ok bool) error {
+		var first error
+		if capt != nil {
+			first = capt.close(ok)
+		}
+		if tl != nil {
+			if err := tl.close(ok, chrome.Args{"scenario": s.Name, "seed": seed}); first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	if opt.Pcap != "" {
+		if c.fab == nil {
+			return nil, fmt.Errorf("%w: --pcap needs the o2ib backend", ErrUnsupported)
+		}
+		if capt, err = newCapture(opt.Pcap, opt.PcapLink); err != nil {
+			return nil, err
+		}
+		c.fab.lnd.SetObserver(capt)
+	}
+	if opt.Trace != "" {
+		if tl, err = newTimeline(opt.Trace, c); err != nil {
+			_ = finishSide(false)
+			return nil, err
+		}
+		ts.list = append(ts.list, tl)
+		faults.tl = tl
+	}
 
 	sum := sim.NewChecksum()
 	c.k.SetObserver(sum.Observe)
@@ -95,7 +135,14 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		if out != nil {
 			out.Abort()
 		}
+		_ = finishSide(false)
 		return nil, fmt.Errorf("run of %s stopped: %w", s.Name, err)
+	}
+	if err := finishSide(true); err != nil {
+		if out != nil {
+			out.Abort()
+		}
+		return nil, err
 	}
 	results := ch.finish()
 	res := &Result{Summary: record.Summary{

@@ -62,7 +62,7 @@ type workloads struct {
 	list []*workload
 }
 
-const brwPortal = 12 // lnet_selftest's bulk portal analogue; Workload.Portal overrides it
+const brwPortal = 52 // SRPC_RDMA_PORTAL: lnet_selftest's bulk portal; Workload.Portal overrides it
 
 // newWorkloads prepares every workload of s: targets, streams and the sink MEs on targets.
 func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
@@ -162,7 +162,9 @@ func (st *stream) issue() {
 	w.started++
 	st.cur = o
 	ln := st.src.ln
-	o.md = ln.MDBind(lnet.MDSpec{Length: o.size, Threshold: lnet.ThresholdInf, Handler: o, Options: lnet.MD_TRUNCATE})
+	// Threshold 2: the request and its ACK or REPLY, as ptlrpc sizes its MDs, so that a
+	// duplicate response (a resent request that had in fact arrived) finds no MD.
+	o.md = ln.MDBind(lnet.MDSpec{Length: o.size, Threshold: 2, Handler: o, Options: lnet.MD_TRUNCATE})
 	target := o.target.nids[0]
 	var err error
 	switch {

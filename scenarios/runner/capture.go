@@ -1,0 +1,131 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/model/o2ib"
+	"github.com/lnetsim/lnetsim/trace/pcap"
+)
+
+// capture writes the o2iblnd traffic of a run as a packet capture (o2ib backend only): every
+// o2iblnd message as an RC SEND carrying its kib_msg, every bulk RDMA WRITE as one packet whose
+// RETH gives its size. CONNREQ and CONNACK, which travel in CM REQ/REP private data on the wire,
+// are shown as SENDs to QP cmQPN so that Wireshark's o2iblnd dissector decodes them too. The
+// model numbers QPs from 1, but QPs 0 and 1 are the SMI and GSI on real fabrics (Wireshark
+// parses their traffic as management datagrams), so captured QP numbers are offset by qpnBase.
+type capture struct {
+	file *os.File
+	tmp  string
+	path string
+	w    *pcap.Writer
+	err  error
+	buf  []byte
+	pad  []byte
+}
+
+func newCapture(path string, link pcap.Link) (*capture, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return nil, err
+	}
+	w, err := pcap.NewWriter(f, link) // the writer buffers
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &capture{file: f, tmp: f.Name(), path: path, w: w}, nil
+}
+
+// nid8 converts a NID to the 8-byte wire form.
+func nid8(n lnet.NID) uint64 {
+	a := n.Addr()
+	return pcap.NID8([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)}, n.Net().Num(), pcap.LNDTypeO2IB)
+}
+
+// QP numbers as captured.
+const (
+	qpnBase = 0x100
+	cmQPN   = 0xff
+)
+
+func endpoint(n lnet.NID, lid uint16, qpn uint32) pcap.Endpoint {
+	a := n.Addr()
+	return pcap.Endpoint{IP: [4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)}, LID: lid, QPN: qpn}
+}
+
+func wireHdr(h *lnet.Header) pcap.LNetHdr {
+	return pcap.LNetHdr{
+		DestNID: nid8(h.Dst), SrcNID: nid8(h.Src), DestPID: h.DstPID, SrcPID: h.SrcPID,
+		Type: uint32(h.Type), PayloadLength: uint32(h.PayloadLength),
+		MD:        pcap.WireHandle{Interface: uint64(h.WMD.Idx), Object: uint64(h.WMD.Gen)},
+		MatchBits: h.MatchBits, HdrData: h.HdrData, Portal: h.Portal, Offset: uint32(h.Offset),
+		SinkLength: uint32(h.SinkLen), MLength: uint32(h.MLength),
+	}
+}
+
+// MsgPosted writes one o2iblnd message.
+func (c *capture) MsgPosted(ev *o2ib.MsgEvent) {
+	if c.err != nil {
+		return
+	}
+	m := pcap.KibMsg{Type: uint8(ev.Type), Credits: uint8(ev.Credits), SrcNID: nid8(ev.Src), DstNID: nid8(ev.Dst),
+		SrcStamp: ev.SrcStamp, DstStamp: ev.DstStamp, Cookie: ev.Cookie, DstCookie: ev.DstCookie, Status: int32(ev.Status),
+		ConnParams: pcap.ConnParams{QueueDepth: uint16(ev.QueueDepth), MaxFrags: uint16(ev.MaxFrags), MaxMsgSize: uint32(ev.MaxMsgSize)}}
+	if ev.Hdr != nil {
+		m.Hdr = wireHdr(ev.Hdr)
+	}
+	if ev.Type == o2ib.MsgIMMEDIATE && ev.PayloadLen > 0 {
+		if len(c.pad) < ev.PayloadLen {
+			c.pad = make([]byte, ev.PayloadLen)
+		}
+		m.Payload = c.pad[:ev.PayloadLen] // the model carries lengths: zeros
+	}
+	if ev.RDMANob > 0 {
+		m.RDMA = pcap.RDMADesc{Key: ev.RDMAKey, Frags: []pcap.RDMAFrag{{Nob: uint32(ev.RDMANob)}}}
+	}
+	srcQPN, dstQPN := ev.SrcQPN+qpnBase, ev.DstQPN+qpnBase
+	if ev.Type == o2ib.MsgCONNREQ || ev.Type == o2ib.MsgCONNACK {
+		srcQPN, dstQPN = cmQPN, cmQPN
+	}
+	c.buf = m.AppendTo(c.buf[:0])
+	c.err = c.w.Write(&pcap.Packet{Time: ev.Time, Src: endpoint(ev.Src, ev.SrcLID, srcQPN), Dst: endpoint(ev.Dst, ev.DstLID, dstQPN),
+		Opcode: pcap.OpSendOnly, PSN: uint32(ev.Seq), Payload: c.buf})
+}
+
+// RDMAPosted writes one RDMA WRITE.
+func (c *capture) RDMAPosted(ev *o2ib.RDMAEvent) {
+	if c.err != nil {
+		return
+	}
+	c.err = c.w.Write(&pcap.Packet{Time: ev.Time, Src: endpoint(ev.Src, ev.SrcLID, ev.SrcQPN+qpnBase), Dst: endpoint(ev.Dst, ev.DstLID, ev.DstQPN+qpnBase),
+		Opcode: pcap.OpWriteOnly, PSN: uint32(ev.Seq), RKey: ev.RKey, DMALen: uint32(ev.Bytes)})
+}
+
+// ConnChange is not captured (connection steps appear as their CONNREQ/CONNACK messages).
+func (c *capture) ConnChange(*o2ib.ConnEvent) {}
+
+// close flushes and renames the capture into place, or removes it on error.
+func (c *capture) close(ok bool) error {
+	err := c.err
+	if err == nil {
+		err = c.w.Flush()
+	}
+	if cerr := c.file.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(c.tmp, 0o644) // CreateTemp makes it private
+	}
+	if err != nil || !ok {
+		os.Remove(c.tmp)
+		if err != nil {
+			return fmt.Errorf("capture %s: %w", c.path, err)
+		}
+		return nil
+	}
+	return os.Rename(c.tmp, c.path)
+}

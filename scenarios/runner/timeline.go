@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/sim"
+	"github.com/lnetsim/lnetsim/trace/chrome"
+)
+
+// timeline writes a Chrome trace-event file of a run: one process per node, one thread per
+// NI; each LNet message an async span from its first send to its finalize (resends marked
+// inside it), health values as counter tracks, NI status changes and faults as instants.
+type timeline struct {
+	file   *os.File
+	tmp    string
+	path   string
+	w      *chrome.Writer
+	where  map[lnet.NID][2]int // NI -> (pid, tid) (lookups only)
+	pidOf  map[string]int      // node -> pid (lookups only)
+	open   map[msgKey]bool     // spans begun and not ended (lookups only)
+	nextID uint64
+	ids    map[msgKey]uint64
+}
+
+func newTimeline(path string, c *cluster) (*timeline, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return nil, err
+	}
+	t := &timeline{file: f, tmp: f.Name(), path: path, w: chrome.NewWriter(f), where: map[lnet.NID][2]int{},
+		pidOf: map[string]int{}, open: map[msgKey]bool{}, ids: map[msgKey]uint64{}}
+	for i, n := range c.nodes {
+		pid := i + 1
+		t.pidOf[n.name] = pid
+		t.w.ProcessName(pid, n.name)
+		for j, nid := range n.nids {
+			t.where[nid] = [2]int{pid, j + 1}
+			t.w.ThreadName(pid, j+1, nid.String())
+		}
+	}
+	return t, nil
+}
+
+func (t *timeline) MsgAttempt(node string, id uint64, attempt int, at sim.Time, txNI, nextHop lnet.NID) {
+	k := msgKey{node, id}
+	w := t.where[txNI]
+	if !t.open[k] {
+		t.open[k] = true
+		t.nextID++
+		t.ids[k] = t.nextID
+		t.w.Begin(at, w[0], w[1], "lnet", "message", t.nextID, chrome.Args{"via": txNI.String() + ">" + nextHop.String()})
+		return
+	}
+	t.w.Instant(at, w[0], w[1], "lnet", "resend", chrome.Args{"attempt": attempt, "via": txNI.String() + ">" + nextHop.String(), "msg": t.ids[k]})
+}
+
+func (t *timeline) MsgDone(r *lnet.MsgRecord) {
+	k := msgKey{r.Node, r.ID}
+	if r.Received || !t.open[k] {
+		return
+	}
+	delete(t.open, k)
+	id := t.ids[k]
+	delete(t.ids, k)
+	pid := t.pidOf[r.Node]
+	t.w.End(r.End, pid, 0, "lnet", "message", id, chrome.Args{
+		"type": r.Type.String(), "src": r.Src.String(), "dst": r.Dst.String(), "size": r.Size,
+		"hstatus": hstatusName(r.HStatus), "resends": r.Resends})
+}
+
+func (t *timeline) HealthChange(at sim.Time, node string, nid lnet.NID, local bool, _, new int, _ lnet.HealthCause) {
+	name := "peer NI health " + nid.String()
+	if local {
+		name = "NI health " + nid.String()
+	}
+	t.w.Counter(at, t.pidOf[node], name, chrome.Args{"health": new})
+}
+
+func (t *timeline) NIStatusChange(at sim.Time, node string, nid lnet.NID, old, new lnet.NIStatus) {
+	w := t.where[nid]
+	t.w.Instant(at, w[0], w[1], "ni", "NI status "+new.String(), chrome.Args{"from": old.String()})
+}
+
+// fault marks a fault on the node it concerns (pid 0 = the whole cluster).
+func (t *timeline) fault(at sim.Time, kind, target string) {
+	t.w.Instant(at, 0, 0, "fault", kind, chrome.Args{"target": target})
+}
+
+func (t *timeline) close(ok bool, other chrome.Args) error {
+	err := t.w.Close(other)
+	if cerr := t.file.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(t.tmp, 0o644) // CreateTemp makes it private
+	}
+	if err != nil || !ok {
+		os.Remove(t.tmp)
+		if err != nil {
+			return fmt.Errorf("trace %s: %w", t.path, err)
+		}
+		return nil
+	}
+	return os.Rename(t.tmp, t.path)
+}
+
+// tracerSet fans LNet tracer calls out to several tracers; tracers may be added after the
+// nodes got the set.
+type tracerSet struct{ list []lnet.Tracer }
+
+func (ts *tracerSet) MsgAttempt(node string, id uint64, attempt int, at sim.Time, txNI, nextHop lnet.NID) {
+	for _, t := range ts.list {
+		t.MsgAttempt(node, id, attempt, at, txNI, nextHop)
+	}
+}
+
+func (ts *tracerSet) MsgDone(r *lnet.MsgRecord) {
+	for _, t := range ts.list {
+		t.MsgDone(r)
+	}
+}
+
+func (ts *tracerSet) HealthChange(at sim.Time, node string, nid lnet.NID, local bool, old, new int, c lnet.HealthCause) {
+	for _, t := range ts.list {
+		t.HealthChange(at, node, nid, local, old, new, c)
+	}
+}
+
+func (ts *tracerSet) NIStatusChange(at sim.Time, node string, nid lnet.NID, old, new lnet.NIStatus) {
+	for _, t := range ts.list {
+		t.NIStatusChange(at, node, nid, old, new)
+	}
+}
