@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -103,5 +104,35 @@ func TestPlotErrorsNameTheFile(t *testing.T) {
 	d2 := fakeRun(t)
 	if err := Health(d2, "x", filepath.Join(dir, "noext")); err == nil || !strings.Contains(err.Error(), "extension") {
 		t.Fatalf("missing extension: %v", err)
+	}
+}
+
+func TestSweepCurve(t *testing.T) {
+	dir := t.TempDir()
+	agg := filepath.Join(dir, "aggregate.csv")
+	csv := "point,lnet.retry_count,lnet.transaction_timeout,metric,n,mean,sd,ci95_low,ci95_high\n"
+	for _, rc := range []int{0, 1, 2, 3} {
+		for _, tt := range []int{10, 50, 150} {
+			m := float64(tt) / float64(rc+1)
+			csv += fmt.Sprintf("p%d%d,%d,%d,latency_p99_us,5,%g,1,%g,%g\n", rc, tt, rc, tt, m, m-2, m+2)
+			csv += fmt.Sprintf("p%d%d,%d,%d,resend_count,5,%d,0,%d,%d\n", rc, tt, rc, tt, rc, rc, rc)
+		}
+	}
+	if err := os.WriteFile(agg, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "curve.png")
+	if err := SweepCurve(agg, "lnet.transaction_timeout", "latency_p99_us", "p99 latency vs transaction_timeout", out); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(out); err != nil || len(b) < 1000 {
+		t.Fatalf("no figure: %v", err)
+	}
+	if os.Getenv("LNETSIM_KEEP_PLOTS") != "" {
+		b, _ := os.ReadFile(out)
+		_ = os.WriteFile(filepath.Join(os.Getenv("LNETSIM_KEEP_PLOTS"), "curve.png"), b, 0o644)
+	}
+	if err := SweepCurve(agg, "lnet.transaction_timeout", "no_such_metric", "x", out); err == nil {
+		t.Fatal("missing metric not reported")
 	}
 }

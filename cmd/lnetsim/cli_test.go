@@ -127,6 +127,9 @@ func TestSweepRunResumeMerge(t *testing.T) {
 	if err != nil || !strings.Contains(string(agg), ",resend_count,2,") {
 		t.Fatalf("aggregate.csv: %v\n%s", err, agg)
 	}
+	if code, stdout, errOut := runCLI(t, "sweep", "plot", file, "--out", out, "--x", "lnet.retry_count", "--metric", "resend_count"); code != 0 || !strings.Contains(stdout, "resend_count.png") {
+		t.Fatalf("sweep plot: exit %d\n%s%s", code, stdout, errOut)
+	}
 	// A shard index from a Slurm array needs a shard count.
 	t.Setenv("SLURM_ARRAY_TASK_ID", "1")
 	if code, _, _ := runCLI(t, "sweep", "run", file, "--out", out); code != exitUsage {

@@ -6,12 +6,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lnetsim/lnetsim/plots"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/scenarios/runner"
 	"github.com/lnetsim/lnetsim/sweep"
@@ -33,7 +36,7 @@ func newSweepCmd() *cobra.Command {
 
 Run ids and seeds derive from the parameters, so growing an axis never changes existing runs.`,
 	}
-	cmd.AddCommand(newSweepPlanCmd(), newSweepRunCmd(), newSweepMergeCmd(), newSweepEmitCmd())
+	cmd.AddCommand(newSweepPlanCmd(), newSweepRunCmd(), newSweepMergeCmd(), newSweepPlotCmd(), newSweepEmitCmd())
 	return cmd
 }
 
@@ -218,6 +221,61 @@ OUT/aggregate.csv: per point and metric, n, mean, standard deviation and 95% CI.
 	}
 	cmd.Flags().StringVar(&out, "out", "", "sweep output directory (required)")
 	cmd.Flags().StringSliceVar(&dirs, "from", nil, "shard output directories to merge (default: --out)")
+	return cmd
+}
+
+func newSweepPlotCmd() *cobra.Command {
+	var (
+		out     string
+		x       string
+		metrics []string
+		format  string
+	)
+	cmd := &cobra.Command{
+		Use:   "plot SWEEP_FILE",
+		Short: "Draw metric-vs-parameter curves with 95% CI error bars from a merged sweep",
+		Long: `Plot reads OUT/aggregate.csv (written by sweep merge) and draws, for each --metric, the
+mean over seeds against the swept parameter --x, one line per combination of the other axes,
+with 95% confidence intervals as error bars: the timeout/resend curves. Figures go to
+OUT/plots/<metric>.<format>.`,
+		Example: `  lnetsim sweep plot flap.yaml --out out/flap --x lnet.transaction_timeout \
+      --metric writes.latency_p99_us --metric resend_count --metric messages_failed`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := loadSweep(args[0])
+			if err != nil {
+				return err
+			}
+			if out == "" || x == "" || len(metrics) == 0 {
+				return usageErr("--out, --x and at least one --metric are required")
+			}
+			known := false
+			for _, a := range spec.Axes {
+				known = known || a.Path == x
+			}
+			if !known {
+				return usageErr("--x %s is not an axis of %s", x, args[0])
+			}
+			dir := filepath.Join(out, "plots")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return &exitError{code: exitRuntime, err: err}
+			}
+			agg := filepath.Join(out, sweep.AggregateFile)
+			for _, m := range metrics {
+				file := filepath.Join(dir, strings.ReplaceAll(m, "/", "_")+"."+format)
+				title := fmt.Sprintf("%s vs %s (%s, %d seeds per point)", m, x, filepath.Base(spec.Scenario), spec.Seeds)
+				if err := plots.SweepCurve(agg, x, m, title, file); err != nil {
+					return &exitError{code: exitRuntime, err: err}
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), "wrote", file)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "sweep output directory holding aggregate.csv (required)")
+	cmd.Flags().StringVar(&x, "x", "", "the swept parameter on the x axis (required)")
+	cmd.Flags().StringArrayVar(&metrics, "metric", nil, "metric to draw (repeatable)")
+	cmd.Flags().StringVar(&format, "format", "png", "png, svg or pdf")
 	return cmd
 }
 
