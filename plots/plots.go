@@ -22,6 +22,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lnetsim/lnetsim/record"
+	"github.com/lnetsim/lnetsim/sim"
 )
 
 // Size of every figure.
@@ -222,6 +223,11 @@ func Health(runDir, title, out string) error {
 	for _, k := range keys {
 		xmax = max(xmax, series[k][len(series[k])-1].X)
 	}
+	if sum, err := record.ReadSummary(runDir); err == nil {
+		if d, err := sim.ParseTime(sum.Duration); err == nil {
+			xmax = max(xmax, d.Seconds()) // hold the last values to the end of the run
+		}
+	}
 	for i, k := range keys {
 		xys := series[k]
 		xys = append(xys, plotter.XY{X: xmax, Y: xys[len(xys)-1].Y}) // hold the last value
@@ -284,6 +290,63 @@ func Throughput(runDir, title, out string, bins int) error {
 	ymax := 0.0
 	for _, xy := range xys {
 		ymax = max(ymax, xy.Y)
+	}
+	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
+		return err
+	}
+	return save(p, out)
+}
+
+// NIThroughput draws each NI's send rate over virtual time from timeseries.csv (metric
+// ni_tx_bps), one line per node and NI that sent anything, with fault markers: where traffic
+// goes when a rail fails and comes back.
+func NIThroughput(runDir, title, out string) error {
+	t, err := readTable(filepath.Join(runDir, record.TimeseriesFile))
+	if err != nil {
+		return err
+	}
+	if err := t.need("time_ns", "node", "metric", "key", "value"); err != nil {
+		return err
+	}
+	series := map[string]plotter.XYs{}
+	total := map[string]float64{}
+	var keys []string
+	ymax := 0.0
+	for i, row := range t.rows {
+		if t.str(row, "metric") != "ni_tx_bps" {
+			continue
+		}
+		at, err := t.num(row, "time_ns", i)
+		if err != nil {
+			return err
+		}
+		v, err := t.num(row, "value", i)
+		if err != nil {
+			return err
+		}
+		key := t.str(row, "node") + " " + t.str(row, "key")
+		if _, ok := series[key]; !ok {
+			keys = append(keys, key)
+		}
+		series[key] = append(series[key], plotter.XY{X: at / 1e9, Y: v / 1e9})
+		total[key] += v
+		ymax = max(ymax, v/1e9)
+	}
+	sort.Strings(keys)
+	p := newPlot(title, "virtual time (s)", "sent by the NI (Gb/s)")
+	p.Legend.Top, p.Legend.Left = false, true
+	drawn := 0
+	for _, k := range keys {
+		if total[k] == 0 {
+			continue
+		}
+		if err := addLine(p, k, series[k], drawn, true); err != nil {
+			return err
+		}
+		drawn++
+	}
+	if drawn == 0 {
+		return fmt.Errorf("%s: no NI sent anything (or no ni_tx_bps samples)", t.name)
 	}
 	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
 		return err

@@ -25,6 +25,7 @@ and renders, next to them or into --out:
 
   health.<fmt>      health value of every NI and peer NI over virtual time, faults marked
   throughput.<fmt>  delivered PUT/GET payload per time bin, faults marked
+  ni-traffic.<fmt>  bytes sent per second by every NI, faults marked
   latency.<fmt>     completion latency CDF per message type
 
 The figures are drawn from the files only, so they can always be redrawn with other tools.`,
@@ -55,6 +56,7 @@ The figures are drawn from the files only, so they can always be redrawn with ot
 			}{
 				{"health", func(p string) error { return plots.Health(dir, "Health values: "+title, p) }},
 				{"throughput", func(p string) error { return plots.Throughput(dir, "Throughput: "+title, p, bins) }},
+				{"ni-traffic", func(p string) error { return plots.NIThroughput(dir, "Traffic per NI: "+title, p) }},
 				{"latency", func(p string) error { return plots.LatencyCDF(dir, "Completion latency: "+title, p) }},
 			}
 			w := cmd.OutOrStdout()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lnetsim/lnetsim/plots"
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/scenarios/runner"
@@ -31,6 +32,7 @@ type runFlags struct {
 	pcap     string
 	pcapLink string
 	trace    string
+	figures  bool
 }
 
 func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
@@ -43,6 +45,7 @@ func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
 	cmd.Flags().StringVar(&f.pcap, "pcap", "", "write the o2iblnd traffic to FILE as a capture Wireshark decodes (one scenario only)")
 	cmd.Flags().StringVar(&f.pcapLink, "pcap-link", "roce", "capture encapsulation: roce (pcap, Ethernet/IPv4/UDP 4791) or ib (ERF InfiniBand records)")
 	cmd.Flags().StringVar(&f.trace, "trace", "", "write a Chrome trace-event JSON timeline to FILE for Perfetto or chrome://tracing (one scenario only)")
+	cmd.Flags().BoolVar(&f.figures, "plots", false, "also render health.png and ni-traffic.png into each run directory (default on for the built-in default scenario)")
 }
 
 // scenarioRun is one scenario's outcome for printing.
@@ -52,6 +55,7 @@ type scenarioRun struct {
 	Summary  *record.Summary `json:"summary,omitempty"`
 	Failed   int             `json:"failed_expectations"`
 	Error    string          `json:"error,omitempty"`
+	Figures  []string        `json:"figures,omitempty"`
 	WallSecs float64         `json:"wall_seconds"`
 	desc     string
 	health   []record.HealthChange
@@ -105,6 +109,15 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 			r.Dir = ""
 		} else {
 			r.Summary, r.Failed, r.health = &res.Summary, res.Failed, res.Health
+			if f.figures && r.Dir != "" {
+				title := fmt.Sprintf("%s (seed %d)", s.Name, res.Summary.Seed)
+				if err := plots.Health(r.Dir, "Health values: "+title, filepath.Join(r.Dir, "health.png")); err == nil {
+					r.Figures = append(r.Figures, filepath.Join(r.Dir, "health.png"))
+				}
+				if err := plots.NIThroughput(r.Dir, "Traffic per NI: "+title, filepath.Join(r.Dir, "ni-traffic.png")); err == nil {
+					r.Figures = append(r.Figures, filepath.Join(r.Dir, "ni-traffic.png"))
+				}
+			}
 		}
 		runs = append(runs, r)
 	}
@@ -179,6 +192,9 @@ func printStory(w io.Writer, r *scenarioRun, quiet bool) {
 	if r.Dir != "" {
 		fmt.Fprintf(w, "\nResults: %s (plot them with: lnetsim plot %s)\n", r.Dir, r.Dir)
 	}
+	for _, fig := range r.Figures {
+		fmt.Fprintf(w, "Figure:  %s\n", fig)
+	}
 	fmt.Fprintln(w)
 }
 
@@ -218,6 +234,9 @@ scenarios list); "-" reads standard input.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = []string{"builtin:" + scenarios.DefaultName}
+				if !cmd.Flags().Changed("plots") {
+					f.figures = true // the default scenario's story comes with its key figure
+				}
 			}
 			runs, err := runScenarios(cmd, args, &f)
 			if err != nil {

@@ -1,21 +1,23 @@
 package runner
 
 import (
+	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
 // sampler streams periodic samples of model state to timeseries.csv.
 type sampler struct {
-	c     *cluster
-	ws    *workloads
-	out   *record.Run
-	every sim.Time
-	hid   sim.HandlerID
+	c        *cluster
+	ws       *workloads
+	out      *record.Run
+	every    sim.Time
+	hid      sim.HandlerID
+	lastSent map[lnet.NID]uint64 // NI -> bytes sent at the previous sample (lookups only)
 }
 
 func newSampler(c *cluster, ws *workloads, out *record.Run, every sim.Time) *sampler {
-	s := &sampler{c: c, ws: ws, out: out, every: every}
+	s := &sampler{c: c, ws: ws, out: out, every: every, lastSent: map[lnet.NID]uint64{}}
 	s.hid = c.k.Register(s)
 	return s
 }
@@ -29,8 +31,8 @@ func (s *sampler) start() {
 	}
 }
 
-// Handle takes one sample: per NI health, tx credits and queue; per peer NI health; per
-// workload the payload throughput since the previous sample.
+// Handle takes one sample: per NI health, tx credits and queue, and bytes sent per second
+// since the previous sample; per peer NI health; per workload the payload throughput.
 func (s *sampler) Handle(int, uint64) {
 	now := s.c.k.Now()
 	for _, n := range s.c.nodes {
@@ -40,6 +42,11 @@ func (s *sampler) Handle(int, uint64) {
 			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_health", Key: key, Value: float64(ni.Health())})
 			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_credits", Key: key, Value: float64(avail)})
 			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_queued", Key: key, Value: float64(ni.TxQueued())})
+			sent := ni.Stats().SendLength
+			if now > 0 {
+				s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_bps", Key: key, Value: float64(sent-s.lastSent[ni.NID()]) * 8 / s.every.Seconds()})
+			}
+			s.lastSent[ni.NID()] = sent
 		}
 		for _, p := range n.ln.Peers() {
 			for _, lpni := range p.NIs() {
