@@ -22,12 +22,14 @@ SHARDS=${SHARDS:-3}
 WORK=${LNETSIM_SLURM_DIR:-${TMPDIR:-/tmp}/lnetsim-slurm}
 JOB_TIMEOUT=${SLURM_TIMEOUT:-180}
 PORT=${SLURM_PORT_BASE:-16817}
-# Every process this script starts (daemons, job steps, the jobs' lnetsim) inherits this
-# marker, so cleanup finds exactly ours, also those a previous, killed run left behind.
+# Every process this script starts (daemons, sbatch, the jobs' lnetsim) inherits this marker,
+# so cleanup finds exactly ours, also those a previous, killed run left behind; slurmstepd,
+# which rewrites its environment, is known by its open log file under $WORK.
 export LNETSIM_SLURM_MARKER="$WORK"
-OURS='munged|slurmctld|slurmd|slurmstepd|lnetsim'
+OURS='munged|slurmctld|slurmd|slurmscriptd|slurmstepd|lnetsim|sbatch|timeout'
 
 t0=$SECONDS
+LOCKED=
 log() { printf '[slurm %3ds] %s\n' "$((SECONDS - t0))" "$*"; }
 
 # show_logs prints the tail of every daemon and job log, to say why something failed.
@@ -42,19 +44,23 @@ show_logs() {
 
 die() {
   printf 'scripts/slurm/run.sh: FAILED: %s\n' "$*" >&2
-  show_logs >&2
+  [ -z "$LOCKED" ] || show_logs >&2
   exit 1
 }
 
-# our_pids lists the processes carrying this run's marker whose name is one of ours.
+# our_pids lists the processes of ours (see LNETSIM_SLURM_MARKER) that are still alive.
 our_pids() {
   local d pid comm
   for d in /proc/[0-9]*; do
     pid=${d#/proc/}
     [ "$pid" != $$ ] && [ "$pid" != "$BASHPID" ] || continue
-    comm=$(cat "$d/comm" 2>/dev/null) || continue
+    comm=
+    { read -r comm <"$d/comm"; } 2>/dev/null || continue
     [[ $comm =~ ^($OURS)$ ]] || continue
-    if tr '\0' '\n' <"$d/environ" 2>/dev/null | grep -qxF "LNETSIM_SLURM_MARKER=$WORK"; then
+    if { tr '\0' '\n' <"$d/environ"; } 2>/dev/null | grep -qxF "LNETSIM_SLURM_MARKER=$WORK"; then
+      echo "$pid"
+    elif [ "$comm" = slurmstepd ] &&
+      find "$d/fd" -mindepth 1 -maxdepth 1 -lname "$WORK/*" 2>/dev/null | grep -q .; then
       echo "$pid"
     fi
   done
@@ -82,12 +88,14 @@ POLICY_RC_ADDED=
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  if [ -n "${SLURM_CONF:-}" ] && [ -f "$SLURM_CONF" ] && command -v scancel >/dev/null 2>&1; then
-    timeout 10 scancel --quiet --name="$JOBNAME" >/dev/null 2>&1 || true
+  if [ -n "$LOCKED" ]; then # else the processes under $WORK are another run's
+    if [ -n "$JOBNAME" ] && [ -f "${SLURM_CONF:-}" ]; then
+      timeout 10 scancel --quiet --name="$JOBNAME" >/dev/null 2>&1 || true
+    fi
+    stop_ours
   fi
-  stop_ours
   if [ -n "$POLICY_RC_ADDED" ]; then rm -f /usr/sbin/policy-rc.d; fi
-  if [ -n "$(our_pids)" ]; then
+  if [ -n "$LOCKED" ] && [ -n "$(our_pids)" ]; then
     echo "scripts/slurm/run.sh: could not stop: $(our_pids | tr '\n' ' ')" >&2
     rc=1
   fi
@@ -113,16 +121,26 @@ if [ ${#missing[@]} -gt 0 ]; then
     POLICY_RC_ADDED=1
   fi
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null || die "apt-get update failed"
-  apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >/dev/null \
-    || die "apt-get install slurmctld slurmd slurm-client munge failed"
+  aptlog=${TMPDIR:-/tmp}/lnetsim-slurm-apt.log
+  apt-get update -qq >"$aptlog" 2>&1 || { tail -n 20 "$aptlog" >&2; die "apt-get update failed"; }
+  apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >>"$aptlog" 2>&1 \
+    || { tail -n 20 "$aptlog" >&2; die "apt-get install slurmctld slurmd slurm-client munge failed"; }
   if [ -n "$POLICY_RC_ADDED" ]; then rm -f /usr/sbin/policy-rc.d; POLICY_RC_ADDED=; fi
   for c in "${need[@]}"; do command -v "$c" >/dev/null 2>&1 || die "$c still missing after the install"; done
 fi
 log "$(slurmctld -V), $(munged --version 2>&1 | awk '{print $1; exit}')"
 
 # --- a fresh work directory, after ending what an earlier run may have left -----------------
-stop_ours
+# One run at a time per work directory: the lock is held by this shell only (every process
+# started in the background closes fd 9), so a run that was killed leaves it free.
+exec 9>"$WORK.lock"
+flock -n 9 || die "another scripts/slurm/run.sh is using $WORK (lock $WORK.lock held)"
+LOCKED=1
+left=$(our_pids | tr '\n' ' ')
+if [ -n "$left" ]; then
+  log "ending processes an earlier, killed run left behind: $left"
+  stop_ours
+fi
 [ -z "$(our_pids)" ] || die "processes of an earlier run are still alive: $(our_pids | tr '\n' ' ')"
 case "$WORK" in /|"") die "refusing to use work directory '$WORK'" ;; esac
 rm -rf "$WORK"
@@ -139,8 +157,13 @@ MUNGE_SOCKET=$WORK/run/munge.socket
 log "starting munged"
 munged --force --foreground --socket="$MUNGE_SOCKET" --key-file="$WORK/munge/munge.key" \
   --pid-file="$WORK/run/munged.pid" --seed-file="$WORK/munge/munged.seed" \
-  --log-file="$WORK/log/munged.log" </dev/null >>"$WORK/log/munged.log" 2>&1 &
-for i in $(seq 1 50); do [ -S "$MUNGE_SOCKET" ] && break; sleep 0.1; done
+  --log-file="$WORK/log/munged.log" </dev/null >>"$WORK/log/munged.stdout.log" 2>&1 9>&- &
+munged=$!
+for i in $(seq 1 50); do
+  [ -S "$MUNGE_SOCKET" ] && break
+  kill -0 "$munged" 2>/dev/null || die "munged exited"
+  sleep 0.1
+done
 [ -S "$MUNGE_SOCKET" ] || die "munged did not create its socket $MUNGE_SOCKET"
 munge --socket="$MUNGE_SOCKET" -n </dev/null | unmunge --socket="$MUNGE_SOCKET" >/dev/null \
   || die "munge/unmunge round trip through $MUNGE_SOCKET failed"
@@ -191,11 +214,15 @@ EOF
 # No cgroup.conf is read with proctrack/linuxproc and task/none.
 
 log "starting slurmctld and slurmd (ports $PORT, $((PORT + 1)))"
-slurmctld -D -i -f "$SLURM_CONF" </dev/null >>"$WORK/log/slurmctld.stdout.log" 2>&1 &
-slurmd -D -N localhost -f "$SLURM_CONF" </dev/null >>"$WORK/log/slurmd.stdout.log" 2>&1 &
+slurmctld -D -i -f "$SLURM_CONF" </dev/null >>"$WORK/log/slurmctld.stdout.log" 2>&1 9>&- &
+ctld=$!
+slurmd -D -N localhost -f "$SLURM_CONF" </dev/null >>"$WORK/log/slurmd.stdout.log" 2>&1 9>&- &
+slurmd=$!
 
 state=
 for i in $(seq 1 120); do
+  kill -0 "$ctld" 2>/dev/null || die "slurmctld exited (see $WORK/log/slurmctld.log)"
+  kill -0 "$slurmd" 2>/dev/null || die "slurmd exited (see $WORK/log/slurmd.log)"
   state=$(timeout 5 sinfo -h -n localhost -o '%T' 2>/dev/null || true)
   [ "$state" = idle ] && break
   sleep 0.5
@@ -209,9 +236,11 @@ lnetsim sweep emit slurm "$SWEEP" --out "$OUT" --shards "$SHARDS" >"$WORK/job.sh
   || die "lnetsim sweep emit slurm failed"
 JOBNAME=$(sed -n 's/^#SBATCH --job-name=//p' "$WORK/job.sh")
 log "submitting $SHARDS array tasks (job name $JOBNAME)"
+# In the background and waited for, so that a signal to this script is handled at once.
+(cd "$WORK" && exec 9>&- && exec timeout "$JOB_TIMEOUT" sbatch --wait --parsable --chdir="$WORK" \
+  --output="$OUT/slurm-%A_%a.out" "$WORK/job.sh") >"$WORK/jobid" 2>"$WORK/log/sbatch.log" </dev/null &
 rc=0
-(cd "$WORK" && timeout "$JOB_TIMEOUT" sbatch --wait --parsable --chdir="$WORK" \
-  --output="$OUT/slurm-%A_%a.out" "$WORK/job.sh") >"$WORK/jobid" 2>"$WORK/log/sbatch.log" || rc=$?
+wait $! || rc=$?
 jobid=$(head -n 1 "$WORK/jobid" 2>/dev/null || true)
 case $rc in
   0) ;;
