@@ -6,7 +6,8 @@ import "errors"
 const hdrSize = 72
 
 // postSend models lnet_post_send_locked: drop a message past its deadline (NETWORK_TIMEOUT,
-// -ETIMEDOUT; routers never enforce it), refuse a message whose MD was unlinked (-ECANCELED),
+// -ETIMEDOUT; routers never enforce it on routed messages, unless the opt-in
+// RouterMsgExpiry policy drops one past its arrival deadline), refuse a message whose MD was unlinked (-ECANCELED),
 // take a peer NI tx credit then an NI tx credit (queueing FIFO when either goes negative),
 // let a delay rule capture the message, and hand it to the LND.
 func (n *Node) postSend(m *Msg) {
@@ -14,6 +15,16 @@ func (n *Node) postSend(m *Msg) {
 	if !m.routing && now > m.deadline {
 		n.dropOnPost(m)
 		m.HStatus = LNET_MSG_STATUS_NETWORK_TIMEOUT
+		n.finalize(m, -ETIMEDOUT)
+		return
+	}
+	if m.routing && n.tun.RouterMsgExpiry && now > m.rtrDeadline {
+		// Opt-in expiry policy (not in the kernel): dropped and counted, no health effect
+		// (OK hstatus with an error), no resend.
+		n.dropOnPost(m)
+		n.rstats.Expired++
+		m.noResend = true
+		m.HStatus = LNET_MSG_STATUS_OK
 		n.finalize(m, -ETIMEDOUT)
 		return
 	}
@@ -116,8 +127,9 @@ func (n *Node) returnTxCredits(m *Msg) {
 	}
 }
 
-// decommitTx models lnet_msg_decommit_tx: count the send when status is 0 (a failure or a
-// resend counts nothing here; drops are counted where they happen) and return the credits.
+// decommitTx models lnet_msg_decommit_tx: count the send when status is 0 (a forwarded
+// message as route_count/route_length instead of send_count; a failure or a resend counts
+// nothing here; drops are counted where they happen) and return the credits.
 func (n *Node) decommitTx(m *Msg, status int) {
 	if !m.txCommitted {
 		return
@@ -125,9 +137,16 @@ func (n *Node) decommitTx(m *Msg, status int) {
 	m.txCommitted = false
 	ln := uint64(m.Hdr.PayloadLength)
 	switch {
+	case status == 0 && m.routing:
+		n.stats.RouteCount++
+		n.stats.RouteLength += ln
+		n.rstats.Forwarded++
+		fallthrough
 	case status == 0:
-		n.stats.SendCount++
-		n.stats.SendLength += ln
+		if !m.routing {
+			n.stats.SendCount++
+			n.stats.SendLength += ln
+		}
 		m.txNI.stats.SendCount++
 		m.txNI.stats.SendLength += ln
 		t := statsType(m)
@@ -141,10 +160,14 @@ func (n *Node) decommitTx(m *Msg, status int) {
 	m.sending = false
 }
 
-// decommitRx models lnet_msg_decommit_rx: count a successful receive.
+// decommitRx models lnet_msg_decommit_rx: count a successful receive and return the router
+// buffer and router credit a routed message holds (lnet_return_rx_credits_locked).
 func (n *Node) decommitRx(m *Msg, status int) {
 	if !m.rxCommitted {
 		return
+	}
+	if m.rtrPool != 0 || m.peerRtrCredit {
+		defer n.returnRxCredits(m)
 	}
 	m.rxCommitted = false
 	ln := uint64(m.rxLen)

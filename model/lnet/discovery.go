@@ -13,6 +13,8 @@ type PingBuffer struct {
 	NIs       []PingNI // 0@lo first, as the kernel lists it
 	MultiRail bool     // the node is multi-rail capable
 	Seq       uint32   // bumped on every change
+	// RoutingDisabled is LNET_PING_FEAT_RTE_DISABLED: the node does not forward.
+	RoutingDisabled bool
 }
 
 func (b *PingBuffer) size() int { return 16 + 16*len(b.NIs) }
@@ -27,7 +29,7 @@ func (n *Node) pingBufSize() int { return 16 + 16*16 }
 // updatePingBuffer models lnet_ping_target_update: publish the NIs and their status.
 func (n *Node) updatePingBuffer() {
 	n.seqNo++
-	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1)}
+	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: !n.routing}
 	b.NIs = append(b.NIs, PingNI{NID: LoNID, Status: NIStatusUp})
 	for _, ni := range n.nis {
 		b.NIs = append(b.NIs, PingNI{NID: ni.nid, Status: ni.Status()})
@@ -56,6 +58,9 @@ func (h *sysHandler) OnEvent(ev *Event) {
 			if b, ok := ev.Data.(*PingBuffer); ok {
 				if lpni := n.findPeerNI(ev.Initiator); lpni != nil {
 					n.processPingBuffer(lpni.peer, b)
+					if lpni.peer.gw != nil {
+						n.updateGatewayRoutes(lpni.peer, b)
+					}
 				}
 			}
 		}
@@ -65,6 +70,8 @@ func (h *sysHandler) OnEvent(ev *Event) {
 		n.handleRecoveryEvent(ev, false, nid)
 	case sysDiscovery:
 		n.handleDiscoveryEvent(ev, nid)
+	case sysRouterRef:
+		n.handleRouterPingEvent(ev, int(nid))
 	}
 }
 

@@ -424,7 +424,11 @@ func (n *Node) releaseDelayed(ref MsgRef) {
 	m.delayed = false
 	if m.delayedRx {
 		m.delayedRx = false
-		n.parseLocal(m)
+		if m.routing {
+			n.parseForward(m)
+		} else {
+			n.parseLocal(m)
+		}
 		return
 	}
 	n.lndSend(m)

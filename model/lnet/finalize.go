@@ -12,8 +12,9 @@ func (n *Node) Finalize(m *Msg, status int, hstatus HStatus) {
 }
 
 // finalize models lnet_finalize + lnet_complete_msg_locked: run the health check (which may
-// queue a resend and keep the message), deliver the MD event, send a pending ACK with the
-// same message, otherwise decommit (credits, stats) and free.
+// queue a resend and keep the message), deliver the MD event, forward a routed message
+// received into a router buffer, send a pending ACK with the same message, otherwise
+// decommit (credits, stats) and free.
 func (n *Node) finalize(m *Msg, status int) {
 	m.status = status
 	if n.isHealthCheck(m) && n.healthCheck(m) {
@@ -21,6 +22,17 @@ func (n *Node) finalize(m *Msg, status int) {
 	}
 	if m.md != nil {
 		n.deliverEvent(m, status)
+	}
+	if status == 0 && m.routing && !m.forwarded {
+		// A routed message whose payload is in the router buffer: forward it on the next
+		// net, with its own selection and credits (lnet_complete_msg_locked).
+		m.forwarded = true
+		rc := n.send(AnyNID, m, AnyNID)
+		if rc == 0 {
+			return
+		}
+		m.noResend = true
+		status = rc
 	}
 	if status == 0 && m.ackPending {
 		// The PUT becomes its ACK (lnet_complete_msg_locked): from the NID the PUT was

@@ -161,6 +161,12 @@ type Msg struct {
 	routing     bool // msg_routing: being forwarded by this node (a router)
 	targetIsRtr bool // msg_target_is_router: this hop goes to a gateway
 
+	forwarded     bool     // a routed message handed to lnet_send after its receive
+	peerRtrCredit bool     // holds a router credit of its rx peer NI (msg_peerrtrcredit)
+	rtrQueued     bool     // waiting on an rtrq or rbp_msgs
+	rtrPool       int8     // router buffer pool index + 1 (msg_rtrcredit), 0 if none
+	rtrDeadline   sim.Time // deadline when it arrived on this router (expiry policy)
+
 	retries  int
 	deadline sim.Time
 	start    sim.Time

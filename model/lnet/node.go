@@ -61,9 +61,15 @@ type Node struct {
 	pushMD   *MD
 	sysH     sysHandler
 	started  bool
-	routing  bool // routing enabled (issue 6)
+	routing  bool // routing enabled (lnet_routing_enabled)
 	seqNo    uint32
 	shutdown bool
+
+	// Routing (route.go).
+	remoteNets []*remoteNet // routes per remote net, in the order first added
+	gateways   []*Peer      // gateway peers, in the order first used by a route
+	rtrPools   []*rtrPool   // tiny, small, large (nil until routing is enabled)
+	rstats     RouterStats
 }
 
 // NewNode creates the LNet instance of node name on kernel k with global tunables tun (which
@@ -101,9 +107,6 @@ func (n *Node) SetTunables(t Tunables) error {
 
 // SetTracer installs a tracer (nil removes it).
 func (n *Node) SetTracer(t Tracer) { n.tracer = t }
-
-// SetRouting records whether the node routes (issue 6); it changes health rules only now.
-func (n *Node) SetRouting(on bool) { n.routing = on }
 
 // Nets returns the local nets in configuration order.
 func (n *Node) Nets() []*Net { return n.nets }
@@ -216,7 +219,7 @@ func (n *Node) Handle(kind int, arg uint64) {
 	}
 }
 
-// monitorPass is one pass of lnet_monitor_thread: resend queued messages, expire response
+// monitorPass is one pass of lnet_monitor_thread: check routers, resend queued messages, expire response
 // trackers (at the first pass and then every transaction_timeout/2 whole seconds), recover
 // local NIs, recover peer NIs; then sleep 1 s. A message queued for resend wakes the monitor
 // early (evResendKick), which runs a full pass and restarts the 1 s sleep, as the kernel's
@@ -226,6 +229,9 @@ func (n *Node) monitorPass() {
 		return
 	}
 	now := n.k.Now()
+	if len(n.gateways) > 0 {
+		n.checkRouters()
+	}
 	n.resendPending()
 	if sec := n.nowSeconds(); sec >= n.nextRspCheck {
 		n.nextRspCheck = sec + sim.Time(n.tun.TransactionTimeout/2)*sim.Second

@@ -16,10 +16,13 @@ var ErrProto = errors.New("lnet: malformed message")
 // a node that does not route, or one arriving after shutdown). On error (ErrProto only) LNet
 // has not called and will not call Recv: the LND must drop the message itself.
 //
-// Order, as the kernel has it: validate sizes; reject a destination that is not ni's NID
-// (routing is issue 6); apply receive-side drop rules (without a health mask); find or
-// create the sender's peer NI and mark it alive and UP; commit (arms the deadline); apply
-// delay rules; parse locally (match, event, ACK/REPLY).
+// Order, as the kernel has it: validate sizes; a message for another node is dropped unless
+// this node routes (and even then if its destination is on ni's own net or is another local
+// NI); apply receive-side drop rules (without a health mask); find or create the sender's
+// peer NI and mark it alive and UP; a message that came through a gateway is dropped under
+// drop_asym_route if that gateway has no route back to the source net, and revives a gateway
+// thought dead; commit (arms the deadline); apply delay rules; then forward
+// (lnet_parse_forward_locked) or parse locally (match, event, ACK/REPLY).
 func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool) error {
 	switch hdr.Type {
 	case MsgACK, MsgGET:
@@ -37,7 +40,8 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
 		return nil
 	}
-	if hdr.Dst != ni.nid {
+	forMe := hdr.Dst == ni.nid
+	if !forMe && (!n.routing || hdr.Dst.Net() == ni.nid.Net() || n.isLocalNID(hdr.Dst)) {
 		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
 		return nil
 	}
@@ -52,6 +56,19 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 	m.from = fromNID
 	m.private = private
 	lpni := n.nid2peerni(fromNID)
+	if hdr.Src.Net() != fromNID.Net() {
+		// Came through a gateway (lnet_parse's asymmetric-route handling).
+		gw := lpni.peer
+		if n.tun.DropAsymRoute && forMe && !n.hasGatewayRouteTo(gw, hdr.Src.Net()) {
+			n.freeMsg(m)
+			n.rstats.Dropped++
+			n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
+			return nil
+		}
+		if g := gw.gw; g != nil && !g.alive {
+			g.alive = true
+		}
+	}
 	m.rxPeerNI = lpni
 	lpni.lastAlive = n.k.Now()
 	lpni.heardFrom = true
@@ -60,7 +77,12 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 	m.onActive = true
 	m.deadline = n.deadline(ni)
 	m.rdmaReq = rdmaReq
+	m.routing = !forMe
 	if len(n.delayRules) > 0 && n.delayOnReceive(m) {
+		return nil
+	}
+	if m.routing {
+		n.parseForward(m)
 		return nil
 	}
 	n.parseLocal(m)

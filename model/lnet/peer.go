@@ -43,7 +43,8 @@ type Peer struct {
 	discovering bool
 	discPing    *MD
 	pending     msgQueue // messages waiting for discovery (LNET_DC_WAIT)
-	isRouter    bool     // a gateway (issue 6)
+	isRouter    bool     // a gateway of some route (lnet_peer_is_router)
+	gw          *gwState // gateway state, nil if the peer is no gateway
 }
 
 // Primary returns the peer's primary NID.
@@ -109,6 +110,7 @@ type PeerNI struct {
 
 	// Router credits (lpni_rtrcredits), used when this node forwards (issue 6).
 	rtrCredits, maxRtrCredits, minRtrCredits int
+	rtrq                                     msgQueue // routed messages waiting for a router credit (lpni_rtrq)
 
 	stats  PeerNIStats
 	hstats PeerNIHealthStats

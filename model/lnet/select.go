@@ -6,11 +6,12 @@ func isReservedPortal(m *Msg) bool {
 	return (m.Hdr.Type == MsgGET || m.Hdr.Type == MsgPUT) && m.Hdr.Portal == ReservedPortal
 }
 
-// selectPathway models lnet_select_pathway for loopback and directly reachable destinations:
-// routed destinations are not modelled yet (routing is issue 6; a remote net gives
-// -EHOSTUNREACH). Order: find or create the destination peer NI; hold the message while the
-// peer is discovered (unless reserved-portal traffic or a response); classify source-specified
-// vs any, multi-rail vs not; choose the local NI and peer NI; hand over to handleSend.
+// selectPathway models lnet_select_pathway. Order: find or create the destination peer NI;
+// hold the message while the peer is discovered (unless reserved-portal traffic, a response
+// or a message this router forwards: a difference, the kernel also discovers final-hop
+// peers on routers); classify source-specified vs any, local vs remote, multi-rail vs not
+// (a router's final hop is handled as non-MR unless mrForwardAllowed); choose the local NI
+// and peer NI, or a route (routedPath); hand over to handleSend.
 func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 	if n.shutdown {
 		return -ESHUTDOWN
@@ -20,7 +21,7 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 	}
 	lpni := n.nid2peerni(dst)
 	p := lpni.peer
-	if n.tun.Discovery && !p.discovered && !isReservedPortal(m) && !m.isResponse {
+	if n.tun.Discovery && !p.discovered && !isReservedPortal(m) && !m.isResponse && !m.routing {
 		n.discoverPeer(p)
 		if !p.discovered {
 			p.pending.push(m)
@@ -35,10 +36,23 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 		local = n.netByID(dst.Net()) != nil
 	}
 	if !local {
-		return -EHOSTUNREACH
+		var ni *NI
+		if srcSpec {
+			if ni = n.niByNID[src]; ni == nil {
+				return -EINVAL
+			}
+		}
+		return n.routedPath(ni, lpni, m, rtr)
 	}
 	mr := p.mr && !m.recovery
 	switch {
+	case m.routing && !srcSpec && (!mr || !n.mrForwardAllowed(m, lpni)):
+		// A router's non-MR final hop: the destination as given, the best NI on its net.
+		ni := n.bestNI(n.netByID(dst.Net()))
+		if ni == nil {
+			return -EHOSTUNREACH
+		}
+		return n.handleSend(ni, lpni, nil, m)
 	case srcSpec:
 		// SRC_SPEC + LOCAL (MR or NMR): source NI and destination exactly as given
 		// (lnet_handle_spec_local_{mr,nmr}_dst).
@@ -47,7 +61,7 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 			return -EINVAL
 		}
 		n.setNonMRPref(lpni, ni, m)
-		return n.handleSend(ni, lpni, m)
+		return n.handleSend(ni, lpni, nil, m)
 	case !mr:
 		// SRC_ANY + LOCAL + NMR (lnet_handle_any_local_nmr_dst, lnet_select_preferred_best_ni):
 		// the NI some NI of that peer net prefers (not for reserved-portal traffic), else the
@@ -68,14 +82,14 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 			return -EHOSTUNREACH
 		}
 		n.setNonMRPref(lpni, ni, m)
-		return n.handleSend(ni, lpni, m)
+		return n.handleSend(ni, lpni, nil, m)
 	case m.isResponse:
 		// SRC_ANY + LOCAL + MR response: destination fixed, best NI on its net.
 		ni := n.bestNI(n.netByID(dst.Net()))
 		if ni == nil {
 			return -ENETDOWN
 		}
-		return n.handleSend(ni, lpni, m)
+		return n.handleSend(ni, lpni, nil, m)
 	}
 	// SRC_ANY + LOCAL + MR (lnet_handle_any_mr_dsta): best local net, best NI, best peer NI.
 	lpn, net := n.bestLocalNet(p)
@@ -90,7 +104,7 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 	if best == nil {
 		return -EHOSTUNREACH
 	}
-	return n.handleSend(ni, best, m)
+	return n.handleSend(ni, best, nil, m)
 }
 
 // setNonMRPref models lnet_set_non_mr_pref_nid: the first non-response send to a non-MR peer NI

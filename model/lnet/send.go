@@ -40,9 +40,12 @@ func (n *Node) deadline(ni *NI) sim.Time {
 }
 
 // handleSend models lnet_handle_send: bump the round-robin sequences of the chosen net, NI,
-// peer net and peer NI, record the choice on the message, commit it, set the header source,
-// record the next hop in the response tracker and post it.
-func (n *Node) handleSend(ni *NI, lpni *PeerNI, m *Msg) int {
+// peer net and peer NI, record the choice on the message, commit it, set the header source
+// and destination (unless forwarding), record the next hop in the response tracker and post
+// it. For a routed send lpni is the gateway's peer NI and final the destination's (whose
+// sequences are bumped too): the message targets the router (msg_target_is_router) and the
+// header keeps the final destination.
+func (n *Node) handleSend(ni *NI, lpni, final *PeerNI, m *Msg) int {
 	p := lpni.peer
 	p.sendSeq++
 	lpni.pnet.seq = p.sendSeq
@@ -54,10 +57,19 @@ func (n *Node) handleSend(ni *NI, lpni *PeerNI, m *Msg) int {
 	m.txNI = ni
 	m.txPeerNI = lpni
 	m.target = lpni.nid
+	m.targetIsRtr = final != nil
 	n.commitTx(m)
+	dst := lpni
+	if final != nil {
+		fp := final.peer
+		fp.sendSeq++
+		final.pnet.seq = fp.sendSeq
+		final.seq = fp.sendSeq
+		dst = final
+	}
 	if !m.routing {
 		m.Hdr.Src = ni.nid
-		m.Hdr.Dst = lpni.nid
+		m.Hdr.Dst = dst.nid
 	}
 	if md := m.md; md != nil && md.rspt != 0 {
 		n.rsp.setNextHop(md.rspt, lpni.nid)

@@ -36,6 +36,10 @@ type Tunables struct {
 	TinyRouterBuffers       int  `yaml:"tiny_router_buffers"`         // routing: 0-page pool total
 	SmallRouterBuffers      int  `yaml:"small_router_buffers"`        // routing: 1-page pool total
 	LargeRouterBuffers      int  `yaml:"large_router_buffers"`        // routing: LNET_MTU pool total
+	// RouterMsgExpiry is an experimental policy the kernel does not have (seed 002): a
+	// router drops a routed message still queued past the deadline it got on arrival.
+	// Off by default; off, routers behave as the kernel's.
+	RouterMsgExpiry bool `yaml:"router_msg_expiry"`
 }
 
 // DefaultTunables returns the kernel's defaults (master, see the reference section a).

@@ -1,0 +1,696 @@
+package lnet
+
+import (
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// Route is one route to a remote net through a gateway (struct lnet_route).
+type Route struct {
+	net       NetID // the remote net (lr_net)
+	gwNID     NID   // the gateway's NID on a local net (lr_nid)
+	gw        *Peer // the gateway peer (lr_gateway)
+	hops      int   // lr_hops; -1 = undefined (counts as 1)
+	priority  int   // lr_priority, lower preferred
+	seq       uint32
+	alive     bool // lr_alive: cached aliveness (used as such with discovery disabled)
+	singleHop bool // lr_single_hop: the gateway has an NI on the remote net
+}
+
+// remoteNet is the routes to one remote net (struct lnet_remotenet), in the order added.
+type remoteNet struct {
+	id     NetID
+	routes []*Route
+}
+
+// RouteShow is one route as `lnetctl route show -v` prints it.
+type RouteShow struct {
+	Net       string `yaml:"net"`
+	Gateway   string `yaml:"gateway"`
+	Hop       int    `yaml:"hop"`
+	Priority  int    `yaml:"priority"`
+	Health    int    `yaml:"health value"` // the gateway peer NI's health
+	State     string `yaml:"state"`        // "up" or "down" (lnet_is_route_alive)
+	SingleHop bool   `yaml:"type"`         // single-hop (shown as type: single-hop / multi-hop)
+}
+
+// RouterPoolShow is one router buffer pool as `lnetctl routing show` prints it (one CPT).
+type RouterPoolShow struct {
+	NPages     int `yaml:"npages"`
+	NBuffers   int `yaml:"nbuffers"`
+	Credits    int `yaml:"credits"`
+	MinCredits int `yaml:"mincredits"`
+	Queued     int `yaml:"queued"` // messages waiting on rbp_msgs
+}
+
+// RouterStats are counters of this node's routing that lnetctl does not show under one name.
+type RouterStats struct {
+	Forwarded   uint64 // messages received for another node and forwarded (route_count)
+	Expired     uint64 // routed messages dropped past their deadline (opt-in expiry policy)
+	Dropped     uint64 // routed messages dropped otherwise (routing off, asymmetric route)
+	RtrPings    uint64 // router checker pings sent
+	RtrPingFail uint64 // router checker pings that failed or timed out
+}
+
+// rtrPool is one router buffer pool (struct lnet_rtrbufpool) of one CPT.
+type rtrPool struct {
+	npages     int
+	nbuffers   int
+	credits    int
+	minCredits int
+	msgs       msgQueue // rbp_msgs
+}
+
+// Router buffer pool indices and sizes (LNET_TINY_BUF_IDX..LNET_LARGE_BUF_IDX).
+const (
+	pageSize     = 4096
+	numRtrPools  = 3
+	largeNPages  = LNET_MTU / pageSize
+	sysRouterRef = 5 // system MD purpose: a router checker ping
+)
+
+// gwState is what a Peer keeps when it is a gateway (lp_alive, lp_rtr_refcount...).
+type gwState struct {
+	idx         int
+	alive       bool     // lp_alive
+	rtrDisabled bool     // the gateway advertises routing disabled
+	routes      []*Route // routes through it
+	pingNID     NID      // where the router checker pings it (the first route's gateway NID)
+	nextPing    sim.Time // lpn_next_ping
+	ping        *MD      // outstanding router checker ping
+	pingSent    sim.Time
+}
+
+// AddRoute configures a route (`lnetctl route add --net N --gateway G --hop H --priority P`,
+// lnet_add_route): net must be remote, the gateway on a local net; hops is -1 (undefined,
+// treated as 1) or 1..255; priority >= 0. The gateway becomes a peer marked as a router,
+// alive unless check_routers_before_use (lnet_peers_start_down), and the router checker
+// pings it on its next pass.
+func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
+	switch {
+	case n.netByID(net) != nil || net == LoNet:
+		return fmt.Errorf("route to %s: the net is local", net)
+	case n.netByID(gateway.Net()) == nil:
+		return fmt.Errorf("route to %s: gateway %s is not on a local net", net, gateway)
+	case n.isLocalNID(gateway):
+		return fmt.Errorf("route to %s: gateway %s is a local NI", net, gateway)
+	case hops != -1 && (hops < 1 || hops > 255):
+		return fmt.Errorf("route to %s: hops %d out of range (-1 or 1..255)", net, hops)
+	case priority < 0:
+		return fmt.Errorf("route to %s: negative priority %d", net, priority)
+	}
+	var rn *remoteNet
+	for _, x := range n.remoteNets {
+		if x.id == net {
+			rn = x
+		}
+	}
+	if rn == nil {
+		rn = &remoteNet{id: net}
+		n.remoteNets = append(n.remoteNets, rn)
+	}
+	lpni := n.nid2peerni(gateway)
+	p := lpni.peer
+	for _, r := range rn.routes {
+		if r.gw == p {
+			return fmt.Errorf("route to %s via %s already exists", net, gateway)
+		}
+	}
+	if p.gw == nil {
+		p.isRouter = true
+		p.gw = &gwState{idx: len(n.gateways), alive: !n.tun.CheckRoutersBeforeUse, pingNID: gateway}
+		n.gateways = append(n.gateways, p)
+	}
+	r := &Route{net: net, gwNID: gateway, gw: p, hops: hops, priority: priority, alive: p.gw.alive}
+	rn.routes = append(rn.routes, r)
+	p.gw.routes = append(p.gw.routes, r)
+	return nil
+}
+
+// Routes returns the routes in `lnetctl route show -v` shape: remote nets in the order they
+// were first added, each net's routes in the order added, with their state now.
+func (n *Node) Routes() []RouteShow {
+	var out []RouteShow
+	for _, rn := range n.remoteNets {
+		for _, r := range rn.routes {
+			st := "down"
+			if n.routeAlive(r) {
+				st = "up"
+			}
+			h := 0
+			if lpni := n.findPeerNI(r.gwNID); lpni != nil {
+				h = lpni.health
+			}
+			out = append(out, RouteShow{Net: r.net.String(), Gateway: r.gwNID.String(), Hop: r.hops,
+				Priority: r.priority, Health: h, State: st, SingleHop: r.singleHop})
+		}
+	}
+	return out
+}
+
+// Routing reports whether the node forwards messages (lnet_routing_enabled).
+func (n *Node) Routing() bool { return n.routing }
+
+// RouterPools returns the router buffer pools (tiny, small, large) as `lnetctl routing show`
+// prints them for the one CPT; nil when routing has never been enabled.
+func (n *Node) RouterPools() []RouterPoolShow {
+	if n.rtrPools == nil {
+		return nil
+	}
+	out := make([]RouterPoolShow, 0, numRtrPools)
+	for _, p := range n.rtrPools {
+		out = append(out, RouterPoolShow{NPages: p.npages, NBuffers: p.nbuffers, Credits: p.credits,
+			MinCredits: p.minCredits, Queued: p.msgs.len()})
+	}
+	return out
+}
+
+// RouterStats returns the node's routing counters.
+func (n *Node) RouterStats() RouterStats { return n.rstats }
+
+// GatewayAlive reports lp_alive of the gateway owning nid (false if nid is no gateway).
+func (n *Node) GatewayAlive(nid NID) bool {
+	lpni := n.findPeerNI(nid)
+	return lpni != nil && lpni.peer.gw != nil && lpni.peer.gw.alive
+}
+
+// SetRouting enables or disables forwarding (`lnetctl set routing 1|0`,
+// lnet_rtrpools_enable/disable). Enabling allocates the router buffer pools from
+// tiny/small/large_router_buffers (one CPT: the totals, at least 1 each); disabling drops the
+// messages waiting for router buffers or credits. The ping buffer advertises the change.
+// Not modelled: the STARTING/STOPPING delays of newer kernels (forwarding starts at once).
+func (n *Node) SetRouting(on bool) {
+	if on == n.routing {
+		return
+	}
+	n.routing = on
+	if on && n.rtrPools == nil {
+		sizes := [numRtrPools]int{n.tun.TinyRouterBuffers, n.tun.SmallRouterBuffers, n.tun.LargeRouterBuffers}
+		pages := [numRtrPools]int{0, 1, largeNPages}
+		n.rtrPools = make([]*rtrPool, numRtrPools)
+		for i := range n.rtrPools {
+			nb := max(sizes[i]/1, 1) // per CPT: total / ncpts (one CPT), floor 1
+			n.rtrPools[i] = &rtrPool{npages: pages[i], nbuffers: nb, credits: nb, minCredits: nb}
+		}
+	}
+	if !on {
+		n.dropAllRouted()
+	}
+	if n.started {
+		n.updatePingBuffer()
+		n.pushToPeers()
+	}
+}
+
+// dropAllRouted drops every routed message waiting for a router buffer or a router credit
+// (lnet_rtrpools_disable's lnet_rtrpool_free_bufs and the peers' rtrq flush).
+func (n *Node) dropAllRouted() {
+	for _, pool := range n.rtrPools {
+		for m := pool.msgs.pop(); m != nil; m = pool.msgs.pop() {
+			m.rtrQueued = false
+			n.dropRoutedRx(m, LNET_MSG_STATUS_REMOTE_ERROR, -ECANCELED, false)
+		}
+	}
+	for _, p := range n.peers {
+		for _, lpni := range p.nis {
+			for m := lpni.rtrq.pop(); m != nil; m = lpni.rtrq.pop() {
+				m.rtrQueued = false
+				n.dropRoutedRx(m, LNET_MSG_STATUS_REMOTE_ERROR, -ECANCELED, false)
+			}
+		}
+	}
+}
+
+// msg2pool models lnet_msg2bufpool: the smallest pool whose buffers hold the payload.
+func (n *Node) msg2pool(m *Msg) int {
+	np := (m.Hdr.PayloadLength + pageSize - 1) / pageSize
+	for i, p := range n.rtrPools {
+		if np <= p.npages {
+			return i
+		}
+	}
+	return numRtrPools - 1
+}
+
+// parseForward models lnet_parse_forward_locked: a message for another node on a router.
+// When a router credit or a buffer is short the LND is asked to let go of its receive
+// resources (lnd_eager_recv); then lnet_post_routed_recv_locked takes the credits and, if
+// both were available, the payload is received into the router buffer at once.
+func (n *Node) parseForward(m *Msg) {
+	m.rtrDeadline = m.deadline
+	pool := n.rtrPools[n.msg2pool(m)]
+	if m.rxPeerNI.rtrCredits <= 0 || pool.credits <= 0 {
+		ni := m.rxNI
+		if p, err := ni.net.lnd.EagerRecv(ni, m.private, m); err == nil {
+			m.private = p
+		} else {
+			n.dropRoutedRx(m, LNET_MSG_STATUS_OK, -ENOMEM, false)
+			return
+		}
+	}
+	n.postRoutedRecv(m)
+}
+
+// postRoutedRecv models lnet_post_routed_recv_locked: take a router credit of the sending
+// peer NI (queueing on its rtrq when none is left), then a credit of the buffer pool
+// (queueing on rbp_msgs), then receive the payload into the buffer (the LND's Recv with
+// delayed set; its Finalize forwards the message). Minimum credits are tracked.
+func (n *Node) postRoutedRecv(m *Msg) {
+	lpni := m.rxPeerNI
+	if !m.peerRtrCredit {
+		m.peerRtrCredit = true
+		lpni.rtrCredits--
+		if lpni.rtrCredits < lpni.minRtrCredits {
+			lpni.minRtrCredits = lpni.rtrCredits
+		}
+		if lpni.rtrCredits < 0 {
+			m.rtrQueued = true
+			lpni.rtrq.push(m)
+			return
+		}
+	}
+	if m.rtrPool == 0 {
+		i := n.msg2pool(m)
+		m.rtrPool = int8(i + 1)
+		pool := n.rtrPools[i]
+		pool.credits--
+		if pool.credits < pool.minCredits {
+			pool.minCredits = pool.credits
+		}
+		if pool.credits < 0 {
+			m.rtrQueued = true
+			pool.msgs.push(m)
+			return
+		}
+	}
+	ni := m.rxNI
+	ln := m.Hdr.PayloadLength
+	m.rxLen = ln
+	if err := ni.net.lnd.Recv(ni, m.private, m, true, 0, ln, ln); err != nil {
+		n.finalize(m, -EIO)
+	}
+}
+
+// routedExpired reports whether the opt-in expiry policy drops m (a routed message past the
+// deadline it got when it arrived on this router). The kernel has no such policy (seed 002).
+func (n *Node) routedExpired(m *Msg) bool {
+	return m.routing && n.tun.RouterMsgExpiry && n.k.Now() > m.rtrDeadline
+}
+
+// repostRouted posts a routed message taken off rbp_msgs or an rtrq, unless routing was
+// disabled meanwhile (dropped, REMOTE_ERROR) or the expiry policy drops it.
+func (n *Node) repostRouted(m *Msg) {
+	m.rtrQueued = false
+	switch {
+	case !n.routing:
+		n.dropRoutedRx(m, LNET_MSG_STATUS_REMOTE_ERROR, -ECANCELED, false)
+	case n.routedExpired(m):
+		n.dropRoutedRx(m, LNET_MSG_STATUS_OK, -ETIMEDOUT, true)
+	default:
+		n.postRoutedRecv(m)
+	}
+}
+
+// dropRoutedRx drops a routed message whose payload was not received: the LND releases its
+// private (lnet_drop_message), the message is finalized with rc and no resend (hstatus hs;
+// OK with rc != 0 leaves health alone), returning the credits it holds.
+func (n *Node) dropRoutedRx(m *Msg, hs HStatus, rc int, expired bool) {
+	ni, priv := m.rxNI, m.private
+	m.private = nil
+	if expired {
+		n.rstats.Expired++
+	} else {
+		n.rstats.Dropped++
+	}
+	m.noResend = true
+	m.HStatus = hs
+	ln, t := m.Hdr.PayloadLength, m.Hdr.Type
+	n.finalize(m, rc)
+	n.dropMessage(ni, priv, ln, t)
+}
+
+// returnRxCredits models lnet_return_rx_credits_locked: free the router buffer (the first
+// message waiting on the pool gets it) and the peer NI's router credit (the first message on
+// its rtrq goes on).
+func (n *Node) returnRxCredits(m *Msg) {
+	if m.rtrPool != 0 {
+		pool := n.rtrPools[m.rtrPool-1]
+		m.rtrPool = 0
+		pool.credits++
+		if pool.credits <= 0 {
+			if m2 := pool.msgs.pop(); m2 != nil {
+				n.repostRouted(m2)
+			}
+		}
+	}
+	if m.peerRtrCredit {
+		m.peerRtrCredit = false
+		lpni := m.rxPeerNI
+		lpni.rtrCredits++
+		if lpni.rtrCredits <= 0 {
+			if m2 := lpni.rtrq.pop(); m2 != nil {
+				n.repostRouted(m2)
+			}
+		}
+	}
+}
+
+// routeAlive models lnet_is_route_alive: the gateway must be alive; with discovery disabled
+// the cached lr_alive decides; otherwise the gateway must route, have an UP NI on the route's
+// local net and, with avoid_asym_router_failure on a single-hop route, an UP NI on the remote
+// net.
+func (n *Node) routeAlive(r *Route) bool {
+	gw := r.gw
+	if !gw.gw.alive {
+		return false
+	}
+	if !n.tun.Discovery {
+		return r.alive
+	}
+	if gw.gw.rtrDisabled || !gwNetUp(gw, r.gwNID.Net()) {
+		return false
+	}
+	if n.tun.AvoidAsymRouterFailure && (r.hops <= 1 || r.singleHop) && !gwNetUp(gw, r.net) {
+		return false
+	}
+	return true
+}
+
+// gwNetUp reports whether the gateway has an NI on net whose cached status is UP
+// (lnet_is_gateway_net_alive).
+func gwNetUp(gw *Peer, net NetID) bool {
+	for _, pn := range gw.nets {
+		if pn.id != net {
+			continue
+		}
+		for _, lpni := range pn.nis {
+			if lpni.status == NIStatusUp {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// findRoute models lnet_find_route_locked: among the live routes to net whose gateway has a
+// peer NI on a usable local net (ni's, if a source NI is fixed), prefer lower priority, fewer
+// hops (undefined counts as 1), then the gateway's best peer NI there with higher health,
+// fewer queued bytes, more tx credits, then the lower route sequence. UDSP preferred-router
+// lists are not modelled. The chosen route's sequence becomes the largest seen + 1. It
+// returns the route's gateway peer NI, or nil.
+func (n *Node) findRoute(net NetID, ni *NI) *PeerNI {
+	var rn *remoteNet
+	for _, x := range n.remoteNets {
+		if x.id == net {
+			rn = x
+			break
+		}
+	}
+	if rn == nil {
+		return nil
+	}
+	var best *Route
+	var bl *PeerNI
+	var maxSeq uint32
+	seen := false
+	for _, r := range rn.routes {
+		if !n.routeAlive(r) {
+			continue
+		}
+		lnet := r.gwNID.Net()
+		if ni != nil && ni.net.ID != lnet {
+			continue
+		}
+		var lpn *PeerNet
+		for _, pn := range r.gw.nets {
+			if pn.id == lnet {
+				lpn = pn
+			}
+		}
+		if lpn == nil {
+			continue
+		}
+		sni := ni
+		if sni == nil {
+			if sni = n.bestNI(n.netByID(lnet)); sni == nil {
+				continue
+			}
+		}
+		lpni := n.selectPeerNI(sni, lpn)
+		if lpni == nil {
+			continue
+		}
+		if !seen || int32(r.seq-maxSeq) > 0 {
+			maxSeq, seen = r.seq, true
+		}
+		if best != nil {
+			h, bh := max(r.hops, 1), max(best.hops, 1)
+			switch {
+			case r.priority != best.priority:
+				if r.priority > best.priority {
+					continue
+				}
+			case h != bh:
+				if h > bh {
+					continue
+				}
+			case lpni.health != bl.health:
+				if lpni.health < bl.health {
+					continue
+				}
+			case lpni.txqnob != bl.txqnob:
+				if lpni.txqnob > bl.txqnob {
+					continue
+				}
+			case lpni.txCredits != bl.txCredits:
+				if lpni.txCredits < bl.txCredits {
+					continue
+				}
+			case r.seq != best.seq:
+				if int32(r.seq-best.seq) > 0 {
+					continue
+				}
+			default:
+				continue
+			}
+		}
+		best, bl = r, lpni
+	}
+	if best == nil {
+		return nil
+	}
+	best.seq = maxSeq + 1
+	return bl
+}
+
+// routedPath models lnet_handle_find_routed_path: reuse the gateway given for an ACK/REPLY
+// if it is a known gateway (on ni's net when the source is fixed); otherwise, for a fresh
+// multi-rail send, choose the destination's best routed net and peer NI (higher peer-net
+// health, lower priority, lower sequence), and find a route to the final destination's net.
+// A source NI not fixed yet is the best NI on the gateway's net.
+func (n *Node) routedPath(ni *NI, lpni *PeerNI, m *Msg, rtr NID) int {
+	var gw *PeerNI
+	if rtr != AnyNID {
+		if g := n.findPeerNI(rtr); g != nil && g.peer.gw != nil && n.netByID(rtr.Net()) != nil &&
+			(ni == nil || ni.net.ID == rtr.Net()) {
+			gw = g
+		}
+	}
+	final := lpni
+	if gw == nil {
+		if p := lpni.peer; ni == nil && !m.routing && !m.isResponse && p.mr && len(p.nets) > 1 {
+			var bp *PeerNet
+			for _, pn := range p.nets {
+				if len(pn.nis) == 0 || !n.hasRoute(pn.id) {
+					continue
+				}
+				if bp != nil {
+					switch {
+					case pn.health != bp.health:
+						if pn.health < bp.health {
+							continue
+						}
+					case pn.SelPriority != bp.SelPriority:
+						if pn.SelPriority > bp.SelPriority {
+							continue
+						}
+					case pn.seq != bp.seq:
+						if int32(pn.seq-bp.seq) > 0 {
+							continue
+						}
+					default:
+						continue
+					}
+				}
+				bp = pn
+			}
+			if bp != nil {
+				final = bp.nis[0]
+				if len(bp.nis) > 1 {
+					if sni := n.bestNI(n.firstNet()); sni != nil {
+						final = n.selectPeerNI(sni, bp)
+					}
+				}
+			}
+		}
+		gw = n.findRoute(final.nid.Net(), ni)
+		if gw == nil {
+			return -EHOSTUNREACH
+		}
+	}
+	if ni == nil {
+		if ni = n.bestNI(n.netByID(gw.nid.Net())); ni == nil {
+			return -ENETDOWN
+		}
+	}
+	return n.handleSend(ni, gw, final, m)
+}
+
+// firstNet returns the first local net (for peer NI tie-breaks that need some local NI).
+func (n *Node) firstNet() *Net {
+	if len(n.nets) == 0 {
+		return nil
+	}
+	return n.nets[0]
+}
+
+// hasRoute reports whether some route to net exists.
+func (n *Node) hasRoute(net NetID) bool {
+	for _, rn := range n.remoteNets {
+		if rn.id == net {
+			return len(rn.routes) > 0
+		}
+	}
+	return false
+}
+
+// hasGatewayRouteTo reports whether gw is the gateway of a route to net (the drop_asym_route
+// test of lnet_parse).
+func (n *Node) hasGatewayRouteTo(gw *Peer, net NetID) bool {
+	if gw.gw == nil {
+		return false
+	}
+	for _, r := range gw.gw.routes {
+		if r.net == net {
+			return true
+		}
+	}
+	return false
+}
+
+// mrForwardAllowed models the router's final-hop rule of lnet_select_pathway: forward
+// multi-rail (the router may pick another NI of the destination) only if the originator is a
+// known multi-rail peer and the NI it chose is down or not fully healthy.
+func (n *Node) mrForwardAllowed(m *Msg, dst *PeerNI) bool {
+	src := n.findPeerNI(m.Hdr.Src)
+	if src == nil || !src.peer.mr {
+		return false
+	}
+	return dst.status != NIStatusUp || dst.health < MaxHealth
+}
+
+// checkRouters models lnet_check_routers, run by the monitor when this node routes or has
+// routes and alive_router_check_interval > 0: a gateway whose ping is due is pinged (a GET on
+// the reserved portal to the gateway NID of its first route) and its next ping set
+// alive_router_check_interval later; a ping unanswered for router_ping_timeout fails.
+func (n *Node) checkRouters() {
+	if n.tun.AliveRouterCheckInt <= 0 {
+		return
+	}
+	now := n.k.Now()
+	for _, p := range n.gateways {
+		g := p.gw
+		if g.ping != nil {
+			if now >= g.pingSent+sim.Time(n.tun.RouterPingTimeout)*sim.Second {
+				md := g.ping
+				n.rtrPingDone(p, nil, -ETIMEDOUT)
+				n.mdUnlink(md, -ETIMEDOUT)
+			}
+			continue
+		}
+		if now < g.nextPing {
+			continue
+		}
+		g.nextPing = now + sim.Time(n.tun.AliveRouterCheckInt)*sim.Second
+		g.pingSent = now
+		md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: MD_NO_TRACK_RESPONSE | MD_TRUNCATE,
+			Handler: &n.sysH, User: sysRouterRef<<56 | uint64(g.idx)})
+		g.ping = md
+		n.rstats.RtrPings++
+		n.get(AnyNID, md, g.pingNID, ReservedPortal, PingMatchBits, 0, false)
+	}
+}
+
+// handleRouterPingEvent takes the events of a router checker ping's MD: a failed send or
+// REPLY fails the check, a REPLY with the gateway's ping buffer completes it.
+func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
+	if idx >= len(n.gateways) {
+		return
+	}
+	p := n.gateways[idx]
+	g := p.gw
+	if g.ping == nil || g.ping.Handle() != ev.MD {
+		return // a ping already given up on
+	}
+	switch {
+	case ev.Status != 0:
+		md := g.ping
+		n.rtrPingDone(p, nil, ev.Status)
+		if !ev.Unlinked {
+			n.mdUnlink(md, 0)
+		}
+	case ev.Type == EventREPLY:
+		b, _ := ev.Data.(*PingBuffer)
+		n.rtrPingDone(p, b, 0)
+	}
+}
+
+// rtrPingDone models the router-discovery completion (lnet_router_discovery_complete and the
+// route update of lnet_router_discovery_ping_reply): on error the gateway is dead, all its
+// NIs DOWN and its routes down; on success its ping buffer is merged (NI status), it is alive,
+// and each route's state follows the rules of routeAlive (cached in lr_alive).
+func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
+	g := p.gw
+	g.ping = nil
+	if rc != 0 || b == nil {
+		n.rstats.RtrPingFail++
+		g.alive = false
+		for _, lpni := range p.nis {
+			lpni.status = NIStatusDown
+		}
+		for _, r := range g.routes {
+			r.alive = false
+		}
+		return
+	}
+	n.processPingBuffer(p, b)
+	p.discovered = true
+	g.alive = true
+	n.updateGatewayRoutes(p, b)
+}
+
+// updateGatewayRoutes models lnet_router_discovery_ping_reply's per-route update: routing
+// disabled on the gateway kills every route; otherwise a route is down if the gateway lacks
+// an UP NI on the route's local net; it is single-hop if the gateway has an NI on the remote
+// net, and then, with avoid_asym_router_failure, alive only if one of those is UP.
+func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
+	g := p.gw
+	g.rtrDisabled = b.RoutingDisabled
+	for _, r := range g.routes {
+		r.singleHop = false
+		for _, pn := range p.nets {
+			if pn.id == r.net {
+				r.singleHop = true
+			}
+		}
+		switch {
+		case g.rtrDisabled || !gwNetUp(p, r.gwNID.Net()):
+			r.alive = false
+		case r.singleHop && n.tun.AvoidAsymRouterFailure:
+			r.alive = gwNetUp(p, r.net)
+		default:
+			r.alive = true
+		}
+	}
+}
