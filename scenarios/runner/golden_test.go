@@ -39,7 +39,9 @@ func goldenScenarios() []string {
 
 // TestGolden re-runs every catalogue scenario and compares its run directory byte for byte
 // with the committed one under results/. A scenario that cannot run yet must have no
-// committed results. With -update the committed directories are rewritten (review the diff).
+// committed results, and every directory under results/ must belong to a catalogue scenario
+// (results/pending holds scenario files the model does not meet yet, not results). With
+// -update the committed directories are rewritten (review the diff).
 func TestGolden(t *testing.T) {
 	produced := map[string]bool{}
 	for _, name := range goldenScenarios() {
@@ -82,7 +84,7 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range ents {
-			if e.IsDir() && !produced[e.Name()] {
+			if e.IsDir() && e.Name() != "pending" && !produced[e.Name()] {
 				t.Errorf("%s: no catalogue scenario is named %s", filepath.Join(goldenDir, e.Name()), e.Name())
 			}
 		}
