@@ -189,6 +189,9 @@ func metrics(c *cluster, col *collector, ws *workloads) map[string]float64 {
 	for _, w := range ws.list {
 		p := w.spec.Name + "."
 		m[p+"ops_completed"] = float64(w.completed)
+		if w.spec.Type == "rpc" {
+			m[p+"rpc_resends"] = float64(w.rpcResends)
+		}
 		m[p+"ops_failed"] = float64(w.failed)
 		if span := (w.end - w.spec.Start).Seconds(); span > 0 {
 			m[p+"throughput_gbps"] = float64(w.bytes) * 8 / span / 1e9

@@ -25,6 +25,7 @@ type op struct {
 	done    bool
 	doneCnt int
 	md      lnet.MDHandle
+	rpc     *rpcOp // the RPC state of an rpc workload's operation
 }
 
 // stream is one of a source's concurrent operation streams.
@@ -53,6 +54,8 @@ type workload struct {
 	started, completed, failed, dup int
 	latency                         hist
 	bytes, sampleBytes              int64
+	xid                             uint64 // rpc: last xid used
+	rpcResends                      int    // rpc: requests resent after a timeout
 }
 
 // workloads are all the run's workloads.
@@ -78,8 +81,10 @@ func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
 			}
 		case "ping":
 			w.msgType = lnet.MsgGET
+		case "rpc":
+			w.msgType = lnet.MsgPUT
 		default:
-			return nil, fmt.Errorf("workload %s: type %q is not supported yet (ping and brw are)", spec.Name, spec.Type)
+			return nil, fmt.Errorf("workload %s: type %q is not supported (ping, brw and rpc are)", spec.Name, spec.Type)
 		}
 		w.end = s.Duration
 		if spec.Duration > 0 {
@@ -107,6 +112,11 @@ func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
 				st := &stream{w: w, src: src, targets: targets}
 				st.hid = c.k.Register(st)
 				w.streams = append(w.streams, st)
+			}
+		}
+		if spec.Type == "rpc" {
+			for _, n := range dsts {
+				attachRPCServer(w, n)
 			}
 		}
 		if spec.Type == "brw" {
@@ -139,10 +149,13 @@ func (ws *workloads) start() {
 	}
 }
 
-// Handle starts the stream's next operation.
+// Handle starts the stream's next operation, or handles an RPC timeout.
 func (st *stream) Handle(kind int, _ uint64) {
-	if kind == evStart {
+	switch kind {
+	case evStart:
 		st.issue()
+	case evRPCTimeout:
+		st.rpcTimeout()
 	}
 }
 
@@ -156,11 +169,21 @@ func (st *stream) issue() {
 	st.ops++
 	o := &op{stream: st, target: st.targets[st.next%len(st.targets)], start: k.Now(), size: int(w.spec.Size)}
 	st.next++
-	if w.spec.Type == "ping" {
+	switch w.spec.Type {
+	case "ping":
 		o.size = 0
+	case "rpc":
+		o.size = int(w.spec.BulkSize)
+		if w.spec.Bulk == "" || w.spec.Bulk == "none" {
+			o.size = int(w.spec.RequestSize)
+		}
 	}
 	w.started++
 	st.cur = o
+	if w.spec.Type == "rpc" {
+		st.issueRPC(o)
+		return
+	}
 	ln := st.src.ln
 	// Threshold 2: the request and its ACK or REPLY, as ptlrpc sizes its MDs, so that a
 	// duplicate response (a resent request that had in fact arrived) finds no MD.
@@ -208,7 +231,9 @@ func (o *op) finish(status int) {
 	o.done = true
 	k := st.src.ln.Kernel()
 	o.end, o.status = k.Now(), status
-	_ = st.src.ln.MDUnlink(o.md)
+	if !o.md.IsZero() {
+		_ = st.src.ln.MDUnlink(o.md)
+	}
 	if status == 0 {
 		w.completed++
 		w.latency.add(int64(o.end - o.start))
@@ -241,6 +266,12 @@ func (ws *workloads) attribute(r *lnet.MsgRecord) int {
 		return -1
 	}
 	for _, w := range ws.list {
+		if w.spec.Type == "rpc" { // requests, bulk and replies flow both ways
+			if (w.from[r.Node] && w.to[dst.name]) || (w.to[r.Node] && w.from[dst.name]) {
+				return w.idx
+			}
+			continue
+		}
 		switch r.Type {
 		case w.msgType:
 			if w.from[r.Node] && w.to[dst.name] {
