@@ -44,7 +44,8 @@ type Workload struct {
 	// ReplySize is the rpc reply PUT's size (default 1KiB).
 	ReplySize units.Size `yaml:"reply_size" json:"reply_size,omitempty"`
 	// Timeout is the rpc upper-layer timeout after which the request is resent (default 0:
-	// none for ping/brw; for rpc 2 x transaction_timeout as ptlrpc's at_min is not modelled).
+	// none, the RPC waits for its reply however long it takes; ptlrpc's adaptive timeouts are
+	// not modelled, so give a fixed value to see resends).
 	Timeout sim.Time `yaml:"timeout" json:"timeout"`
 	// MaxResends is how many times an rpc is resent after a timeout (default 0).
 	MaxResends int `yaml:"max_resends" json:"max_resends"`
