@@ -49,11 +49,9 @@ func newFaults(c *cluster, s *scenarios.Scenario) (*faultState, error) {
 		switch ft.Action {
 		case "router_down", "router_up":
 			return nil, fmt.Errorf("faults[%d]: %s needs LNet routing, which is not modelled yet (issue 6)", i, ft.Action)
-		case "cm_reject":
-			return nil, fmt.Errorf("faults[%d]: cm_reject is not wired into runs yet", i)
-		case "link_loss":
+		case "cm_reject", "link_loss":
 			if c.fab == nil {
-				return nil, fmt.Errorf("faults[%d]: link_loss needs the o2ib backend (the InfiniBand model), not the ideal LND", i)
+				return nil, fmt.Errorf("faults[%d]: %s needs the o2ib backend (the InfiniBand model), not the ideal LND", i, ft.Action)
 			}
 		}
 		if ft.Rate > 0 {

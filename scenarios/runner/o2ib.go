@@ -177,8 +177,35 @@ func (fb *fabric) apply(f *faultState, ft *scenarios.Fault, undo bool) bool {
 			l.SetExtraDelay(d)
 			f.note("link_delay", nid.String(), d.String())
 		}
+	case "cm_reject":
+		if undo {
+			return true
+		}
+		_, nid, err := c.niRef(ft.PeerNI)
+		if err != nil {
+			return true
+		}
+		reason, why := ib.RejConsumerDefined, cmRejectReasons[ft.Reason]
+		var priv []byte
+		if ft.Reason == "invalid_srv_id" {
+			reason = ib.RejInvalidServiceID // no listener: the CM itself rejects
+		} else {
+			// A queue-size reject advertises half the default depth, which the initiator
+			// adopts before reconnecting (as kiblnd_rejected does for a smaller depth).
+			priv = o2ib.RejectPrivateData(why, 4)
+		}
+		count := max(ft.Count, 1)
+		fb.f.InjectCMReject(fb.ports[nid].IPs()[0], reason, priv, count)
+		f.note("cm_reject", nid.String(), fmt.Sprintf("%s x%d", ft.Reason, count))
 	default:
 		return false
 	}
 	return true
+}
+
+// cmRejectReasons maps scenario reason names to o2iblnd's reject reasons.
+var cmRejectReasons = map[string]int{
+	"conn_race": o2ib.RejectConnRace, "no_resources": o2ib.RejectNoResources, "fatal": o2ib.RejectFatal,
+	"conn_uncompat": o2ib.RejectConnUncompat, "conn_stale": o2ib.RejectConnStale, "rdma_frags": o2ib.RejectRDMAFrags,
+	"msg_queue_size": o2ib.RejectMsgQueueSize, "invalid_srv_id": o2ib.RejectInvalidSrvID, "early": o2ib.RejectEarly,
 }
