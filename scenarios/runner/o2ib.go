@@ -38,13 +38,49 @@ func o2ibParams(p *scenarios.O2IBParams) o2ib.Params {
 	}
 }
 
-// buildFabric cables every member's HCA ports to one switch (the single-switch topology) at the
-// scenario's link rate, latency and MTU, gives each port its NI's address as IPoIB address,
-// and creates the o2iblnd serving every o2ib net with the scenario's module parameters.
-func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
-	if s.Fabric.Topology != "single-switch" {
-		return nil, fmt.Errorf("fabric topology %q is not wired into runs yet (single-switch is)", s.Fabric.Topology)
+// switchFor returns, for the i-th host port, the switch it is cabled to: the single switch,
+// or in a two-level fat tree the leaf holding it (leaves filled in order). A leaf of radix R
+// with oversubscription down:up has up = R*up/(down+up) uplinks, one to each spine, and the
+// remaining ports for hosts; there are as many spines as uplinks per leaf.
+func switchFor(f *ib.Fabric, s *scenarios.Scenario, hostPorts int) (func(i int) *ib.Switch, error) {
+	fab := &s.Fabric
+	switch fab.Topology {
+	case "single-switch":
+		sw := f.AddSwitch("sw0")
+		return func(int) *ib.Switch { return sw }, nil
+	case "fat-tree":
+		r := fab.Radix
+		up := r * fab.Oversubscription.Up / (fab.Oversubscription.Down + fab.Oversubscription.Up)
+		down := r - up
+		if up < 1 || down < 1 {
+			return nil, fmt.Errorf("fat tree: radix %d with oversubscription %d:%d leaves no up or down ports", r, fab.Oversubscription.Down, fab.Oversubscription.Up)
+		}
+		leaves := max(1, (hostPorts+down-1)/down)
+		if leaves > r {
+			return nil, fmt.Errorf("fat tree: %d host ports need %d leaves of %d down ports, more than a spine's %d ports (use a larger radix)", hostPorts, leaves, down, r)
+		}
+		link := ib.LinkSpec{Rate: ib.Rate{Mbps: int64(fab.LinkRate) / 1_000_000}, Latency: fab.LinkLatency, MTU: fab.MTU}
+		spines := make([]*ib.Switch, up)
+		for i := range spines {
+			spines[i] = f.AddSwitch(fmt.Sprintf("spine%d", i))
+		}
+		leafSw := make([]*ib.Switch, leaves)
+		for l := range leafSw {
+			leafSw[l] = f.AddSwitch(fmt.Sprintf("leaf%d", l))
+			for _, sp := range spines {
+				f.Connect(leafSw[l], sp, link)
+			}
+		}
+		return func(i int) *ib.Switch { return leafSw[i/down] }, nil
 	}
+	return nil, fmt.Errorf("unknown fabric topology %q", fab.Topology)
+}
+
+// buildFabric cables every member's HCA ports to the scenario's topology (one switch, or the
+// leaves of a two-level fat tree, in member order) at its link rate, latency and MTU, gives
+// each port its NI's address as IPoIB address, and creates the o2iblnd serving every o2ib net
+// with the scenario's module parameters.
+func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 	fb := &fabric{f: ib.New(k, ib.Config{SwitchLatency: s.Fabric.SwitchLatency}), nodes: map[string]*ib.Node{}, ports: map[lnet.NID]*ib.Port{}}
 	fb.lnd = o2ib.New(fb.f)
 	// Per-net parameters, in sorted net order (no map order reaches the run).
@@ -62,7 +98,15 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 			return nil, err
 		}
 	}
-	sw := fb.f.AddSwitch("sw0")
+	hostPorts := 0
+	for i := range s.Members {
+		hostPorts += len(s.Members[i].NIs)
+	}
+	attach, err := switchFor(fb.f, s, hostPorts)
+	if err != nil {
+		return nil, err
+	}
+	portIdx := 0
 	spec := ib.LinkSpec{Rate: ib.Rate{Mbps: int64(s.Fabric.LinkRate) / 1_000_000}, Latency: s.Fabric.LinkLatency, MTU: s.Fabric.MTU}
 	for i := range s.Members {
 		m := &s.Members[i]
@@ -81,7 +125,8 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 			}
 			hcas[h] = n.AddHCA(fmt.Sprintf("mlx5_%d", h), nports[h])
 			for p := 1; p <= nports[h]; p++ {
-				fb.f.Connect(hcas[h].Port(p), sw, spec)
+				fb.f.Connect(hcas[h].Port(p), attach(portIdx), spec)
+				portIdx++
 			}
 		}
 		for _, ni := range m.NIs {
