@@ -357,9 +357,9 @@ func (n *Node) returnRxCredits(m *Msg) {
 }
 
 // routeAlive models lnet_is_route_alive: the gateway must be alive; with discovery disabled
-// the cached lr_alive decides; otherwise the gateway must route, have an UP NI on the route's
-// local net and, with avoid_asym_router_failure on a single-hop route, an UP NI on the remote
-// net.
+// the cached lr_alive decides; otherwise the gateway must have an UP NI on the route's local
+// net and, with avoid_asym_router_failure on a route of 1 or undefined hops, an UP NI on the
+// remote net, and it must advertise routing enabled.
 func (n *Node) routeAlive(r *Route) bool {
 	gw := r.gw
 	if !gw.gw.alive {
@@ -371,7 +371,7 @@ func (n *Node) routeAlive(r *Route) bool {
 	if gw.gw.rtrDisabled || !gwNetUp(gw, r.gwNID.Net()) {
 		return false
 	}
-	if n.tun.AvoidAsymRouterFailure && (r.hops <= 1 || r.singleHop) && !gwNetUp(gw, r.net) {
+	if n.tun.AvoidAsymRouterFailure && r.hops <= 1 && !gwNetUp(gw, r.net) {
 		return false
 	}
 	return true
@@ -670,10 +670,13 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	n.updateGatewayRoutes(p, b)
 }
 
-// updateGatewayRoutes models lnet_router_discovery_ping_reply's per-route update: routing
-// disabled on the gateway kills every route; otherwise a route is down if the gateway lacks
-// an UP NI on the route's local net; it is single-hop if the gateway has an NI on the remote
-// net, and then, with avoid_asym_router_failure, alive only if one of those is UP.
+// updateGatewayRoutes updates a gateway's routes from its ping buffer. With discovery on
+// (lnet_router_discovery_complete): every route is marked alive and single-hop if the
+// gateway has an NI on the remote net (routeAlive then decides from the NIs' status). With
+// discovery off (lnet_router_discovery_ping_reply): routing disabled on the gateway kills
+// every route; otherwise a route is down if the gateway lacks an UP NI on the route's local
+// net, and a single-hop one (hops 1 or undefined) with avoid_asym_router_failure is alive
+// only if the gateway advertises an UP NI on the remote net.
 func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 	g := p.gw
 	g.rtrDisabled = b.RoutingDisabled
@@ -685,9 +688,11 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 			}
 		}
 		switch {
+		case n.tun.Discovery:
+			r.alive = true
 		case g.rtrDisabled || !gwNetUp(p, r.gwNID.Net()):
 			r.alive = false
-		case r.singleHop && n.tun.AvoidAsymRouterFailure:
+		case r.hops <= 1 && n.tun.AvoidAsymRouterFailure:
 			r.alive = gwNetUp(p, r.net)
 		default:
 			r.alive = true

@@ -1,0 +1,289 @@
+package lnet
+
+import (
+	"testing"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// netOf is a named node's NIs; mkNodes builds them on one ideal LND (not started).
+func mkNodes(t *testing.T, k *sim.Kernel, l *IdealLND, tun Tunables, specs ...[]string) []*Node {
+	t.Helper()
+	var out []*Node
+	for i, s := range specs {
+		n, err := NewNode(k, string(rune('a'+i)), tun)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range s {
+			if _, err := n.AddNI(nid(x), l, NetTunables{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func startAll(t *testing.T, ns ...*Node) {
+	t.Helper()
+	for _, n := range ns {
+		if err := n.Startup(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func mustRoute(t *testing.T, n *Node, net string, gw string, hops, prio int) {
+	t.Helper()
+	id, err := ParseNet(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.AddRoute(id, nid(gw), hops, prio); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sink(n *Node, ev *evRec) {
+	n.MEAttach(MatchSpec{Portal: testPortal, Source: AnyNID, SourcePID: LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+		MDSpec{Length: 1 << 20, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_OP_GET, Handler: ev})
+}
+
+func putTo(t *testing.T, n *Node, dst string, ev *evRec) {
+	t.Helper()
+	md := n.MDBind(MDSpec{Length: 1000, Threshold: 2, Handler: ev})
+	if err := n.Put(AnyNID, md, AckReqAck, nid(dst), testPortal, 0, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runFor(t *testing.T, k *sim.Kernel, d sim.Time) {
+	t.Helper()
+	if err := k.RunUntil(k.Now() + d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAddRouteErrors: lnet_add_route's argument checks.
+func TestAddRouteErrors(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	n := mkNodes(t, k, l, DefaultTunables(), []string{"10.0.0.1@o2ib"})[0]
+	o2ib1, _ := ParseNet("o2ib1")
+	o2ib, _ := ParseNet("o2ib")
+	for _, c := range []struct {
+		net  NetID
+		gw   string
+		hops int
+		prio int
+	}{
+		{o2ib, "10.0.0.2@o2ib", 1, 0},   // local net
+		{o2ib1, "10.2.0.2@o2ib2", 1, 0}, // gateway not on a local net
+		{o2ib1, "10.0.0.1@o2ib", 1, 0},  // gateway is me
+		{o2ib1, "10.0.0.2@o2ib", 0, 0},  // hops
+		{o2ib1, "10.0.0.2@o2ib", 256, 0},
+		{o2ib1, "10.0.0.2@o2ib", 1, -1}, // priority
+	} {
+		if err := n.AddRoute(c.net, nid(c.gw), c.hops, c.prio); err == nil {
+			t.Fatalf("AddRoute(%s, %s, %d, %d) accepted", c.net, c.gw, c.hops, c.prio)
+		}
+	}
+	if err := n.AddRoute(o2ib1, nid("10.0.0.2@o2ib"), -1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.AddRoute(o2ib1, nid("10.0.0.2@o2ib"), 1, 0); err == nil {
+		t.Fatal("duplicate route accepted")
+	}
+	if rs := n.Routes(); len(rs) != 1 || rs[0].Hop != -1 || rs[0].Gateway != "10.0.0.2@o2ib" {
+		t.Fatalf("routes %+v", rs)
+	}
+}
+
+// TestRouteChoice: lower priority wins; at equal priority fewer hops; at full equality the
+// routes alternate (lr_seq round robin).
+func TestRouteChoice(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		h1, p1     int
+		h2, p2     int
+		want1      int // PUTs (of 4) expected through r1
+		wantEither bool
+	}{
+		{"priority", 1, 1, 1, 0, 0, false},
+		{"hops", 2, 0, 1, 0, 0, false},
+		{"round-robin", 1, 0, -1, 0, 2, false},
+	} {
+		k := sim.New(1)
+		l := NewIdealLND(k, sim.Microsecond)
+		tun := DefaultTunables()
+		tun.AvoidAsymRouterFailure = false // the 2-hop route is really single-hop here
+		ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"},
+			[]string{"10.0.0.4@o2ib", "10.1.0.4@o2ib1"}, []string{"10.1.0.2@o2ib1"})
+		c0, r1, r2, s := ns[0], ns[1], ns[2], ns[3]
+		r1.SetRouting(true)
+		r2.SetRouting(true)
+		mustRoute(t, c0, "o2ib1", "10.0.0.3@o2ib", c.h1, c.p1)
+		mustRoute(t, c0, "o2ib1", "10.0.0.4@o2ib", c.h2, c.p2)
+		mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", -1, 0)
+		startAll(t, ns...)
+		ev, sev := &evRec{}, &evRec{}
+		sink(s, sev)
+		runFor(t, k, 2*sim.Second)
+		putTo(t, c0, "10.1.0.2@o2ib1", ev) // discovery of s, then the PUT
+		runFor(t, k, sim.Second)
+		base := r1.RouterStats().Forwarded
+		for i := 0; i < 4; i++ {
+			putTo(t, c0, "10.1.0.2@o2ib1", ev)
+			runFor(t, k, sim.Millisecond)
+		}
+		if ev.count(EventACK) != 5 {
+			t.Fatalf("%s: %d ACKs", c.name, ev.count(EventACK))
+		}
+		// r1 forwards the PUTs through it and, as the server's only gateway, every ACK.
+		via1 := int(r1.RouterStats().Forwarded-base) - 4
+		if via1 != c.want1 {
+			t.Fatalf("%s: %d of 4 PUTs through r1, want %d", c.name, via1, c.want1)
+		}
+	}
+}
+
+// TestMultiHop: client o2ib -> r1 -> o2ib1 -> r2 -> o2ib2 server; the client's route is
+// 2 hops (not dropped by avoid_asym_router_failure though r1 has no o2ib2 NI).
+func TestMultiHop(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	ns := mkNodes(t, k, l, DefaultTunables(), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"},
+		[]string{"10.1.0.4@o2ib1", "10.2.0.4@o2ib2"}, []string{"10.2.0.2@o2ib2"})
+	c0, r1, r2, s := ns[0], ns[1], ns[2], ns[3]
+	r1.SetRouting(true)
+	r2.SetRouting(true)
+	mustRoute(t, c0, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	mustRoute(t, c0, "o2ib2", "10.0.0.3@o2ib", 2, 0)
+	mustRoute(t, r1, "o2ib2", "10.1.0.4@o2ib1", 1, 0)
+	mustRoute(t, r2, "o2ib", "10.1.0.3@o2ib1", 1, 0)
+	mustRoute(t, s, "o2ib1", "10.2.0.4@o2ib2", 1, 0)
+	mustRoute(t, s, "o2ib", "10.2.0.4@o2ib2", 2, 0)
+	startAll(t, ns...)
+	ev, sev := &evRec{}, &evRec{}
+	sink(s, sev)
+	runFor(t, k, 2*sim.Second)
+	for _, n := range []*Node{c0, r1, r2, s} {
+		for _, rt := range n.Routes() {
+			if rt.State != "up" {
+				t.Fatalf("%s route %+v", n.Name(), rt)
+			}
+		}
+	}
+	putTo(t, c0, "10.2.0.2@o2ib2", ev)
+	runFor(t, k, sim.Second)
+	if ev.count(EventACK) != 1 || sev.count(EventPUT) != 1 || sev.last(EventPUT).Initiator != nid("10.0.0.1@o2ib") {
+		t.Fatalf("ACKs %d PUTs %d", ev.count(EventACK), sev.count(EventPUT))
+	}
+	if r1.RouterStats().Forwarded == 0 || r2.RouterStats().Forwarded == 0 {
+		t.Fatal("not forwarded by both routers")
+	}
+}
+
+// TestDropAsymRoute: the server's only route back is through r2, the client's through r1:
+// with drop_asym_route the server drops what arrives through r1; without it accepts it.
+func TestDropAsymRoute(t *testing.T) {
+	for _, drop := range []bool{false, true} {
+		k := sim.New(1)
+		l := NewIdealLND(k, sim.Microsecond)
+		tun := DefaultTunables()
+		tun.DropAsymRoute = drop
+		tun.Discovery = false
+		ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"},
+			[]string{"10.0.0.4@o2ib", "10.1.0.4@o2ib1"}, []string{"10.1.0.2@o2ib1"})
+		c0, r1, r2, s := ns[0], ns[1], ns[2], ns[3]
+		r1.SetRouting(true)
+		r2.SetRouting(true)
+		mustRoute(t, c0, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+		mustRoute(t, s, "o2ib", "10.1.0.4@o2ib1", 1, 0)
+		startAll(t, ns...)
+		ev, sev := &evRec{}, &evRec{}
+		sink(s, sev)
+		runFor(t, k, 2*sim.Second)
+		putTo(t, c0, "10.1.0.2@o2ib1", ev)
+		runFor(t, k, sim.Second)
+		got := sev.count(EventPUT)
+		if drop && (got != 0 || s.Stats().DropCount == 0) || !drop && got != 1 {
+			t.Fatalf("drop_asym_route=%v: server got %d PUTs (drops %d)", drop, got, s.Stats().DropCount)
+		}
+	}
+}
+
+// TestCheckRoutersBeforeUse: with check_routers_before_use the gateway starts dead and its
+// route is down until the first router check answers; without it and with
+// avoid_asym_router_failure off the route is usable at once.
+func TestCheckRoutersBeforeUse(t *testing.T) {
+	for _, check := range []bool{false, true} {
+		k := sim.New(1)
+		l := NewIdealLND(k, sim.Microsecond)
+		tun := DefaultTunables()
+		tun.CheckRoutersBeforeUse = check
+		tun.AvoidAsymRouterFailure = false
+		ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
+		c0, r := ns[0], ns[1]
+		r.SetRouting(true)
+		mustRoute(t, c0, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+		want := "up"
+		if check {
+			want = "down"
+		}
+		if st := c0.Routes()[0].State; st != want {
+			t.Fatalf("check_routers_before_use=%v: route %s before the check, want %s", check, st, want)
+		}
+		startAll(t, ns...)
+		runFor(t, k, sim.Second)
+		if st := c0.Routes()[0].State; st != "up" || !c0.GatewayAlive(nid("10.0.0.3@o2ib")) {
+			t.Fatalf("route %s after the check", st)
+		}
+	}
+}
+
+// TestGatewayRoutingDisabled: a gateway that stops routing advertises it (push and next
+// check): its routes go down; turning routing back on brings them up.
+func TestGatewayRoutingDisabled(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	tun.AliveRouterCheckInt = 5
+	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
+	c0, r := ns[0], ns[1]
+	r.SetRouting(true)
+	mustRoute(t, c0, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	startAll(t, ns...)
+	runFor(t, k, sim.Second)
+	if st := c0.Routes()[0].State; st != "up" {
+		t.Fatalf("route %s", st)
+	}
+	r.SetRouting(false)
+	runFor(t, k, 6*sim.Second)
+	if st := c0.Routes()[0].State; st != "down" {
+		t.Fatalf("route %s with routing disabled on the gateway", st)
+	}
+	r.SetRouting(true)
+	runFor(t, k, 6*sim.Second)
+	if st := c0.Routes()[0].State; st != "up" {
+		t.Fatalf("route %s after routing re-enabled", st)
+	}
+}
+
+// TestRouterResetsSenderHealth: a router receiving from a peer NI sets its health to the
+// maximum (a non-router only increments it).
+func TestRouterResetsSenderHealth(t *testing.T) {
+	r := newRouted(t, 1, DefaultTunables(), DefaultTunables())
+	rt := r.rs[0]
+	lpni := rt.PeerNI(r.cNID)
+	if lpni == nil {
+		t.Fatal("router does not know the client")
+	}
+	rt.setPeerHealth(lpni, 500, CauseManual)
+	r.put(t, 100, 0)
+	r.run(t, sim.Second)
+	if h := lpni.Health(); h != MaxHealth {
+		t.Fatalf("client's health on the router %d after a receive, want %d", h, MaxHealth)
+	}
+}
