@@ -56,6 +56,7 @@ type Net struct {
 	seq         uint32
 	lnd         LND
 	timeoutLND  TimeoutLND // lnd if it exposes a timeout, else nil
+	lastAlive   sim.Time   // net_last_alive: last router checker ping received (routers)
 }
 
 // NIs returns the net's local NIs in configuration order.

@@ -174,6 +174,9 @@ func (n *Node) Startup() error {
 		}
 	}
 	n.started = true
+	for _, nt := range n.nets {
+		nt.lastAlive = n.k.Now()
+	}
 	n.startLo()
 	n.updatePingBuffer()
 	n.pingMD = n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: ThresholdInf, Options: MD_OP_GET | MD_TRUNCATE})
@@ -229,6 +232,9 @@ func (n *Node) monitorPass() {
 		return
 	}
 	now := n.k.Now()
+	if n.routing {
+		n.updateNIStatus()
+	}
 	if len(n.gateways) > 0 {
 		n.checkRouters()
 	}

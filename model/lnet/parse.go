@@ -40,6 +40,13 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
 		return nil
 	}
+	if n.routing && hdr.Type == MsgGET && hdr.Portal == ReservedPortal && !n.isLocalNID(fromNID) {
+		// A router checker ping: the net is alive (net_last_alive) and the NI UP.
+		ni.net.lastAlive = n.k.Now()
+		if ni.status != NIStatusUp {
+			n.setNIStatus(ni, NIStatusUp)
+		}
+	}
 	forMe := hdr.Dst == ni.nid
 	if !forMe && (!n.routing || hdr.Dst.Net() == ni.nid.Net() || n.isLocalNID(hdr.Dst)) {
 		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)

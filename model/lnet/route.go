@@ -80,6 +80,50 @@ type gwState struct {
 	nextPing    sim.Time // lpn_next_ping
 	ping        *MD      // outstanding router checker ping
 	pingSent    sim.Time
+	pings       uint64 // router checker pings sent to it
+	pingFails   uint64 // of which failed or timed out
+}
+
+// GatewayShow is one gateway as this node sees it: the `peer show -v` fields lnetctl adds for
+// a router (its aliveness, whether it advertises routing) and per-gateway statistics.
+type GatewayShow struct {
+	NID         string `yaml:"primary nid"`
+	Alive       bool   `yaml:"alive"`
+	Routing     bool   `yaml:"routing enabled"` // as advertised in its ping buffer
+	Routes      int    `yaml:"routes"`
+	RoutesUp    int    `yaml:"routes up"`
+	Pings       uint64 `yaml:"router pings"`
+	PingFails   uint64 `yaml:"router ping failures"`
+	SendCount   uint64 `yaml:"send_count"` // messages sent to it (all its peer NIs)
+	RecvCount   uint64 `yaml:"recv_count"`
+	DropCount   uint64 `yaml:"drop_count"`
+	BestHealth  int    `yaml:"health value"` // best health of its peer NIs
+	MinTxCredit int    `yaml:"min_tx_credits"`
+}
+
+// Gateways returns the node's gateways (in the order first used by a route) with their
+// state and statistics.
+func (n *Node) Gateways() []GatewayShow {
+	out := make([]GatewayShow, 0, len(n.gateways))
+	for _, p := range n.gateways {
+		g := p.gw
+		gs := GatewayShow{NID: p.primary.String(), Alive: g.alive, Routing: !g.rtrDisabled, Routes: len(g.routes),
+			Pings: g.pings, PingFails: g.pingFails, MinTxCredit: 1 << 30}
+		for _, r := range g.routes {
+			if n.routeAlive(r) {
+				gs.RoutesUp++
+			}
+		}
+		for _, lpni := range p.nis {
+			gs.SendCount += lpni.stats.SendCount
+			gs.RecvCount += lpni.stats.RecvCount
+			gs.DropCount += lpni.stats.DropCount
+			gs.BestHealth = max(gs.BestHealth, lpni.health)
+			gs.MinTxCredit = min(gs.MinTxCredit, lpni.minTxCredits)
+		}
+		out = append(out, gs)
+	}
+	return out
 }
 
 // AddRoute configures a route (`lnetctl route add --net N --gateway G --hop H --priority P`,
@@ -590,6 +634,26 @@ func (n *Node) mrForwardAllowed(m *Msg, dst *PeerNI) bool {
 	return dst.status != NIStatusUp || dst.health < MaxHealth
 }
 
+// updateNIStatus models lnet_update_ni_status_locked on a router: a net that has received no
+// router checker ping (a GET on the reserved portal from another node) for
+// alive_router_check_interval + router_ping_timeout advertises all its NIs DOWN; any such
+// ping sets the receiving NI UP again (in Parse). A status change is pushed to peers.
+func (n *Node) updateNIStatus() {
+	if n.tun.AliveRouterCheckInt <= 0 {
+		return
+	}
+	timeout := sim.Time(n.tun.AliveRouterCheckInt+n.tun.RouterPingTimeout) * sim.Second
+	now := n.k.Now()
+	for _, nt := range n.nets {
+		if now < nt.lastAlive+timeout {
+			continue
+		}
+		for _, ni := range nt.nis {
+			n.setNIStatus(ni, NIStatusDown)
+		}
+	}
+}
+
 // checkRouters models lnet_check_routers, run by the monitor when this node routes or has
 // routes and alive_router_check_interval > 0: a gateway whose ping is due is pinged (a GET on
 // the reserved portal to the gateway NID of its first route) and its next ping set
@@ -617,6 +681,7 @@ func (n *Node) checkRouters() {
 		md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: MD_NO_TRACK_RESPONSE | MD_TRUNCATE,
 			Handler: &n.sysH, User: sysRouterRef<<56 | uint64(g.idx)})
 		g.ping = md
+		g.pings++
 		n.rstats.RtrPings++
 		n.get(AnyNID, md, g.pingNID, ReservedPortal, PingMatchBits, 0, false)
 	}
@@ -655,6 +720,7 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	g.ping = nil
 	if rc != 0 || b == nil {
 		n.rstats.RtrPingFail++
+		g.pingFails++
 		g.alive = false
 		for _, lpni := range p.nis {
 			lpni.status = NIStatusDown

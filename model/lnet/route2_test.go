@@ -287,3 +287,38 @@ func TestRouterResetsSenderHealth(t *testing.T) {
 		t.Fatalf("client's health on the router %d after a receive, want %d", h, MaxHealth)
 	}
 }
+
+// TestRouterNIStatus: a router's net that no router checker ping reaches for
+// alive_router_check_interval + router_ping_timeout is advertised DOWN (sanity-lnet 222), so
+// a client's single-hop route to that net goes down (avoid_asym_router_failure); the
+// gateway's statistics show the pings.
+func TestRouterNIStatus(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	tun.AliveRouterCheckInt = 5
+	tun.RouterPingTimeout = 2
+	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
+	c0, r := ns[0], ns[1]
+	r.SetRouting(true)
+	mustRoute(t, c0, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	startAll(t, ns...)
+	runFor(t, k, sim.Second)
+	if st := c0.Routes()[0].State; st != "up" {
+		t.Fatalf("route %s", st)
+	}
+	runFor(t, k, 12*sim.Second)
+	if s := r.NI(nid("10.1.0.3@o2ib1")).Status(); s != NIStatusDown {
+		t.Fatalf("unpinged router NI %s", s)
+	}
+	if s := r.NI(nid("10.0.0.3@o2ib")).Status(); s != NIStatusUp {
+		t.Fatalf("pinged router NI %s", s)
+	}
+	if st := c0.Routes()[0].State; st != "down" {
+		t.Fatalf("route %s with the gateway's remote NI advertised down", st)
+	}
+	gs := c0.Gateways()
+	if len(gs) != 1 || !gs[0].Alive || gs[0].Pings < 3 || gs[0].PingFails != 0 || gs[0].RoutesUp != 0 || gs[0].SendCount < 3 {
+		t.Fatalf("gateways %+v", gs)
+	}
+}
