@@ -45,13 +45,32 @@
 //  8. Parse of the ACK finds the MD by its wire handle, detaches the response tracker, and
 //     Finalize delivers the ACK event, which unlinks the MD (threshold exhausted).
 //
-// The monitor (one event per second per node, lnet_monitor_thread) resends queued messages,
-// expires response trackers every transaction_timeout/2 (charging the next hop), and sends
-// recovery pings to unhealthy local and peer NIs with 2^n s backoff.
+// The monitor (one event per second per node, lnet_monitor_thread) checks routers, resends
+// queued messages, expires response trackers every transaction_timeout/2 (charging the next
+// hop), and sends recovery pings to unhealthy local and peer NIs with 2^n s backoff.
+//
+// # Routing (route.go)
+//
+// Node.AddRoute adds a route (remote net, gateway NID on a local net, hops, priority);
+// Node.SetRouting makes a node forward. A send to a remote net goes through routedPath
+// (lnet_handle_find_routed_path): the route is chosen by priority, hops, the gateway peer NI's
+// health, queued bytes and credits, then round robin; the message targets the gateway
+// (Msg.TargetIsRouter) and its header keeps the final destination. On the router, Parse
+// sees a message for another node and parseForward (lnet_parse_forward_locked) takes a router
+// credit of the sending peer NI and a buffer of the tiny/small/large pool (queueing on the
+// peer NI's rtrq or the pool's rbp_msgs), then receives the payload; its Finalize forwards it
+// with lnet_send (Msg.Routing) with its own selection and tx credits; the buffer and router
+// credit return when the forward completes. ACK and REPLY are made by the final destination
+// and return through the gateway they came from. The router checker pings every gateway
+// every alive_router_check_interval (failing after router_ping_timeout); the replies decide
+// lp_alive and, through lnet_is_route_alive, each route's state. An opt-in policy the kernel
+// lacks (Tunables.RouterMsgExpiry) drops routed messages still queued past their arrival
+// deadline.
 //
 // # Not modelled yet
 //
-// Routing (routes, gateways, router buffers and credits, the router checker: issue 6) — the
-// types leave room for it (Msg.routing, Peer.isRouter, Node.routing); CPT partitioning (every NI is on one CPT); UDSP rules beyond the selection-priority fields;
-// removal of peer NIs that disappear from a ping reply.
+// CPT partitioning (every NI is on one CPT); UDSP rules beyond the selection-priority fields
+// (no preferred-router lists); removal of peer NIs that disappear from a ping reply; the
+// routing STARTING/STOPPING delays; discovery of final-hop peers on routers; the kernel's
+// random insertion of routes into a net's list (routes keep the order added).
 package lnet
