@@ -142,9 +142,16 @@ if [ -n "$left" ]; then
   stop_ours
 fi
 [ -z "$(our_pids)" ] || die "processes of an earlier run are still alive: $(our_pids | tr '\n' ' ')"
-case "$WORK" in /|"") die "refusing to use work directory '$WORK'" ;; esac
+# Only a directory this script made (it holds .lnetsim-slurm, or our slurm.conf) or an empty
+# one is emptied.
+if [ -d "$WORK" ] && [ ! -e "$WORK/.lnetsim-slurm" ] && [ -n "$(ls -A "$WORK")" ] &&
+  ! grep -qs '^# written by scripts/slurm/run.sh' "$WORK/slurm.conf"; then
+  printf 'scripts/slurm/run.sh: FAILED: %s exists and was not made by this script: not removing it (set LNETSIM_SLURM_DIR)\n' "$WORK" >&2
+  exit 1
+fi
 rm -rf "$WORK"
 mkdir -p "$WORK"/{bin,munge,state,spool,run,log,out}
+touch "$WORK/.lnetsim-slurm"
 chmod 700 "$WORK/munge" # the key; the socket is in run/, open to all as munged wants
 
 log "building lnetsim"
