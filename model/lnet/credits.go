@@ -7,7 +7,9 @@ const hdrSize = 72
 
 // postSend models lnet_post_send_locked: drop a message past its deadline (NETWORK_TIMEOUT,
 // -ETIMEDOUT; routers never enforce it on routed messages, unless the opt-in
-// RouterMsgExpiry policy drops one past its arrival deadline), refuse a message whose MD was unlinked (-ECANCELED),
+// RouterMsgExpiry policy drops one past its arrival deadline), drop a routed message to a
+// peer NI whose cached status is not UP when the net's peer_timeout is set (REMOTE_DROPPED,
+// -EHOSTUNREACH), refuse a message whose MD was unlinked (-ECANCELED),
 // take a peer NI tx credit then an NI tx credit (queueing FIFO when either goes negative),
 // let a delay rule capture the message, and hand it to the LND.
 func (n *Node) postSend(m *Msg) {
@@ -16,6 +18,13 @@ func (n *Node) postSend(m *Msg) {
 		n.dropOnPost(m)
 		m.HStatus = LNET_MSG_STATUS_NETWORK_TIMEOUT
 		n.finalize(m, -ETIMEDOUT)
+		return
+	}
+	if m.routing && m.txNI.net.Tunables.PeerTimeout > 0 && m.txPeerNI.status != NIStatusUp {
+		// A router does not forward to a peer NI it believes dead (lnet_check_message_drop).
+		n.dropOnPost(m)
+		m.HStatus = LNET_MSG_STATUS_REMOTE_DROPPED
+		n.finalize(m, -EHOSTUNREACH)
 		return
 	}
 	if m.routing && n.tun.RouterMsgExpiry && now > m.rtrDeadline {
@@ -160,8 +169,9 @@ func (n *Node) decommitTx(m *Msg, status int) {
 	m.sending = false
 }
 
-// decommitRx models lnet_msg_decommit_rx: count a successful receive and return the router
-// buffer and router credit a routed message holds (lnet_return_rx_credits_locked).
+// decommitRx models lnet_msg_decommit_rx: count a successful receive (a routed one only in
+// the NI and peer NI statistics) and return the router buffer and router credit a routed
+// message holds (lnet_return_rx_credits_locked).
 func (n *Node) decommitRx(m *Msg, status int) {
 	if !m.rxCommitted {
 		return
@@ -172,8 +182,10 @@ func (n *Node) decommitRx(m *Msg, status int) {
 	m.rxCommitted = false
 	ln := uint64(m.rxLen)
 	if status == 0 {
-		n.stats.RecvCount++
-		n.stats.RecvLength += ln
+		if !m.routing { // a forwarded message counts once, as route_count (decommitTx)
+			n.stats.RecvCount++
+			n.stats.RecvLength += ln
+		}
 		m.rxNI.stats.RecvCount++
 		m.rxNI.stats.RecvLength += ln
 		t := statsType(m)

@@ -322,3 +322,18 @@ func TestRouterNIStatus(t *testing.T) {
 		t.Fatalf("gateways %+v", gs)
 	}
 }
+
+// TestRouterDropsToDeadPeer: a router does not forward to a peer NI it was told is down
+// (lnet_check_message_drop: REMOTE_DROPPED, counted as a drop on the router).
+func TestRouterDropsToDeadPeer(t *testing.T) {
+	r := newRouted(t, 1, DefaultTunables(), DefaultTunables())
+	rt := r.rs[0]
+	if err := rt.Notify(rt.NI(nid("10.1.0.3@o2ib1")), r.sNID, false, false, r.k.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r.put(t, 100, 0)
+	r.run(t, sim.Second)
+	if r.sEv.count(EventPUT) != 0 || rt.Stats().DropCount == 0 || rt.Stats().RemoteDroppedCount == 0 {
+		t.Fatalf("server got %d PUTs; router drops %d remote_dropped %d", r.sEv.count(EventPUT), rt.Stats().DropCount, rt.Stats().RemoteDroppedCount)
+	}
+}
