@@ -654,14 +654,13 @@ func (n *Node) updateNIStatus() {
 	}
 }
 
-// checkRouters models lnet_check_routers, run by the monitor when this node routes or has
-// routes and alive_router_check_interval > 0: a gateway whose ping is due is pinged (a GET on
-// the reserved portal to the gateway NID of its first route) and its next ping set
-// alive_router_check_interval later; a ping unanswered for router_ping_timeout fails.
+// checkRouters models lnet_check_routers, run by the monitor when this node has routes: a
+// gateway whose ping is due is pinged (a GET on the reserved portal to the gateway NID of its
+// first route) and its next ping set alive_router_check_interval later; a ping unanswered
+// for router_ping_timeout fails. With alive_router_check_interval <= 0 the checker is off and
+// each gateway is only discovered once (the kernel discovers it inline on first use).
 func (n *Node) checkRouters() {
-	if n.tun.AliveRouterCheckInt <= 0 {
-		return
-	}
+	off := n.tun.AliveRouterCheckInt <= 0
 	now := n.k.Now()
 	for _, p := range n.gateways {
 		g := p.gw
@@ -673,7 +672,7 @@ func (n *Node) checkRouters() {
 			}
 			continue
 		}
-		if now < g.nextPing {
+		if now < g.nextPing || off && g.pings > 0 {
 			continue
 		}
 		g.nextPing = now + sim.Time(n.tun.AliveRouterCheckInt)*sim.Second

@@ -337,3 +337,104 @@ func TestRouterDropsToDeadPeer(t *testing.T) {
 		t.Fatalf("server got %d PUTs; router drops %d remote_dropped %d", r.sEv.count(EventPUT), rt.Stats().DropCount, rt.Stats().RemoteDroppedCount)
 	}
 }
+
+// TestRoutedDeterminism: the two-router failover run twice gives the same trace.
+func TestRoutedDeterminism(t *testing.T) {
+	var runs [2][]string
+	for i := range runs {
+		tun := DefaultTunables()
+		tun.AliveRouterCheckInt = 10
+		tun.RouterPingTimeout = 5
+		r := newRouted(t, 2, tun, tun)
+		tr := &traceRec{}
+		for _, n := range append([]*Node{r.c, r.s}, r.rs...) {
+			n.SetTracer(tr)
+		}
+		for j := 0; j < 8; j++ {
+			r.put(t, 1<<20, uint64(j))
+			r.get(t, 5000)
+		}
+		r.run(t, sim.Second)
+		r1 := r.rs[0]
+		r.lnd.Hook = func(m *Msg) IdealVerdict {
+			if m.Node() == r1 || m.Target().Net() == r.cNID.Net() && m.Target() == nid("10.0.0.3@o2ib") {
+				return IdealVerdict{Action: IdealDrop}
+			}
+			return IdealVerdict{}
+		}
+		r.run(t, 20*sim.Second)
+		for j := 0; j < 8; j++ {
+			r.put(t, 4096, uint64(j))
+		}
+		r.run(t, 5*sim.Second)
+		runs[i] = tr.lines
+	}
+	if len(runs[0]) < 100 || len(runs[0]) != len(runs[1]) {
+		t.Fatalf("trace lengths %d and %d", len(runs[0]), len(runs[1]))
+	}
+	for j := range runs[0] {
+		if runs[0][j] != runs[1][j] {
+			t.Fatalf("line %d differs:\n%s\n%s", j, runs[0][j], runs[1][j])
+		}
+	}
+}
+
+// TestNoRouterChecker: with alive_router_check_interval = 0 a gateway is discovered once, so
+// its routes come up (avoid_asym_router_failure needs its remote NI) and are not checked
+// again.
+func TestNoRouterChecker(t *testing.T) {
+	tun := DefaultTunables()
+	tun.AliveRouterCheckInt = 0
+	r := newRouted(t, 1, tun, tun)
+	if st := r.c.Routes()[0].State; st != "up" {
+		t.Fatalf("route %s", st)
+	}
+	r.run(t, 100*sim.Second)
+	if g := r.c.Gateways()[0]; g.Pings != 1 {
+		t.Fatalf("%d router pings, want 1", g.Pings)
+	}
+	r.put(t, 100, 0)
+	r.run(t, sim.Second)
+	if r.cEv.count(EventACK) != 1 {
+		t.Fatal("no ACK")
+	}
+}
+
+// TestRoutedMRDestination: a multi-rail server on two remote nets, each behind its own
+// router: once discovered, the client's sends alternate between the server's nets (peer-net
+// round robin in lnet_handle_find_routed_path) and both routers carry traffic.
+func TestRoutedMRDestination(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	ns := mkNodes(t, k, l, DefaultTunables(), []string{"10.0.0.1@o2ib"},
+		[]string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, []string{"10.0.0.4@o2ib", "10.2.0.4@o2ib2"},
+		[]string{"10.1.0.2@o2ib1", "10.2.0.2@o2ib2"})
+	c0, r1, r2, s := ns[0], ns[1], ns[2], ns[3]
+	r1.SetRouting(true)
+	r2.SetRouting(true)
+	mustRoute(t, c0, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	mustRoute(t, c0, "o2ib2", "10.0.0.4@o2ib", 1, 0)
+	mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", 1, 0)
+	mustRoute(t, s, "o2ib", "10.2.0.4@o2ib2", 1, 0)
+	startAll(t, ns...)
+	ev, sev := &evRec{}, &evRec{}
+	sink(s, sev)
+	runFor(t, k, 2*sim.Second)
+	putTo(t, c0, "10.1.0.2@o2ib1", ev) // discovers the server: MR, two nets
+	runFor(t, k, sim.Second)
+	if p := c0.PeerNI(nid("10.1.0.2@o2ib1")).Peer(); !p.MultiRail() || len(p.Nets()) != 2 {
+		t.Fatalf("server peer MR %v nets %d", p.MultiRail(), len(p.Nets()))
+	}
+	b1, b2 := r1.RouterStats().Forwarded, r2.RouterStats().Forwarded
+	for i := 0; i < 4; i++ {
+		putTo(t, c0, "10.1.0.2@o2ib1", ev)
+		runFor(t, k, sim.Millisecond)
+	}
+	if ev.count(EventACK) != 5 {
+		t.Fatalf("%d ACKs", ev.count(EventACK))
+	}
+	d1, d2 := r1.RouterStats().Forwarded-b1, r2.RouterStats().Forwarded-b2
+	if d1 == 0 || d2 == 0 || d1+d2 != 8 {
+		t.Fatalf("forwarded r1 %d r2 %d, want both used, 8 in all", d1, d2)
+	}
+}
