@@ -223,6 +223,7 @@ func (n *Node) GatewayAlive(nid NID) bool {
 // lnet_rtrpools_enable/disable). Enabling allocates the router buffer pools from
 // tiny/small/large_router_buffers (one CPT: the totals, at least 1 each); disabling drops the
 // messages waiting for router buffers or credits. The ping buffer advertises the change.
+// A pool size of 0 means the kernel's default (lnet_nrb_tiny/small/large_calculate).
 // Not modelled: the STARTING/STOPPING delays of newer kernels (forwarding starts at once).
 func (n *Node) SetRouting(on bool) {
 	if on == n.routing {
@@ -231,10 +232,15 @@ func (n *Node) SetRouting(on bool) {
 	n.routing = on
 	if on && n.rtrPools == nil {
 		sizes := [numRtrPools]int{n.tun.TinyRouterBuffers, n.tun.SmallRouterBuffers, n.tun.LargeRouterBuffers}
+		defaults := [numRtrPools]int{2048, 16384, 1024} // LNET_NRB_TINY, _SMALL, _LARGE
 		pages := [numRtrPools]int{0, 1, largeNPages}
 		n.rtrPools = make([]*rtrPool, numRtrPools)
 		for i := range n.rtrPools {
-			nb := max(sizes[i]/1, 1) // per CPT: total / ncpts (one CPT), floor 1
+			total := sizes[i]
+			if total <= 0 {
+				total = defaults[i] // 0: the kernel's default (lnet_nrb_*_calculate)
+			}
+			nb := max(total/1, 1) // per CPT: total / ncpts (one CPT), floor 1
 			n.rtrPools[i] = &rtrPool{npages: pages[i], nbuffers: nb, credits: nb, minCredits: nb}
 		}
 	}

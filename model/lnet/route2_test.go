@@ -438,3 +438,24 @@ func TestRoutedMRDestination(t *testing.T) {
 		t.Fatalf("forwarded r1 %d r2 %d, want both used, 8 in all", d1, d2)
 	}
 }
+
+// TestRouterPoolSizes: pool sizes follow the tunables, 0 meaning the kernel default.
+func TestRouterPoolSizes(t *testing.T) {
+	k := sim.New(1)
+	tun := DefaultTunables()
+	tun.TinyRouterBuffers, tun.SmallRouterBuffers, tun.LargeRouterBuffers = 0, 100, 4
+	n, err := NewNode(k, "r", tun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.RouterPools() != nil {
+		t.Fatal("pools before routing is enabled")
+	}
+	n.SetRouting(true)
+	want := []RouterPoolShow{{0, 2048, 2048, 2048, 0}, {1, 100, 100, 100, 0}, {256, 4, 4, 4, 0}}
+	for i, p := range n.RouterPools() {
+		if p != want[i] {
+			t.Fatalf("pool %d %+v, want %+v", i, p, want[i])
+		}
+	}
+}

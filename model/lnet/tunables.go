@@ -102,6 +102,17 @@ func (t *Tunables) Validate() error {
 	if t.MaxInterfaces < 16 {
 		bad("max_interfaces must be >= 16 (got %d)", t.MaxInterfaces)
 	}
+	// Router buffers: negative is invalid when routing is enabled (lnet_nrb_*_calculate).
+	for _, b := range []struct {
+		name string
+		v    int
+	}{{"tiny_router_buffers", t.TinyRouterBuffers}, {"small_router_buffers", t.SmallRouterBuffers},
+		{"large_router_buffers", t.LargeRouterBuffers}, {"peer_buffer_credits", t.PeerBufferCredits},
+		{"router_ping_timeout", t.RouterPingTimeout}} {
+		if b.v < 0 {
+			bad("%s must be >= 0 (got %d)", b.name, b.v)
+		}
+	}
 	return errors.Join(errs...)
 }
 
