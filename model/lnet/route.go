@@ -26,13 +26,13 @@ type remoteNet struct {
 
 // RouteShow is one route as `lnetctl route show -v` prints it.
 type RouteShow struct {
-	Net       string `yaml:"net"`
-	Gateway   string `yaml:"gateway"`
-	Hop       int    `yaml:"hop"`
-	Priority  int    `yaml:"priority"`
-	Health    int    `yaml:"health value"` // the gateway peer NI's health
-	State     string `yaml:"state"`        // "up" or "down" (lnet_is_route_alive)
-	SingleHop bool   `yaml:"type"`         // single-hop (shown as type: single-hop / multi-hop)
+	Net      string `yaml:"net"`
+	Gateway  string `yaml:"gateway"`
+	Hop      int    `yaml:"hop"`
+	Priority int    `yaml:"priority"`
+	Health   int    `yaml:"health value"` // the gateway peer NI's health
+	State    string `yaml:"state"`        // "up" or "down" (lnet_is_route_alive)
+	Type     string `yaml:"type"`         // "single-hop" or "multi-hop" (lr_single_hop)
 }
 
 // RouterPoolShow is one router buffer pool as `lnetctl routing show` prints it (one CPT).
@@ -186,8 +186,12 @@ func (n *Node) Routes() []RouteShow {
 			if lpni := n.findPeerNI(r.gwNID); lpni != nil {
 				h = lpni.health
 			}
+			typ := "multi-hop"
+			if r.singleHop {
+				typ = "single-hop"
+			}
 			out = append(out, RouteShow{Net: r.net.String(), Gateway: r.gwNID.String(), Hop: r.hops,
-				Priority: r.priority, Health: h, State: st, SingleHop: r.singleHop})
+				Priority: r.priority, Health: h, State: st, Type: typ})
 		}
 	}
 	return out
@@ -549,7 +553,7 @@ func (n *Node) routedPath(ni *NI, lpni *PeerNI, m *Msg, rtr NID) int {
 	}
 	final := lpni
 	if gw == nil {
-		if p := lpni.peer; ni == nil && !m.routing && !m.isResponse && p.mr && len(p.nets) > 1 {
+		if p := lpni.peer; ni == nil && !m.routing && !m.isResponse && p.mr && len(p.nis) > 1 {
 			var bp *PeerNet
 			for _, pn := range p.nets {
 				if len(pn.nis) == 0 || !n.hasRoute(pn.id) {
