@@ -459,3 +459,38 @@ func TestRouterPoolSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteByGatewayHealth: between two equal routes the gateway whose peer NI is healthier
+// wins (lnet_find_route_locked's health key), so a failing gateway is avoided before the
+// router checker declares it dead.
+func TestRouteByGatewayHealth(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	ns := mkNodes(t, k, l, DefaultTunables(), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"},
+		[]string{"10.0.0.4@o2ib", "10.1.0.4@o2ib1"}, []string{"10.1.0.2@o2ib1"})
+	c0, r1, r2, s := ns[0], ns[1], ns[2], ns[3]
+	r1.SetRouting(true)
+	r2.SetRouting(true)
+	mustRoute(t, c0, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	mustRoute(t, c0, "o2ib1", "10.0.0.4@o2ib", 1, 0)
+	mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", 1, 0)
+	startAll(t, ns...)
+	ev, sev := &evRec{}, &evRec{}
+	sink(s, sev)
+	runFor(t, k, 2*sim.Second)
+	putTo(t, c0, "10.1.0.2@o2ib1", ev)
+	runFor(t, k, sim.Second)
+	if err := c0.SetPeerHealth(nid("10.0.0.4@o2ib"), 900); err != nil {
+		t.Fatal(err)
+	}
+	b1, b2 := r1.RouterStats().Forwarded, r2.RouterStats().Forwarded
+	for i := 0; i < 4; i++ {
+		putTo(t, c0, "10.1.0.2@o2ib1", ev)
+		runFor(t, k, sim.Millisecond)
+	}
+	// r1 (also the server's gateway) carries the 4 PUTs and their ACKs, r2 nothing. (A
+	// message received through r2 would have reset its health: routers' rule.)
+	if d1, d2 := r1.RouterStats().Forwarded-b1, r2.RouterStats().Forwarded-b2; d1 != 8 || d2 != 0 {
+		t.Fatalf("forwarded r1 %d r2 %d, want 8 and 0", d1, d2)
+	}
+}
