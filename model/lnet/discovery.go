@@ -29,7 +29,7 @@ func (n *Node) pingBufSize() int { return 16 + 16*16 }
 // updatePingBuffer models lnet_ping_target_update: publish the NIs and their status.
 func (n *Node) updatePingBuffer() {
 	n.seqNo++
-	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: !n.routing}
+	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: n.rtrState != rtrEnabled}
 	b.NIs = append(b.NIs, PingNI{NID: LoNID, Status: NIStatusUp})
 	for _, ni := range n.nis {
 		b.NIs = append(b.NIs, PingNI{NID: ni.nid, Status: ni.Status()})

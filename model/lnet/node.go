@@ -69,6 +69,8 @@ type Node struct {
 	remoteNets []*remoteNet // routes per remote net, in the order first added
 	gateways   []*Peer      // gateway peers, in the order first used by a route
 	rtrPools   []*rtrPool   // tiny, small, large (nil until routing is enabled)
+	rtrState   uint8        // ln_routing: rtrDisabled, rtrEnabled, rtrStopping, rtrStarting
+	rtrSince   sim.Time     // when the current starting/stopping began
 	rstats     RouterStats
 }
 
@@ -233,6 +235,7 @@ func (n *Node) monitorPass() {
 	}
 	now := n.k.Now()
 	if n.routing {
+		n.routingStateCheck()
 		n.updateNIStatus()
 	}
 	if len(n.gateways) > 0 {

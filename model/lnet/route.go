@@ -197,8 +197,62 @@ func (n *Node) Routes() []RouteShow {
 	return out
 }
 
-// Routing reports whether the node forwards messages (lnet_routing_enabled).
+// Routing reports whether the node forwards messages (lnet_routing_enabled: true while
+// starting and stopping too).
 func (n *Node) Routing() bool { return n.routing }
+
+// Routing states (LNET_ROUTING_DISABLED/ENABLED/STOPPING/STARTING).
+const (
+	rtrDisabled = iota
+	rtrEnabled
+	rtrStopping
+	rtrStarting
+)
+
+var rtrStateNames = [...]string{"disabled", "enabled", "stopping", "starting"}
+
+// RoutingState returns "disabled", "enabled", "starting" or "stopping".
+func (n *Node) RoutingState() string { return rtrStateNames[n.rtrState] }
+
+// rtrSettle is the minimum time routing spends starting or stopping:
+// alive_router_check_interval + router_ping_timeout.
+func (n *Node) rtrSettle() sim.Time {
+	return sim.Time(max(n.tun.AliveRouterCheckInt, 0)+n.tun.RouterPingTimeout) * sim.Second
+}
+
+// routingStateCheck is the monitor's handling of the routing transitions
+// (lnet_check_routers): a starting router advertises routing once it has been starting for
+// rtrSettle; a stopping one stops forwarding after rtrSettle once no router buffer is in
+// use, or after 3 x rtrSettle regardless (dropping what still waits).
+func (n *Node) routingStateCheck() {
+	now := n.k.Now()
+	switch n.rtrState {
+	case rtrStarting:
+		if now >= n.rtrSince+n.rtrSettle() {
+			n.rtrState = rtrEnabled
+			n.advertiseRouting()
+		}
+	case rtrStopping:
+		busy := false
+		for _, p := range n.rtrPools {
+			busy = busy || p.credits != p.nbuffers
+		}
+		if now >= n.rtrSince+3*n.rtrSettle() || !busy && now >= n.rtrSince+n.rtrSettle() {
+			n.rtrState = rtrDisabled
+			n.routing = false
+			n.dropAllRouted()
+		}
+	}
+}
+
+// advertiseRouting publishes a change of the routing feature bit (LNET_PING_FEAT_RTE_DISABLED)
+// in the ping buffer and pushes it.
+func (n *Node) advertiseRouting() {
+	if n.started {
+		n.updatePingBuffer()
+		n.pushToPeers()
+	}
+}
 
 // RouterPools returns the router buffer pools (tiny, small, large) as `lnetctl routing show`
 // prints them for the one CPT; nil when routing has never been enabled.
@@ -225,16 +279,38 @@ func (n *Node) GatewayAlive(nid NID) bool {
 
 // SetRouting enables or disables forwarding (`lnetctl set routing 1|0`,
 // lnet_rtrpools_enable/disable). Enabling allocates the router buffer pools from
-// tiny/small/large_router_buffers (one CPT: the totals, at least 1 each); disabling drops the
-// messages waiting for router buffers or credits. The ping buffer advertises the change.
-// A pool size of 0 means the kernel's default (lnet_nrb_tiny/small/large_calculate).
-// Not modelled: the STARTING/STOPPING delays of newer kernels (forwarding starts at once).
+// tiny/small/large_router_buffers (one CPT: the totals, at least 1 each; a size of 0 means
+// the kernel's default, lnet_nrb_tiny/small/large_calculate). Before Startup (the module
+// loaded as a router) routing is enabled at once. On a running node enabling enters
+// STARTING: messages are forwarded, but routing is advertised only after
+// alive_router_check_interval + router_ping_timeout; disabling enters STOPPING: routing
+// disabled is advertised at once, forwarding goes on until the monitor stops it (see
+// routingStateCheck), and then the messages waiting for buffers or credits are dropped.
 func (n *Node) SetRouting(on bool) {
-	if on == n.routing {
+	switch {
+	case on && (n.rtrState == rtrEnabled || n.rtrState == rtrStarting):
+		return
+	case !on && (n.rtrState == rtrDisabled || n.rtrState == rtrStopping):
 		return
 	}
-	n.routing = on
-	if on && n.rtrPools == nil {
+	if !on {
+		if !n.started {
+			n.rtrState = rtrDisabled
+			n.routing = false
+			n.dropAllRouted()
+			return
+		}
+		n.rtrState, n.rtrSince = rtrStopping, n.k.Now()
+		n.advertiseRouting()
+		return
+	}
+	wasStopping := n.rtrState == rtrStopping
+	n.routing = true
+	n.rtrState, n.rtrSince = rtrStarting, n.k.Now()
+	if !n.started || wasStopping {
+		n.rtrState = rtrEnabled
+	}
+	if n.rtrPools == nil {
 		sizes := [numRtrPools]int{n.tun.TinyRouterBuffers, n.tun.SmallRouterBuffers, n.tun.LargeRouterBuffers}
 		defaults := [numRtrPools]int{2048, 16384, 1024} // LNET_NRB_TINY, _SMALL, _LARGE
 		pages := [numRtrPools]int{0, 1, largeNPages}
@@ -248,12 +324,8 @@ func (n *Node) SetRouting(on bool) {
 			n.rtrPools[i] = &rtrPool{npages: pages[i], nbuffers: nb, credits: nb, minCredits: nb}
 		}
 	}
-	if !on {
-		n.dropAllRouted()
-	}
-	if n.started {
-		n.updatePingBuffer()
-		n.pushToPeers()
+	if n.rtrState == rtrEnabled {
+		n.advertiseRouting()
 	}
 }
 

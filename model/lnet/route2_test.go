@@ -494,3 +494,49 @@ func TestRouteByGatewayHealth(t *testing.T) {
 		t.Fatalf("forwarded r1 %d r2 %d, want 8 and 0", d1, d2)
 	}
 }
+
+// TestRoutingStartStop: on a running router, disabling enters STOPPING (routing disabled
+// advertised at once, forwarding still on) and stops after interval + timeout once idle;
+// enabling enters STARTING (forwarding on, advertised only after interval + timeout).
+func TestRoutingStartStop(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	tun.AliveRouterCheckInt = 5
+	tun.RouterPingTimeout = 2 // settle time 7 s
+	// Nobody pings the router's o2ib1 NI, which it therefore advertises DOWN after 7 s.
+	tun.AvoidAsymRouterFailure = false
+	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
+	c0, r := ns[0], ns[1]
+	r.SetRouting(true)
+	if r.RoutingState() != "enabled" {
+		t.Fatalf("before startup: %s", r.RoutingState())
+	}
+	mustRoute(t, c0, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	startAll(t, ns...)
+	runFor(t, k, sim.Second)
+	r.SetRouting(false)
+	if r.RoutingState() != "stopping" || !r.Routing() || !r.PingBuffer().RoutingDisabled {
+		t.Fatalf("after disable: %s routing %v advertised disabled %v", r.RoutingState(), r.Routing(), r.PingBuffer().RoutingDisabled)
+	}
+	runFor(t, k, 6*sim.Second)
+	if r.RoutingState() != "stopping" || c0.Routes()[0].State != "down" {
+		t.Fatalf("6 s later: %s, route %s", r.RoutingState(), c0.Routes()[0].State)
+	}
+	runFor(t, k, 2*sim.Second)
+	if r.RoutingState() != "disabled" || r.Routing() {
+		t.Fatalf("8 s later: %s", r.RoutingState())
+	}
+	r.SetRouting(true)
+	if r.RoutingState() != "starting" || !r.Routing() || !r.PingBuffer().RoutingDisabled {
+		t.Fatalf("after enable: %s", r.RoutingState())
+	}
+	runFor(t, k, 6*sim.Second)
+	if c0.Routes()[0].State != "down" {
+		t.Fatal("route up while the router is starting")
+	}
+	runFor(t, k, 7*sim.Second)
+	if r.RoutingState() != "enabled" || c0.Routes()[0].State != "up" {
+		t.Fatalf("13 s later: %s, route %s", r.RoutingState(), c0.Routes()[0].State)
+	}
+}
