@@ -6,10 +6,16 @@ func isReservedPortal(m *Msg) bool {
 	return (m.Hdr.Type == MsgGET || m.Hdr.Type == MsgPUT) && m.Hdr.Portal == ReservedPortal
 }
 
+// msgDiscovery models lnet_msg_discovery: only PUT and GET off the reserved portal trigger
+// discovery of their destination (a router forwarding them too); ACK and REPLY never do.
+func msgDiscovery(m *Msg) bool {
+	t := m.Hdr.Type
+	return (t == MsgPUT || t == MsgGET) && m.Hdr.Portal != ReservedPortal
+}
+
 // selectPathway models lnet_select_pathway. Order: find or create the destination peer NI;
-// hold the message while the peer is discovered (unless reserved-portal traffic, a response
-// or a message this router forwards: a difference, the kernel also discovers final-hop
-// peers on routers); classify source-specified vs any, local vs remote, multi-rail vs not
+// hold the message while the peer is discovered (lnet_msg_discovery: PUT and GET off the
+// reserved portal, forwarded ones included); classify source-specified vs any, local vs remote, multi-rail vs not
 // (a router's final hop is handled as non-MR unless mrForwardAllowed); choose the local NI
 // and peer NI, or a route (routedPath); hand over to handleSend.
 func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
@@ -21,7 +27,7 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 	}
 	lpni := n.nid2peerni(dst)
 	p := lpni.peer
-	if n.tun.Discovery && !p.discovered && !isReservedPortal(m) && !m.isResponse && !m.routing {
+	if n.tun.Discovery && !p.discovered && msgDiscovery(m) {
 		n.discoverPeer(p)
 		if !p.discovered {
 			p.pending.push(m)
