@@ -70,6 +70,5 @@
 // # Not modelled yet
 //
 // CPT partitioning (every NI is on one CPT); UDSP rules beyond the selection-priority fields
-// (no preferred-router lists); removal of peer NIs that disappear from a ping reply; the
-// kernel's random insertion of routes into a net's list (routes keep the order added).
+// (no preferred-router lists); removal of peer NIs that disappear from a ping reply.
 package lnet

@@ -128,7 +128,8 @@ func (n *Node) Gateways() []GatewayShow {
 
 // AddRoute configures a route (`lnetctl route add --net N --gateway G --hop H --priority P`,
 // lnet_add_route): net must be remote, the gateway on a local net; hops is -1 (undefined,
-// treated as 1) or 1..255; priority >= 0. The gateway becomes a peer marked as a router,
+// treated as 1) or 1..255; priority >= 0. The route takes a random place in the net's list
+// (which decides full ties). The gateway becomes a peer marked as a router,
 // alive unless check_routers_before_use (lnet_peers_start_down), and the router checker
 // pings it on its next pass.
 func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
@@ -167,13 +168,26 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 		n.gateways = append(n.gateways, p)
 	}
 	r := &Route{net: net, gwNID: gateway, gw: p, hops: hops, priority: priority, alive: p.gw.alive}
-	rn.routes = append(rn.routes, r)
+	// lnet_add_route_to_rnet: the kernel puts a new route at a random place in the net's
+	// list, so that nodes sharing a list of routers prefer different ones on full ties. The
+	// offset o is drawn in [0, len]; the route goes after the o-th route, or first when o is
+	// len (the list head). The draw comes from the node's own named stream.
+	k := len(rn.routes)
+	pos := 0
+	if k > 0 {
+		if o := n.k.Rand("lnet/routes/" + n.name).IntN(k + 1); o < k {
+			pos = o + 1
+		}
+	}
+	rn.routes = append(rn.routes, nil)
+	copy(rn.routes[pos+1:], rn.routes[pos:])
+	rn.routes[pos] = r
 	p.gw.routes = append(p.gw.routes, r)
 	return nil
 }
 
 // Routes returns the routes in `lnetctl route show -v` shape: remote nets in the order they
-// were first added, each net's routes in the order added, with their state now.
+// were first added, each net's routes in list order (see AddRoute), with their state now.
 func (n *Node) Routes() []RouteShow {
 	var out []RouteShow
 	for _, rn := range n.remoteNets {
