@@ -55,11 +55,26 @@ func WritePlan(out string, plan []Run) error {
 			return err
 		}
 	}
-	tmp := filepath.Join(out, ".plan.jsonl.tmp")
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+	// A temporary file of its own: the shards of a cluster job write the plan at once.
+	f, err := os.CreateTemp(out, ".plan.jsonl.*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(out, "plan.jsonl"))
+	tmp := f.Name()
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(out, "plan.jsonl"))
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // Execute runs every run of runs not already complete, on opt.Workers goroutines. When ctx is

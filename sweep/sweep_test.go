@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -239,5 +240,32 @@ func TestEmit(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Fatalf("k8s manifest lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// The shards of a cluster job start at once and each writes the plan into the shared output
+// directory: WritePlan must not trip over another process's temporary file.
+func TestWritePlanConcurrent(t *testing.T) {
+	out := t.TempDir()
+	plan := []Run{{Index: 0, ID: "a", PointID: "p", Seed: 1}, {Index: 1, ID: "b", PointID: "p", Replicate: 1, Seed: 2}}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := WritePlan(out, plan); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(out, ".plan.jsonl*"))
+	if len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
 	}
 }
