@@ -14,7 +14,18 @@ import (
 // a 1 MiB GET complete end to end; the GET goes IMMEDIATE on both hops (kiblnd_send's rule
 // for msg_routing / msg_target_is_router), the PUT as PUT_REQ/ACK/DONE on each hop, and the
 // ACK and REPLY come from the server.
-func TestRoutedPutGet(t *testing.T) {
+// routedFabric is client 10.0.0.1@o2ib, router 10.0.0.2@o2ib + 10.0.1.2@o2ib1 and server
+// 10.0.1.3@o2ib1, one switch per net, with routes both ways (started, routes up).
+type routedFabric struct {
+	k       *sim.Kernel
+	obs     *traceObs
+	c, r, s *lnet.Node
+	sink    *evRec
+	sNID    lnet.NID
+}
+
+func newRoutedFabric(t *testing.T, rtun lnet.Tunables) *routedFabric {
+	t.Helper()
 	k := sim.New(1)
 	f := ib.New(k, ib.Config{})
 	l := New(f)
@@ -43,7 +54,11 @@ func TestRoutedPutGet(t *testing.T) {
 			f.Connect(p, sws[r], ib.LinkSpec{Rate: ib.EDR, Latency: 100 * sim.Nanosecond})
 			p.AddIP(netip.AddrFrom4([4]byte{10, 0, byte(r), byte(s.h)}))
 		}
-		ln, err := lnet.NewNode(k, n.Name, lnet.DefaultTunables())
+		tun := lnet.DefaultTunables()
+		if s.h == 2 {
+			tun = rtun
+		}
+		ln, err := lnet.NewNode(k, n.Name, tun)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,12 +69,12 @@ func TestRoutedPutGet(t *testing.T) {
 		}
 		nodes = append(nodes, ln)
 	}
-	c, rt, s := nodes[0], nodes[1], nodes[2]
-	rt.SetRouting(true)
-	if err := c.AddRoute(net1, mkNID(0, 2), 1, 0); err != nil {
+	rf := &routedFabric{k: k, obs: obs, c: nodes[0], r: nodes[1], s: nodes[2], sink: &evRec{k: k}, sNID: mkNID(1, 3)}
+	rf.r.SetRouting(true)
+	if err := rf.c.AddRoute(net1, mkNID(0, 2), 1, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddRoute(net0, mkNID(1, 2), 1, 0); err != nil {
+	if err := rf.s.AddRoute(net0, mkNID(1, 2), 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range nodes {
@@ -67,42 +82,96 @@ func TestRoutedPutGet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sink := &evRec{k: k}
-	s.MEAttach(lnet.MatchSpec{Portal: testPortal, Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
-		lnet.MDSpec{Length: 1 << 20, Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_OP_GET, Handler: sink})
-	run := func(d sim.Time) {
-		if err := k.RunUntil(k.Now() + d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run(2 * sim.Second) // router checker pings bring the routes up
-	if st := c.Routes()[0].State; st != "up" {
+	rf.s.MEAttach(lnet.MatchSpec{Portal: testPortal, Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+		lnet.MDSpec{Length: 1 << 20, Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_OP_GET, Handler: rf.sink})
+	rf.run(t, 2*sim.Second) // router checker pings bring the routes up
+	if st := rf.c.Routes()[0].State; st != "up" {
 		t.Fatalf("route %s", st)
 	}
-	src := &evRec{k: k}
-	obs.posts = nil
+	return rf
+}
+
+func (rf *routedFabric) run(t *testing.T, d sim.Time) {
+	t.Helper()
+	if err := rf.k.RunUntil(rf.k.Now() + d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRoutedPutGet runs LNet routing over o2iblnd: client 10.0.0.1@o2ib, router
+// 10.0.0.2@o2ib + 10.0.1.2@o2ib1, server 10.0.1.3@o2ib1, one switch per net. A 1 MiB PUT and
+// a 1 MiB GET complete end to end; the GET goes IMMEDIATE on both hops (kiblnd_send's rule
+// for msg_routing / msg_target_is_router), the PUT as PUT_REQ/ACK/DONE on each hop, and the
+// ACK and REPLY come from the server.
+func TestRoutedPutGet(t *testing.T) {
+	rf := newRoutedFabric(t, lnet.DefaultTunables())
+	c, rt := rf.c, rf.r
+	src := &evRec{k: rf.k}
+	rf.obs.posts = nil
 	md := c.MDBind(lnet.MDSpec{Length: 1 << 20, Threshold: 2, Handler: src})
-	if err := c.Put(lnet.AnyNID, md, lnet.AckReqAck, mkNID(1, 3), testPortal, 7, 0, 0); err != nil {
+	if err := c.Put(lnet.AnyNID, md, lnet.AckReqAck, rf.sNID, testPortal, 7, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	md = c.MDBind(lnet.MDSpec{Length: 1 << 20, Threshold: 2, Handler: src})
-	if err := c.Get(lnet.AnyNID, md, mkNID(1, 3), testPortal, 7, 0); err != nil {
+	if err := c.Get(lnet.AnyNID, md, rf.sNID, testPortal, 7, 0); err != nil {
 		t.Fatal(err)
 	}
-	run(sim.Second)
+	rf.run(t, sim.Second)
 	ack, reply := src.last(lnet.EventACK), src.last(lnet.EventREPLY)
 	if ack == nil || reply == nil || ack.Status != 0 || reply.Status != 0 || reply.MLength != 1<<20 {
 		t.Fatalf("ACK %+v REPLY %+v", ack, reply)
 	}
-	if ack.Initiator != mkNID(1, 3) || reply.Initiator != mkNID(1, 3) {
+	if ack.Initiator != rf.sNID || reply.Initiator != rf.sNID {
 		t.Fatalf("ACK from %s, REPLY from %s: want the server", ack.Initiator, reply.Initiator)
 	}
-	if obs.posts[MsgGET_REQ] != 0 || obs.posts[MsgPUT_REQ] != 4 {
+	if rf.obs.posts[MsgGET_REQ] != 0 || rf.obs.posts[MsgPUT_REQ] != 4 {
 		// PUT_REQ: the PUT on two hops and the 1 MiB REPLY on two hops.
-		t.Fatalf("posts %v: want no GET_REQ and 4 PUT_REQ", obs.posts)
+		t.Fatalf("posts %v: want no GET_REQ and 4 PUT_REQ", rf.obs.posts)
 	}
 	// Forwarded: the client's discovery ping of the server and its REPLY, PUT, ACK, GET, REPLY.
 	if st := rt.Stats(); st.RouteCount != 6 || st.ResendCount != 0 {
 		t.Fatalf("router route_count %d resend_count %d", st.RouteCount, st.ResendCount)
 	}
+}
+
+// TestRoutedBufferStarvation over o2iblnd: large_router_buffers=4 and 16 concurrent 1 MiB
+// PUTs; the router's large pool goes negative (PUT_REQ rxs held by LNet while they wait), and
+// every PUT completes, in order.
+func TestRoutedBufferStarvation(t *testing.T) {
+	rtun := lnet.DefaultTunables()
+	rtun.LargeRouterBuffers = 4
+	rf := newRoutedFabric(t, rtun)
+	src := &evRec{k: rf.k}
+	for i := 0; i < 16; i++ {
+		md := rf.c.MDBind(lnet.MDSpec{Length: 1 << 20, Threshold: 2, Handler: src})
+		if err := rf.c.Put(lnet.AnyNID, md, lnet.AckReqAck, rf.sNID, testPortal, uint64(i), 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rf.run(t, sim.Second)
+	acks := 0
+	for _, ev := range src.evs {
+		if ev.Type == lnet.EventACK && ev.Status == 0 {
+			acks++
+		}
+	}
+	var order []uint64
+	for _, ev := range rf.sink.evs {
+		if ev.Type == lnet.EventPUT {
+			order = append(order, ev.MatchBits)
+		}
+	}
+	if acks != 16 || len(order) != 16 {
+		t.Fatalf("%d ACKs, %d PUTs received", acks, len(order))
+	}
+	for i, b := range order {
+		if b != uint64(i) {
+			t.Fatalf("PUTs received in order %v", order)
+		}
+	}
+	large := rf.r.RouterPools()[2]
+	if large.MinCredits >= 0 || large.Credits != large.NBuffers {
+		t.Fatalf("large pool %+v", large)
+	}
+	t.Logf("large pool %+v", large)
 }
