@@ -137,9 +137,6 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend st
 	}
 	for i := range s.Members {
 		m := &s.Members[i]
-		if m.Routing || len(m.Routes) > 0 {
-			return nil, fmt.Errorf("node %s: LNet routing is not modelled yet (issue 6); remove routes and routing from the scenario", m.Name)
-		}
 		tun := globalsToTunables(m.Global)
 		ln, err := lnet.NewNode(c.k, m.Name, tun)
 		if err != nil {
@@ -156,6 +153,22 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend st
 			}
 			n.nids = append(n.nids, nid)
 			c.owner[nid] = n
+		}
+		if m.Routing {
+			ln.SetRouting(true)
+		}
+		for _, r := range m.Routes {
+			net, err := lnet.ParseNet(r.Net)
+			if err != nil {
+				return nil, fmt.Errorf("node %s: route: %w", m.Name, err)
+			}
+			gw, err := toNID(r.Gateway)
+			if err != nil {
+				return nil, fmt.Errorf("node %s: route gateway: %w", m.Name, err)
+			}
+			if err := ln.AddRoute(net, gw, r.Hop, r.Priority); err != nil {
+				return nil, fmt.Errorf("node %s: %w", m.Name, err)
+			}
 		}
 		ln.SetTracer(tr)
 		c.nodes = append(c.nodes, n)

@@ -229,7 +229,29 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 		}
 		return sum, nil
 	case "route":
-		return 0, fmt.Errorf("route checks need LNet routing, which is not modelled yet (issue 6)")
+		n := ch.c.byName[e.Node]
+		if n == nil {
+			return 0, fmt.Errorf("route check needs node")
+		}
+		_, gw, err := ch.c.niRef(e.Gateway)
+		if err != nil {
+			if gw, err = lnet.ParseNID(e.Gateway); err != nil {
+				return 0, err
+			}
+		}
+		net, err := lnet.ParseNet(e.Net)
+		if err != nil {
+			return 0, err
+		}
+		for _, r := range n.ln.Routes() {
+			if r.Net == net.String() && r.Gateway == gw.String() {
+				if r.State == "up" {
+					return 1, nil
+				}
+				return 0, nil
+			}
+		}
+		return 0, fmt.Errorf("node %s has no route to %s via %s", n.name, net, gw)
 	}
 	return 0, fmt.Errorf("not a state check")
 }
@@ -336,13 +358,13 @@ func (ch *checker) judge(e *scenarios.Expectation, i int, v int64, detail string
 		res.Passed = v == 0
 		want = append(want, "0")
 	}
-	if e.Check == "ni_status" {
+	if e.Check == "ni_status" || e.Check == "route" {
 		up := int64(0)
 		if e.State == "up" {
 			up = 1
 		}
 		res.Passed = v == up
-		res.Detail = fmt.Sprintf("status %s, want %s", map[int64]string{0: "down", 1: "up"}[v], e.State)
+		res.Detail = fmt.Sprintf("%s %s at %s, want %s", e.Check, map[int64]string{0: "down", 1: "up"}[v], e.At, e.State)
 		return res
 	}
 	if e.Changed != nil {
