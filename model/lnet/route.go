@@ -379,6 +379,11 @@ func (n *Node) msg2pool(m *Msg) int {
 // both were available, the payload is received into the router buffer at once.
 func (n *Node) parseForward(m *Msg) {
 	m.rtrDeadline = m.deadline
+	if !n.routing {
+		// Routing was turned off while a delay rule held the message (-ECANCELED).
+		n.dropRoutedRx(m, LNET_MSG_STATUS_OK, -ECANCELED, false)
+		return
+	}
 	pool := n.rtrPools[n.msg2pool(m)]
 	if m.rxPeerNI.rtrCredits <= 0 || pool.credits <= 0 {
 		ni := m.rxNI
@@ -389,14 +394,15 @@ func (n *Node) parseForward(m *Msg) {
 			return
 		}
 	}
-	n.postRoutedRecv(m)
+	n.postRoutedRecv(m, false)
 }
 
 // postRoutedRecv models lnet_post_routed_recv_locked: take a router credit of the sending
 // peer NI (queueing on its rtrq when none is left), then a credit of the buffer pool
-// (queueing on rbp_msgs), then receive the payload into the buffer (the LND's Recv with
-// delayed set; its Finalize forwards the message). Minimum credits are tracked.
-func (n *Node) postRoutedRecv(m *Msg) {
+// (queueing on rbp_msgs), then receive the payload into the buffer (the LND's Recv, with
+// delayed set when the message had to wait; its Finalize forwards the message). Minimum
+// credits are tracked.
+func (n *Node) postRoutedRecv(m *Msg, delayed bool) {
 	lpni := m.rxPeerNI
 	if !m.peerRtrCredit {
 		m.peerRtrCredit = true
@@ -427,7 +433,7 @@ func (n *Node) postRoutedRecv(m *Msg) {
 	ni := m.rxNI
 	ln := m.Hdr.PayloadLength
 	m.rxLen = ln
-	if err := ni.net.lnd.Recv(ni, m.private, m, true, 0, ln, ln); err != nil {
+	if err := ni.net.lnd.Recv(ni, m.private, m, delayed, 0, ln, ln); err != nil {
 		n.finalize(m, -EIO)
 	}
 }
@@ -448,7 +454,7 @@ func (n *Node) repostRouted(m *Msg) {
 	case n.routedExpired(m):
 		n.dropRoutedRx(m, LNET_MSG_STATUS_OK, -ETIMEDOUT, true)
 	default:
-		n.postRoutedRecv(m)
+		n.postRoutedRecv(m, true)
 	}
 }
 
