@@ -155,9 +155,17 @@ func (q *queue) refill(limit Time) bool {
 		q.mark(nb)
 	}
 	src.n = 0
+	if cap(src.e) > maxRetained {
+		src.e = nil // a far-future bucket held a crowd once: do not keep its array forever
+	}
 	q.unmark(b)
 	return true
 }
+
+// maxRetained is the largest array (in entries, 32 KiB) an emptied bucket keeps for reuse.
+// Larger ones are released when the bucket is redistributed, so memory follows the live queue
+// instead of the largest crowd each of the 2048 buckets ever held.
+const maxRetained = 1024
 
 // lowerBound returns the smallest key bucket b can hold relative to last: last's digits above
 // b's level, b's digit at its level, zeros below.
