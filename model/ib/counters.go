@@ -26,10 +26,33 @@ func (p *Port) Counters() PortCounters {
 
 // Counters returns the counters of the link's A end (end 0) or B end (end 1), which for a
 // switch end are that switch port's counters.
-func (l *Link) Counters(end int) PortCounters { return l.f.lanes[2*l.idx+end].ctr }
+func (l *Link) Counters(end int) PortCounters {
+	f := l.f
+	li := int32(2*l.idx + end)
+	c := f.lanes[li].ctr
+	// A chunk cutThrough sent on counts at the switch from when it was sent; until its
+	// head reaches the switch, it is not counted yet.
+	now := f.k.Now()
+	for _, r := range f.fast {
+		if r.at < now || (r.out != li && r.in^1 != li) {
+			continue
+		}
+		ch := &f.chunks[r.c]
+		if r.out == li {
+			c.PortXmitData -= uint64(ch.wire) / 4
+			c.PortXmitPkts -= uint64(ch.npkt)
+		}
+		if r.in^1 == li {
+			c.PortRcvData -= uint64(ch.wire) / 4
+			c.PortRcvPkts -= uint64(ch.npkt)
+		}
+	}
+	return c
+}
 
 // ResetCounters zeroes every counter of the fabric (perfquery -R on every port).
 func (f *Fabric) ResetCounters() {
+	f.settle()
 	for i := range f.lanes {
 		f.lanes[i].ctr = PortCounters{}
 	}

@@ -81,6 +81,8 @@ type Fabric struct {
 
 	chunks     []chunk
 	freeChunks []int32
+	fast       []fastRec   // cutThrough chunks, in sending order, that may not have reached their switch
+	arriveEv   sim.EventID // the arrival event send scheduled last
 
 	qps   []*QP // by QPN-1
 	cqs   []*CQ
@@ -174,6 +176,9 @@ type Switch struct {
 	Latency sim.Time // per-hop forwarding latency
 	route   []int32  // by destination port index: out lane, -1 if unreachable
 	out     []int32  // lanes leaving this switch
+
+	minInProp sim.Time // smallest propagation delay of the links into the switch
+	slowIn    int32    // chunks on their way to the switch through an arrival event
 }
 
 // Link is a full-duplex cable between two endpoints, modelled as two lanes.
@@ -233,7 +238,8 @@ func (n *Node) AddHCA(name string, nports int) *HCA {
 
 // AddSwitch adds a switch with the fabric's default hop latency.
 func (f *Fabric) AddSwitch(name string) *Switch {
-	s := &Switch{f: f, idx: len(f.switches), Name: name, Latency: f.cfg.SwitchLatency}
+	f.settle()
+	s := &Switch{f: f, idx: len(f.switches), Name: name, Latency: f.cfg.SwitchLatency, minInProp: sim.MaxTime}
 	f.switches = append(f.switches, s)
 	f.routed = false
 	return s
@@ -251,6 +257,7 @@ func (f *Fabric) Connect(a, b Endpoint, spec LinkSpec) *Link {
 	if spec.Rate.Mbps <= 0 {
 		panic("ib: link without a rate")
 	}
+	f.settle()
 	l := &Link{f: f, idx: len(f.links), Spec: spec, A: a, B: b}
 	f.links = append(f.links, l)
 	ra, rb := a.ref(), b.ref()
@@ -263,6 +270,9 @@ func (f *Fabric) Connect(a, b Endpoint, spec LinkSpec) *Link {
 			mbps: spec.Rate.Mbps, prop: spec.Latency, waitFrom: -1}
 		if to.kind == epSwitch {
 			ln.credits = f.bufBytes()
+			if s := f.switches[to.idx]; spec.Latency < s.minInProp {
+				s.minInProp = spec.Latency
+			}
 		}
 		li := int32(len(f.lanes))
 		f.lanes = append(f.lanes, ln)

@@ -17,6 +17,7 @@ import (
 // only through Resweep or, with Config.SMSweepDelay, the subnet manager's sweep.
 func (l *Link) LinkDown() {
 	f := l.f
+	f.settle()
 	if l.Up() {
 		defer f.smTrap()
 	}
@@ -73,6 +74,7 @@ func (f *Fabric) smTrap() {
 // become ACTIVE and raise IBV_EVENT_PORT_ACTIVE after Config.LinkUpDelay.
 func (l *Link) LinkUp() {
 	f := l.f
+	f.settle()
 	if !l.Up() {
 		defer f.smTrap()
 	}
@@ -110,6 +112,7 @@ func (f *Fabric) portActive(p *Port) {
 // recovers by ACK timeout and retransmission. Draws come from the stream
 // "ib.link.<index>.faults".
 func (l *Link) SetLoss(p float64) {
+	l.f.settle()
 	for d := 0; d < 2; d++ {
 		ln := &l.f.lanes[2*l.idx+d]
 		ln.loss = p
@@ -120,6 +123,7 @@ func (l *Link) SetLoss(p float64) {
 // SetCorruption sets the probability that a packet arrives corrupted (default 0): it is
 // dropped by the receiving port, which counts SymbolErrorCounter and PortRcvErrors.
 func (l *Link) SetCorruption(p float64) {
+	l.f.settle()
 	for d := 0; d < 2; d++ {
 		ln := &l.f.lanes[2*l.idx+d]
 		ln.corrupt = p
@@ -136,8 +140,30 @@ func (l *Link) ensureRNG(ln *lane) {
 // SetExtraDelay adds d to the link's propagation latency in both directions (0 removes it).
 // It applies to chunks that start crossing the link from now on.
 func (l *Link) SetExtraDelay(d sim.Time) {
-	l.f.lanes[2*l.idx].extra = d
-	l.f.lanes[2*l.idx+1].extra = d
+	f := l.f
+	f.settle()
+	now := f.k.Now()
+	for li := int32(2 * l.idx); li < int32(2*l.idx+2); li++ {
+		ln := &f.lanes[li]
+		ln.extra = d
+		// Credit returns recorded ahead of their giving (see transmit) travel back with
+		// the delay in force when they are given.
+		moved := false
+		for i := ln.retHead; i < len(ln.rets); i++ {
+			if r := &ln.rets[i]; r.given > now {
+				r.at, moved = r.given+ln.prop+d, true
+			}
+		}
+		if moved {
+			if ln.waitFrom >= 0 || ln.staged >= 0 {
+				if ln.waking {
+					f.k.Cancel(ln.wakeEv)
+					ln.waking = false
+				}
+				f.wake(li)
+			}
+		}
+	}
 }
 
 // Resweep recomputes every switch's forwarding table over the links that are up now, as

@@ -13,6 +13,7 @@ const (
 	evPending           // arg: pending slot; a deferred upcall or CM message
 	evCMTimer           // arg: CM id index; a CM timeout
 	evCreditWake        // arg: lane; a credit return a stalled lane waits for has arrived
+	evLaneFree          // arg: lane; a lane whose end of transmission was not an event is free
 )
 
 // lane is one direction of a link: an output port with a FIFO queue, a serialiser and a
@@ -37,7 +38,11 @@ type lane struct {
 	waitFrom sim.Time    // start of a credit stall (PortXmitWait), -1 when not stalled
 	rets     []creditRet // credits on their way back to the sender, in arrival order
 	retHead  int
-	waking   bool // an evCreditWake is scheduled
+	waking   bool        // an evCreditWake is scheduled ...
+	wakeAt   sim.Time    // ... at this time
+	wakeEv   sim.EventID // ... with this id
+	freeAt   sim.Time    // end of a transmission that schedules no evTxDone (see transmit)
+	freeing  bool        // an evLaneFree is scheduled for freeAt
 
 	loss, corrupt float64
 	rng           *sim.Stream
@@ -122,6 +127,9 @@ func (f *Fabric) Handle(kind int, arg uint64) {
 	case evCreditWake:
 		f.lanes[arg].waking = false
 		f.tryStart(int32(arg))
+	case evLaneFree:
+		f.lanes[arg].freeing = false
+		f.tryStart(int32(arg))
 	}
 }
 
@@ -133,10 +141,12 @@ func (ln *lane) ser(n uint32) sim.Time {
 	return sim.Time(bits / ln.mbps)
 }
 
-// creditRet is buffer space freed downstream, usable by the sender from time at.
+// creditRet is buffer space freed downstream at time given, usable by the sender from time
+// at (given plus the link's delay at the time of giving). A return may be recorded before
+// it is given (see send): rets is kept sorted by given.
 type creditRet struct {
-	at    sim.Time
-	bytes int64
+	at, given sim.Time
+	bytes     int64
 }
 
 // giveCredit returns n bytes of input buffer to lane li's sender. The flow-control update
@@ -149,7 +159,19 @@ func (f *Fabric) giveCredit(li int32, n int64) {
 		f.tryStart(li)
 		return
 	}
-	ln.rets = append(ln.rets, creditRet{f.k.Now() + d, n})
+	now := f.k.Now()
+	f.addRet(li, creditRet{now + d, now, n})
+}
+
+// addRet records a credit return on lane li, keeping rets in the order the returns are
+// given (flow-control updates travel in order: absorb stops at the first one not yet
+// arrived), and wakes the sender if it is stalled on credits.
+func (f *Fabric) addRet(li int32, r creditRet) {
+	ln := &f.lanes[li]
+	ln.rets = append(ln.rets, r)
+	for i := len(ln.rets) - 1; i > ln.retHead && ln.rets[i-1].given > r.given; i-- {
+		ln.rets[i], ln.rets[i-1] = ln.rets[i-1], ln.rets[i]
+	}
 	if ln.waitFrom >= 0 || ln.staged >= 0 {
 		f.wake(li) // the sender is stalled on credits
 	}
@@ -173,11 +195,18 @@ func (f *Fabric) absorb(ln *lane) {
 // wake schedules a retry of a credit-stalled lane when its next credit return arrives.
 func (f *Fabric) wake(li int32) {
 	ln := &f.lanes[li]
-	if ln.waking || ln.retHead == len(ln.rets) {
+	if ln.retHead == len(ln.rets) {
 		return
 	}
-	ln.waking = true
-	f.k.Schedule(ln.rets[ln.retHead].at, f.hid, evCreditWake, uint64(li))
+	at := ln.rets[ln.retHead].at
+	if ln.waking {
+		if at >= ln.wakeAt {
+			return
+		}
+		f.k.Cancel(ln.wakeEv) // a return recorded ahead of time arrives earlier
+	}
+	ln.waking, ln.wakeAt = true, at
+	ln.wakeEv = f.k.Schedule(at, f.hid, evCreditWake, uint64(li))
 }
 
 // tryStart starts the next chunk on lane li if the lane is idle and up and the downstream
@@ -186,6 +215,13 @@ func (f *Fabric) wake(li int32) {
 func (f *Fabric) tryStart(li int32) {
 	ln := &f.lanes[li]
 	if ln.busy {
+		return
+	}
+	if now := f.k.Now(); now < ln.freeAt {
+		if !ln.freeing {
+			ln.freeing = true
+			f.k.Schedule(ln.freeAt, f.hid, evLaneFree, uint64(li))
+		}
 		return
 	}
 	if !ln.up {
@@ -258,34 +294,168 @@ func (f *Fabric) stall(ln *lane) {
 // lane can finish sending a chunk before its tail has arrived.
 func (f *Fabric) transmit(li, c int32) {
 	ln := &f.lanes[li]
-	ch := &f.chunks[c]
 	now := f.k.Now()
 	if ln.waitFrom >= 0 {
 		ln.ctr.PortXmitWait += uint64(now - ln.waitFrom)
 		ln.waitFrom = -1
 	}
-	finish := now + ln.ser(ch.wire)
+	f.send(li, c, now)
+}
+
+// send serialises chunk c on lane li from time start (now, or, for cutThrough, the time
+// the chunk reaches the switch) and schedules what follows: the lane's end of transmission
+// and the chunk's arrival at the far end.
+func (f *Fabric) send(li, c int32, start sim.Time) {
+	ln := &f.lanes[li]
+	ch := &f.chunks[c]
+	finish := start + ln.ser(ch.wire)
 	if ch.tail > finish {
 		finish = ch.tail
 	}
-	ln.busy = true
-	ln.curIn, ln.curInEp, ln.curBytes = ch.inLane, ch.inEpoch, int64(ch.wire)
 	if ln.credits >= 0 {
 		ln.credits -= int64(ch.wire)
 	}
 	ln.ctr.PortXmitData += uint64(ch.wire) / 4
 	ln.ctr.PortXmitPkts += uint64(ch.npkt)
 	ch.lane, ch.epoch = li, ln.epoch
-	f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
-	delay := ln.prop + ln.extra
-	if ln.to.kind == epSwitch {
-		delay += f.switches[ln.to.idx].Latency
-		ch.tail = finish + delay
-		f.k.Schedule(now+delay, f.hid, evArrive, uint64(c))
+	if in := ch.inLane; in >= 0 && !perHopEvents && ln.to.kind == epPort && f.lanes[in].prop+f.lanes[in].extra > 0 &&
+		f.lanes[in].epoch == ch.inEpoch {
+		// A switch output to an HCA port: nothing downstream waits for this lane (no
+		// credits), so its end of transmission need not be an event. The lane counts as busy
+		// until finish (an evLaneFree wakes it if a chunk queues meanwhile), and the credit
+		// the chunk holds on its input buffer is recorded now to be given at finish, exactly
+		// when txDone would give it (a link change on the input lane in between drops or
+		// re-times it as it would the given credit; see LinkDown, SetExtraDelay).
+		ln.freeAt = finish
+		il := &f.lanes[in]
+		f.addRet(in, creditRet{finish + il.prop + il.extra, finish, int64(ch.wire)})
+		if ln.qhead >= 0 && !ln.freeing { // more queued: serve it at finish
+			ln.freeing = true
+			f.k.Schedule(finish, f.hid, evLaneFree, uint64(li))
+		}
 	} else {
-		ch.tail = finish + delay
-		f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
+		ln.busy = true
+		ln.curIn, ln.curInEp, ln.curBytes = ch.inLane, ch.inEpoch, int64(ch.wire)
+		f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
 	}
+	delay := ln.prop + ln.extra
+	if ln.to.kind != epSwitch {
+		ch.tail = finish + delay
+		f.arriveEv = f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
+		return
+	}
+	s := f.switches[ln.to.idx]
+	delay += s.Latency
+	ch.tail = finish + delay
+	if f.cutThrough(li, c, s, start+delay) {
+		return
+	}
+	s.slowIn++
+	f.k.Schedule(start+delay, f.hid, evArrive, uint64(c))
+}
+
+// perHopEvents turns off the event-saving paths (a switch output's end of transmission
+// without an event, cutThrough): tests compare runs with and without them.
+var perHopEvents bool
+
+// fastRec is a chunk that cutThrough sent on through a switch before its head reached the
+// switch, with what settle needs to take that back.
+type fastRec struct {
+	c, in, out int32
+	at         sim.Time // when the head reaches the switch
+	tailIn     sim.Time // the chunk's tail time on its input lane
+	given      sim.Time // when the input-buffer credit is given back (the out lane's finish)
+	remBefore  int64    // the out lane's serialisation remainder ...
+	freeBefore sim.Time // ... and free time before the chunk
+	ev         sim.EventID
+}
+
+// cutThrough handles, at the moment chunk c leaves an HCA port on lane li, its arrival at
+// switch s at time at (the head's arrival) and its forwarding to the destination port, so
+// that a chunk crossing an idle switch costs one event (its arrival at the far port) instead
+// of two. It does so only when that is provably what the arrival event would do at time
+// at: no loss or corruption to draw; the output lane leads to an HCA port (no credits), is
+// up, has nothing queued and is free by at; no chunk can reach s before at (no chunk is on
+// its way to s through an arrival event, and every input lane of s has at least the
+// propagation delay of li, so a chunk sent later arrives later); the input-buffer credit
+// goes back over a link with a delay. Faults and other changes to the fabric first settle
+// (see settle) the chunks that have not yet reached their switch.
+func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) bool {
+	ln := &f.lanes[li]
+	ch := &f.chunks[c]
+	d := ln.prop + ln.extra
+	if perHopEvents || s.slowIn > 0 || d > s.minInProp || d == 0 || ln.loss > 0 || ln.corrupt > 0 || ln.from.kind != epPort || int(ch.dst) >= len(s.route) {
+		return false
+	}
+	out := s.route[ch.dst]
+	if out < 0 {
+		return false
+	}
+	ol := &f.lanes[out]
+	if !ol.up || ol.to.kind != epPort || ol.busy || ol.qhead >= 0 || ol.freeAt > at || ol.loss > 0 || ol.corrupt > 0 {
+		return false
+	}
+	// What arrive does at a switch, as of time at.
+	r := fastRec{c: c, in: li, out: out, at: at, tailIn: ch.tail, remBefore: ol.rem, freeBefore: ol.freeAt}
+	rcv := &f.lanes[li^1].ctr
+	rcv.PortRcvData += uint64(ch.wire) / 4
+	rcv.PortRcvPkts += uint64(ch.npkt)
+	ch.inLane, ch.inEpoch = li, ch.epoch
+	f.send(out, c, at)
+	r.given, r.ev = ol.freeAt, f.arriveEv
+	if len(f.fast) >= 32 { // forget those that have reached their switch
+		now, n := f.k.Now(), 0
+		for _, x := range f.fast {
+			if x.at >= now {
+				f.fast[n] = x
+				n++
+			}
+		}
+		f.fast = f.fast[:n]
+	}
+	f.fast = append(f.fast, r)
+	return true
+}
+
+// settle takes back every cutThrough whose chunk has not yet reached its switch (head
+// arrival now or later), newest first, and schedules those chunks' arrivals as events, in
+// their original order: called before any change (a link fault, loss, delay, a route
+// sweep, a counter reset) that could alter what happens to them at the switch. A chunk
+// whose head reaches the switch at the very time of the change is thus handled after it.
+func (f *Fabric) settle() {
+	now := f.k.Now()
+	back := f.fast[:0]
+	for _, r := range f.fast {
+		if r.at >= now {
+			back = append(back, r)
+		}
+	}
+	for j := len(back) - 1; j >= 0; j-- {
+		r := &back[j]
+		ch := &f.chunks[r.c]
+		ol := &f.lanes[r.out]
+		f.k.Cancel(r.ev)
+		ol.rem, ol.freeAt = r.remBefore, r.freeBefore
+		ol.ctr.PortXmitData -= uint64(ch.wire) / 4
+		ol.ctr.PortXmitPkts -= uint64(ch.npkt)
+		rcv := &f.lanes[r.in^1].ctr
+		rcv.PortRcvData -= uint64(ch.wire) / 4
+		rcv.PortRcvPkts -= uint64(ch.npkt)
+		il := &f.lanes[r.in]
+		for k := len(il.rets) - 1; k >= il.retHead; k-- {
+			if il.rets[k].given == r.given && il.rets[k].bytes == int64(ch.wire) {
+				il.rets = append(il.rets[:k], il.rets[k+1:]...)
+				break
+			}
+		}
+		ch.lane, ch.epoch, ch.tail, ch.inLane = r.in, ch.inEpoch, r.tailIn, -1
+	}
+	for j := range back {
+		r := &back[j]
+		f.switches[f.lanes[r.in].to.idx].slowIn++
+		f.k.Schedule(r.at, f.hid, evArrive, uint64(r.c))
+	}
+	f.fast = f.fast[:0]
 }
 
 // txDone frees lane li, returns the input-buffer credit its chunk held upstream and starts
@@ -315,6 +485,9 @@ func (f *Fabric) arrive(c int32) {
 	ch := &f.chunks[c]
 	li := ch.lane
 	ln := &f.lanes[li]
+	if ln.to.kind == epSwitch {
+		f.switches[ln.to.idx].slowIn--
+	}
 	if ln.epoch != ch.epoch { // the link went down while the chunk was on it
 		f.freeChunk(c)
 		return

@@ -7,6 +7,7 @@ package ib
 // over a fat tree's spines. Routes are recomputed only when the topology is built or
 // Faults.Resweep runs (a subnet manager sweep), never implicitly on a link failure.
 func (f *Fabric) computeRoutes() {
+	f.settle()
 	ns := len(f.switches)
 	for _, s := range f.switches {
 		s.route = make([]int32, len(f.ports))
