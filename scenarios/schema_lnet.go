@@ -70,6 +70,10 @@ type Globals struct {
 	// PeerBufferCredits is the peer_buffer_credits module parameter (default 0 = use the
 	// net's).
 	PeerBufferCredits int `yaml:"peer_buffer_credits" json:"peer_buffer_credits"`
+	// RouterMsgExpiry is an experimental policy the kernel does not have (seed 002): routers
+	// drop messages that waited in their queues past the message deadline (default false:
+	// the kernel's behaviour).
+	RouterMsgExpiry bool `yaml:"router_msg_expiry" json:"router_msg_expiry"`
 }
 
 func (g *Globals) setDefaults() {

@@ -150,8 +150,8 @@ func TestCheckExitCodes(t *testing.T) {
 	if b, err := os.ReadFile(junit); err != nil || !strings.Contains(string(b), "<failure") {
 		t.Fatalf("junit report: %v", err)
 	}
-	if code, _, _ := runCLI(t, "check", "--out", "", "builtin:router-two-gateways"); code != exitRuntime {
-		t.Fatalf("unsupported scenario: exit %d, want 1", code)
+	if code, _, _ := runCLI(t, "check", "--out", "", "--backend", "ideal", "builtin:link-loss"); code != exitRuntime {
+		t.Fatalf("link loss on the ideal backend: exit %d, want 1", code)
 	}
 	if code, _, _ := runCLI(t, "check", "no-such-file.yaml"); code != exitUsage {
 		t.Fatalf("missing file: exit %d, want 2", code)

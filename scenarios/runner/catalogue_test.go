@@ -35,7 +35,7 @@ func TestCatalogue(t *testing.T) {
 // invert turns an expectation into its opposite, so that a run meeting the original fails it.
 func invert(e *scenarios.Expectation) {
 	switch {
-	case e.Check == "ni_status":
+	case e.Check == "ni_status" || e.Check == "route":
 		e.State = map[string]string{"up": "down", "down": "up"}[e.State]
 	case e.Changed != nil:
 		v := !*e.Changed

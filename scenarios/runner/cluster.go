@@ -101,6 +101,7 @@ func globalsToTunables(g *scenarios.Globals) lnet.Tunables {
 	t.TinyRouterBuffers = g.TinyRouterBuffers
 	t.SmallRouterBuffers = g.SmallRouterBuffers
 	t.LargeRouterBuffers = g.LargeRouterBuffers
+	t.RouterMsgExpiry = g.RouterMsgExpiry
 	return t
 }
 

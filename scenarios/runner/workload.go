@@ -214,6 +214,13 @@ func (o *op) OnEvent(ev *lnet.Event) {
 		}
 	case lnet.EventACK, lnet.EventREPLY:
 		o.finish(ev.Status)
+	case lnet.EventUNLINK:
+		// The response tracker expired (no ACK or REPLY within transaction_timeout): LNet
+		// unlinks the MD; the operation is over, timed out. (Other UNLINKs follow our own
+		// MDUnlink of a finished operation.)
+		if ev.RspTimeout && !o.done {
+			o.finish(-lnet.ETIMEDOUT)
+		}
 	}
 }
 
