@@ -12,19 +12,25 @@ import (
 )
 
 // capScenario exercises every o2iblnd message type: a connection, small and large PUTs and
-// GETs, and a drop rule that makes the target NAK (no matching ME: PUT_NAK / GET_DONE error).
+// GETs, a large PUT to a portal with no ME (the target NAKs it), and an idle connection whose
+// keepalive sends NOOPs.
 const capScenario = `
 name: capture
 seed: 1
-duration: 2s
+duration: 6s
 nodes:
   client: {nis: [o2ib0]}
   server: {nis: [o2ib0]}
+o2ib:
+  o2ib0: {keepalive: 1, timeout: 4}
 workload:
+  - {name: nak, type: brw, op: write, from: client, to: server, size: 1MiB, count: 1, portal: 33}
   - {name: big-writes, type: brw, op: write, from: client, to: server, size: 1MiB, count: 3}
   - {name: small-writes, type: brw, op: write, from: client, to: server, size: 1KiB, count: 3}
   - {name: big-reads, type: brw, op: read, from: client, to: server, size: 1MiB, count: 3}
   - {name: pings, type: ping, from: client, to: server, count: 2}
+faults:
+  - {at: 0s, action: drop_rule_add, node: server, name: nak, rule: {src: client, dst: "*", rate: 1, message: [put], portal: [33]}}
 expect:
   - {name: nothing lost, check: nothing_lost}
 `
@@ -87,7 +93,9 @@ func TestCaptureAndTrace(t *testing.T) {
 		t.Fatalf("tshark: %v\n%s", err, out)
 	}
 	text := string(out)
-	for _, want := range []string{"IBLND_MSG_CONNREQ", "IBLND_MSG_CONNACK", "IBLND_MSG_PUT_ACK", "IBLND_MSG_PUT_DONE", "IBLND_MSG_GET_DONE", "LNET_PUT", "LNET_GET", "LNET_ACK", "LNET_REPLY", "RDMA Write"} {
+	for _, want := range []string{"IBLND_MSG_CONNREQ", "IBLND_MSG_CONNACK", "IBLND_MSG_NOOP", "IBLND_MSG_IMMEDIATE",
+		"IBLND_MSG_PUT_REQ", "IBLND_MSG_PUT_ACK", "IBLND_MSG_PUT_NAK", "IBLND_MSG_PUT_DONE", "IBLND_MSG_GET_REQ", "IBLND_MSG_GET_DONE",
+		"LNET_PUT", "LNET_GET", "LNET_ACK", "LNET_REPLY", "RDMA Write"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("capture lacks %s", want)
 		}
