@@ -1,10 +1,6 @@
 package runner
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/trace/pcap"
@@ -17,9 +13,7 @@ import (
 // model numbers QPs from 1, but QPs 0 and 1 are the SMI and GSI on real fabrics (Wireshark
 // parses their traffic as management datagrams), so captured QP numbers are offset by qpnBase.
 type capture struct {
-	file *os.File
-	tmp  string
-	path string
+	file *atomicFile
 	w    *pcap.Writer
 	err  error
 	buf  []byte
@@ -27,17 +21,16 @@ type capture struct {
 }
 
 func newCapture(path string, link pcap.Link) (*capture, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	f, err := createAtomic(path, "capture")
 	if err != nil {
 		return nil, err
 	}
 	w, err := pcap.NewWriter(f, link) // the writer buffers
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		_ = f.finish(false, nil)
 		return nil, err
 	}
-	return &capture{file: f, tmp: f.Name(), path: path, w: w}, nil
+	return &capture{file: f, w: w}, nil
 }
 
 // nid8 converts a NID to the 8-byte wire form.
@@ -114,18 +107,5 @@ func (c *capture) close(ok bool) error {
 	if err == nil {
 		err = c.w.Flush()
 	}
-	if cerr := c.file.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(c.tmp, 0o644) // CreateTemp makes it private
-	}
-	if err != nil || !ok {
-		os.Remove(c.tmp)
-		if err != nil {
-			return fmt.Errorf("capture %s: %w", c.path, err)
-		}
-		return nil
-	}
-	return os.Rename(c.tmp, c.path)
+	return c.file.finish(ok, err)
 }

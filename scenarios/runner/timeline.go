@@ -1,10 +1,6 @@
 package runner
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/sim"
 	"github.com/lnetsim/lnetsim/trace/chrome"
@@ -14,9 +10,7 @@ import (
 // NI; each LNet message an async span from its first send to its finalize (resends marked
 // inside it), health values as counter tracks, NI status changes and faults as instants.
 type timeline struct {
-	file   *os.File
-	tmp    string
-	path   string
+	file   *atomicFile
 	w      *chrome.Writer
 	where  map[lnet.NID][2]int // NI -> (pid, tid) (lookups only)
 	pidOf  map[string]int      // node -> pid (lookups only)
@@ -26,11 +20,11 @@ type timeline struct {
 }
 
 func newTimeline(path string, c *cluster) (*timeline, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	f, err := createAtomic(path, "trace")
 	if err != nil {
 		return nil, err
 	}
-	t := &timeline{file: f, tmp: f.Name(), path: path, w: chrome.NewWriter(f), where: map[lnet.NID][2]int{},
+	t := &timeline{file: f, w: chrome.NewWriter(f), where: map[lnet.NID][2]int{},
 		pidOf: map[string]int{}, open: map[msgKey]bool{}, ids: map[msgKey]uint64{}}
 	for i, n := range c.nodes {
 		pid := i + 1
@@ -90,21 +84,7 @@ func (t *timeline) fault(at sim.Time, kind, target string) {
 }
 
 func (t *timeline) close(ok bool, other chrome.Args) error {
-	err := t.w.Close(other)
-	if cerr := t.file.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(t.tmp, 0o644) // CreateTemp makes it private
-	}
-	if err != nil || !ok {
-		os.Remove(t.tmp)
-		if err != nil {
-			return fmt.Errorf("trace %s: %w", t.path, err)
-		}
-		return nil
-	}
-	return os.Rename(t.tmp, t.path)
+	return t.file.finish(ok, t.w.Close(other))
 }
 
 // tracerSet fans LNet tracer calls out to several tracers; tracers may be added after the
