@@ -17,6 +17,7 @@ type node struct {
 	idx  int
 	ln   *lnet.Node
 	nids []lnet.NID
+	down bool // crashed (o2ib backend): its LNet is gone until it restarts
 }
 
 // cluster is the simulated system of one run.
@@ -29,6 +30,8 @@ type cluster struct {
 	lnds   map[string]lnet.LND // net name -> LND (lookups only)
 	ideal  *lnet.IdealLND
 	fab    *fabric // o2ib backend; nil on the ideal backend
+	tr     lnet.Tracer
+	ws     *workloads // set once the workloads exist (node restarts re-post their buffers)
 	// Ideal backend state: per NI, its fault state and when its port is free to send and to
 	// receive next (lookups only).
 	link   map[lnet.NID]linkState
@@ -136,69 +139,94 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend st
 	default:
 		return nil, fmt.Errorf("unknown backend %q (use o2ib or ideal)", backend)
 	}
+	c.tr = tr
 	for i := range s.Members {
 		m := &s.Members[i]
-		tun := globalsToTunables(m.Global)
-		ln, err := lnet.NewNode(c.k, m.Name, tun)
-		if err != nil {
-			return nil, fmt.Errorf("node %s: %w", m.Name, err)
-		}
-		n := &node{name: m.Name, idx: i, ln: ln}
+		n := &node{name: m.Name, idx: i}
 		for j, ni := range m.NIs {
 			nid, err := toNID(ni.NID)
 			if err != nil {
 				return nil, fmt.Errorf("node %s NI %d: %w", m.Name, j, err)
 			}
-			if _, err := ln.AddNI(nid, c.lndFor(ni.Net), netTunables(ni.Tunables)); err != nil {
-				return nil, fmt.Errorf("node %s NI %s: %w", m.Name, nid, err)
-			}
 			n.nids = append(n.nids, nid)
 			c.owner[nid] = n
 		}
-		if m.Routing {
-			ln.SetRouting(true)
+		ln, err := c.newLNet(m)
+		if err != nil {
+			return nil, err
 		}
-		for _, r := range m.Routes {
-			net, err := lnet.ParseNet(r.Net)
-			if err != nil {
-				return nil, fmt.Errorf("node %s: route: %w", m.Name, err)
-			}
-			gw, err := toNID(r.Gateway)
-			if err != nil {
-				return nil, fmt.Errorf("node %s: route gateway: %w", m.Name, err)
-			}
-			if err := ln.AddRoute(net, gw, r.Hop, r.Priority); err != nil {
-				return nil, fmt.Errorf("node %s: %w", m.Name, err)
-			}
-		}
-		ln.SetTracer(tr)
+		n.ln = ln
 		c.nodes = append(c.nodes, n)
 		c.byName[m.Name] = n
 	}
 	for _, n := range c.nodes {
-		m := &s.Members[n.idx]
-		for _, p := range m.Peers {
-			primary, err := toNID(p.PrimaryNID)
-			if err != nil {
-				return nil, err
-			}
-			var nids []lnet.NID
-			for _, x := range p.NIDs {
-				nid, err := toNID(x)
-				if err != nil {
-					return nil, err
-				}
-				nids = append(nids, nid)
-			}
-			if _, err := n.ln.AddPeer(primary, nids, !p.MultiRail); err != nil {
-				return nil, fmt.Errorf("node %s: peer %s: %w", n.name, primary, err)
-			}
-		}
-		if err := n.ln.Startup(); err != nil {
-			return nil, fmt.Errorf("node %s: %w", n.name, err)
+		if err := c.start(n); err != nil {
+			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// newLNet creates member m's LNet instance: its NIs on their LNDs, routing and routes, the
+// run's tracer. start configures its peers and starts it.
+func (c *cluster) newLNet(m *scenarios.Member) (*lnet.Node, error) {
+	ln, err := lnet.NewNode(c.k, m.Name, globalsToTunables(m.Global))
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", m.Name, err)
+	}
+	for _, ni := range m.NIs {
+		nid, err := toNID(ni.NID)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := ln.AddNI(nid, c.lndFor(ni.Net), netTunables(ni.Tunables)); err != nil {
+			return nil, fmt.Errorf("node %s NI %s: %w", m.Name, nid, err)
+		}
+	}
+	if m.Routing {
+		ln.SetRouting(true)
+	}
+	for _, r := range m.Routes {
+		net, err := lnet.ParseNet(r.Net)
+		if err != nil {
+			return nil, fmt.Errorf("node %s: route: %w", m.Name, err)
+		}
+		gw, err := toNID(r.Gateway)
+		if err != nil {
+			return nil, fmt.Errorf("node %s: route gateway: %w", m.Name, err)
+		}
+		if err := ln.AddRoute(net, gw, r.Hop, r.Priority); err != nil {
+			return nil, fmt.Errorf("node %s: %w", m.Name, err)
+		}
+	}
+	ln.SetTracer(c.tr)
+	return ln, nil
+}
+
+// start adds a node's configured peers and starts its LNet.
+func (c *cluster) start(n *node) error {
+	m := &c.s.Members[n.idx]
+	for _, p := range m.Peers {
+		primary, err := toNID(p.PrimaryNID)
+		if err != nil {
+			return err
+		}
+		var nids []lnet.NID
+		for _, x := range p.NIDs {
+			nid, err := toNID(x)
+			if err != nil {
+				return err
+			}
+			nids = append(nids, nid)
+		}
+		if _, err := n.ln.AddPeer(primary, nids, !p.MultiRail); err != nil {
+			return fmt.Errorf("node %s: peer %s: %w", n.name, primary, err)
+		}
+	}
+	if err := n.ln.Startup(); err != nil {
+		return fmt.Errorf("node %s: %w", n.name, err)
+	}
+	return nil
 }
 
 // lndFor returns the LND serving a net.

@@ -194,12 +194,36 @@ func (fb *fabric) apply(f *faultState, ft *scenarios.Fault, undo bool) bool {
 		}
 	case "node_crash", "node_restart":
 		n := fb.nodes[ft.Node]
+		ln := c.byName[ft.Node]
 		if (ft.Action == "node_crash") != undo {
+			if ln.down {
+				return true
+			}
+			// The node and everything in its memory vanish: the HCAs go silent, o2iblnd's
+			// and LNet's state is lost without a word to the peers.
 			n.CrashNode()
 			fb.lnd.NodeCrashed(n)
+			ln.down = true
+			ln.ln.Shutdown()
+			c.ws.nodeCrashed(ln)
 			f.note("node_crash", ft.Node, "")
 		} else {
+			if !ln.down {
+				return true
+			}
+			// A reboot: the HCAs come back and a fresh LNet (new incarnation) starts.
 			n.Restart()
+			fresh, err := c.newLNet(&c.s.Members[ln.idx])
+			if err == nil {
+				ln.ln = fresh
+				err = c.start(ln)
+			}
+			if err != nil {
+				f.note("node_restart_failed", ft.Node, err.Error())
+				return true
+			}
+			ln.down = false
+			c.ws.nodeRestarted(ln)
 			f.note("node_restart", ft.Node, "")
 		}
 	case "link_loss":

@@ -75,6 +75,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	col.wl = ws
+	c.ws = ws
 	faults, err := newFaults(c, s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)

@@ -114,20 +114,54 @@ func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
 				w.streams = append(w.streams, st)
 			}
 		}
-		if spec.Type == "rpc" {
-			for _, n := range dsts {
-				attachRPCServer(w, n)
-			}
-		}
-		if spec.Type == "brw" {
-			for _, n := range dsts {
-				n.ln.MEAttach(lnet.MatchSpec{Portal: w.portal(), Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
-					lnet.MDSpec{Length: int(spec.Size), Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_OP_GET | lnet.MD_TRUNCATE})
-			}
-		}
 		ws.list = append(ws.list, w)
+		for _, n := range dsts {
+			w.attachTarget(n)
+		}
 	}
 	return ws, nil
+}
+
+// attachTarget posts what target n needs to serve w: the brw sink, or the rpc server's request
+// buffer. A restarted node's fresh LNet gets them again.
+func (w *workload) attachTarget(n *node) {
+	switch w.spec.Type {
+	case "rpc":
+		attachRPCServer(w, n)
+	case "brw":
+		n.ln.MEAttach(lnet.MatchSpec{Portal: w.portal(), Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+			lnet.MDSpec{Length: int(w.spec.Size), Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_OP_GET | lnet.MD_TRUNCATE})
+	}
+}
+
+// nodeCrashed ends the operations in flight from n (its LNet is gone: they will never
+// complete) as failed; n's streams pause until it restarts.
+func (ws *workloads) nodeCrashed(n *node) {
+	for _, w := range ws.list {
+		for _, st := range w.streams {
+			if st.src == n && st.cur != nil && !st.cur.done {
+				o := st.cur
+				o.done, o.doneCnt = true, 1
+				o.end, o.status = st.src.ln.Kernel().Now(), -lnet.ECONNABORTED
+				w.failed++
+				st.cur = nil
+			}
+		}
+	}
+}
+
+// nodeRestarted re-posts n's target buffers on its new LNet and resumes its streams.
+func (ws *workloads) nodeRestarted(n *node) {
+	for _, w := range ws.list {
+		if w.to[n.name] {
+			w.attachTarget(n)
+		}
+		for _, st := range w.streams {
+			if st.src == n && st.cur == nil {
+				ws.c.k.After(0, st.hid, evStart, 0)
+			}
+		}
+	}
 }
 
 func (w *workload) portal() uint32 {
@@ -163,8 +197,8 @@ func (st *stream) Handle(kind int, _ uint64) {
 func (st *stream) issue() {
 	w := st.w
 	k := st.src.ln.Kernel()
-	if k.Now() >= w.end || (w.spec.Count > 0 && st.ops >= w.spec.Count) {
-		return
+	if st.src.down || st.cur != nil || k.Now() >= w.end || (w.spec.Count > 0 && st.ops >= w.spec.Count) {
+		return // a crashed source pauses; nodeRestarted resumes it
 	}
 	st.ops++
 	o := &op{stream: st, target: st.targets[st.next%len(st.targets)], start: k.Now(), size: int(w.spec.Size)}
@@ -252,7 +286,9 @@ func (o *op) finish(status int) {
 	st.w.ws.ch.onOp(o)
 	if st.cur == o {
 		st.cur = nil
-		k.After(st.w.interval(), st.hid, evStart, 0)
+		if !st.src.down {
+			k.After(st.w.interval(), st.hid, evStart, 0)
+		}
 	}
 }
 
