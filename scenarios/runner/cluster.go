@@ -3,8 +3,6 @@ package runner
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/scenarios"
@@ -244,29 +242,11 @@ func (c *cluster) lndFor(net string) lnet.LND {
 
 // niRef resolves an NI reference (member:index, member, or a NID) checked by Load.
 func (c *cluster) niRef(ref string) (*node, lnet.NID, error) {
-	if strings.Contains(ref, "@") {
-		nid, err := lnet.ParseNID(ref)
-		if err != nil {
-			return nil, 0, err
-		}
-		if n := c.owner[nid]; n != nil {
-			return n, nid, nil
-		}
-		return nil, 0, fmt.Errorf("no node has NID %s", ref)
+	m, i, err := c.s.ResolveNI(ref)
+	if err != nil {
+		return nil, 0, err
 	}
-	name, idx, hasIdx := strings.Cut(ref, ":")
-	n := c.byName[name]
-	if n == nil || len(n.nids) == 0 {
-		return nil, 0, fmt.Errorf("no node named %q", name)
-	}
-	i := 0
-	if hasIdx {
-		v, err := strconv.Atoi(idx)
-		if err != nil || v < 0 || v >= len(n.nids) {
-			return nil, 0, fmt.Errorf("no NI %q on node %s", idx, name)
-		}
-		i = v
-	}
+	n := c.byName[m.Name]
 	return n, n.nids[i], nil
 }
 
