@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,6 +20,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/lnetsim/lnetsim/internal/atomicfile"
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -98,24 +98,7 @@ func save(p *plot.Plot, path string) error {
 	if _, err := wt.WriteTo(&buf); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(tmp, &buf); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it private
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 func newPlot(title, xLabel, yLabel string) *plot.Plot {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lnetsim/lnetsim/internal/atomicfile"
 	"github.com/lnetsim/lnetsim/record"
 )
 
@@ -56,25 +57,7 @@ func WritePlan(out string, plan []Run) error {
 		}
 	}
 	// A temporary file of its own: the shards of a cluster job write the plan at once.
-	f, err := os.CreateTemp(out, ".plan.jsonl.*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.WriteString(b.String())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(out, "plan.jsonl"))
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return atomicfile.WriteFile(filepath.Join(out, "plan.jsonl"), []byte(b.String()))
 }
 
 // Execute runs every run of runs not already complete, on opt.Workers goroutines. When ctx is

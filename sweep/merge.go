@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/lnetsim/lnetsim/internal/atomicfile"
 	"github.com/lnetsim/lnetsim/record"
 )
 
@@ -66,8 +67,7 @@ func Merge(plan []Run, dirs []string, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	tmp := filepath.Join(out, "."+AggregateFile+".tmp")
-	f, err := os.Create(tmp)
+	f, err := atomicfile.Create(filepath.Join(out, AggregateFile))
 	if err != nil {
 		return err
 	}
@@ -90,15 +90,10 @@ func Merge(plan []Run, dirs []string, out string) error {
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
-		f.Close()
-		os.Remove(tmp)
+		f.Abort()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(out, AggregateFile))
+	return f.Commit()
 }
 
 // aggregate returns one row per metric present in every replicate of a point.

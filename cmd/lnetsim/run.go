@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lnetsim/lnetsim/internal/atomicfile"
 	"github.com/lnetsim/lnetsim/plots"
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/scenarios"
@@ -359,9 +359,5 @@ func writeJUnit(path string, runs []*scenarioRun) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append([]byte(xml.Header), append(b, '\n')...), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...))
 }

@@ -2,42 +2,36 @@ package runner
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+
+	"github.com/lnetsim/lnetsim/internal/atomicfile"
 )
 
-// atomicFile is an output file written under a temporary name beside its final path and
-// renamed into place only when complete, so a reader never sees half a capture or trace.
+// atomicFile is a capture or trace being written (see package atomicfile), with the kind
+// named in errors.
 type atomicFile struct {
-	*os.File
-	path string
-	what string // "capture", "trace": for error messages
+	*atomicfile.File
+	what string // "capture", "trace"
 }
 
 func createAtomic(path, what string) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	return &atomicFile{File: f, path: path, what: what}, nil
+	return &atomicFile{File: f, what: what}, nil
 }
 
-// finish closes the file and, when ok and no error came before (werr), renames it into place;
-// otherwise it removes it.
+// finish puts the file in place when ok and no error came before (werr), else discards it.
 func (a *atomicFile) finish(ok bool, werr error) error {
-	err := werr
-	if cerr := a.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(a.Name(), 0o644) // CreateTemp makes it private
-	}
-	if err != nil || !ok {
-		os.Remove(a.Name())
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", a.what, a.path, err)
+	if werr != nil || !ok {
+		a.Abort()
+		if werr != nil {
+			return fmt.Errorf("%s %s: %w", a.what, a.Path(), werr)
 		}
 		return nil
 	}
-	return os.Rename(a.Name(), a.path)
+	if err := a.Commit(); err != nil {
+		return fmt.Errorf("%s %s: %w", a.what, a.Path(), err)
+	}
+	return nil
 }
