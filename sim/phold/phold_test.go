@@ -1,6 +1,7 @@
 package phold
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/sim"
@@ -58,20 +59,4 @@ func BenchmarkPHOLD(b *testing.B) {
 	}
 }
 
-func benchName(lps, pop int) string {
-	return "lps=" + itoa(lps) + "/pop=" + itoa(pop)
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var buf [20]byte
-	i := len(buf)
-	for n > 0 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(buf[i:])
-}
+func benchName(lps, pop int) string { return fmt.Sprintf("lps=%d/pop=%d", lps, pop) }
