@@ -125,7 +125,7 @@ func (r *resolver) checkSize(p string, z units.Size) {
 // faultActions lists each action's fields (beyond the timing fields every fault has).
 var faultActions = map[string][]string{
 	"link_down": {"ni"}, "link_up": {"ni"}, "port_error": {"ni"}, "port_active": {"ni"},
-	"hca_fatal": {"ni"}, "node_crash": {"node"}, "node_restart": {"node"},
+	"hca_fatal": {"ni"}, "hca_recover": {"ni"}, "node_crash": {"node"}, "node_restart": {"node"},
 	"router_down": {"node"}, "router_up": {"node"},
 	"cm_reject":     {"node", "peer_ni", "reason", "count"},
 	"link_loss":     {"ni", "loss"},
@@ -254,6 +254,7 @@ func (r *resolver) faults() {
 			}
 		}
 	}
+	r.hcaTimeline()
 }
 
 // rule checks an LNet drop or delay rule as lnet_fault_attr's checks do.

@@ -72,13 +72,13 @@ type Fault struct {
 	// Until ends a periodic or random fault (default: the end of the run).
 	Until sim.Time `yaml:"until" json:"until,omitempty"`
 	// For undoes the fault after this long (link_down -> link_up, port_error -> port_active,
-	// hca_fatal -> HCA recovery,
-	// node_crash -> node_restart, router_down -> router_up, rule add -> remove, loss/delay
-	// cleared).
+	// hca_fatal -> hca_recover, node_crash -> node_restart, router_down -> router_up, rule
+	// add -> remove, loss/delay cleared).
 	For sim.Time `yaml:"for" json:"for,omitempty"`
-	// Action is one of: link_down, link_up, port_error, port_active, hca_fatal, node_crash,
-	// node_restart, router_down, router_up, cm_reject, link_loss, link_delay, drop_rule_add,
-	// drop_rule_remove, delay_rule_add, delay_rule_remove, set_health, set_peer_health.
+	// Action is one of: link_down, link_up, port_error, port_active, hca_fatal, hca_recover,
+	// node_crash, node_restart, router_down, router_up, cm_reject, link_loss, link_delay,
+	// drop_rule_add, drop_rule_remove, delay_rule_add, delay_rule_remove, set_health,
+	// set_peer_health.
 	Action string `yaml:"action" json:"action"`
 	// Node the action applies to (node actions; the observing node for set_peer_health).
 	Node string `yaml:"node" json:"node,omitempty"`

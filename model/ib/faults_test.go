@@ -309,3 +309,54 @@ func TestLocalLinkDown(t *testing.T) {
 		t.Fatalf("after link up: %v", a.r.statuses())
 	}
 }
+
+// TestFatalHCAPortEvents: a fatal HCA raises no port events, whatever its cable does; Recover
+// (the reset and re-probe) raises PORT_ACTIVE for a port that is up, and a port that is down
+// then raises it when its link comes up.
+func TestFatalHCAPortEvents(t *testing.T) {
+	k, _, s := fabricN(t, 1, 2, Config{})
+	a := s[0]
+	h, l := a.p.HCA(), a.p.Link()
+	types := func() []AsyncEventType {
+		var out []AsyncEventType
+		for _, ev := range a.r.async {
+			out = append(out, ev.Type)
+		}
+		a.r.async = a.r.async[:0]
+		return out
+	}
+	h.HCAFatal()
+	run(t, k)
+	if got := types(); !slices.Equal(got, []AsyncEventType{EventDeviceFatal}) {
+		t.Fatalf("HCAFatal: events %v", got)
+	}
+	l.LinkDown()
+	run(t, k)
+	l.LinkUp()
+	run(t, k)
+	if got := types(); len(got) != 0 || !h.Fatal() || a.p.State() != PortActive {
+		t.Fatalf("link cycle on a fatal HCA: events %v, fatal %v, port %v", got, h.Fatal(), a.p.State())
+	}
+	h.Recover()
+	run(t, k)
+	if got := types(); !slices.Equal(got, []AsyncEventType{EventPortActive}) || h.Fatal() {
+		t.Fatalf("Recover: events %v, fatal %v", got, h.Fatal())
+	}
+	h.Recover() // not fatal: nothing happens
+	run(t, k)
+	if got := types(); len(got) != 0 {
+		t.Fatalf("Recover of a healthy HCA: events %v", got)
+	}
+	h.HCAFatal()
+	l.LinkDown()
+	h.Recover()
+	run(t, k)
+	if got := types(); !slices.Equal(got, []AsyncEventType{EventDeviceFatal}) {
+		t.Fatalf("Recover with the port down: events %v", got)
+	}
+	l.LinkUp()
+	run(t, k)
+	if got := types(); !slices.Equal(got, []AsyncEventType{EventPortActive}) {
+		t.Fatalf("LinkUp after Recover: events %v", got)
+	}
+}

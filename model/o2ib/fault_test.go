@@ -398,3 +398,45 @@ func TestKeepaliveFindsDeadPeer(t *testing.T) {
 		t.Fatalf("dead peer not found by keepalive: %+v", c.lnd.Stats())
 	}
 }
+
+// An HCA that had IB_EVENT_DEVICE_FATAL comes back only through a device reset: while it is
+// fatal, a link cycle on its port (LinkDown, LinkUp) raises no PORT_ACTIVE and the NI stays
+// fatal (DOWN); HCA.Recover (the driver's reset and re-probe) raises PORT_ACTIVE, o2iblnd
+// rebuilds the device's listener and memory region and clears the fatal flag, and PUTs in
+// both directions work again (the peer connects to the rebuilt listener and RDMA-writes
+// into the new region).
+func TestFatalHCAPortCycleThenRecover(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, sim.Second)
+	ni := c.nodes[1].NIs()[0]
+	h := c.ibn[1].HCAs()[0]
+	h.HCAFatal()
+	c.run(t, sim.Second)
+	if !ni.Fatal() || ni.Status() != lnet.NIStatusDown {
+		t.Fatal("DEVICE_FATAL did not make the NI fatal")
+	}
+	link := c.f.Links()[1] // node 2's cable
+	link.LinkDown()
+	c.run(t, sim.Second)
+	link.LinkUp()
+	c.run(t, sim.Second)
+	if !ni.Fatal() {
+		t.Fatal("a link cycle on a fatal HCA's port cleared the fatal state")
+	}
+	h.Recover()
+	c.run(t, sim.Millisecond)
+	if ni.Fatal() || ni.Status() != lnet.NIStatusUp {
+		t.Fatal("the NI is still fatal after the HCA's recovery")
+	}
+	c.run(t, 70*sim.Second) // the survivor's conn times out meanwhile
+	start := c.k.Now()
+	c.put(t, 1, 2, 1<<20)
+	c.put(t, 2, 1, 1<<20)
+	c.run(t, 60*sim.Second)
+	for i := 0; i < 2; i++ {
+		if ack := c.src[i].last(lnet.EventACK); ack == nil || ack.Status != 0 || ack.Time < start {
+			t.Fatalf("node %d ACK %+v", i+1, ack)
+		}
+	}
+}

@@ -31,7 +31,8 @@ type faultState struct {
 	delayRules [][]ruleRef
 	pastHits   []uint64
 	rnd        []*sim.Stream
-	tl         *timeline // nil unless a trace is written
+	tl         *timeline       // nil unless a trace is written
+	fatalHCA   map[hcaKey]bool // ideal backend: HCAs failed by hca_fatal (lookups only)
 }
 
 type ruleRef struct {
@@ -42,7 +43,7 @@ type ruleRef struct {
 
 func newFaults(c *cluster, s *scenarios.Scenario) (*faultState, error) {
 	f := &faultState{c: c, s: s, dropRules: make([][]ruleRef, len(s.Faults)), delayRules: make([][]ruleRef, len(s.Faults)),
-		pastHits: make([]uint64, len(s.Faults)), rnd: make([]*sim.Stream, len(s.Faults))}
+		pastHits: make([]uint64, len(s.Faults)), rnd: make([]*sim.Stream, len(s.Faults)), fatalHCA: map[hcaKey]bool{}}
 	f.hid = c.k.Register(f)
 	for i := range s.Faults {
 		ft := &s.Faults[i]
@@ -124,9 +125,21 @@ func (f *faultState) apply(i int, ft *scenarios.Fault) {
 		return
 	}
 	switch ft.Action {
-	case "link_down", "port_error", "hca_fatal":
+	case "link_down", "port_error":
 		f.niDown(ft.NI, ft.Action)
-	case "link_up", "port_active":
+	case "hca_fatal":
+		f.hcaFatal(ft.NI)
+	case "hca_recover":
+		f.hcaRecover(ft.NI)
+	case "port_active":
+		if k, _, ok := f.hcaNIs(ft.NI); ok && f.fatalHCA[k] {
+			// A fatal HCA raises no PORT_ACTIVE (the loader rejects the plain case).
+			n, nid, _ := f.c.niRef(ft.NI)
+			f.note("port_active", n.name+"/"+nid.String(), "HCA fatal: no PORT_ACTIVE")
+			return
+		}
+		f.niUp(ft.NI, ft.Action)
+	case "link_up":
 		f.niUp(ft.NI, ft.Action)
 	case "node_crash":
 		n := f.c.byName[ft.Node]
@@ -134,10 +147,7 @@ func (f *faultState) apply(i int, ft *scenarios.Fault) {
 			f.niDown(nid.String(), "node_crash")
 		}
 	case "node_restart":
-		n := f.c.byName[ft.Node]
-		for _, nid := range n.nids {
-			f.niUp(nid.String(), "node_restart")
-		}
+		f.nodeRestart(ft.Node)
 	case "link_delay":
 		_, nid, _ := f.c.niRef(ft.NI)
 		f.c.link[nid] = linkState{down: f.c.link[nid].down, delay: f.c.link[nid].delay + ft.Delay}
@@ -183,7 +193,20 @@ func (f *faultState) niDown(ref, kind string) {
 	f.note(kind, n.name+"/"+nid.String(), "")
 }
 
-// niUp undoes every niDown of an NI (link_up, port_active, node_restart).
+// nodeRestart brings every NI of a node back on the ideal backend; a reboot resets its fatal
+// HCAs too.
+func (f *faultState) nodeRestart(name string) {
+	for k := range f.fatalHCA {
+		if k.node == name {
+			delete(f.fatalHCA, k)
+		}
+	}
+	for _, nid := range f.c.byName[name].nids {
+		f.niUp(nid.String(), "node_restart")
+	}
+}
+
+// niUp undoes every niDown of an NI (link_up, port_active, hca_recover, node_restart).
 func (f *faultState) niUp(ref, kind string) {
 	n, nid, err := f.c.niRef(ref)
 	if err != nil {
@@ -201,18 +224,67 @@ func (f *faultState) niUp(ref, kind string) {
 	f.note(kind, n.name+"/"+nid.String(), "")
 }
 
+// hcaKey names one HCA of a node (the ideal backend's record of fatal HCAs).
+type hcaKey struct {
+	node string
+	hca  int
+}
+
+// hcaNIs returns the HCA behind NI ref and the NIDs of every NI of its node on that HCA.
+func (f *faultState) hcaNIs(ref string) (hcaKey, []string, bool) {
+	m, i, err := f.s.ResolveNI(ref)
+	if err != nil {
+		return hcaKey{}, nil, false
+	}
+	k := hcaKey{m.Name, m.NIs[i].HCA}
+	n := f.c.byName[m.Name]
+	var nids []string
+	for j, ni := range m.NIs {
+		if ni.HCA == k.hca {
+			nids = append(nids, n.nids[j].String())
+		}
+	}
+	return k, nids, true
+}
+
+// hcaFatal approximates IB_EVENT_DEVICE_FATAL on the ideal backend: every NI on the HCA goes
+// down as with niDown, until hcaRecover.
+func (f *faultState) hcaFatal(ref string) {
+	k, nids, ok := f.hcaNIs(ref)
+	if !ok || f.fatalHCA[k] {
+		return
+	}
+	f.fatalHCA[k] = true
+	for _, nid := range nids {
+		f.niDown(nid, "hca_fatal")
+	}
+}
+
+// hcaRecover brings a fatal HCA back (hca_recover, or hca_fatal's for:): its NIs come up as
+// with niUp. An HCA that is not fatal is left alone.
+func (f *faultState) hcaRecover(ref string) {
+	k, nids, ok := f.hcaNIs(ref)
+	if !ok || !f.fatalHCA[k] {
+		return
+	}
+	delete(f.fatalHCA, k)
+	for _, nid := range nids {
+		f.niUp(nid, "hca_recover")
+	}
+}
+
 // undo reverses fault i after its For duration.
 func (f *faultState) undo(i int, ft *scenarios.Fault) {
 	if f.c.fab != nil && f.c.fab.apply(f, ft, true) {
 		return
 	}
 	switch ft.Action {
-	case "link_down", "port_error", "hca_fatal":
-		f.niUp(ft.NI, map[string]string{"link_down": "link_up", "port_error": "port_active", "hca_fatal": "hca_reset"}[ft.Action])
+	case "link_down", "port_error":
+		f.niUp(ft.NI, map[string]string{"link_down": "link_up", "port_error": "port_active"}[ft.Action])
+	case "hca_fatal":
+		f.hcaRecover(ft.NI)
 	case "node_crash":
-		for _, nid := range f.c.byName[ft.Node].nids {
-			f.niUp(nid.String(), "node_restart")
-		}
+		f.nodeRestart(ft.Node)
 	case "link_delay":
 		_, nid, _ := f.c.niRef(ft.NI)
 		ls := f.c.link[nid]

@@ -177,20 +177,34 @@ func (fb *fabric) apply(f *faultState, ft *scenarios.Fault, undo bool) bool {
 		if undo {
 			kind = map[string]string{"link_down": "link_up", "port_error": "port_active"}[ft.Action]
 		}
-		f.note(kind, nid.String(), "")
-	case "hca_fatal":
+		detail := ""
+		if p := fb.ports[nid]; !down && p != nil && p.HCA().Fatal() {
+			// The port is cabled and trains, but a fatal HCA raises no PORT_ACTIVE: the NI
+			// stays down until hca_recover (the loader rejects the plain case).
+			detail = "HCA fatal: no PORT_ACTIVE"
+		}
+		f.note(kind, nid.String(), detail)
+	case "hca_fatal", "hca_recover":
 		_, nid, err := c.niRef(ft.NI)
 		if err != nil {
 			return true
 		}
-		if p := fb.ports[nid]; p != nil {
-			if undo {
-				p.HCA().Recover()
-				f.note("hca_recover", nid.String(), "")
-			} else {
-				p.HCA().HCAFatal()
-				f.note("hca_fatal", nid.String(), "")
+		p := fb.ports[nid]
+		if p == nil {
+			return true
+		}
+		if h := p.HCA(); ft.Action == "hca_recover" || undo {
+			// The driver's reset and re-probe: ports that are up raise PORT_ACTIVE and
+			// o2iblnd rebuilds the device's resources (see o2ib's dev.AsyncEvent).
+			detail := ""
+			if !h.Fatal() {
+				detail = "HCA not fatal: nothing to reset"
 			}
+			h.Recover()
+			f.note("hca_recover", nid.String(), detail)
+		} else {
+			h.HCAFatal()
+			f.note("hca_fatal", nid.String(), "")
 		}
 	case "node_crash", "node_restart":
 		n := fb.nodes[ft.Node]
