@@ -15,17 +15,22 @@ const (
 
 // op is one workload operation: a PUT with ACK (brw write), a GET (brw read) or an LNet ping.
 type op struct {
-	stream  *stream
-	target  *node
-	start   sim.Time
-	end     sim.Time
-	size    int
-	status  int // 0 or a negative errno from the completing event
-	sent    bool
-	done    bool
-	doneCnt int
-	md      lnet.MDHandle
-	rpc     *rpcOp // the RPC state of an rpc workload's operation
+	stream *stream
+	target *node
+	start  sim.Time
+	end    sim.Time
+	size   int
+	status int // 0 or a negative errno from the completing event
+	sent   bool
+	done   bool // the outcome is recorded (finish ran); it never changes after
+	md     lnet.MDHandle
+	rpc    *rpcOp // the RPC state of an rpc workload's operation
+
+	// The LNet events seen on the operation's MD (see OnEvent): SEND events, ACK or REPLY
+	// events, whether one carried Unlinked (the MD's last), and whether an event arrived
+	// that LNet cannot deliver (counted once in the workload's dup).
+	sends, responses int
+	unlinked, bad    bool
 }
 
 // stream is one of a source's concurrent operation streams.
@@ -49,7 +54,8 @@ type workload struct {
 	to      map[string]bool
 	msgType lnet.MsgType // the request type: PUT (write) or GET (read, ping)
 	streams []*stream
-	// Outcome counters: operations started, completed (ok), failed, finalized twice; the
+	// Outcome counters: operations started, completed (ok), failed, and bad (an event LNet
+	// cannot deliver, see op.OnEvent: reported by nothing_lost as finalized twice); the
 	// latency of completed ones; payload bytes completed in all and since the last sample.
 	started, completed, failed, dup int
 	latency                         hist
@@ -141,7 +147,7 @@ func (ws *workloads) nodeCrashed(n *node) {
 		for _, st := range w.streams {
 			if st.src == n && st.cur != nil && !st.cur.done {
 				o := st.cur
-				o.done, o.doneCnt = true, 1
+				o.done = true
 				o.end, o.status = st.src.ln.Kernel().Now(), -lnet.ECONNABORTED
 				w.failed++
 				st.cur = nil
@@ -237,38 +243,68 @@ func (st *stream) issue() {
 	}
 }
 
-// OnEvent completes the operation: a failed SEND ends it, else the ACK (write) or REPLY
-// (read, ping) does, including the response tracker's timeout event.
+// OnEvent records one LNet event on the operation's MD. The first terminal event decides
+// the outcome: a failed SEND, the ACK (write) or REPLY (read, ping), or the response
+// tracker's expiry (an UNLINK flagged RspTimeout). Later events on the same MD are LNet
+// delivering the rest of its operations, as the kernel does (lnet_msg_detach_md: every
+// message attached to the MD reports one event, and the one that leaves it unlinkable carries
+// unlinked): the PUT's own SEND completing after its ACK (the target's ACK can overtake the
+// initiator's send completion when an RC retransmission delays it), the GET's SEND after the
+// failed REPLY that o2iblnd finalizes with it (kiblnd_tx_done), or the SEND of a message whose
+// MD the operation's end unlinked (-ETIMEDOUT, -ECANCELED). They do not end the operation
+// again. What LNet cannot deliver is an event after the unlinked one, a second SEND (a message
+// reports SEND once, however often it is resent) or a second ACK/REPLY (the MD's threshold of
+// 2 admits one response): those mark the operation bad, which nothing_lost reports as
+// finalized twice, so that a model bug is not hidden.
 func (o *op) OnEvent(ev *lnet.Event) {
+	if o.unlinked {
+		o.markBad()
+		return
+	}
+	o.unlinked = ev.Unlinked
 	switch ev.Type {
 	case lnet.EventSEND:
+		if o.sends++; o.sends > 1 {
+			o.markBad()
+			return
+		}
 		o.sent = true
 		if ev.Status != 0 {
 			o.finish(ev.Status)
 		}
 	case lnet.EventACK, lnet.EventREPLY:
+		if o.responses++; o.responses > 1 {
+			o.markBad()
+			return
+		}
 		o.finish(ev.Status)
 	case lnet.EventUNLINK:
 		// The response tracker expired (no ACK or REPLY within transaction_timeout): LNet
 		// unlinks the MD; the operation is over, timed out. (Other UNLINKs follow our own
 		// MDUnlink of a finished operation.)
-		if ev.RspTimeout && !o.done {
+		if ev.RspTimeout {
 			o.finish(-lnet.ETIMEDOUT)
 		}
 	}
 }
 
-// finish records the outcome (once) and starts the stream's next operation after its interval.
+// markBad counts an operation that saw an event LNet cannot deliver (once per operation).
+func (o *op) markBad() {
+	if !o.bad {
+		o.bad = true
+		o.stream.w.dup++
+	}
+}
+
+// finish records the outcome and starts the stream's next operation after its interval. An
+// operation ends exactly once: a later call (a later terminal event, see OnEvent) changes
+// nothing.
 func (o *op) finish(status int) {
-	st := o.stream
-	w := st.w
-	o.doneCnt++
 	if o.done {
-		if o.doneCnt == 2 {
-			w.dup++
-		}
 		return
 	}
+	st := o.stream
+	w := st.w
 	o.done = true
 	k := st.src.ln.Kernel()
 	o.end, o.status = k.Now(), status

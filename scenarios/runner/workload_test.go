@@ -1,0 +1,95 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+)
+
+const opEventsScenario = `
+name: op-events
+seed: 1
+duration: 1s
+nodes:
+  client: {nis: [o2ib0]}
+  server: {nis: [o2ib0]}
+workload:
+  - {name: io, type: brw, op: write, from: client, to: server, size: 4KiB}
+expect:
+  - {name: nothing lost, check: nothing_lost}
+`
+
+// newTestOp builds the scenario's cluster and workloads as Run does (without running) and
+// returns a fresh operation of the first stream. It has no MD: the test plays LNet's events
+// itself (a real MD would also deliver the UNLINK of finish's MDUnlink).
+func newTestOp(t *testing.T) *op {
+	t.Helper()
+	s := load(t, opEventsScenario)
+	col := newCollector()
+	c, err := buildCluster(s, s.Seed, &tracerSet{list: []lnet.Tracer{col}}, "ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	col.c = c
+	ws, err := newWorkloads(c, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ws = ws
+	ch, err := newChecker(c, s, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.ch = ch
+	st := ws.list[0].streams[0]
+	o := &op{stream: st, target: st.targets[0], size: 4096}
+	st.cur = o
+	st.w.started++
+	return o
+}
+
+// TestOpEndsOnceOnLaterEvents feeds an operation the event sequences LNet delivers and checks
+// that each ends it exactly once, with the first terminal event's outcome, and that the
+// sequences LNet cannot deliver are counted (nothing_lost) rather than hidden.
+func TestOpEndsOnceOnLaterEvents(t *testing.T) {
+	ev := func(typ lnet.EventType, status int, unlinked bool) *lnet.Event {
+		return &lnet.Event{Type: typ, Status: status, Unlinked: unlinked}
+	}
+	cases := []struct {
+		name              string
+		events            []*lnet.Event
+		completed, failed int
+		bad               int
+	}{
+		{"SEND then ACK", []*lnet.Event{ev(lnet.EventSEND, 0, false), ev(lnet.EventACK, 0, true)}, 1, 0, 0},
+		// link-loss-finalize: the target's ACK overtakes the PUT's send completion (an RC
+		// retransmission delays it); the operation ended on the ACK unlinked the MD, so the
+		// late SEND reports -ETIMEDOUT (lnet_msg_detach_md on an aborted MD).
+		{"ACK before the PUT's SEND completes", []*lnet.Event{ev(lnet.EventACK, 0, false), ev(lnet.EventSEND, -lnet.ETIMEDOUT, true)}, 1, 0, 0},
+		{"ACK, then the PUT's SEND fails", []*lnet.Event{ev(lnet.EventACK, 0, false), ev(lnet.EventSEND, -lnet.EIO, true)}, 1, 0, 0},
+		// get-target-hca-fatal: kiblnd_tx_done finalizes the optimized GET's REPLY with the
+		// error while the GET itself is queued for resend; the resend then finds the MD unlinked.
+		{"failed REPLY, then the GET's cancelled resend", []*lnet.Event{ev(lnet.EventREPLY, -lnet.EIO, false), ev(lnet.EventSEND, -lnet.ECANCELED, true)}, 0, 1, 0},
+		{"failed SEND, then our unlink", []*lnet.Event{ev(lnet.EventSEND, -lnet.EIO, false), ev(lnet.EventUNLINK, 0, true)}, 0, 1, 0},
+		{"response timeout", []*lnet.Event{ev(lnet.EventSEND, 0, false), {Type: lnet.EventUNLINK, Unlinked: true, RspTimeout: true}}, 0, 1, 0},
+		{"two ACKs", []*lnet.Event{ev(lnet.EventSEND, 0, false), ev(lnet.EventACK, 0, false), ev(lnet.EventACK, 0, true)}, 1, 0, 1},
+		{"two SENDs", []*lnet.Event{ev(lnet.EventSEND, -lnet.EIO, false), ev(lnet.EventSEND, -lnet.EIO, true)}, 0, 1, 1},
+		{"an event after the unlinked one", []*lnet.Event{ev(lnet.EventSEND, 0, false), ev(lnet.EventACK, 0, true), ev(lnet.EventSEND, 0, false), ev(lnet.EventACK, 0, false)}, 1, 0, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newTestOp(t)
+			w := o.stream.w
+			for _, e := range tc.events {
+				o.OnEvent(e)
+			}
+			if !o.done || w.completed != tc.completed || w.failed != tc.failed || w.dup != tc.bad {
+				t.Fatalf("done %v, completed %d failed %d bad %d; want completed %d failed %d bad %d",
+					o.done, w.completed, w.failed, w.dup, tc.completed, tc.failed, tc.bad)
+			}
+			if o.status != tc.events[0].Status && tc.events[0].Type != lnet.EventSEND {
+				t.Fatalf("status %d, want the first terminal event's %d", o.status, tc.events[0].Status)
+			}
+		})
+	}
+}
