@@ -163,8 +163,7 @@ type Port struct {
 
 	ring       []int32 // round-robin of QPs with data to send (indices into f.qps)
 	ringHead   int
-	ctrlHead   int32 // FIFO of control packets (ACK/NAK/READ request), served first
-	ctrlTail   int32
+	ctrl       chunkQueue // control packets (ACK/NAK/READ request), served first
 	unattached PortCounters
 }
 
@@ -227,7 +226,7 @@ func (n *Node) AddHCA(name string, nports int) *HCA {
 	f := n.f
 	h := &HCA{f: f, idx: len(f.hcas), node: n, Name: name, attr: DefaultDeviceAttr}
 	for i := 0; i < nports; i++ {
-		p := &Port{f: f, idx: len(f.ports), hca: h, Num: i + 1, lane: -1, ctrlHead: -1, ctrlTail: -1}
+		p := &Port{f: f, idx: len(f.ports), hca: h, Num: i + 1, lane: -1, ctrl: emptyQueue}
 		f.ports = append(f.ports, p)
 		h.ports = append(h.ports, p)
 	}
@@ -266,7 +265,7 @@ func (f *Fabric) Connect(a, b Endpoint, spec LinkSpec) *Link {
 		if dir == 1 {
 			from, to = rb, ra
 		}
-		ln := lane{from: from, to: to, link: int32(l.idx), up: true, credits: -1, qhead: -1, qtail: -1, curIn: -1, staged: -1,
+		ln := lane{from: from, to: to, link: int32(l.idx), up: true, credits: -1, q: emptyQueue, curIn: -1, staged: -1,
 			mbps: spec.Rate.Mbps, prop: spec.Latency, waitFrom: -1}
 		if to.kind == epSwitch {
 			ln.credits = f.bufBytes()

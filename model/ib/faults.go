@@ -31,14 +31,11 @@ func (l *Link) LinkDown() {
 		ln.epoch++
 		ln.ctr.LinkDownedCounter++
 		ln.waitFrom = -1
-		for c := ln.qhead; c >= 0; { // queued at a switch output: dropped
-			next := f.chunks[c].next
+		for c := f.pop(&ln.q); c >= 0; c = f.pop(&ln.q) { // queued at a switch output: dropped
 			ln.ctr.PortXmitDiscards += uint64(f.chunks[c].npkt)
 			f.releaseInput(&f.chunks[c])
 			f.freeChunk(c)
-			c = next
 		}
-		ln.qhead, ln.qtail = -1, -1
 		if ln.to.kind == epSwitch {
 			ln.credits = f.bufBytes()
 			ln.rets, ln.retHead = ln.rets[:0], 0
@@ -50,12 +47,7 @@ func (l *Link) LinkDown() {
 		if ln.from.kind == epPort {
 			p := f.ports[ln.from.idx]
 			p.state = PortDown
-			for c := p.ctrlHead; c >= 0; {
-				next := f.chunks[c].next
-				f.freeChunk(c)
-				c = next
-			}
-			p.ctrlHead, p.ctrlTail = -1, -1
+			f.freeQueue(&p.ctrl)
 			if p.hca.alive() {
 				f.async(AsyncEvent{Type: EventPortErr, HCA: p.hca, Port: p.Num})
 			}
@@ -242,12 +234,7 @@ func (n *Node) CrashNode() {
 		f.invalidateMRs(h)
 		h.handlers = nil
 		for _, p := range h.ports {
-			for c := p.ctrlHead; c >= 0; {
-				next := f.chunks[c].next
-				f.freeChunk(c)
-				c = next
-			}
-			p.ctrlHead, p.ctrlTail = -1, -1
+			f.freeQueue(&p.ctrl)
 			p.ring, p.ringHead = p.ring[:0], 0
 			if p.lane >= 0 && f.lanes[p.lane].staged >= 0 {
 				f.freeChunk(f.lanes[p.lane].staged)

@@ -27,11 +27,10 @@ type lane struct {
 	extra    sim.Time // injected extra delay
 	up       bool
 	busy     bool
-	epoch    uint32 // bumped on link down: chunks in flight from an older epoch are lost
-	credits  int64  // bytes the downstream input buffer can still take; -1 = unlimited (HCA)
-	qhead    int32  // FIFO of chunks waiting for this lane (switch output queue)
-	qtail    int32
-	curIn    int32 // input lane whose buffer the chunk on the wire occupies (credit to return)
+	epoch    uint32     // bumped on link down: chunks in flight from an older epoch are lost
+	credits  int64      // bytes the downstream input buffer can still take; -1 = unlimited (HCA)
+	q        chunkQueue // chunks waiting for this lane (switch output queue)
+	curIn    int32      // input lane whose buffer the chunk on the wire occupies (credit to return)
 	curInEp  uint32
 	curBytes int64       // ... and how many bytes of it
 	staged   int32       // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
@@ -95,6 +94,40 @@ func (f *Fabric) newChunk() int32 {
 }
 
 func (f *Fabric) freeChunk(c int32) { f.freeChunks = append(f.freeChunks, c) }
+
+// chunkQueue is a FIFO of chunks linked through chunk.next (-1 ends it and marks it empty).
+type chunkQueue struct{ head, tail int32 }
+
+var emptyQueue = chunkQueue{-1, -1}
+
+// push appends chunk c to q.
+func (f *Fabric) push(q *chunkQueue, c int32) {
+	f.chunks[c].next = -1
+	if q.tail < 0 {
+		q.head = c
+	} else {
+		f.chunks[q.tail].next = c
+	}
+	q.tail = c
+}
+
+// pop removes and returns q's first chunk, or -1 when q is empty.
+func (f *Fabric) pop(q *chunkQueue) int32 {
+	c := q.head
+	if c >= 0 {
+		if q.head = f.chunks[c].next; q.head < 0 {
+			q.tail = -1
+		}
+	}
+	return c
+}
+
+// freeQueue frees every chunk of q (their packets are lost) and empties it.
+func (f *Fabric) freeQueue(q *chunkQueue) {
+	for c := f.pop(q); c >= 0; c = f.pop(q) {
+		f.freeChunk(c)
+	}
+}
 
 // Handle dispatches the fabric's events; it implements sim.Handler.
 func (f *Fabric) Handle(kind int, arg uint64) {
@@ -256,7 +289,7 @@ func (f *Fabric) tryStart(li int32) {
 		}
 		ln.staged = -1
 	} else {
-		if c = ln.qhead; c < 0 {
+		if c = ln.q.head; c < 0 {
 			return
 		}
 		if ln.credits >= 0 && int64(f.chunks[c].wire) > ln.credits {
@@ -266,10 +299,7 @@ func (f *Fabric) tryStart(li int32) {
 				return
 			}
 		}
-		ln.qhead = f.chunks[c].next
-		if ln.qhead < 0 {
-			ln.qtail = -1
-		}
+		f.pop(&ln.q)
 	}
 	f.transmit(li, c)
 }
@@ -329,7 +359,7 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 		ln.freeAt = finish
 		il := &f.lanes[in]
 		f.addRet(in, creditRet{finish + il.prop + il.extra, finish, int64(ch.wire)})
-		if ln.qhead >= 0 && !ln.freeing { // more queued: serve it at finish
+		if ln.q.head >= 0 && !ln.freeing { // more queued: serve it at finish
 			ln.freeing = true
 			f.k.Schedule(finish, f.hid, evLaneFree, uint64(li))
 		}
@@ -392,7 +422,7 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) bool {
 		return false
 	}
 	ol := &f.lanes[out]
-	if !ol.up || ol.to.kind != epPort || ol.busy || ol.qhead >= 0 || ol.freeAt > at || ol.loss > 0 || ol.corrupt > 0 {
+	if !ol.up || ol.to.kind != epPort || ol.busy || ol.q.head >= 0 || ol.freeAt > at || ol.loss > 0 || ol.corrupt > 0 {
 		return false
 	}
 	// What arrive does at a switch, as of time at.
@@ -520,14 +550,7 @@ func (f *Fabric) arrive(c int32) {
 			f.freeChunk(c)
 			return
 		}
-		ol := &f.lanes[out]
-		ch.next = -1
-		if ol.qtail < 0 {
-			ol.qhead = c
-		} else {
-			f.chunks[ol.qtail].next = c
-		}
-		ol.qtail = c
+		f.push(&f.lanes[out].q, c)
 		f.tryStart(out)
 		return
 	}
@@ -558,11 +581,7 @@ func (f *Fabric) damage(ln *lane, npkt uint16) (lost, bad bool) {
 // of credit per turn and sends while its next chunk fits, so a flow of small messages and a
 // flow of large ones share the port by bytes.
 func (f *Fabric) pull(p *Port) int32 {
-	if c := p.ctrlHead; c >= 0 {
-		p.ctrlHead = f.chunks[c].next
-		if p.ctrlHead < 0 {
-			p.ctrlTail = -1
-		}
+	if c := f.pop(&p.ctrl); c >= 0 {
 		return c
 	}
 	for p.ringHead < len(p.ring) {
@@ -614,14 +633,7 @@ func (p *Port) ringPop() {
 
 // sendCtrl queues a one-packet control chunk on port p and kicks its lane.
 func (f *Fabric) sendCtrl(p *Port, c int32) {
-	ch := &f.chunks[c]
-	ch.next = -1
-	if p.ctrlTail < 0 {
-		p.ctrlHead = c
-	} else {
-		f.chunks[p.ctrlTail].next = c
-	}
-	p.ctrlTail = c
+	f.push(&p.ctrl, c)
 	if p.lane >= 0 {
 		f.tryStart(p.lane)
 	}

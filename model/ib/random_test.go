@@ -181,8 +181,8 @@ func randomRun(t *testing.T, seed uint64, fat, faults bool) int {
 		if ln.to.kind == epSwitch {
 			want = f.bufBytes()
 		}
-		if ln.busy || ln.qhead >= 0 || ln.staged >= 0 || ln.credits != want {
-			t.Fatalf("lane %d: busy=%v queue=%d credits=%d (want %d)", i, ln.busy, ln.qhead, ln.credits, want)
+		if ln.busy || ln.q.head >= 0 || ln.staged >= 0 || ln.credits != want {
+			t.Fatalf("lane %d: busy=%v queue=%d credits=%d (want %d)", i, ln.busy, ln.q.head, ln.credits, want)
 		}
 	}
 	t.Logf("%d QPs, %d error completions (first errors %v), %d events", len(qps), errs, first, k.Fired())

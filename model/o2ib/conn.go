@@ -20,10 +20,9 @@ const (
 
 // rx is struct kib_rx: one receive buffer of a conn.
 type rx struct {
-	conn   *conn
-	idx    int32
-	posted bool
-	msg    wireMsg
+	conn *conn
+	idx  int32
+	msg  wireMsg
 }
 
 // conn is struct kib_conn: one RC connection to a peer NI, its credits, queues, receive

@@ -18,7 +18,6 @@ type dev struct {
 	listen *ib.CMID
 	mr     *ib.MR
 	nets   []*kibNet
-	fatal  bool
 	failed bool // DEVICE_FATAL seen: resources must be rebuilt when the HCA is back
 	svc    int
 }
@@ -96,8 +95,9 @@ func (d *dev) AsyncEvent(ev ib.AsyncEvent) {
 	}
 }
 
+// setFatal is kiblnd_set_ni_fatal_on: every NI on the device gets the fatal state on (the
+// LNet node marks its ping buffer for update when the status changes).
 func (d *dev) setFatal(on bool) {
-	d.fatal = on
 	for _, n := range d.nets {
 		n.node.SetNIFatal(n.ni, on)
 	}

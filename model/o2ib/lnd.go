@@ -74,32 +74,28 @@ func New(f *ib.Fabric) *LND {
 
 // SetParams sets the module parameters of one net (before its NIs start).
 func (l *LND) SetParams(net lnet.NetID, p Params) error {
-	if err := p.Validate(); err != nil {
-		return fmt.Errorf("o2ib %s: %w", net, err)
-	}
-	for i := range l.params {
-		if l.params[i].net == net && l.params[i].nid == 0 {
-			l.params[i].p = p
-			return nil
-		}
-	}
-	l.params = append(l.params, netParams{net: net, p: p})
-	return nil
+	return l.putParams(netParams{net: net, p: p}, net)
 }
 
 // SetNIParams overrides the parameters of one NI (a node whose module was loaded with
 // other values than its peers'), before it starts.
 func (l *LND) SetNIParams(nid lnet.NID, p Params) error {
-	if err := p.Validate(); err != nil {
-		return fmt.Errorf("o2ib %s: %w", nid, err)
+	return l.putParams(netParams{net: nid.Net(), nid: nid, p: p}, nid)
+}
+
+// putParams validates np.p and stores it for np's net (nid 0) or NI, replacing what was
+// set for it before; errors name who (the net or the NID).
+func (l *LND) putParams(np netParams, who fmt.Stringer) error {
+	if err := np.p.Validate(); err != nil {
+		return fmt.Errorf("o2ib %s: %w", who, err)
 	}
 	for i := range l.params {
-		if l.params[i].nid == nid {
-			l.params[i].p = p
+		if l.params[i].net == np.net && l.params[i].nid == np.nid {
+			l.params[i].p = np.p
 			return nil
 		}
 	}
-	l.params = append(l.params, netParams{net: nid.Net(), nid: nid, p: p})
+	l.params = append(l.params, np)
 	return nil
 }
 

@@ -142,6 +142,21 @@ type connParams struct {
 	maxMsgSize int
 }
 
+// put packs the parameters at the start of b (connParSize bytes, little-endian as the
+// kernel's struct kib_connparams is sent: queue depth, max frags, max message size).
+func (cp connParams) put(b []byte) {
+	le := binary.LittleEndian
+	le.PutUint16(b[0:], uint16(cp.queueDepth))
+	le.PutUint16(b[2:], uint16(cp.maxFrags))
+	le.PutUint32(b[4:], uint32(cp.maxMsgSize))
+}
+
+// getConnParams unpacks what put packed at the start of b.
+func getConnParams(b []byte) connParams {
+	le := binary.LittleEndian
+	return connParams{int(le.Uint16(b[0:])), int(le.Uint16(b[2:])), int(le.Uint32(b[4:]))}
+}
+
 // connMsg is a CONNREQ/CONNACK: the kib_msg header and kib_connparams, packed into the CM
 // private data (56 bytes, exactly the IB CM REQ's limit).
 type connMsg struct {
@@ -166,9 +181,7 @@ func (m *connMsg) pack() []byte {
 	le.PutUint64(b[24:], m.srcStamp)
 	le.PutUint64(b[32:], uint64(m.dstNID))
 	le.PutUint64(b[40:], m.dstStamp)
-	le.PutUint16(b[48:], uint16(m.cp.queueDepth))
-	le.PutUint16(b[50:], uint16(m.cp.maxFrags))
-	le.PutUint32(b[52:], uint32(m.cp.maxMsgSize))
+	m.cp.put(b[msgHdrSize:])
 	return b
 }
 
@@ -185,9 +198,7 @@ func unpackConnMsg(b []byte) (connMsg, bool) {
 	m.srcStamp = le.Uint64(b[24:])
 	m.dstNID = lnet.NID(le.Uint64(b[32:]))
 	m.dstStamp = le.Uint64(b[40:])
-	m.cp.queueDepth = int(le.Uint16(b[48:]))
-	m.cp.maxFrags = int(le.Uint16(b[50:]))
-	m.cp.maxMsgSize = int(le.Uint32(b[52:]))
+	m.cp = getConnParams(b[msgHdrSize:])
 	return m, true
 }
 
@@ -206,9 +217,7 @@ func (r *rejMsg) pack() []byte {
 	le.PutUint16(b[4:], r.version)
 	b[6] = byte(r.why)
 	le.PutUint64(b[8:], r.incarnation)
-	le.PutUint16(b[16:], uint16(r.cp.queueDepth))
-	le.PutUint16(b[18:], uint16(r.cp.maxFrags))
-	le.PutUint32(b[20:], uint32(r.cp.maxMsgSize))
+	r.cp.put(b[16:])
 	return b
 }
 
@@ -221,6 +230,6 @@ func unpackRej(b []byte) (rejMsg, bool) {
 	r.version = le.Uint16(b[4:])
 	r.why = int(b[6])
 	r.incarnation = le.Uint64(b[8:])
-	r.cp = connParams{int(le.Uint16(b[16:])), int(le.Uint16(b[18:])), int(le.Uint32(b[20:]))}
+	r.cp = getConnParams(b[16:])
 	return r, true
 }

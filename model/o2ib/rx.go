@@ -23,7 +23,6 @@ func (l *LND) postRx(r *rx, credit int) {
 		l.closeConn(c, -lnet.EIO)
 		return
 	}
-	r.posted = true
 	switch credit {
 	case postPeerCredit:
 		c.outstanding++
@@ -40,7 +39,6 @@ func (l *LND) postRx(r *rx, credit int) {
 // waits on the early list.
 func (l *LND) rxComplete(r *rx, st ib.WCStatus, nob int) {
 	c := r.conn
-	r.posted = false
 	if c.state > connEstablished {
 		return
 	}

@@ -24,19 +24,25 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 		return ErrNotUp
 	}
 	target := msg.Target()
+	typ := MsgIMMEDIATE
 	switch msg.Type() {
 	case lnet.MsgGET:
-		if msgNob(MsgIMMEDIATE, msg.Hdr.SinkLen) <= msgSize {
-			break
+		// msg_routing, msg_target_is_router: the sink is beyond the router
+		if msgNob(MsgIMMEDIATE, msg.Hdr.SinkLen) > msgSize && !msg.Routing() && !msg.TargetIsRouter() {
+			typ = MsgGET_REQ
 		}
-		if msg.Routing() || msg.TargetIsRouter() { // msg_routing, msg_target_is_router
-			break
+	case lnet.MsgPUT, lnet.MsgREPLY:
+		if msgNob(MsgIMMEDIATE, msg.Len()) > msgSize {
+			typ = MsgPUT_REQ
 		}
-		t := l.getIdleTx(n)
-		if t == nil {
-			return ErrNoTx
-		}
-		t.msg.hdr = msg.Hdr
+	}
+	t := l.getIdleTx(n)
+	if t == nil {
+		return ErrNoTx
+	}
+	t.msg.hdr = msg.Hdr
+	switch typ {
+	case MsgGET_REQ:
 		t.msg.cookie = t.cookie()
 		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: msg.Hdr.SinkLen}
 		t.initMsg(MsgGET_REQ, 0)
@@ -46,32 +52,14 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 			l.txDone(t)
 			return ErrNoReply
 		}
-		t.lnt[0] = msg
 		t.waiting = true
-		l.launchTx(n, t, target)
-		return nil
-	case lnet.MsgPUT, lnet.MsgREPLY:
-		if msgNob(MsgIMMEDIATE, msg.Len()) <= msgSize {
-			break
-		}
-		t := l.getIdleTx(n)
-		if t == nil {
-			return ErrNoTx
-		}
-		t.msg.hdr = msg.Hdr
+	case MsgPUT_REQ:
 		t.msg.cookie = t.cookie()
 		t.initMsg(MsgPUT_REQ, 0)
-		t.lnt[0] = msg
 		t.waiting = true
-		l.launchTx(n, t, target)
-		return nil
+	default:
+		t.initMsg(MsgIMMEDIATE, msg.Len())
 	}
-	t := l.getIdleTx(n)
-	if t == nil {
-		return ErrNoTx
-	}
-	t.msg.hdr = msg.Hdr
-	t.initMsg(MsgIMMEDIATE, msg.Len())
 	t.lnt[0] = msg
 	l.launchTx(n, t, target)
 	return nil
