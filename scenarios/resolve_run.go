@@ -342,7 +342,8 @@ var expectChecks = map[string]struct {
 var statsCounters = set("resend_count", "failed_resends", "successful_resends", "response_timeout_count",
 	"drop_count", "send_count", "recv_count", "local_interrupt_count", "local_dropped_count",
 	"local_aborted_count", "local_no_route_count", "local_timeout_count", "local_error_count",
-	"remote_dropped_count", "remote_error_count", "remote_timeout_count", "network_timeout_count")
+	"remote_dropped_count", "remote_error_count", "remote_timeout_count", "network_timeout_count",
+	"route_count", "router_expired_count", "router_dropped_count")
 
 var messageStatus = set("ok", "failed", "local_interrupt", "local_dropped", "local_aborted", "local_no_route",
 	"local_error", "local_timeout", "remote_error", "remote_dropped", "remote_timeout", "network_timeout")

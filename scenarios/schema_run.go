@@ -160,7 +160,11 @@ type Expectation struct {
 	// successful_resends, response_timeout_count, drop_count, send_count, recv_count,
 	// local_interrupt_count, local_dropped_count, local_aborted_count,
 	// local_no_route_count, local_timeout_count, local_error_count, remote_dropped_count,
-	// remote_error_count, remote_timeout_count, network_timeout_count.
+	// remote_error_count, remote_timeout_count, network_timeout_count, route_count (messages
+	// forwarded); and two router counters lnetctl has no name for: router_expired_count
+	// (routed messages dropped past their deadline by the opt-in router_msg_expiry policy)
+	// and router_dropped_count (routed messages dropped otherwise: routing disabled,
+	// asymmetric route).
 	Counter string `yaml:"counter" json:"counter,omitempty"`
 	// Status selects messages by outcome: ok, failed, or an hstatus name (messages).
 	Status string `yaml:"status" json:"status,omitempty"`

@@ -223,6 +223,9 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 		for _, n := range ch.observers(e.Node) {
 			v, ok := counter(n.ln.Stats(), e.Counter)
 			if !ok {
+				v, ok = routerCounter(n.ln.RouterStats(), e.Counter)
+			}
+			if !ok {
 				return 0, fmt.Errorf("unknown counter %q", e.Counter)
 			}
 			sum += v
@@ -273,6 +276,7 @@ func counter(c lnet.Counters, name string) (int64, bool) {
 		"local_timeout_count": c.LocalTimeoutCount, "local_error_count": c.LocalErrorCount,
 		"remote_dropped_count": c.RemoteDroppedCount, "remote_error_count": c.RemoteErrorCount,
 		"remote_timeout_count": c.RemoteTimeoutCount, "network_timeout_count": c.NetworkTimeoutCount,
+		"route_count": c.RouteCount,
 	}
 	v, ok := m[name]
 	return int64(v), ok
