@@ -45,6 +45,8 @@ type IdealLND struct {
 	// o2ib, a GET being forwarded or sent to a router, which goes plain): the initiator
 	// pre-creates the REPLY (CreateReplyMsg), the target is parsed with rdmaReq and its LND
 	// "writes" the data and answers GET_DONE; both initiator messages finalize on GET_DONE.
+	// A failed GET_REQ fails both, the GET with the injected hstatus and the REPLY with the
+	// status only (kiblnd_tx_done).
 	OptimizedGET bool
 
 	nis   map[NID]*NI
@@ -236,7 +238,7 @@ func (l *IdealLND) Send(ni *NI, _ any, m *Msg) error {
 	x.msg, x.ref, x.to, x.from, x.act, x.hs = m, m.Ref(), to, ni.NID(), v.Action, v.HStatus
 	x.hdr = m.Hdr
 	x.get = nil
-	if l.OptimizedGET && m.Type() == MsgGET && !m.routing && !m.targetIsRtr && v.Action != IdealFail {
+	if l.OptimizedGET && m.Type() == MsgGET && !m.routing && !m.targetIsRtr {
 		g, err := l.newGet(ni, m)
 		if err != nil {
 			l.free = append(l.free, i)
@@ -261,6 +263,18 @@ func (l *IdealLND) Handle(kind int, arg uint64) {
 	}
 	x := &l.xf[arg]
 	m, to, from, act, hs, g := x.msg, x.to, x.from, x.act, x.hs, x.get
+	if g != nil && act == IdealFail {
+		// The GET_REQ failed: its tx finalizes the GET and the pre-created REPLY.
+		x.msg, x.to, x.hdr.Data, x.get = nil, nil, nil, nil
+		l.free = append(l.free, int32(arg))
+		node, reply := m.Node(), g.reply
+		*g = idealGet{idx: g.idx}
+		l.gfree = append(l.gfree, g.idx)
+		st := idealFailStatus(hs)
+		node.Finalize(m, st, hs)
+		node.Finalize(reply, st, LNET_MSG_STATUS_OK)
+		return
+	}
 	if g != nil {
 		// Optimized GET: the initiator's messages finalize on GET_DONE. A silent drop or a
 		// rejected GET_REQ is answered GET_DONE(-ENODATA) (o2ib: NAK on no match).
@@ -289,15 +303,20 @@ func (l *IdealLND) Handle(kind int, arg uint64) {
 		return // the message was finalized meanwhile (cannot happen with this LND)
 	}
 	if act == IdealFail {
-		var st = -EIO
-		switch hs {
-		case LNET_MSG_STATUS_LOCAL_TIMEOUT, LNET_MSG_STATUS_REMOTE_TIMEOUT, LNET_MSG_STATUS_NETWORK_TIMEOUT:
-			st = -ETIMEDOUT
-		}
-		m.Node().Finalize(m, st, hs)
+		m.Node().Finalize(m, idealFailStatus(hs), hs)
 		return
 	}
 	m.Node().Finalize(m, 0, LNET_MSG_STATUS_OK)
 }
 
 func from2ni(l *IdealLND, nid NID) *NI { return l.nis[nid] }
+
+// idealFailStatus is the errno a failed send completes with: -ETIMEDOUT for the timeout
+// statuses, else -EIO.
+func idealFailStatus(hs HStatus) int {
+	switch hs {
+	case LNET_MSG_STATUS_LOCAL_TIMEOUT, LNET_MSG_STATUS_REMOTE_TIMEOUT, LNET_MSG_STATUS_NETWORK_TIMEOUT:
+		return -ETIMEDOUT
+	}
+	return -EIO
+}

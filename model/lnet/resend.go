@@ -29,18 +29,16 @@ func (n *Node) attemptResend(m *Msg) bool {
 
 // resendPending models lnet_resend_pending_msgs_locked: re-run lnet_send for each queued
 // message with its original source and gateway parameters; a successful re-post counts
-// resend_count, a failure finalizes the message without further resends. A message whose MD
-// was unlinked meanwhile is finalized with -ECANCELED.
+// resend_count, a failure finalizes the message with msg_no_resend. A message whose MD was
+// unlinked meanwhile goes through selection and commit like any resend and is refused there
+// with -ECANCELED and LOCAL_ERROR (see handleSend), as in the kernel. The message keeps the
+// previous attempt's hstatus, as the kernel's does (msg_health_status is only set again by
+// the LND's completion or by an LNet failure): a resend the LND refuses at once reports the
+// old status again.
 func (n *Node) resendPending() {
 	for k := n.resendQ.len(); k > 0; k-- {
 		m := n.resendQ.pop()
 		m.resending = false
-		if md := m.md; md != nil && md.aborted {
-			m.noResend = true
-			n.finalize(m, -ECANCELED)
-			continue
-		}
-		m.HStatus = LNET_MSG_STATUS_OK
 		if rc := n.send(m.srcSpec, m, m.rtrNID); rc != 0 {
 			m.noResend = true
 			n.finalize(m, rc)

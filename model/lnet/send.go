@@ -45,6 +45,14 @@ func (n *Node) deadline(ni *NI) sim.Time {
 // it. For a routed send lpni is the gateway's peer NI and final the destination's (whose
 // sequences are bumped too): the message targets the router (msg_target_is_router) and the
 // header keeps the final destination.
+//
+// A message whose MD was unlinked meanwhile (LNET_MD_FLAG_ABORTED) is refused after the
+// commit, as lnet_post_send_locked(msg, do_send = 0) refuses it: -ECANCELED goes back up
+// through lnet_send, which sets LOCAL_ERROR, and the caller finalizes the committed message,
+// so its health check charges the selected local NI (lnet_handle_local_failure). Only a
+// resend meets this (an API send checks its MD first): a GET queued for resend whose MD the
+// user unlinked on the failed REPLY event that o2iblnd delivers with it (kiblnd_tx_done)
+// costs the client's own NI a local failure.
 func (n *Node) handleSend(ni *NI, lpni, final *PeerNI, m *Msg) int {
 	p := lpni.peer
 	p.sendSeq++
@@ -73,6 +81,9 @@ func (n *Node) handleSend(ni *NI, lpni, final *PeerNI, m *Msg) int {
 	}
 	if md := m.md; md != nil && md.rspt != 0 {
 		n.rsp.setNextHop(md.rspt, lpni.nid)
+	}
+	if md := m.md; md != nil && md.aborted && !m.routing {
+		return -ECANCELED
 	}
 	n.postSend(m)
 	return 0
