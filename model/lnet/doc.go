@@ -29,7 +29,8 @@
 //  5. The LND completes the send and calls Node.Finalize(msg, status, hstatus)
 //     (lnet_finalize): the health check updates the NI/peer-NI health and may queue a
 //     resend (drained by the monitor); otherwise the SEND event is delivered, credits return
-//     (posting queued messages) and the message is freed.
+//     (posting queued messages) and the message is freed. A resend re-runs steps 2-4; one
+//     whose MD was unlinked meanwhile is refused after the commit (-ECANCELED, LOCAL_ERROR).
 //
 // Target (node B):
 //
