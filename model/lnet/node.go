@@ -72,6 +72,8 @@ type Node struct {
 	rtrState   uint8        // ln_routing: rtrDisabled, rtrEnabled, rtrStopping, rtrStarting
 	rtrSince   sim.Time     // when the current starting/stopping began
 	rstats     RouterStats
+
+	udsps []*udsp // UDSP policies, in index order (udsp.go)
 }
 
 // NewNode creates the LNet instance of node name on kernel k with global tunables tun (which
@@ -144,6 +146,7 @@ func (n *Node) AddNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
 		return nil, fmt.Errorf("node %s: NI %s has no LND", n.name, nid)
 	}
 	nt := n.netByID(nid.Net())
+	newNet := nt == nil
 	if nt == nil {
 		if tun == (NetTunables{}) {
 			tun = DefaultNetTunables()
@@ -161,6 +164,7 @@ func (n *Node) AddNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
 	nt.nis = append(nt.nis, ni)
 	n.nis = append(n.nis, ni)
 	n.niByNID[nid] = ni
+	n.udspOnNewNI(ni, newNet)
 	return ni, nil
 }
 

@@ -97,6 +97,7 @@ type PeerNI struct {
 	health      int
 	SelPriority uint32 // lpni_sel_priority (UDSP dst rule)
 	prefNIDs    []NID  // preferred local NIDs
+	rtrPref     []NID  // lpni_rtr_pref_nids: preferred gateways' primary NIDs (UDSP rte rule)
 	nonMRPref   bool   // prefNIDs was set by the non-MR rule (cleared when the peer turns MR)
 	status      NIStatus
 	lastAlive   sim.Time
@@ -228,6 +229,7 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 			pn = x
 		}
 	}
+	newNet := pn == nil
 	if pn == nil {
 		pn = &PeerNet{peer: p, id: nid.Net(), SelPriority: ^uint32(0)}
 		p.nets = append(p.nets, pn)
@@ -241,6 +243,7 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 	pn.updateHealth()
 	p.nis = append(p.nis, lpni)
 	n.peerNIs[nid] = lpni
+	n.udspOnNewPeerNI(lpni, newNet)
 	return lpni
 }
 

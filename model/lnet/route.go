@@ -539,13 +539,17 @@ func gwNetUp(gw *Peer, net NetID) bool {
 	return false
 }
 
-// findRoute models lnet_find_route_locked: among the live routes to net whose gateway has a
-// peer NI on a usable local net (ni's, if a source NI is fixed), prefer lower priority, fewer
-// hops (undefined counts as 1), then the gateway's best peer NI there with higher health,
-// fewer queued bytes, more tx credits, then the lower route sequence. UDSP preferred-router
-// lists are not modelled. The chosen route's sequence becomes the largest seen + 1. It
-// returns the route's gateway peer NI, or nil.
-func (n *Node) findRoute(net NetID, ni *NI) *PeerNI {
+// findRoute models lnet_find_route_locked. Over the live routes to net, in list order:
+// lnet_compare_routes first (a gateway on the destination peer NI's preferred-router list,
+// set by a UDSP rte rule, beats one that is not; then lower priority; then fewer hops,
+// undefined counting as 1); a route that loses is skipped before its gateway's peer NI is
+// looked up. The gateway needs a peer NI on the route's local net (ni's, if a source NI is
+// fixed). On a tie lnet_compare_gw_lpnis decides (higher health, fewer queued bytes, more tx
+// credits), and on a tie there the route with the higher lr_seq is skipped: an equal one
+// replaces the best so far. The route with the largest lr_seq seen after the first
+// candidate (last_route) gives the winner its new sequence, last_route's + 1 (unsigned
+// comparisons, as in the kernel). It returns the route's gateway peer NI, or nil.
+func (n *Node) findRoute(net NetID, ni *NI, dst *PeerNI) *PeerNI {
 	var rn *remoteNet
 	for _, x := range n.remoteNets {
 		if x.id == net {
@@ -556,12 +560,19 @@ func (n *Node) findRoute(net NetID, ni *NI) *PeerNI {
 	if rn == nil {
 		return nil
 	}
-	var best *Route
+	var best, last *Route
 	var bl *PeerNI
-	var maxSeq uint32
-	seen := false
+	bestPref := false
 	for _, r := range rn.routes {
 		if !n.routeAlive(r) {
+			continue
+		}
+		if last != nil && last.seq < r.seq {
+			last = r
+		}
+		pref := dst.prefersRouter(r.gw.primary)
+		rc := compareRoutes(r, best, pref, bestPref)
+		if rc < 0 {
 			continue
 		}
 		lnet := r.gwNID.Net()
@@ -587,47 +598,70 @@ func (n *Node) findRoute(net NetID, ni *NI) *PeerNI {
 		if lpni == nil {
 			continue
 		}
-		if !seen || int32(r.seq-maxSeq) > 0 {
-			maxSeq, seen = r.seq, true
-		}
-		if best != nil {
-			h, bh := max(r.hops, 1), max(best.hops, 1)
-			switch {
-			case r.priority != best.priority:
-				if r.priority > best.priority {
-					continue
-				}
-			case h != bh:
-				if h > bh {
-					continue
-				}
-			case lpni.health != bl.health:
-				if lpni.health < bl.health {
-					continue
-				}
-			case lpni.txqnob != bl.txqnob:
-				if lpni.txqnob > bl.txqnob {
-					continue
-				}
-			case lpni.txCredits != bl.txCredits:
-				if lpni.txCredits < bl.txCredits {
-					continue
-				}
-			case r.seq != best.seq:
-				if int32(r.seq-best.seq) > 0 {
-					continue
-				}
-			default:
+		if rc == 0 {
+			if c := compareGwLPNIs(lpni, bl); c < 0 || c == 0 && r.seq > best.seq {
 				continue
 			}
 		}
-		best, bl = r, lpni
+		best, bl, bestPref = r, lpni, pref
+		if last == nil {
+			last = r
+		}
 	}
 	if best == nil {
 		return nil
 	}
-	best.seq = maxSeq + 1
+	best.seq = last.seq + 1
 	return bl
+}
+
+// compareRoutes models lnet_compare_routes: 1 if r1 is better, -1 if r2 is, 0 on a tie. A
+// missing route loses; then a preferred gateway (UDSP), lower priority, fewer hops.
+func compareRoutes(r1, r2 *Route, p1, p2 bool) int {
+	switch {
+	case r2 == nil:
+		return 1
+	case p1 != p2:
+		return map[bool]int{true: 1, false: -1}[p1]
+	case r1.priority != r2.priority:
+		if r1.priority < r2.priority {
+			return 1
+		}
+		return -1
+	}
+	h1, h2 := max(r1.hops, 1), max(r2.hops, 1)
+	switch {
+	case h1 < h2:
+		return 1
+	case h1 > h2:
+		return -1
+	}
+	return 0
+}
+
+// compareGwLPNIs models lnet_compare_gw_lpnis: higher health, fewer queued bytes, more tx
+// credits; 0 on a tie.
+func compareGwLPNIs(a, b *PeerNI) int {
+	switch {
+	case b == nil:
+		return 1
+	case a.health != b.health:
+		if a.health > b.health {
+			return 1
+		}
+		return -1
+	case a.txqnob != b.txqnob:
+		if a.txqnob < b.txqnob {
+			return 1
+		}
+		return -1
+	case a.txCredits != b.txCredits:
+		if a.txCredits > b.txCredits {
+			return 1
+		}
+		return -1
+	}
+	return 0
 }
 
 // routedPath models lnet_handle_find_routed_path: reuse the gateway given for an ACK/REPLY
@@ -680,7 +714,7 @@ func (n *Node) routedPath(ni *NI, lpni *PeerNI, m *Msg, rtr NID) int {
 				}
 			}
 		}
-		gw = n.findRoute(final.nid.Net(), ni)
+		gw = n.findRoute(final.nid.Net(), ni, final)
 		if gw == nil {
 			return -EHOSTUNREACH
 		}
