@@ -18,7 +18,7 @@ type LnetctlExport struct {
 	Buffers *LnetctlBuffers `yaml:"buffers"`
 	Numa    *LnetctlNuma    `yaml:"numa"`
 	Global  *LnetctlGlobal  `yaml:"global"`
-	UDSP    emptyList       `yaml:"udsp"`
+	UDSP    []LnetctlUDSP   `yaml:"udsp"`
 }
 
 // LnetctlNet is one `net type:` entry with its local NIs.
@@ -87,6 +87,25 @@ type LnetctlPeerNI struct {
 	RecvStats  ignored `yaml:"received_stats"`
 	DropStats  ignored `yaml:"dropped_stats"`
 	Health     ignored `yaml:"health stats"`
+}
+
+// LnetctlUDSP is one policy as `lnetctl udsp show` (and export) prints it. lnetctl's import
+// skips an entry without idx and passes every entry as a priority rule (a preferred-list
+// rule then fails the kernel's action check and is ignored); lnetsim adds each entry as
+// `lnetctl udsp add` would, appending one without idx.
+type LnetctlUDSP struct {
+	Idx    int                `yaml:"idx"`
+	Src    string             `yaml:"src"`
+	Dst    string             `yaml:"dst"`
+	Rte    string             `yaml:"rte"`
+	Action *LnetctlUDSPAction `yaml:"action"`
+}
+
+func (u *LnetctlUDSP) setDefaults() { u.Idx = -1 }
+
+// LnetctlUDSPAction is a policy's `action:` mapping (only priority rules print one).
+type LnetctlUDSPAction struct {
+	Priority int64 `yaml:"priority"`
 }
 
 // LnetctlRouting is `routing: {enable: 0|1}`.
@@ -163,14 +182,3 @@ func shift(n *yaml.Node, dl, dc, depth int) {
 type ignored struct{}
 
 func (ignored) decodeYAML(*decoder, *yaml.Node, string) {}
-
-// emptyList accepts an absent or empty list and rejects anything else (UDSP rules, which
-// lnetsim does not model yet).
-type emptyList struct{}
-
-func (emptyList) decodeYAML(d *decoder, n *yaml.Node, path string) {
-	if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
-		return
-	}
-	d.errorf(n, path, "remove the udsp section; selection priorities are not modelled", "UDSP rules are not supported by lnetsim yet")
-}

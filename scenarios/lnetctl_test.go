@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -76,6 +77,13 @@ func TestLnetctlImport(t *testing.T) {
 	}
 	if c.Routing {
 		t.Error("routing enabled")
+	}
+	wantU := []ResolvedUDSP{{Src: "o2ib", Priority: 1, Idx: 0}, {Dst: "o2ib1", Rte: "192.168.10.250@o2ib", Priority: -1, Idx: 1}}
+	if !reflect.DeepEqual(c.UDSP, wantU) {
+		t.Errorf("udsp %+v, want %+v", c.UDSP, wantU)
+	}
+	if len(s.Member("mds").UDSP) != 0 {
+		t.Error("the client's udsp leaked to other nodes")
 	}
 }
 

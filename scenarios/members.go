@@ -20,6 +20,19 @@ type Member struct {
 	// Routes and Peers configured on this node, gateways and NIDs resolved.
 	Routes []ResolvedRoute `json:"routes,omitempty"`
 	Peers  []ResolvedPeer  `json:"peers,omitempty"`
+	// UDSP are the node's selection policies in the order they are added, node references
+	// resolved to NIDs.
+	UDSP []ResolvedUDSP `json:"udsp,omitempty"`
+}
+
+// ResolvedUDSP is one policy of a member: descriptors as lnetctl takes them, Priority -1 when
+// not given, Idx -1 to append.
+type ResolvedUDSP struct {
+	Src      string `json:"src,omitempty"`
+	Dst      string `json:"dst,omitempty"`
+	Rte      string `json:"rte,omitempty"`
+	Priority int64  `json:"priority"`
+	Idx      int    `json:"idx"`
 }
 
 // MemberNI is one NI of a member with its NID assigned and its tunables resolved.

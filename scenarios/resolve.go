@@ -42,6 +42,7 @@ func (r *resolver) run() {
 	r.netTables()
 	r.globals("lnet", &s.LNet.Globals)
 	r.nodeConfig()
+	r.udspConfig()
 	r.workloads()
 	r.faults()
 	r.expectations()

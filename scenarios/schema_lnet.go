@@ -16,7 +16,32 @@ type LNet struct {
 	Routes []Route `yaml:"routes" json:"routes,omitempty"`
 	// Peers configured on nodes (see Peer.Nodes).
 	Peers []Peer `yaml:"peers" json:"peers,omitempty"`
+	// UDSP lists User Defined Selection Policies (lnetctl udsp add) configured on nodes,
+	// in order (see UDSP.Nodes).
+	UDSP []UDSP `yaml:"udsp" json:"udsp,omitempty"`
 }
+
+// UDSP is one User Defined Selection Policy (`lnetctl udsp add --src --dst --rte
+// --priority --idx`). Src, Dst and Rte are UDSP NID descriptors (a net such as o2ib1 or
+// o2ib[1-2], or an address range on a net such as 10.1.0.[2-5]@o2ib1 or *@o2ib1) or node
+// references (node, node:index; for rte a router's name means its NI on a net the
+// configured node has). Rules: src only or dst only set selection priorities; dst+src
+// makes src's local NIs the preferred NIs of the dst peer NIs; dst+rte makes the matching
+// gateways the dst peer NIs' preferred routers, ahead of route priority and hops.
+type UDSP struct {
+	Src string `yaml:"src" json:"src,omitempty"`
+	Dst string `yaml:"dst" json:"dst,omitempty"`
+	Rte string `yaml:"rte" json:"rte,omitempty"`
+	// Priority of a src-only or dst-only rule (0 = highest; default -1: not given, which
+	// such a rule takes as 0).
+	Priority int64 `yaml:"priority" json:"priority"`
+	// Idx is where the rule goes in the node's list (default -1: appended).
+	Idx int `yaml:"idx" json:"idx"`
+	// Nodes the rule is configured on (default: every node).
+	Nodes NameList `yaml:"nodes" json:"nodes,omitempty"`
+}
+
+func (u *UDSP) setDefaults() { u.Priority, u.Idx = -1, -1 }
 
 func (l *LNet) setDefaults() { l.Globals.setDefaults() }
 

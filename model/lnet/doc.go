@@ -70,6 +70,7 @@
 //
 // # Not modelled yet
 //
-// CPT partitioning (every NI is on one CPT); UDSP rules beyond the selection-priority fields
-// (no preferred-router lists); removal of peer NIs that disappear from a ping reply.
+// CPT partitioning (every NI is on one CPT); removal of peer NIs that disappear from a ping
+// reply. UDSP policies (udsp.go) set the selection priorities and the preferred-NI and
+// preferred-router lists the selection reads.
 package lnet

@@ -8,6 +8,7 @@ type NIShow struct {
 	HealthStats NIHealthShow  `yaml:"health stats"`
 	Tunables    NetTunables   `yaml:"tunables"`
 	Credits     NICreditsShow `yaml:"credits"`
+	UDSP        *UDSPInfo     `yaml:"udsp info,omitempty"` // only on a node with UDSP rules
 }
 
 // NIHealthShow is a local NI's `health stats:` block.
@@ -42,6 +43,7 @@ func (n *Node) ShowNets() []NetShow {
 				HealthStats: NIHealthShow{HealthValue: ni.health, NIHealthStats: ni.HealthStats()},
 				Tunables:    nt.Tunables,
 				Credits:     NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.txq.len()},
+				UDSP:        n.udspInfoShow(ni.nid),
 			})
 		}
 		out = append(out, ns)
@@ -62,6 +64,7 @@ type PeerNIShow struct {
 	Statistics   PeerNIStats      `yaml:"statistics"`
 	HealthStats  PeerNIHealthShow `yaml:"health stats"`
 	PreferredNID []string         `yaml:"preferred local NIDs,omitempty"`
+	UDSP         *UDSPInfo        `yaml:"udsp info,omitempty"` // only on a node with UDSP rules
 }
 
 // PeerNIHealthShow is a peer NI's `health stats:` block.
@@ -94,6 +97,7 @@ func (n *Node) ShowPeers() []PeerShow {
 				TxQ: lpni.txq.len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.stats,
 				HealthStats:  PeerNIHealthShow{HealthValue: lpni.health, PeerNIHealthStats: lpni.HealthStats()},
 				PreferredNID: pref,
+				UDSP:         n.udspInfoShow(lpni.nid),
 			})
 		}
 		out = append(out, ps)
@@ -110,4 +114,17 @@ type GlobalShow struct {
 // ShowGlobal returns the global settings with the derived lnd_timeout.
 func (n *Node) ShowGlobal() GlobalShow {
 	return GlobalShow{Tunables: n.tun, LNDTimeout: int(n.tun.LNDTimeout().WholeSeconds())}
+}
+
+// udspInfoShow is the `udsp info` block of a local or peer NI, nil on a node without UDSP
+// rules (so that output without UDSP keeps its shape).
+func (n *Node) udspInfoShow(nid NID) *UDSPInfo {
+	if len(n.udsps) == 0 {
+		return nil
+	}
+	in, ok := n.UDSPInfo(nid)
+	if !ok {
+		return nil
+	}
+	return &in
 }

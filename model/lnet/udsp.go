@@ -192,6 +192,12 @@ type UDSPSpec struct {
 	Priority      int64
 }
 
+// Validate checks a spec as AddUDSP does (descriptor syntax and rule combinations).
+func (s UDSPSpec) Validate() error {
+	_, err := parseUDSP(s)
+	return err
+}
+
 // udsp is one policy (struct lnet_udsp).
 type udsp struct {
 	src, dst, rte UDSPDescr

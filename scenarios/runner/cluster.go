@@ -201,7 +201,8 @@ func (c *cluster) newLNet(m *scenarios.Member) (*lnet.Node, error) {
 	return ln, nil
 }
 
-// start adds a node's configured peers and starts its LNet.
+// start adds a node's configured peers, then its selection policies (the order of an lnetctl
+// import: router rules see the routes, peer rules the configured peers), and starts its LNet.
 func (c *cluster) start(n *node) error {
 	m := &c.s.Members[n.idx]
 	for _, p := range m.Peers {
@@ -219,6 +220,12 @@ func (c *cluster) start(n *node) error {
 		}
 		if _, err := n.ln.AddPeer(primary, nids, !p.MultiRail); err != nil {
 			return fmt.Errorf("node %s: peer %s: %w", n.name, primary, err)
+		}
+	}
+	for i, u := range m.UDSP {
+		spec := lnet.UDSPSpec{Src: u.Src, Dst: u.Dst, Rte: u.Rte, Priority: u.Priority}
+		if err := n.ln.AddUDSP(spec, u.Idx); err != nil {
+			return fmt.Errorf("node %s: udsp %d: %w", n.name, i, err)
 		}
 	}
 	if err := n.ln.Startup(); err != nil {

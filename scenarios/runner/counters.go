@@ -4,7 +4,8 @@ import "github.com/lnetsim/lnetsim/model/lnet"
 
 // counters returns each node's state in the shapes lnetctl prints: `lnetctl stats show`
 // (statistics), `lnetctl net show -v` (net), `lnetctl peer show -v` (peer), `lnetctl
-// global show` (global) and, on a router, `lnetctl routing show` (routing), as model/lnet
+// global show` (global), on a router `lnetctl routing show` (routing) and on a node with
+// rules `lnetctl udsp show` (udsp), as model/lnet
 // renders them (yaml.v3 writes map keys sorted).
 func counters(c *cluster) map[string]any {
 	out := map[string]any{}
@@ -17,6 +18,9 @@ func counters(c *cluster) map[string]any {
 		}
 		if r := routing(n.ln); r != nil {
 			m["routing"] = r
+		}
+		if u := n.ln.UDSPs(); len(u) > 0 {
+			m["udsp"] = u
 		}
 		out[n.name] = m
 	}
