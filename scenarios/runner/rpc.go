@@ -135,7 +135,8 @@ type rpcReq struct {
 type rpcServerEvent struct {
 	s    *rpcServer
 	slot int
-	kind int // 0 request portal, 1 bulk, 2 reply
+	kind int  // 0 request portal, 1 bulk, 2 reply
+	done bool // bulk, reply: the slot's next step was taken (once)
 }
 
 // attachRPCServer posts the request buffer of workload w on server n.
@@ -145,7 +146,11 @@ func attachRPCServer(w *workload, n *node) {
 		lnet.MDSpec{Length: int(w.spec.RequestSize), Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_TRUNCATE, Handler: &rpcServerEvent{s: s}})
 }
 
-// OnEvent drives a request through bulk and reply.
+// OnEvent drives a request through bulk and reply. A bulk or reply MD moves its request on
+// once, on its first terminal event (a failure releases the slot, the bulk's ACK or REPLY
+// sends the reply, the reply's SEND releases it): the later events LNet delivers on the same
+// MD (the bulk PUT's SEND completing after its ACK, an RDMA GET's SEND after the failed
+// REPLY o2iblnd finalizes with it) must not release or answer the slot a second time.
 func (e *rpcServerEvent) OnEvent(ev *lnet.Event) {
 	s := e.s
 	switch e.kind {
@@ -156,14 +161,20 @@ func (e *rpcServerEvent) OnEvent(ev *lnet.Event) {
 		slot := s.alloc(rpcReq{client: ev.Initiator, xid: ev.MatchBits})
 		s.startBulk(slot)
 	case 1:
+		if e.done {
+			return
+		}
 		switch {
 		case ev.Status != 0 && (ev.Type == lnet.EventSEND || ev.Type == lnet.EventREPLY || ev.Type == lnet.EventACK):
+			e.done = true
 			s.release(e.slot) // the client will time out and resend
 		case ev.Type == lnet.EventREPLY || ev.Type == lnet.EventACK:
+			e.done = true
 			s.reply(e.slot)
 		}
 	case 2:
-		if ev.Type == lnet.EventSEND {
+		if ev.Type == lnet.EventSEND && !e.done {
+			e.done = true
 			s.release(e.slot)
 		}
 	}

@@ -93,3 +93,33 @@ func TestOpEndsOnceOnLaterEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestRPCServerBulkMovesOnOnce feeds a server bulk MD's handler the event sequences LNet
+// delivers: its request slot must be released (or answered) once, or a later request would
+// share it.
+func TestRPCServerBulkMovesOnOnce(t *testing.T) {
+	o := newTestOp(t)
+	w := o.stream.w
+	s := &rpcServer{w: w, n: o.target}
+	ev := func(typ lnet.EventType, status int, unlinked bool) *lnet.Event {
+		return &lnet.Event{Type: typ, Status: status, Unlinked: unlinked}
+	}
+	// An RDMA GET of the client's data fails: the REPLY o2iblnd finalizes with the GET, then
+	// the GET's SEND once its resend is refused.
+	slot := s.alloc(rpcReq{client: o.stream.src.nids[0], xid: 1})
+	h := &rpcServerEvent{s: s, slot: slot, kind: 1}
+	h.OnEvent(ev(lnet.EventREPLY, -lnet.EIO, false))
+	h.OnEvent(ev(lnet.EventSEND, -lnet.EIO, true))
+	if len(s.free) != 1 {
+		t.Fatalf("slot released %d times", len(s.free))
+	}
+	// A bulk PUT's ACK arrives before its SEND completes in error: the reply goes, the slot
+	// stays in use until the reply's SEND.
+	slot = s.alloc(rpcReq{client: o.stream.src.nids[0], xid: 2})
+	h = &rpcServerEvent{s: s, slot: slot, kind: 1}
+	h.OnEvent(ev(lnet.EventACK, 0, false))
+	h.OnEvent(ev(lnet.EventSEND, -lnet.EIO, true))
+	if len(s.free) != 0 {
+		t.Fatalf("slot released while its reply is being sent")
+	}
+}
