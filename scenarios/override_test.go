@@ -75,7 +75,7 @@ func TestOverrideErrors(t *testing.T) {
 		{"duration.x=1", "--set duration.x: duration is not a mapping, cannot set \"x\" in it"},
 		{"lnet.retry_cnt=1", `--set lnet.retry_cnt: unknown field "retry_cnt" (did you mean retry_count?)`},
 		{"faults[0].at=500s", "--set faults[0].at: 500s is after the end of the run (duration 120s)"},
-		{"nodes.client.count=2", `scenarios/default.yaml:49:9: faults[0].ni: no node named "client"`},
+		{"nodes.client.count=2", `scenarios/default.yaml:61:9: faults[0].ni: no node named "client"`},
 		{"lnet.routes[0].net=o2ib1", `--set lnet.routes[0].net: lnet has no list "routes" to index`},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,8 @@ type PingBuffer struct {
 	Seq       uint32   // bumped on every change
 	// RoutingDisabled is LNET_PING_FEAT_RTE_DISABLED: the node does not forward.
 	RoutingDisabled bool
+	// Discovery is LNET_PING_FEAT_DISCOVERY: the node has discovery enabled.
+	Discovery bool
 }
 
 func (b *PingBuffer) size() int { return 16 + 16*len(b.NIs) }
@@ -29,7 +31,7 @@ func (n *Node) pingBufSize() int { return 16 + 16*16 }
 // updatePingBuffer models lnet_ping_target_update: publish the NIs and their status.
 func (n *Node) updatePingBuffer() {
 	n.seqNo++
-	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: n.rtrState != rtrEnabled}
+	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: n.rtrState != rtrEnabled, Discovery: n.tun.Discovery}
 	b.NIs = append(b.NIs, PingNI{NID: LoNID, Status: NIStatusUp})
 	for _, ni := range n.nis {
 		b.NIs = append(b.NIs, PingNI{NID: ni.nid, Status: ni.Status()})

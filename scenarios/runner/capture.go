@@ -9,7 +9,9 @@ import (
 // capture writes the o2iblnd traffic of a run as a packet capture (o2ib backend only): every
 // o2iblnd message as an RC SEND carrying its kib_msg, every bulk RDMA WRITE as one packet whose
 // RETH gives its size. CONNREQ and CONNACK, which travel in CM REQ/REP private data on the wire,
-// are shown as SENDs to QP cmQPN so that Wireshark's o2iblnd dissector decodes them too. The
+// are shown as SENDs to QP cmQPN so that Wireshark's o2iblnd dissector decodes them too.
+// Inline payloads are written as LNet carries them where the model has their content (LNet's
+// own ping and push buffers, as struct lnet_ping_info) and as zeros otherwise. The
 // model numbers QPs from 1, but QPs 0 and 1 are the SMI and GSI on real fabrics (Wireshark
 // parses their traffic as management datagrams), so captured QP numbers are offset by qpnBase.
 type capture struct {
@@ -72,10 +74,7 @@ func (c *capture) MsgPosted(ev *o2ib.MsgEvent) {
 		m.Hdr = wireHdr(ev.Hdr)
 	}
 	if ev.Type == o2ib.MsgIMMEDIATE && ev.PayloadLen > 0 {
-		if len(c.pad) < ev.PayloadLen {
-			c.pad = make([]byte, ev.PayloadLen)
-		}
-		m.Payload = c.pad[:ev.PayloadLen] // the model carries lengths: zeros
+		m.Payload = c.payload(ev)
 	}
 	if ev.RDMANob > 0 {
 		m.RDMA = pcap.RDMADesc{Key: ev.RDMAKey, Frags: []pcap.RDMAFrag{{Nob: uint32(ev.RDMANob)}}}
@@ -87,6 +86,40 @@ func (c *capture) MsgPosted(ev *o2ib.MsgEvent) {
 	c.buf = m.AppendTo(c.buf[:0])
 	c.err = c.w.Write(&pcap.Packet{Time: ev.Time, Src: endpoint(ev.Src, ev.SrcLID, srcQPN), Dst: endpoint(ev.Dst, ev.DstLID, dstQPN),
 		Opcode: pcap.OpSendOnly, PSN: uint32(ev.Seq), Payload: c.buf})
+}
+
+// payload returns the inline payload of an IMMEDIATE message: a ping reply's or discovery
+// push's lnet_ping_info, cut or zero-padded to the payload length; zeros for others, whose
+// content the model does not carry.
+func (c *capture) payload(ev *o2ib.MsgEvent) []byte {
+	n := ev.PayloadLen
+	c.pad = c.pad[:0]
+	if pb, ok := ev.Hdr.Data.(*lnet.PingBuffer); ok && pb != nil {
+		c.pad = pingInfo(pb).AppendTo(c.pad)
+	}
+	for len(c.pad) < n {
+		c.pad = append(c.pad, 0)
+	}
+	return c.pad[:n]
+}
+
+// pingInfo is the wire form of a ping buffer, with the feature bits lnet_ping_target_update
+// sets.
+func pingInfo(pb *lnet.PingBuffer) *pcap.PingInfo {
+	p := &pcap.PingInfo{Features: pcap.PingFeatNIStatus, PID: lnet.LNET_PID_LUSTRE, NIs: make([]pcap.PingNI, len(pb.NIs))}
+	if pb.MultiRail {
+		p.Features |= pcap.PingFeatMultiRail
+	}
+	if pb.Discovery {
+		p.Features |= pcap.PingFeatDiscovery
+	}
+	if pb.RoutingDisabled {
+		p.Features |= pcap.PingFeatRteDisabled
+	}
+	for i, ni := range pb.NIs {
+		p.NIs[i] = pcap.PingNI{NID: uint64(ni.NID), Status: uint32(ni.Status)}
+	}
+	return p
 }
 
 // RDMAPosted writes one RDMA WRITE.

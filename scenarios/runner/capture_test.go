@@ -2,12 +2,16 @@ package runner
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/trace/pcap"
 )
 
@@ -81,13 +85,7 @@ func TestCaptureAndTrace(t *testing.T) {
 	if _, err := os.Stat(capFile); err != nil {
 		t.Fatal(err)
 	}
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
-			t.Fatal("tshark required")
-		}
-		t.Skip("tshark not installed")
-	}
+	tshark := needTshark(t)
 	out, err := exec.Command(tshark, "-n", "-r", capFile, "-P", "-V").CombinedOutput()
 	if err != nil {
 		t.Fatalf("tshark: %v\n%s", err, out)
@@ -103,5 +101,183 @@ func TestCaptureAndTrace(t *testing.T) {
 	if strings.Contains(text, "Invalid Packet Length") {
 		t.Error("the InfiniBand dissector flags a packet length")
 	}
-	_ = pcap.LinkRoCE
+}
+
+// needTshark returns tshark's path, or skips the test when it is not installed (fails
+// instead when LNETSIM_REQUIRE_TSHARK=1, as in CI, which installs Debian's tshark).
+func needTshark(t *testing.T) string {
+	t.Helper()
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
+			t.Fatal("tshark required (LNETSIM_REQUIRE_TSHARK=1) but not found")
+		}
+		t.Skip("tshark not installed")
+	}
+	return tshark
+}
+
+// decodedPacket is what tshark reports for one captured packet.
+type decodedPacket struct {
+	frame, ibType, lnetType, portal, payloadLen string
+	severity                                    []string // expert infos' severities
+	malformed                                   bool
+	pingStatus                                  []string // lnet_ping.status values (with the plugin)
+	info                                        string
+}
+
+// decodeCapture runs tshark over file (with extra options) and returns one decodedPacket per
+// frame.
+func decodeCapture(t *testing.T, tshark, file string, extra ...string) []decodedPacket {
+	t.Helper()
+	args := append(extra, "-n", "-r", file, "-T", "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,",
+		"-e", "frame.number", "-e", "lnet.ib.type", "-e", "lnet.msg_type", "-e", "lnet.ptl_index", "-e", "lnet.payload_length",
+		"-e", "_ws.expert.severity", "-e", "_ws.malformed")
+	if len(extra) > 0 {
+		args = append(args, "-e", "lnet_ping.status")
+	} else {
+		args = append(args, "-e", "frame.number")
+	}
+	args = append(args, "-e", "_ws.col.Info")
+	cmd := exec.Command(tshark, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tshark %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	if s := strings.TrimSpace(strings.ReplaceAll(stderr.String(), `Running as user "root" and group "root". This could be dangerous.`, "")); s != "" {
+		t.Fatalf("tshark %s complains: %s", strings.Join(args, " "), s)
+	}
+	var pkts []decodedPacket
+	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		f := strings.SplitN(line, "|", 9)
+		if len(f) != 9 {
+			t.Fatalf("unexpected tshark line %q", line)
+		}
+		p := decodedPacket{frame: f[0], ibType: f[1], lnetType: f[2], portal: f[3], payloadLen: f[4], malformed: f[6] != "", info: f[8]}
+		if f[5] != "" {
+			p.severity = strings.Split(f[5], ",")
+		}
+		if len(extra) > 0 && f[7] != "" {
+			p.pingStatus = strings.Split(f[7], ",")
+		}
+		pkts = append(pkts, p)
+	}
+	return pkts
+}
+
+// severityError is the value tshark prints for PI_ERROR expert infos.
+const severityError = 0x00800000
+
+// flagged reports whether tshark flagged p malformed or with an error-level expert info.
+func (p *decodedPacket) flagged() bool {
+	if p.malformed {
+		return true
+	}
+	for _, s := range p.severity {
+		if v, err := strconv.ParseUint(s, 0, 32); err != nil || v >= severityError {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCaptureDefaultScenario captures the built-in default scenario (what lnetsim run plays
+// with no file) and decodes it with the distribution's tshark. Every o2iblnd message type its
+// story produces must appear decoded: connection setup, IMMEDIATE, the PUT and GET RDMA
+// handshakes, keepalive NOOPs. PUT_NAK is not among them: o2iblnd sends it only when a large
+// PUT finds no buffer, and nothing is lost in this story (TestCaptureAndTrace covers it).
+//
+// Stock tshark flags exactly one thing: Wireshark's LNet dissector marks an inline PUT
+// payload as Malformed when no dissector is registered for the PUT's portal, which is the
+// case of LNet's own reserved portal 0, so each discovery push (the client's ping buffer) is
+// flagged, as it would be in a capture of real traffic. With lnetsim's Lua dissector for ping
+// buffers (trace/pcap/lnet_ping.lua) nothing is flagged at all, and the push sent when the
+// link fails shows the client's NI DOWN.
+func TestCaptureDefaultScenario(t *testing.T) {
+	tshark := needTshark(t)
+	s, err := scenarios.LoadBuiltin(scenarios.DefaultName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	capFile := filepath.Join(dir, "default.pcap")
+	res, err := Run(s, Options{Pcap: capFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 0 {
+		t.Fatalf("expectations failed: %+v", res.Summary.Expectations)
+	}
+
+	pkts := decodeCapture(t, tshark, capFile)
+	types := map[string]int{}
+	rdma := 0
+	for _, p := range pkts {
+		switch {
+		case p.ibType != "":
+			types[p.ibType]++
+		case strings.Contains(p.info, "RDMA Write Only"):
+			rdma++
+		default:
+			t.Errorf("frame %s not decoded as LNet or an RDMA WRITE: %q", p.frame, p.info)
+		}
+		if strings.Contains(p.info, "Malformed") || strings.Contains(p.info, "Invalid Packet Length") {
+			t.Errorf("frame %s: %q", p.frame, p.info)
+		}
+	}
+	for _, want := range []struct {
+		name string
+		typ  uint8
+	}{{"CONNREQ", pcap.MsgConnReq}, {"CONNACK", pcap.MsgConnAck}, {"NOOP", pcap.MsgNoop}, {"IMMEDIATE", pcap.MsgImmediate},
+		{"PUT_REQ", pcap.MsgPutReq}, {"PUT_ACK", pcap.MsgPutAck}, {"PUT_DONE", pcap.MsgPutDone},
+		{"GET_REQ", pcap.MsgGetReq}, {"GET_DONE", pcap.MsgGetDone}} {
+		if types[fmt.Sprintf("%#02x", want.typ)] == 0 {
+			t.Errorf("the default scenario's capture has no IBLND_MSG_%s (decoded types: %v)", want.name, types)
+		}
+	}
+	if rdma == 0 {
+		t.Error("no RDMA WRITE decoded")
+	}
+
+	// Stock tshark: the discovery pushes, and nothing else, are flagged.
+	pushes, flagged := 0, 0
+	for _, p := range pkts {
+		push := p.ibType == fmt.Sprintf("%#02x", pcap.MsgImmediate) && p.lnetType == "1" && p.portal == "0" && p.payloadLen != "0" && p.payloadLen != ""
+		if push {
+			pushes++
+		}
+		if p.flagged() {
+			flagged++
+			if !push {
+				t.Errorf("frame %s is flagged but is not a discovery push: %+v", p.frame, p)
+			}
+		}
+	}
+	t.Logf("%d frames: o2iblnd types %v, %d RDMA WRITEs; stock tshark flags %d of %d discovery pushes", len(pkts), types, rdma, flagged, pushes)
+	if pushes == 0 || flagged != pushes {
+		t.Errorf("%d discovery pushes, %d frames flagged; want every push flagged by stock Wireshark and nothing else", pushes, flagged)
+	}
+
+	// With the ping buffer dissector: nothing flagged, and a push announces the failed NI.
+	lua := filepath.Join(dir, "lnet_ping.lua")
+	if err := os.WriteFile(lua, pcap.PingDissector, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	down := 0
+	for _, p := range decodeCapture(t, tshark, capFile, "-X", "lua_script:"+lua) {
+		if p.flagged() {
+			t.Errorf("frame %s flagged even with lnet_ping.lua: %+v", p.frame, p)
+		}
+		for _, st := range p.pingStatus {
+			if v, _ := strconv.ParseUint(st, 0, 32); v == uint64(lnet.NIStatusDown) {
+				down++
+			}
+		}
+	}
+	t.Logf("with lnet_ping.lua: nothing flagged; %d ping buffer entries DOWN", down)
+	if down == 0 {
+		t.Error("no decoded ping buffer shows an NI DOWN (the client's push when its link fails)")
+	}
 }

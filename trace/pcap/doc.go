@@ -13,5 +13,11 @@
 // The o2iblnd message encoding (KibMsg, LNetHdr) follows the wire layout the dissector
 // expects: a 48-byte kib_msg header (magic 0x0be91b91, version 0x12), 8-byte NIDs (IPv4
 // address, net number, LND type), and the 72-byte LNet header whose message union is padded
-// to 40 bytes. Bulk RDMA data is written truncated (caplen < len) to keep captures small.
+// to 40 bytes. Bulk RDMA data is not captured: an RDMA WRITE is one packet whose RETH gives
+// the transfer's size (Wireshark's InfiniBand dissector refuses to dissect the payload of a
+// packet captured short, so the data cannot be recorded truncated either).
+//
+// PingInfo encodes LNet's ping buffers, the inline payload of ping replies and discovery
+// pushes. Wireshark 4.0 has no dissector for them and flags every push Malformed;
+// lnet_ping.lua (embedded as PingDissector) is a Lua dissector that decodes them.
 package pcap

@@ -158,9 +158,12 @@ type KibMsg struct {
 // AppendTo appends the wire form of m to b; the header's nob covers the whole message.
 //
 // Wireshark's LNet dissector hands an inline PUT payload to the subdissector registered for
-// the PUT's portal (only Lustre's portals have one) and flags the packet when none consumes
-// it: an IMMEDIATE PUT with a payload therefore carries that expert note in every capture,
-// as it would in a capture of real o2iblnd traffic. Other messages decode cleanly.
+// the PUT's portal (only Lustre's ptlrpc portals have one) and flags the packet Malformed when
+// none consumes it: an IMMEDIATE PUT with a payload to another portal (LNet's discovery
+// pushes, on portal 0) therefore carries that expert note, as it would in a capture of real
+// o2iblnd traffic; lnet_ping.lua (PingDissector) consumes portal 0's ping buffers. Recording
+// the payload truncated does not help: the InfiniBand dissector then skips the whole payload
+// ("Invalid Packet Length"). Other messages decode cleanly.
 func (m *KibMsg) AppendTo(b []byte) []byte {
 	start := len(b)
 	b = binary.LittleEndian.AppendUint32(b, KibMagic)
@@ -200,5 +203,48 @@ func (m *KibMsg) AppendTo(b []byte) []byte {
 		b = binary.LittleEndian.AppendUint32(b, uint32(m.Status))
 	}
 	binary.LittleEndian.PutUint32(b[nobAt:], uint32(len(b)-start))
+	return b
+}
+
+// LNet ping buffer (struct lnet_ping_info) constants.
+const (
+	PingMagic           = 0x70696e67 // LNET_PROTO_PING_MAGIC, "ping"
+	PingFeatNIStatus    = 1 << 1     // LNET_PING_FEAT_NI_STATUS
+	PingFeatRteDisabled = 1 << 2     // LNET_PING_FEAT_RTE_DISABLED
+	PingFeatMultiRail   = 1 << 3     // LNET_PING_FEAT_MULTI_RAIL
+	PingFeatDiscovery   = 1 << 4     // LNET_PING_FEAT_DISCOVERY
+	PingPortal          = 0          // LNET_RESERVED_PORTAL: pings and discovery pushes
+)
+
+// PingNI is one struct lnet_ni_status: an 8-byte NID and the status its node advertises
+// (LNET_NI_STATUS_UP 0x15aac0de or LNET_NI_STATUS_DOWN 0xdeadface).
+type PingNI struct {
+	NID    uint64
+	Status uint32
+}
+
+// PingInfo is a struct lnet_ping_info: what a node answers a ping with and pushes to its
+// peers when its NIs change (discovery push).
+type PingInfo struct {
+	Features uint32 // PingFeat* bits
+	PID      uint32
+	NIs      []PingNI
+}
+
+// Len is the wire size of p: a 16-byte header and 16 bytes per NI.
+func (p *PingInfo) Len() int { return 16 + 16*len(p.NIs) }
+
+// AppendTo appends the wire form of p (little-endian, as an x86 kernel sends it; receivers
+// swab by the magic) to b. ns_msg_size (ns_unused before Lustre 2.15) is written as 0.
+func (p *PingInfo) AppendTo(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, PingMagic)
+	b = binary.LittleEndian.AppendUint32(b, p.Features)
+	b = binary.LittleEndian.AppendUint32(b, p.PID)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(p.NIs)))
+	for _, ni := range p.NIs {
+		b = binary.LittleEndian.AppendUint64(b, ni.NID)
+		b = binary.LittleEndian.AppendUint32(b, ni.Status)
+		b = binary.LittleEndian.AppendUint32(b, 0)
+	}
 	return b
 }
