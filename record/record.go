@@ -9,7 +9,6 @@
 package record
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -89,10 +87,10 @@ var (
 type Run struct {
 	final, tmp string
 	files      []*os.File
-	messages   *csv.Writer
-	health     *csv.Writer
-	timeseries *csv.Writer
-	faults     *csv.Writer
+	messages   *table
+	health     *table
+	timeseries *table
+	faults     *table
 	err        error
 	done       bool
 }
@@ -131,56 +129,85 @@ func Create(dir string) (*Run, error) {
 // Dir returns the final directory name.
 func (r *Run) Dir() string { return r.final }
 
-func (r *Run) csvFile(name string, header []string) *csv.Writer {
+func (r *Run) csvFile(name string, header []string) *table {
 	if r.err != nil {
-		return csv.NewWriter(io.Discard)
+		return newTable(io.Discard)
 	}
 	f, err := os.Create(filepath.Join(r.tmp, name))
 	if err != nil {
 		r.err = fmt.Errorf("results: %w", err)
-		return csv.NewWriter(io.Discard)
+		return newTable(io.Discard)
 	}
 	r.files = append(r.files, f)
-	w := csv.NewWriter(f)
-	r.write(w, header)
-	return w
+	t := newTable(f)
+	for _, h := range header {
+		t.str(h)
+	}
+	r.end(t)
+	return t
 }
 
-func (r *Run) write(w *csv.Writer, row []string) {
-	if r.err == nil {
-		if err := w.Write(row); err != nil {
-			r.err = fmt.Errorf("results: %w", err)
-		}
+// end finishes t's current row; the first write error is kept for Commit.
+func (r *Run) end(t *table) {
+	if err := t.end(); err != nil && r.err == nil {
+		r.err = fmt.Errorf("results: %w", err)
 	}
 }
-
-func ns(t sim.Time) string { return strconv.FormatInt(int64(t), 10) }
 
 // FormatFloat formats v in the shortest form that reads back exactly.
 func FormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // Message appends a row to messages.csv.
 func (r *Run) Message(m Message) {
-	r.write(r.messages, []string{
-		strconv.FormatUint(m.ID, 10), m.Type, m.Src, m.Dst, strings.Join(m.Path, ";"),
-		strconv.FormatInt(m.Size, 10), ns(m.Start), ns(m.End), ns(m.End - m.Start),
-		m.Status, m.HStatus, strconv.Itoa(m.Resends),
-	})
+	t := r.messages
+	t.uint(m.ID)
+	t.str(m.Type)
+	t.str(m.Src)
+	t.str(m.Dst)
+	t.join(m.Path, ';')
+	t.int(m.Size)
+	t.int(int64(m.Start))
+	t.int(int64(m.End))
+	t.int(int64(m.End - m.Start))
+	t.str(m.Status)
+	t.str(m.HStatus)
+	t.int(int64(m.Resends))
+	r.end(t)
 }
 
 // Health appends a row to health.csv.
 func (r *Run) Health(h HealthChange) {
-	r.write(r.health, []string{ns(h.Time), h.Node, h.Kind, h.NID, strconv.Itoa(h.Old), strconv.Itoa(h.New), h.Cause})
+	t := r.health
+	t.int(int64(h.Time))
+	t.str(h.Node)
+	t.str(h.Kind)
+	t.str(h.NID)
+	t.int(int64(h.Old))
+	t.int(int64(h.New))
+	t.str(h.Cause)
+	r.end(t)
 }
 
 // Sample appends a row to timeseries.csv.
 func (r *Run) Sample(s Sample) {
-	r.write(r.timeseries, []string{ns(s.Time), s.Node, s.Metric, s.Key, FormatFloat(s.Value)})
+	t := r.timeseries
+	t.int(int64(s.Time))
+	t.str(s.Node)
+	t.str(s.Metric)
+	t.str(s.Key)
+	t.float(s.Value)
+	r.end(t)
 }
 
 // Fault appends a row to faults.csv.
 func (r *Run) Fault(f Fault) {
-	r.write(r.faults, []string{ns(f.Time), f.Kind, f.Target, f.Detail, strconv.Itoa(f.Hits)})
+	t := r.faults
+	t.int(int64(f.Time))
+	t.str(f.Kind)
+	t.str(f.Target)
+	t.str(f.Detail)
+	t.int(int64(f.Hits))
+	r.end(t)
 }
 
 // WriteJSON writes v as indented JSON to name (e.g. SummaryFile). Struct fields keep their
@@ -222,9 +249,8 @@ func (r *Run) Commit() error {
 	if r.done {
 		return errors.New("results: run already committed or aborted")
 	}
-	for _, w := range []*csv.Writer{r.messages, r.health, r.timeseries, r.faults} {
-		w.Flush()
-		if err := w.Error(); err != nil && r.err == nil {
+	for _, t := range []*table{r.messages, r.health, r.timeseries, r.faults} {
+		if err := t.w.Flush(); err != nil && r.err == nil {
 			r.err = fmt.Errorf("results: %w", err)
 		}
 	}

@@ -85,9 +85,10 @@ func (n *Node) traceDone(m *Msg, status int, rx bool) {
 	if n.tracer == nil {
 		return
 	}
-	n.tracer.MsgDone(&MsgRecord{ID: m.id, Node: n.name, Type: m.Hdr.Type, Src: m.Hdr.Src,
+	n.done = MsgRecord{ID: m.id, Node: n.name, Type: m.Hdr.Type, Src: m.Hdr.Src,
 		Dst: m.Hdr.Dst, Size: m.Hdr.PayloadLength, Start: m.start, End: n.k.Now(),
-		Status: status, HStatus: m.HStatus, Resends: m.retries, Received: rx})
+		Status: status, HStatus: m.HStatus, Resends: m.retries, Received: rx}
+	n.tracer.MsgDone(&n.done)
 }
 
 // deliverEvent builds the message's event and detaches it from its MD (lnet_msg_detach_md).

@@ -39,6 +39,7 @@ type Node struct {
 
 	stats  Counters
 	tracer Tracer
+	done   MsgRecord // handed to tracer.MsgDone, reused: tracers copy what they keep
 
 	netSeq uint32
 

@@ -30,7 +30,9 @@ type collector struct {
 	ch      *checker
 	out     *record.Run          // nil: no results directory
 	pending map[msgKey][]attempt // attempts of messages not yet finalized (lookups only)
+	free    [][]attempt          // emptied attempt slices of finalized messages, for reuse
 	hops    []string
+	names   nidNames
 	msgs    int
 	failed  int
 	health  []record.HealthChange // kept: few, and the story prints them
@@ -40,10 +42,48 @@ func newCollector() *collector {
 	return &collector{pending: map[msgKey][]attempt{}}
 }
 
+// nidNames caches the text of NIDs and of hops (txNI>nextHop): a run has a handful of each
+// but writes them on every message row, so formatting them once keeps the per-message path
+// free of allocation (lookups only: never iterated).
+type nidNames struct {
+	nids map[lnet.NID]string
+	hops map[[2]lnet.NID]string
+}
+
+func (n *nidNames) nid(id lnet.NID) string {
+	s, ok := n.nids[id]
+	if !ok {
+		if n.nids == nil {
+			n.nids = map[lnet.NID]string{}
+		}
+		s = id.String()
+		n.nids[id] = s
+	}
+	return s
+}
+
+func (n *nidNames) hop(tx, next lnet.NID) string {
+	k := [2]lnet.NID{tx, next}
+	s, ok := n.hops[k]
+	if !ok {
+		if n.hops == nil {
+			n.hops = map[[2]lnet.NID]string{}
+		}
+		s = n.nid(tx) + ">" + n.nid(next)
+		n.hops[k] = s
+	}
+	return s
+}
+
 // MsgAttempt records the NIs chosen for one attempt.
 func (col *collector) MsgAttempt(node string, id uint64, _ int, t sim.Time, txNI, nextHop lnet.NID) {
 	k := msgKey{node, id}
-	col.pending[k] = append(col.pending[k], attempt{t: t, txNI: txNI, nextH: nextHop})
+	atts, ok := col.pending[k]
+	if !ok && len(col.free) > 0 {
+		atts = col.free[len(col.free)-1]
+		col.free = col.free[:len(col.free)-1]
+	}
+	col.pending[k] = append(atts, attempt{t: t, txNI: txNI, nextH: nextHop})
 }
 
 // MsgDone streams a finalized message and feeds the expectations.
@@ -60,18 +100,20 @@ func (col *collector) MsgDone(r *lnet.MsgRecord) {
 		col.failed++
 	}
 	col.ch.onMsg(r, w, atts)
-	if col.out == nil {
-		return
+	if col.out != nil {
+		col.hops = col.hops[:0]
+		for _, a := range atts {
+			col.hops = append(col.hops, col.names.hop(a.txNI, a.nextH))
+		}
+		col.out.Message(record.Message{
+			ID: r.ID, Type: r.Type.String(), Src: col.names.nid(r.Src), Dst: col.names.nid(r.Dst), Path: col.hops,
+			Size: int64(r.Size), Start: r.Start, End: r.End, Status: strconv.Itoa(r.Status),
+			HStatus: hstatusName(r.HStatus), Resends: r.Resends,
+		})
 	}
-	col.hops = col.hops[:0]
-	for _, a := range atts {
-		col.hops = append(col.hops, a.txNI.String()+">"+a.nextH.String())
+	if atts != nil {
+		col.free = append(col.free, atts[:0])
 	}
-	col.out.Message(record.Message{
-		ID: r.ID, Type: r.Type.String(), Src: r.Src.String(), Dst: r.Dst.String(), Path: col.hops,
-		Size: int64(r.Size), Start: r.Start, End: r.End, Status: strconv.Itoa(r.Status),
-		HStatus: hstatusName(r.HStatus), Resends: r.Resends,
-	})
 }
 
 func msgOK(r *lnet.MsgRecord) bool { return r.HStatus == lnet.LNET_MSG_STATUS_OK && r.Status == 0 }
@@ -107,4 +149,12 @@ func (col *collector) NIStatusChange(t sim.Time, node string, nid lnet.NID, old,
 
 // hstatusName is the form results files use: OK, LOCAL_TIMEOUT, ... (the kernel's
 // LNET_MSG_STATUS_ names without the prefix).
-func hstatusName(h lnet.HStatus) string { return strings.ToUpper(h.String()) }
+func hstatusName(h lnet.HStatus) string { return hstatusUpper[h] }
+
+// hstatusUpper holds hstatusName of every HStatus value, formatted once.
+var hstatusUpper = func() (names [256]string) {
+	for i := range names {
+		names[i] = strings.ToUpper(lnet.HStatus(i).String())
+	}
+	return names
+}()
