@@ -76,7 +76,10 @@ type Globals struct {
 	// AliveRouterCheckInterval is alive_router_check_interval (default 60 s; 0 disables
 	// router checker pings).
 	AliveRouterCheckInterval sim.Time `yaml:"alive_router_check_interval" unit:"s" json:"alive_router_check_interval"`
-	// RouterPingTimeout is router_ping_timeout (default 50 s).
+	// RouterPingTimeout is router_ping_timeout (default 50 s): how long a router's net may go
+	// without a router checker ping before it advertises its NIs down, and the routing
+	// start/stop delay (with alive_router_check_interval). The checker's pings themselves
+	// fail with their send or at transaction_timeout, as in the kernel.
 	RouterPingTimeout sim.Time `yaml:"router_ping_timeout" unit:"s" json:"router_ping_timeout"`
 	// RouterSensitivity is router_sensitivity_percentage (default 100; unused by selection).
 	RouterSensitivity int `yaml:"router_sensitivity" alias:"router_sensitivity_percentage" json:"router_sensitivity"`

@@ -63,7 +63,8 @@
 // with lnet_send (Msg.Routing) with its own selection and tx credits; the buffer and router
 // credit return when the forward completes. ACK and REPLY are made by the final destination
 // and return through the gateway they came from. The router checker pings every gateway
-// every alive_router_check_interval (failing after router_ping_timeout); the replies decide
+// over each of its local nets in turn, each every alive_router_check_interval (a
+// response-tracked GET: it fails with its send or at transaction_timeout); the replies decide
 // lp_alive and, through lnet_is_route_alive, each route's state. An opt-in policy the kernel
 // lacks (Tunables.RouterMsgExpiry) drops routed messages still queued past their arrival
 // deadline.

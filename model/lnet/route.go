@@ -73,15 +73,20 @@ const (
 // gwState is what a Peer keeps when it is a gateway (lp_alive, lp_rtr_refcount...).
 type gwState struct {
 	idx         int
-	alive       bool     // lp_alive
-	rtrDisabled bool     // the gateway advertises routing disabled
-	routes      []*Route // routes through it
-	pingNID     NID      // where the router checker pings it (the first route's gateway NID)
-	nextPing    sim.Time // lpn_next_ping
-	ping        *MD      // outstanding router checker ping
-	pingSent    sim.Time
-	pings       uint64 // router checker pings sent to it
-	pingFails   uint64 // of which failed or timed out
+	alive       bool      // lp_alive
+	rtrDisabled bool      // the gateway advertises routing disabled
+	routes      []*Route  // routes through it
+	discNet     NetID     // lp_disc_net_id: the net of the last router checker ping
+	netPings    []netPing // lpn_next_ping of each of its peer nets pinged so far
+	ping        *MD       // outstanding router checker ping (LNET_PEER_RTR_DISCOVERY)
+	pings       uint64    // router checker pings sent to it
+	pingFails   uint64    // of which failed or timed out
+}
+
+// netPing is one gateway peer net's lpn_next_ping.
+type netPing struct {
+	net  NetID
+	next sim.Time
 }
 
 // GatewayShow is one gateway as this node sees it: the `peer show -v` fields lnetctl adds for
@@ -164,8 +169,12 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 	}
 	if p.gw == nil {
 		p.isRouter = true
-		p.gw = &gwState{idx: len(n.gateways), alive: !n.tun.CheckRoutersBeforeUse, pingNID: gateway}
+		p.gw = &gwState{idx: len(n.gateways), alive: !n.tun.CheckRoutersBeforeUse}
 		n.gateways = append(n.gateways, p)
+	}
+	// lnet_add_route_to_rnet forces a router check of the gateway on every peer net.
+	for i := range p.gw.netPings {
+		p.gw.netPings[i].next = n.k.Now()
 	}
 	r := &Route{net: net, gwNID: gateway, gw: p, hops: hops, priority: priority, alive: p.gw.alive}
 	// lnet_add_route_to_rnet: the kernel puts a new route at a random place in the net's
@@ -504,8 +513,10 @@ func (n *Node) returnRxCredits(m *Msg) {
 
 // routeAlive models lnet_is_route_alive: the gateway must be alive; with discovery disabled
 // the cached lr_alive decides; otherwise the gateway must have an UP NI on the route's local
-// net and, with avoid_asym_router_failure on a route of 1 or undefined hops, an UP NI on the
-// remote net, and it must advertise routing enabled.
+// net and, with avoid_asym_router_failure on a route of 1 hop or found single-hop
+// (lr_single_hop: the gateway's last ping reply listed an NI on the remote net), an UP NI on
+// the remote net, and it must advertise routing enabled. A route of undefined hops is not
+// held to the remote net before its gateway's first ping reply.
 func (n *Node) routeAlive(r *Route) bool {
 	gw := r.gw
 	if !gw.gw.alive {
@@ -517,7 +528,7 @@ func (n *Node) routeAlive(r *Route) bool {
 	if gw.gw.rtrDisabled || !gwNetUp(gw, r.gwNID.Net()) {
 		return false
 	}
-	if n.tun.AvoidAsymRouterFailure && r.hops <= 1 && !gwNetUp(gw, r.net) {
+	if n.tun.AvoidAsymRouterFailure && (r.hops == 1 || r.singleHop) && !gwNetUp(gw, r.net) {
 		return false
 	}
 	return true
@@ -790,40 +801,98 @@ func (n *Node) updateNIStatus() {
 	}
 }
 
-// checkRouters models lnet_check_routers, run by the monitor when this node has routes: a
-// gateway whose ping is due is pinged (a GET on the reserved portal to the gateway NID of its
-// first route) and its next ping set alive_router_check_interval later; a ping unanswered
-// for router_ping_timeout fails. With alive_router_check_interval <= 0 the checker is off and
-// each gateway is only discovered once (the kernel discovers it inline on first use).
+// checkRouters models lnet_check_routers, run by the monitor when this node has routes. For
+// each gateway not being pinged already (LNET_PEER_RTR_DISCOVERY), walk its peer nets
+// round-robin from the one after the net of its last ping (lp_disc_net_id,
+// lnet_get_next_peer_net_locked), skipping nets that are not local, and take the first whose
+// lpn_next_ping is due; ping the gateway on it (the discovery ping goes out on that net,
+// lnet_select_pathway's lp_disc_net_id rule: the best local NI there to the gateway's best
+// peer NI there) and set that net's next ping alive_router_check_interval later. So a
+// gateway reached over two local nets is pinged over each in turn, each every interval. The
+// ping is response-tracked (LNET_MD_TRACK_RESPONSE, as lnet_send_ping sets it): it fails
+// when its GET fails or when its response tracker expires after transaction_timeout;
+// router_ping_timeout plays no part in it (the kernel uses that only on routers,
+// lnet_update_ni_status_locked, and for the routing start/stop delays). With
+// alive_router_check_interval <= 0 the checker is off and each gateway is only discovered
+// once (the kernel discovers it inline on first use).
 func (n *Node) checkRouters() {
 	off := n.tun.AliveRouterCheckInt <= 0
 	now := n.k.Now()
 	for _, p := range n.gateways {
 		g := p.gw
-		if g.ping != nil {
-			if now >= g.pingSent+sim.Time(n.tun.RouterPingTimeout)*sim.Second {
-				md := g.ping
-				n.rtrPingDone(p, nil, -ETIMEDOUT)
-				n.mdUnlink(md, -ETIMEDOUT)
+		if g.ping != nil || off && g.pings > 0 {
+			continue
+		}
+		pn := n.nextGatewayNet(p, now)
+		if pn == nil {
+			continue
+		}
+		g.discNet = pn.id
+		g.setNextPing(pn.id, now+sim.Time(n.tun.AliveRouterCheckInt)*sim.Second)
+		src, dst := AnyNID, p.primary
+		if p.mr {
+			if ni := n.bestNI(n.netByID(pn.id)); ni != nil {
+				if lpni := n.selectPeerNI(ni, pn); lpni != nil {
+					src, dst = ni.nid, lpni.nid
+				}
 			}
-			continue
 		}
-		if now < g.nextPing || off && g.pings > 0 {
-			continue
-		}
-		g.nextPing = now + sim.Time(n.tun.AliveRouterCheckInt)*sim.Second
-		g.pingSent = now
-		md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: MD_NO_TRACK_RESPONSE | MD_TRUNCATE,
+		md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
 			Handler: &n.sysH, User: sysRouterRef<<56 | uint64(g.idx)})
 		g.ping = md
 		g.pings++
 		n.rstats.RtrPings++
-		n.get(AnyNID, md, g.pingNID, ReservedPortal, PingMatchBits, 0, false)
+		n.get(src, md, dst, ReservedPortal, PingMatchBits, 0, false)
 	}
 }
 
+// nextGatewayNet is the peer-net walk of lnet_check_routers: starting after the net of the
+// last ping (the first net when none), cyclically, the first local net of the gateway whose
+// next ping is due; nil if none is due (or the gateway has no local net).
+func (n *Node) nextGatewayNet(p *Peer, now sim.Time) *PeerNet {
+	k := len(p.nets)
+	start := 0
+	for i, pn := range p.nets {
+		if pn.id == p.gw.discNet {
+			start = i + 1
+		}
+	}
+	for j := 0; j < k; j++ {
+		pn := p.nets[(start+j)%k]
+		if n.netByID(pn.id) == nil {
+			continue
+		}
+		if now >= p.gw.nextPing(pn.id) {
+			return pn
+		}
+	}
+	return nil
+}
+
+// nextPing returns lpn_next_ping of the gateway's peer net (0, due, until first set).
+func (g *gwState) nextPing(net NetID) sim.Time {
+	for _, x := range g.netPings {
+		if x.net == net {
+			return x.next
+		}
+	}
+	return 0
+}
+
+// setNextPing sets lpn_next_ping of the gateway's peer net.
+func (g *gwState) setNextPing(net NetID, t sim.Time) {
+	for i := range g.netPings {
+		if g.netPings[i].net == net {
+			g.netPings[i].next = t
+			return
+		}
+	}
+	g.netPings = append(g.netPings, netPing{net, t})
+}
+
 // handleRouterPingEvent takes the events of a router checker ping's MD: a failed send or
-// REPLY fails the check, a REPLY with the gateway's ping buffer completes it.
+// REPLY fails the check, an unlink without a REPLY (the response tracker expired) fails it
+// with -ETIMEDOUT, a REPLY with the gateway's ping buffer completes it.
 func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 	if idx >= len(n.gateways) {
 		return
@@ -831,12 +900,16 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 	p := n.gateways[idx]
 	g := p.gw
 	if g.ping == nil || g.ping.Handle() != ev.MD {
-		return // a ping already given up on
+		return // a ping already completed
 	}
 	switch {
-	case ev.Status != 0:
+	case ev.Status != 0 || ev.Type == EventUNLINK:
 		md := g.ping
-		n.rtrPingDone(p, nil, ev.Status)
+		rc := ev.Status
+		if rc == 0 {
+			rc = -ETIMEDOUT
+		}
+		n.rtrPingDone(p, nil, rc)
 		if !ev.Unlinked {
 			n.mdUnlink(md, 0)
 		}
@@ -876,8 +949,8 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 // gateway has an NI on the remote net (routeAlive then decides from the NIs' status). With
 // discovery off (lnet_router_discovery_ping_reply): routing disabled on the gateway kills
 // every route; otherwise a route is down if the gateway lacks an UP NI on the route's local
-// net, and a single-hop one (hops 1 or undefined) with avoid_asym_router_failure is alive
-// only if the gateway advertises an UP NI on the remote net.
+// net, and one of 1 hop or found single-hop with avoid_asym_router_failure is alive only if
+// the gateway advertises an UP NI on the remote net.
 func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 	g := p.gw
 	g.rtrDisabled = b.RoutingDisabled
@@ -893,7 +966,7 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 			r.alive = true
 		case g.rtrDisabled || !gwNetUp(p, r.gwNID.Net()):
 			r.alive = false
-		case r.hops <= 1 && n.tun.AvoidAsymRouterFailure:
+		case (r.hops == 1 || r.singleHop) && n.tun.AvoidAsymRouterFailure:
 			r.alive = gwNetUp(p, r.net)
 		default:
 			r.alive = true

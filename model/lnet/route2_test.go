@@ -540,3 +540,79 @@ func TestRoutingStartStop(t *testing.T) {
 		t.Fatalf("13 s later: %s, route %s", r.RoutingState(), c0.Routes()[0].State)
 	}
 }
+
+// TestRouterCheckerWalksNets: a gateway reached over two local nets is pinged over each in
+// turn (lnet_check_routers' walk of its peer nets from lp_disc_net_id, each net every
+// alive_router_check_interval), the remote net is never pinged, and a ping that fails on one
+// net takes the gateway down until a ping on the other net answers.
+func TestRouterCheckerWalksNets(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	tun.AliveRouterCheckInt = 4
+	tun.TransactionTimeout = 3
+	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib", "10.2.0.1@o2ib2"},
+		[]string{"10.0.0.3@o2ib", "10.2.0.3@o2ib2", "10.1.0.3@o2ib1"}, []string{"10.1.0.2@o2ib1"})
+	c, r, s := ns[0], ns[1], ns[2]
+	r.SetRouting(true)
+	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", -1, 0)
+	mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", -1, 0)
+	type ping struct {
+		at       sim.Time
+		src, dst NID
+	}
+	var pings []ping
+	cut := false // the o2ib2 path between c and r loses everything
+	l.Hook = func(m *Msg) IdealVerdict {
+		if m.Node() == c && m.Hdr.Type == MsgGET && m.Hdr.Portal == ReservedPortal {
+			pings = append(pings, ping{k.Now(), m.TxNI().NID(), m.Target()})
+		}
+		if cut && (m.TxNI().NID().Net() == nid("10.2.0.1@o2ib2").Net()) {
+			return IdealVerdict{Action: IdealDrop}
+		}
+		return IdealVerdict{}
+	}
+	startAll(t, ns...)
+	runFor(t, k, 10*sim.Second+sim.Millisecond)
+	want := []struct {
+		at       sim.Time
+		src, dst string
+	}{
+		{0, "10.0.0.1@o2ib", "10.0.0.3@o2ib"},   // first ping: the only net known
+		{1, "10.2.0.1@o2ib2", "10.2.0.3@o2ib2"}, // o2ib2 learnt from the reply, due at once
+		{4, "10.0.0.1@o2ib", "10.0.0.3@o2ib"},   // each net every 4 s
+		{5, "10.2.0.1@o2ib2", "10.2.0.3@o2ib2"},
+		{8, "10.0.0.1@o2ib", "10.0.0.3@o2ib"},
+		{9, "10.2.0.1@o2ib2", "10.2.0.3@o2ib2"},
+	}
+	if len(pings) != len(want) {
+		t.Fatalf("%d pings %+v, want %d", len(pings), pings, len(want))
+	}
+	for i, w := range want {
+		p := pings[i]
+		if p.at != w.at*sim.Second || p.src != nid(w.src) || p.dst != nid(w.dst) {
+			t.Fatalf("ping %d: %v %s->%s, want %ds %s->%s", i, p.at, p.src, p.dst, w.at, w.src, w.dst)
+		}
+	}
+	if routeState(c, "10.0.0.3@o2ib") != "up" {
+		t.Fatal("route not up")
+	}
+	// Cut o2ib2: the ping at 13 s over o2ib2 is lost and fails when its response tracker
+	// expires at 16 s (the monitor pass runs the router checker before the expiry, so no
+	// other ping leaves while it is outstanding): the gateway is down, all its NIs DOWN, until
+	// the next ping, over o2ib at 17 s, answers.
+	cut = true
+	n0 := len(pings)
+	runFor(t, k, 6*sim.Second+500*sim.Millisecond) // to 16.5 s
+	if routeState(c, "10.0.0.3@o2ib") != "down" || c.GatewayAlive(nid("10.0.0.3@o2ib")) {
+		t.Fatal("a failed ping on o2ib2 did not take the gateway down")
+	}
+	runFor(t, k, sim.Second) // to 17.5 s
+	if routeState(c, "10.0.0.3@o2ib") != "up" {
+		t.Fatal("the o2ib ping did not bring the gateway back")
+	}
+	if got := pings[n0:]; len(got) < 3 || got[0].at != 12*sim.Second || got[1].at != 13*sim.Second || got[1].src.Net() != nid("10.2.0.1@o2ib2").Net() ||
+		got[2].at != 17*sim.Second || got[2].src != nid("10.0.0.1@o2ib") {
+		t.Fatalf("pings after the cut %+v", got)
+	}
+}

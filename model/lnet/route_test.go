@@ -200,14 +200,17 @@ func TestRoutedPutGet(t *testing.T) {
 	}
 }
 
-// TestRouterFailover: the preferred router dies (its messages are lost); the router checker
-// marks its routes down within alive_router_check_interval + router_ping_timeout (+ one
-// check period), traffic moves to the other router, and comes back when it returns (within
-// two check periods).
+// TestRouterFailover: the preferred router dies (its messages are lost without an error);
+// the router checker marks its routes down within alive_router_check_interval +
+// transaction_timeout (+ one check period): the next ping after the death is due within the
+// interval and, never answered, fails when its response tracker expires (master's router
+// checker pings are discovery pings; router_ping_timeout is no ping timeout there). Traffic
+// moves to the other router, and comes back when it returns (within two check periods).
 func TestRouterFailover(t *testing.T) {
 	tun := DefaultTunables()
 	tun.AliveRouterCheckInt = 10
 	tun.RouterPingTimeout = 5
+	tun.TransactionTimeout = 12
 	r := newRouted(t, 2, tun, tun)
 	r1, r2 := r.rs[0], r.rs[1]
 	r.put(t, 4096, 0)
@@ -224,7 +227,7 @@ func TestRouterFailover(t *testing.T) {
 		return IdealVerdict{}
 	}
 	t0 := r.k.Now()
-	limit := t0 + sim.Time(tun.AliveRouterCheckInt+tun.RouterPingTimeout+1)*sim.Second
+	limit := t0 + sim.Time(tun.AliveRouterCheckInt+tun.TransactionTimeout+1)*sim.Second
 	for routeState(r.c, "10.0.0.3@o2ib") == "up" {
 		if r.k.Now() > limit {
 			t.Fatalf("route via r1 still up %v after its death", r.k.Now()-t0)

@@ -29,7 +29,7 @@ type Tunables struct {
 	AutoDown                bool `yaml:"auto_down"`                   // honour LND "peer down" notifications
 	RouterSensitivity       int  `yaml:"router_sensitivity"`          // deprecated: stored, unused
 	AliveRouterCheckInt     int  `yaml:"alive_router_check_interval"` // s (routing, issue 6)
-	RouterPingTimeout       int  `yaml:"router_ping_timeout"`         // s (routing)
+	RouterPingTimeout       int  `yaml:"router_ping_timeout"`         // s: routers' NI status, routing start/stop (not a ping timeout)
 	AvoidAsymRouterFailure  bool `yaml:"avoid_asym_router_failure"`   // routing
 	CheckRoutersBeforeUse   bool `yaml:"check_routers_before_use"`    // routing
 	PeerBufferCredits       int  `yaml:"peer_buffer_credits"`         // module-wide router credits per peer

@@ -98,6 +98,7 @@ func newUDSPNet(t *testing.T, h1, p1, h2, p2 int) *udspNet {
 	tun := DefaultTunables()
 	tun.AliveRouterCheckInt = 2
 	tun.RouterPingTimeout = 1
+	tun.TransactionTimeout = 4
 	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"},
 		[]string{"10.0.0.4@o2ib", "10.1.0.4@o2ib1"}, []string{"10.1.0.2@o2ib1"})
 	u := &udspNet{k: k, l: l, c: ns[0], r1: ns[1], r2: ns[2], s: ns[3], ev: &evRec{}, sev: &evRec{}}
@@ -209,7 +210,7 @@ func TestUDSPPreferredRouterFailover(t *testing.T) {
 		t.Fatalf("before: %d of 4 through the preferred r1", v1)
 	}
 	u.dead = true
-	runFor(t, u.k, 5*sim.Second) // interval 2 + timeout 1 + a check period
+	runFor(t, u.k, 8*sim.Second) // interval 2 + transaction timeout 4 + a check period
 	if routeState(u.c, "10.0.0.3@o2ib") != "down" || routeState(u.s, "10.1.0.3@o2ib1") != "down" {
 		t.Fatal("routes through the dead r1 still up")
 	}
