@@ -170,8 +170,8 @@ func (n *Node) decommitTx(m *Msg, status int) {
 }
 
 // decommitRx models lnet_msg_decommit_rx: count a successful receive (a routed one only in
-// the NI and peer NI statistics) and return the router buffer and router credit a routed
-// message holds (lnet_return_rx_credits_locked).
+// the NI and peer NI statistics; an optimized GET's passive side as send_length) and return
+// the router buffer and router credit a routed message holds (lnet_return_rx_credits_locked).
 func (n *Node) decommitRx(m *Msg, status int) {
 	if !m.rxCommitted {
 		return
@@ -182,12 +182,25 @@ func (n *Node) decommitRx(m *Msg, status int) {
 	m.rxCommitted = false
 	ln := uint64(m.rxLen)
 	if status == 0 {
+		// The passive side of an optimized GET (the LND sent the REPLY's data from its
+		// receive) counts those bytes as send_length, as the kernel does on LNET_EVENT_GET;
+		// any other receive counts its payload as recv_length. The per-NI byte counts are the
+		// model's own (the kernel keeps only message counts per NI) and follow the same rule.
+		passiveGet := m.evType == EventGET
 		if !m.routing { // a forwarded message counts once, as route_count (decommitTx)
 			n.stats.RecvCount++
-			n.stats.RecvLength += ln
+			if passiveGet {
+				n.stats.SendLength += ln
+			} else {
+				n.stats.RecvLength += ln
+			}
 		}
 		m.rxNI.stats.RecvCount++
-		m.rxNI.stats.RecvLength += ln
+		if passiveGet {
+			m.rxNI.stats.SendLength += ln
+		} else {
+			m.rxNI.stats.RecvLength += ln
+		}
 		t := statsType(m)
 		m.rxNI.stats.Received.inc(t)
 		if m.rxPeerNI != nil {

@@ -1,6 +1,7 @@
 package lnet
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/sim"
@@ -110,5 +111,48 @@ func TestLoopback(t *testing.T) {
 	}
 	if p.lnd.Sends() != 0 || p.a.Stats().MsgsAlloc != 0 || len(p.ta.health) != 0 {
 		t.Fatalf("loopback touched the LND (%d) or leaked (%+v) or health %v", p.lnd.Sends(), p.a.Stats(), p.ta.health)
+	}
+}
+
+// A GET's bytes count as the kernel counts them (lnet_msg_decommit_rx/tx): send_length on the
+// target (for the optimized GET, from the LNET_EVENT_GET receive; otherwise from the REPLY's
+// send), recv_length on the initiator, nothing else; the per-NI byte counts follow.
+func TestGetByteCounters(t *testing.T) {
+	for _, optimized := range []bool{false, true} {
+		t.Run(fmt.Sprintf("optimized=%v", optimized), func(t *testing.T) {
+			p := newPair(t, 1, 1, DefaultTunables(), NetTunables{})
+			p.lnd.OptimizedGET = optimized
+			p.put(t, 10) // discovery first, so that only the GET moves the counters below
+			p.run(t, sim.Millisecond)
+			a0, b0 := p.a.Stats(), p.b.Stats()
+			na0, nb0 := p.a.NIs()[0].Stats(), p.b.NIs()[0].Stats()
+			const size = 1 << 20
+			md := p.a.MDBind(MDSpec{Length: size, Threshold: 2, Handler: p.src})
+			if err := p.a.Get(AnyNID, md, nid("10.0.0.2@o2ib"), testPortal, 1, 0); err != nil {
+				t.Fatal(err)
+			}
+			p.run(t, sim.Millisecond)
+			if r := p.src.last(EventREPLY); r == nil || r.Status != 0 || r.MLength != size {
+				t.Fatalf("REPLY %+v", r)
+			}
+			a, b := p.a.Stats(), p.b.Stats()
+			na, nb := p.a.NIs()[0].Stats(), p.b.NIs()[0].Stats()
+			for _, c := range []struct {
+				name      string
+				got, want uint64
+			}{
+				{"target send_length", b.SendLength - b0.SendLength, size},
+				{"target recv_length", b.RecvLength - b0.RecvLength, 0},
+				{"initiator recv_length", a.RecvLength - a0.RecvLength, size},
+				{"initiator send_length", a.SendLength - a0.SendLength, 0},
+				{"target NI send bytes", nb.SendLength - nb0.SendLength, size},
+				{"target NI recv bytes", nb.RecvLength - nb0.RecvLength, 0},
+				{"initiator NI recv bytes", na.RecvLength - na0.RecvLength, size},
+			} {
+				if c.got != c.want {
+					t.Errorf("%s: got %d, want %d", c.name, c.got, c.want)
+				}
+			}
+		})
 	}
 }
