@@ -3,6 +3,8 @@ package scenarios
 import (
 	"sort"
 	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
 // importNets turns a node's lnetctl net section into NIs.
@@ -264,6 +266,9 @@ func (r *resolver) globals(path string, g *Globals) {
 	}
 	if g.NumaRange < 0 {
 		r.errorAt(p("numa_range"), "", "must not be negative")
+	}
+	if g.CPTs < 0 || g.CPTs > lnet.MaxCPTs {
+		r.errorAt(p("cpts"), "a node has one CPT per NUMA node or a few per socket", "must be from 1 to %d, got %d", lnet.MaxCPTs, g.CPTs)
 	}
 	for f, v := range map[string]int{"tiny_router_buffers": g.TinyRouterBuffers, "small_router_buffers": g.SmallRouterBuffers, "large_router_buffers": g.LargeRouterBuffers, "peer_buffer_credits": g.PeerBufferCredits} {
 		if v < 0 {

@@ -98,6 +98,10 @@ type Globals struct {
 	// PeerBufferCredits is the peer_buffer_credits module parameter (default 0 = use the
 	// net's).
 	PeerBufferCredits int `yaml:"peer_buffer_credits" json:"peer_buffer_credits"`
+	// CPTs is the number of CPU partitions (libcfs cpu_npartitions; default 1, written 0 or
+	// 1): routers split each router buffer pool evenly over them and take a routed
+	// message's buffer in the CPT of the NID it came from, as lnet_nid2cpt hashes it.
+	CPTs int `yaml:"cpts" json:"cpts,omitempty"`
 	// RouterMsgExpiry is an experimental policy the kernel does not have (seed 002): routers
 	// drop messages that waited in their queues past the message deadline (default false:
 	// the kernel's behaviour).

@@ -71,7 +71,8 @@
 //
 // # Not modelled yet
 //
-// CPT partitioning (every NI is on one CPT); removal of peer NIs that disappear from a ping
-// reply. UDSP policies (udsp.go) set the selection priorities and the preferred-NI and
+// CPT partitioning beyond the router buffer pools (Tunables.CPTs splits those per CPT; NI tx
+// credits and queues, peer tables and message containers are single); removal of peer NIs
+// that disappear from a ping reply. UDSP policies (udsp.go) set the selection priorities and the preferred-NI and
 // preferred-router lists the selection reads.
 package lnet

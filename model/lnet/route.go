@@ -35,7 +35,7 @@ type RouteShow struct {
 	Type     string `yaml:"type"`         // "single-hop" or "multi-hop" (lr_single_hop)
 }
 
-// RouterPoolShow is one router buffer pool as `lnetctl routing show` prints it (one CPT).
+// RouterPoolShow is one router buffer pool as `lnetctl routing show` prints it (per CPT).
 type RouterPoolShow struct {
 	NPages     int `yaml:"npages"`
 	NBuffers   int `yaml:"nbuffers"`
@@ -53,7 +53,8 @@ type RouterStats struct {
 	RtrPingFail uint64 // router checker pings that failed or timed out
 }
 
-// rtrPool is one router buffer pool (struct lnet_rtrbufpool) of one CPT.
+// rtrPool is one router buffer pool (struct lnet_rtrbufpool) of one CPT; a node has
+// numRtrPools per CPT (the_lnet.ln_rtrpools[cpt][i]).
 type rtrPool struct {
 	npages     int
 	nbuffers   int
@@ -277,16 +278,41 @@ func (n *Node) advertiseRouting() {
 	}
 }
 
-// RouterPools returns the router buffer pools (tiny, small, large) as `lnetctl routing show`
-// prints them for the one CPT; nil when routing has never been enabled.
+// RouterPools returns the router buffer pools (tiny, small, large), each summed over the
+// CPTs (nbuffers, credits, mincredits and queued added up; with one CPT, `lnetctl routing
+// show`'s cpt[0]); nil when routing has never been enabled. RouterPoolsCPT has them per CPT.
 func (n *Node) RouterPools() []RouterPoolShow {
 	if n.rtrPools == nil {
 		return nil
 	}
-	out := make([]RouterPoolShow, 0, numRtrPools)
-	for _, p := range n.rtrPools {
-		out = append(out, RouterPoolShow{NPages: p.npages, NBuffers: p.nbuffers, Credits: p.credits,
-			MinCredits: p.minCredits, Queued: p.msgs.len()})
+	out := make([]RouterPoolShow, numRtrPools)
+	for _, c := range n.RouterPoolsCPT() {
+		for i, p := range c {
+			o := &out[i]
+			o.NPages = p.NPages
+			o.NBuffers += p.NBuffers
+			o.Credits += p.Credits
+			o.MinCredits += p.MinCredits
+			o.Queued += p.Queued
+		}
+	}
+	return out
+}
+
+// RouterPoolsCPT returns the router buffer pools of each CPT (tiny, small, large), as
+// `lnetctl routing show` prints them under cpt[i]; nil when routing has never been enabled.
+func (n *Node) RouterPoolsCPT() [][]RouterPoolShow {
+	if n.rtrPools == nil {
+		return nil
+	}
+	out := make([][]RouterPoolShow, 0, n.ncpts())
+	for c := 0; c < len(n.rtrPools); c += numRtrPools {
+		var cp []RouterPoolShow
+		for _, p := range n.rtrPools[c : c+numRtrPools] {
+			cp = append(cp, RouterPoolShow{NPages: p.npages, NBuffers: p.nbuffers, Credits: p.credits,
+				MinCredits: p.minCredits, Queued: p.msgs.len()})
+		}
+		out = append(out, cp)
 	}
 	return out
 }
@@ -302,8 +328,9 @@ func (n *Node) GatewayAlive(nid NID) bool {
 
 // SetRouting enables or disables forwarding (`lnetctl set routing 1|0`,
 // lnet_rtrpools_enable/disable). Enabling allocates the router buffer pools from
-// tiny/small/large_router_buffers (one CPT: the totals, at least 1 each; a size of 0 means
-// the kernel's default, lnet_nrb_tiny/small/large_calculate). Before Startup (the module
+// tiny/small/large_router_buffers, in every CPT (lnet_rtrpools_alloc): the total divided by
+// the number of CPTs, at least 1 (a size of 0 means the kernel's default,
+// lnet_nrb_tiny/small/large_calculate). Before Startup (the module
 // loaded as a router) routing is enabled at once. On a running node enabling enters
 // STARTING: messages are forwarded, but routing is advertised only after
 // alive_router_check_interval + router_ping_timeout; disabling enters STOPPING: routing
@@ -337,14 +364,17 @@ func (n *Node) SetRouting(on bool) {
 		sizes := [numRtrPools]int{n.tun.TinyRouterBuffers, n.tun.SmallRouterBuffers, n.tun.LargeRouterBuffers}
 		defaults := [numRtrPools]int{2048, 16384, 1024} // LNET_NRB_TINY, _SMALL, _LARGE
 		pages := [numRtrPools]int{0, 1, largeNPages}
-		n.rtrPools = make([]*rtrPool, numRtrPools)
-		for i := range n.rtrPools {
-			total := sizes[i]
-			if total <= 0 {
-				total = defaults[i] // 0: the kernel's default (lnet_nrb_*_calculate)
+		k := n.ncpts()
+		n.rtrPools = make([]*rtrPool, k*numRtrPools)
+		for c := 0; c < k; c++ {
+			for i := 0; i < numRtrPools; i++ {
+				total := sizes[i]
+				if total <= 0 {
+					total = defaults[i] // 0: the kernel's default (lnet_nrb_*_calculate)
+				}
+				nb := max(total/k, 1) // per CPT: total / LNET_CPT_NUMBER, floor 1
+				n.rtrPools[c*numRtrPools+i] = &rtrPool{npages: pages[i], nbuffers: nb, credits: nb, minCredits: nb}
 			}
-			nb := max(total/1, 1) // per CPT: total / ncpts (one CPT), floor 1
-			n.rtrPools[i] = &rtrPool{npages: pages[i], nbuffers: nb, credits: nb, minCredits: nb}
 		}
 	}
 	if n.rtrState == rtrEnabled {
@@ -371,15 +401,18 @@ func (n *Node) dropAllRouted() {
 	}
 }
 
-// msg2pool models lnet_msg2bufpool: the smallest pool whose buffers hold the payload.
+// msg2pool models lnet_msg2bufpool: in the pools of the message's receive CPT (msg_rx_cpt,
+// which lnet_parse takes from lnet_nid2cpt of the previous hop's NID), the smallest pool
+// whose buffers hold the payload. It returns the index in n.rtrPools (CPT-major).
 func (n *Node) msg2pool(m *Msg) int {
+	base := n.cptOfNID(m.from) * numRtrPools
 	np := (m.Hdr.PayloadLength + pageSize - 1) / pageSize
-	for i, p := range n.rtrPools {
+	for i, p := range n.rtrPools[base : base+numRtrPools] {
 		if np <= p.npages {
-			return i
+			return base + i
 		}
 	}
-	return numRtrPools - 1
+	return base + numRtrPools - 1
 }
 
 // parseForward models lnet_parse_forward_locked: a message for another node on a router.

@@ -36,6 +36,10 @@ type Tunables struct {
 	TinyRouterBuffers       int  `yaml:"tiny_router_buffers"`         // routing: 0-page pool total
 	SmallRouterBuffers      int  `yaml:"small_router_buffers"`        // routing: 1-page pool total
 	LargeRouterBuffers      int  `yaml:"large_router_buffers"`        // routing: LNET_MTU pool total
+	// CPTs is the number of CPU partitions (libcfs cpu_npartitions, LNET_CPT_NUMBER); 0
+	// means 1. The model partitions router buffer pools by it (see cpt.go); lnetctl global
+	// show does not print it.
+	CPTs int `yaml:"-"`
 	// RouterMsgExpiry is an experimental policy the kernel does not have (seed 002): a
 	// router drops a routed message still queued past the deadline it got on arrival.
 	// Off by default; off, routers behave as the kernel's.
@@ -101,6 +105,9 @@ func (t *Tunables) Validate() error {
 	}
 	if t.MaxInterfaces < 16 {
 		bad("max_interfaces must be >= 16 (got %d)", t.MaxInterfaces)
+	}
+	if t.CPTs < 0 || t.CPTs > MaxCPTs {
+		bad("cpts must be from 1 to %d (got %d)", MaxCPTs, t.CPTs)
 	}
 	// Router buffers: negative is invalid when routing is enabled (lnet_nrb_*_calculate).
 	for _, b := range []struct {

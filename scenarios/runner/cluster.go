@@ -103,6 +103,7 @@ func globalsToTunables(g *scenarios.Globals) lnet.Tunables {
 	t.SmallRouterBuffers = g.SmallRouterBuffers
 	t.LargeRouterBuffers = g.LargeRouterBuffers
 	t.RouterMsgExpiry = g.RouterMsgExpiry
+	t.CPTs = g.CPTs
 	return t
 }
 

@@ -1,6 +1,10 @@
 package runner
 
-import "github.com/lnetsim/lnetsim/model/lnet"
+import (
+	"strconv"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+)
 
 // counters returns each node's state in the shapes lnetctl prints: `lnetctl stats show`
 // (statistics), `lnetctl net show -v` (net), `lnetctl peer show -v` (peer), `lnetctl
@@ -27,32 +31,35 @@ func counters(c *cluster) map[string]any {
 	return out
 }
 
-// routing renders a router's `lnetctl routing show` (the buffer pools of its one CPT and
+// routing renders a router's `lnetctl routing show` (the buffer pools of each CPT and
 // enable), plus the routing counters lnetctl has no name for (forwarded, expired by the
 // opt-in expiry policy, dropped otherwise); nil on a node that never enabled routing.
 func routing(ln *lnet.Node) map[string]any {
-	pools := ln.RouterPools()
-	if pools == nil {
+	cpts := ln.RouterPoolsCPT()
+	if cpts == nil {
 		return nil
-	}
-	cpt := map[string]any{}
-	for i, name := range []string{"tiny", "small", "large"} {
-		if i < len(pools) {
-			cpt[name] = pools[i]
-		}
 	}
 	enable := 0
 	if ln.Routing() {
 		enable = 1
 	}
 	st := ln.RouterStats()
-	return map[string]any{
-		"cpt[0]":    cpt,
+	out := map[string]any{
 		"enable":    enable,
 		"forwarded": st.Forwarded,
 		"expired":   st.Expired,
 		"dropped":   st.Dropped,
 	}
+	for c, pools := range cpts {
+		cpt := map[string]any{}
+		for i, name := range []string{"tiny", "small", "large"} {
+			if i < len(pools) {
+				cpt[name] = pools[i]
+			}
+		}
+		out["cpt["+strconv.Itoa(c)+"]"] = cpt
+	}
+	return out
 }
 
 // routerCounter reads a router counter lnetctl has no name for (stats checks):
