@@ -587,8 +587,8 @@ func gwNetUp(gw *Peer, net NetID) bool {
 // lnet_compare_routes first (a gateway on the destination peer NI's preferred-router list,
 // set by a UDSP rte rule, beats one that is not; then lower priority; then fewer hops,
 // undefined counting as 1); a route that loses is skipped before its gateway's peer NI is
-// looked up. The gateway needs a peer NI on the route's local net (ni's, if a source NI is
-// fixed). On a tie lnet_compare_gw_lpnis decides (higher health, fewer queued bytes, more tx
+// looked up. The gateway needs a peer NI on a local net (on ni's, if a source NI is fixed;
+// gwBestLPNI). On a tie lnet_compare_gw_lpnis decides (higher health, fewer queued bytes, more tx
 // credits), and on a tie there the route with the higher lr_seq is skipped: an equal one
 // replaces the best so far. The route with the largest lr_seq seen after the first
 // candidate (last_route) gives the winner its new sequence, last_route's + 1 (unsigned
@@ -619,26 +619,7 @@ func (n *Node) findRoute(net NetID, ni *NI, dst *PeerNI) *PeerNI {
 		if rc < 0 {
 			continue
 		}
-		lnet := r.gwNID.Net()
-		if ni != nil && ni.net.ID != lnet {
-			continue
-		}
-		var lpn *PeerNet
-		for _, pn := range r.gw.nets {
-			if pn.id == lnet {
-				lpn = pn
-			}
-		}
-		if lpn == nil {
-			continue
-		}
-		sni := ni
-		if sni == nil {
-			if sni = n.bestNI(n.netByID(lnet)); sni == nil {
-				continue
-			}
-		}
-		lpni := n.selectPeerNI(sni, lpn)
+		lpni := n.gwBestLPNI(r.gw, ni)
 		if lpni == nil {
 			continue
 		}
@@ -657,6 +638,25 @@ func (n *Node) findRoute(net NetID, ni *NI, dst *PeerNI) *PeerNI {
 	}
 	best.seq = last.seq + 1
 	return bl
+}
+
+// gwBestLPNI models lnet_find_best_lpni(NULL, NULL, gateway, src_net) as
+// lnet_find_route_locked calls it: with a source NI fixed, the gateway's best peer NI on that
+// NI's net (whatever the route's own local net); otherwise the best over every one of the
+// gateway's peer nets that is a local net, carried from net to net (selectPeerNIFrom). No
+// local NI is given, so preferred NIDs play no part.
+func (n *Node) gwBestLPNI(gw *Peer, ni *NI) *PeerNI {
+	var best *PeerNI
+	for _, lpn := range gw.nets {
+		switch {
+		case ni != nil && lpn.id != ni.net.ID:
+			continue
+		case ni == nil && n.netByID(lpn.id) == nil:
+			continue
+		}
+		best = n.selectPeerNIFrom(nil, lpn, best)
+	}
+	return best
 }
 
 // compareRoutes models lnet_compare_routes: 1 if r1 is better, -1 if r2 is, 0 on a tie. A

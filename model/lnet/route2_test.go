@@ -616,3 +616,47 @@ func TestRouterCheckerWalksNets(t *testing.T) {
 		t.Fatalf("pings after the cut %+v", got)
 	}
 }
+
+// TestRouteGatewayAnyLocalNet: lnet_find_route_locked looks for the gateway's best peer NI on
+// any local net when no source NI is fixed (lnet_find_best_lpni with LNET_NET_ANY): a
+// gateway reached over o2ib and o2ib2 whose o2ib peer NI is unhealthy is used over o2ib2,
+// though the route was added through its o2ib NID; with the source fixed on o2ib, its o2ib
+// peer NI is used.
+func TestRouteGatewayAnyLocalNet(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	ns := mkNodes(t, k, l, DefaultTunables(), []string{"10.0.0.1@o2ib", "10.2.0.1@o2ib2"},
+		[]string{"10.0.0.3@o2ib", "10.2.0.3@o2ib2", "10.1.0.3@o2ib1"}, []string{"10.1.0.2@o2ib1"})
+	c, r, s := ns[0], ns[1], ns[2]
+	r.SetRouting(true)
+	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", -1, 0)
+	mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", -1, 0)
+	var hops []NID
+	l.Hook = func(m *Msg) IdealVerdict {
+		if m.Node() == c && m.Hdr.Type == MsgPUT && m.Hdr.Portal == testPortal {
+			hops = append(hops, m.Target())
+		}
+		return IdealVerdict{}
+	}
+	startAll(t, ns...)
+	ev, sev := &evRec{}, &evRec{}
+	sink(s, sev)
+	runFor(t, k, 2*sim.Second) // the gateway is discovered: both its local nets are known
+	if err := c.SetPeerHealth(nid("10.0.0.3@o2ib"), 500); err != nil {
+		t.Fatal(err)
+	}
+	putTo(t, c, "10.1.0.2@o2ib1", ev)
+	runFor(t, k, 10*sim.Millisecond)
+	md := c.MDBind(MDSpec{Length: 1000, Threshold: 2, Handler: ev})
+	if err := c.Put(nid("10.0.0.1@o2ib"), md, AckReqAck, nid("10.1.0.2@o2ib1"), testPortal, 0, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	runFor(t, k, 10*sim.Millisecond)
+	if ev.count(EventACK) != 2 {
+		t.Fatalf("%d ACKs", ev.count(EventACK))
+	}
+	want := []NID{nid("10.2.0.3@o2ib2"), nid("10.0.0.3@o2ib")}
+	if len(hops) != 2 || hops[0] != want[0] || hops[1] != want[1] {
+		t.Fatalf("PUTs went to %v, want %v", hops, want)
+	}
+}

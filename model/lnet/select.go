@@ -219,19 +219,25 @@ func (n *Node) bestNI(net *Net) *NI {
 
 // selectPeerNI models lnet_select_peer_ni: higher health, lower selection priority, an NI that
 // lists ni as preferred, more tx credits, lower sequence; a full tie keeps the earlier.
-func (n *Node) selectPeerNI(ni *NI, lpn *PeerNet) *PeerNI {
-	var best *PeerNI
+func (n *Node) selectPeerNI(ni *NI, lpn *PeerNet) *PeerNI { return n.selectPeerNIFrom(ni, lpn, nil) }
+
+// selectPeerNIFrom is lnet_select_peer_ni with a best peer NI carried in from another peer
+// net (lnet_find_best_lpni over every local net of a gateway): that one competes on its
+// health and tx credits only, as in the kernel, whose best priority and preferred flag start
+// afresh (UINT_MAX, false) on each call. With ni nil no peer NI counts as preferred.
+func (n *Node) selectPeerNIFrom(ni *NI, lpn *PeerNet, best *PeerNI) *PeerNI {
 	bp := false
+	bprio := ^uint32(0)
 	for _, lpni := range lpn.nis {
-		pref := lpni.isPreferred(ni.nid)
+		pref := ni != nil && lpni.isPreferred(ni.nid)
 		if best != nil {
 			switch {
 			case lpni.health != best.health:
 				if lpni.health < best.health {
 					continue
 				}
-			case lpni.SelPriority != best.SelPriority:
-				if lpni.SelPriority > best.SelPriority {
+			case lpni.SelPriority != bprio:
+				if lpni.SelPriority > bprio {
 					continue
 				}
 			case pref != bp:
@@ -250,7 +256,7 @@ func (n *Node) selectPeerNI(ni *NI, lpn *PeerNet) *PeerNI {
 				continue
 			}
 		}
-		best, bp = lpni, pref
+		best, bp, bprio = lpni, pref, lpni.SelPriority
 	}
 	return best
 }
