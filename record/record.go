@@ -229,12 +229,54 @@ func (r *Run) WriteYAML(name string, v any) {
 	if r.err != nil {
 		return
 	}
-	b, err := yaml.Marshal(v)
+	b, err := marshalYAML(v)
 	if err != nil {
 		r.err = fmt.Errorf("results: %s: %w", name, err)
 		return
 	}
 	r.writeFile(name, b)
+}
+
+// marshalYAML is yaml.Marshal(v), byte for byte, in bounded memory: yaml.v3's emitter keeps
+// every event of a document until it ends (about 100 bytes an event, 1.8 GB of allocation and
+// 700 MB live for the 17 MB counters.yaml of a 1000-node cluster), so a top-level map is
+// marshalled one key at a time, in the order yaml.v3 sorts the keys, and the parts joined.
+func marshalYAML(v any) ([]byte, error) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) < 2 {
+		return yaml.Marshal(v)
+	}
+	// yaml.v3's key order (natural: node9 before node10), read back from a document of the
+	// keys alone.
+	stub := make(map[string]int, len(m))
+	for k := range m {
+		stub[k] = 0
+	}
+	sb, err := yaml.Marshal(stub)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(sb, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) != 1 || len(doc.Content[0].Content) != 2*len(m) {
+		return yaml.Marshal(v)
+	}
+	var out []byte
+	for i, kv := 0, doc.Content[0].Content; i < len(kv); i += 2 {
+		k := kv[i].Value
+		val, ok := m[k]
+		if !ok {
+			return yaml.Marshal(v)
+		}
+		b, err := yaml.Marshal(map[string]any{k: val})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b...)
+	}
+	return out, nil
 }
 
 func (r *Run) writeFile(name string, b []byte) {

@@ -33,6 +33,8 @@ type runFlags struct {
 	pcapLink string
 	trace    string
 	figures  bool
+	cpuProf  string
+	memProf  string
 }
 
 func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
@@ -45,6 +47,8 @@ func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
 	cmd.Flags().StringVar(&f.pcap, "pcap", "", "write the o2iblnd traffic to FILE as a capture Wireshark decodes (one scenario only)")
 	cmd.Flags().StringVar(&f.pcapLink, "pcap-link", "roce", "capture encapsulation: roce (pcap, Ethernet/IPv4/UDP 4791) or ib (ERF InfiniBand records)")
 	cmd.Flags().StringVar(&f.trace, "trace", "", "write a Chrome trace-event JSON timeline to FILE for Perfetto or chrome://tracing (one scenario only)")
+	cmd.Flags().StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulator to FILE (go tool pprof FILE): where a large scenario spends its time")
+	cmd.Flags().StringVar(&f.memProf, "memprofile", "", "write a Go heap profile to FILE at the end of the simulation, its cluster still live (go tool pprof -sample_index=inuse_space|alloc_space FILE)")
 	cmd.Flags().BoolVar(&f.figures, "plots", false, "also render health.png and ni-traffic.png into each run directory (default on for the built-in default scenario)")
 }
 
@@ -94,6 +98,16 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 	if len(loadErrs) > 0 {
 		return nil, usageErr("%s", strings.Join(loadErrs, "\n"))
 	}
+	prof, err := startProfiles(f.cpuProf, f.memProf)
+	if err != nil {
+		return nil, &exitError{code: exitRuntime, err: err}
+	}
+	var profErr error
+	atEnd := func() {
+		if err := prof.atEnd(); err != nil && profErr == nil {
+			profErr = err
+		}
+	}
 	var runs []*scenarioRun
 	for i, s := range loaded {
 		r := &scenarioRun{File: args[i], desc: strings.TrimSpace(s.Description)}
@@ -102,7 +116,7 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 		}
 		start := time.Now()
 		res, err := runner.Run(s, runner.Options{Seed: f.seed, Out: r.Dir, Version: buildVersion(), Backend: f.backend,
-			Pcap: f.pcap, PcapLink: link, Trace: f.trace})
+			Pcap: f.pcap, PcapLink: link, Trace: f.trace, AtEnd: atEnd})
 		r.WallSecs = time.Since(start).Seconds()
 		if err != nil {
 			r.Error = err.Error()
@@ -120,6 +134,12 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 			}
 		}
 		runs = append(runs, r)
+	}
+	if err := prof.stop(); err != nil && profErr == nil {
+		profErr = err
+	}
+	if profErr != nil {
+		return nil, &exitError{code: exitRuntime, err: profErr}
 	}
 	return runs, nil
 }

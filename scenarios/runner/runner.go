@@ -36,6 +36,9 @@ type Options struct {
 	PcapLink pcap.Link
 	// Trace, if set, is a Chrome trace-event JSON file of the run (Perfetto, chrome://tracing).
 	Trace string
+	// AtEnd, if set, is called when the simulation has reached its end, while the whole
+	// simulated cluster is still live: lnetsim --memprofile snapshots the heap there.
+	AtEnd func()
 }
 
 // Result is the outcome of one run.
@@ -138,6 +141,9 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		}
 		_ = finishSide(false)
 		return nil, fmt.Errorf("run of %s stopped: %w", s.Name, err)
+	}
+	if opt.AtEnd != nil {
+		opt.AtEnd()
 	}
 	if err := finishSide(true); err != nil {
 		if out != nil {
