@@ -130,6 +130,9 @@ func TestSweepRunResumeMerge(t *testing.T) {
 	if code, stdout, errOut := runCLI(t, "sweep", "plot", file, "--out", out, "--x", "lnet.retry_count", "--metric", "resend_count"); code != 0 || !strings.Contains(stdout, "resend_count.png") {
 		t.Fatalf("sweep plot: exit %d\n%s%s", code, stdout, errOut)
 	}
+	if code, _, errOut := runCLI(t, "sweep", "run", file, "--out", out, "--workers", "0"); code != exitUsage || !strings.Contains(errOut, "--workers 0") {
+		t.Fatalf("--workers 0: exit %d, want 2\n%s", code, errOut)
+	}
 	// A shard index from a Slurm array needs a shard count.
 	t.Setenv("SLURM_ARRAY_TASK_ID", "1")
 	if code, _, _ := runCLI(t, "sweep", "run", file, "--out", out); code != exitUsage {
@@ -171,5 +174,51 @@ func TestRunDefaultWritesResults(t *testing.T) {
 	}
 	if _, err := record.ReadSummary(filepath.Join(out, "rail-failure")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSweepWorkersDoNotChangeResults runs one sweep with 1 and with 3 workers: every run
+// directory must be byte-identical (runs share nothing but the process and its heap).
+func TestSweepWorkersDoNotChangeResults(t *testing.T) {
+	dir := t.TempDir()
+	base, err := filepath.Abs("../../scenarios/catalogue/drop-rule-health-error.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "s.yaml")
+	spec := "scenario: " + base + "\nseeds: 2\naxes:\n  lnet.retry_count: [0, 2]\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outs := map[string]string{}
+	for _, workers := range []string{"1", "3"} {
+		out := filepath.Join(dir, "w"+workers)
+		if code, _, errOut := runCLI(t, "sweep", "run", file, "--out", out, "--workers", workers); code != 0 {
+			t.Fatalf("sweep run --workers %s: exit %d\n%s", workers, code, errOut)
+		}
+		outs[workers] = out
+	}
+	n := 0
+	err = filepath.WalkDir(outs["1"], func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(outs["1"], p)
+		a, _ := os.ReadFile(p)
+		b, err := os.ReadFile(filepath.Join(outs["3"], rel))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between 1 and 3 workers", rel)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 4*6 {
+		t.Fatalf("compared only %d files", n)
 	}
 }

@@ -14,6 +14,7 @@ type sampler struct {
 	every    sim.Time
 	hid      sim.HandlerID
 	lastSent map[lnet.NID]uint64 // NI -> bytes sent at the previous sample (lookups only)
+	names    nidNames
 }
 
 func newSampler(c *cluster, ws *workloads, out *record.Run, every sim.Time) *sampler {
@@ -37,7 +38,7 @@ func (s *sampler) Handle(int, uint64) {
 	now := s.c.k.Now()
 	for _, n := range s.c.nodes {
 		for _, ni := range n.ln.NIs() {
-			key := ni.NID().String()
+			key := s.names.nid(ni.NID())
 			avail, _, _ := ni.TxCredits()
 			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_health", Key: key, Value: float64(ni.Health())})
 			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_credits", Key: key, Value: float64(avail)})
@@ -50,7 +51,7 @@ func (s *sampler) Handle(int, uint64) {
 		}
 		for _, p := range n.ln.Peers() {
 			for _, lpni := range p.NIs() {
-				s.add(record.Sample{Time: now, Node: n.name, Metric: "peer_ni_health", Key: lpni.NID().String(), Value: float64(lpni.Health())})
+				s.add(record.Sample{Time: now, Node: n.name, Metric: "peer_ni_health", Key: s.names.nid(lpni.NID()), Value: float64(lpni.Health())})
 			}
 		}
 	}
