@@ -63,7 +63,8 @@ type CQ struct {
 	f       *Fabric
 	idx     int
 	hca     *HCA
-	wcs     []WC
+	wcs     []WC // ring of queued completions, grown on demand up to size
+	size    int  // cqe: the most completions the CQ holds
 	head, n int
 	h       CQHandler
 	armed   bool
@@ -84,7 +85,7 @@ func (h *HCA) CreateCQ(cqe int, handler CQHandler) (*CQ, error) {
 	if !h.alive() {
 		return nil, ErrDead
 	}
-	cq := &CQ{f: h.f, idx: len(h.f.cqs), hca: h, wcs: make([]WC, cqe), h: handler}
+	cq := &CQ{f: h.f, idx: len(h.f.cqs), hca: h, size: cqe, h: handler}
 	h.f.cqs = append(h.f.cqs, cq)
 	return cq, nil
 }
@@ -142,6 +143,9 @@ func (cq *CQ) push(wc WC) bool {
 	if cq.errored {
 		return false
 	}
+	if cq.n == len(cq.wcs) && len(cq.wcs) < cq.size {
+		cq.grow()
+	}
 	if cq.n == len(cq.wcs) {
 		cq.errored = true
 		cq.f.async(AsyncEvent{Type: EventCQErr, HCA: cq.hca, CQ: cq})
@@ -158,6 +162,17 @@ func (cq *CQ) push(wc WC) bool {
 		cq.f.k.After(0, cq.f.hid, evCQNotify, uint64(cq.idx))
 	}
 	return true
+}
+
+// grow doubles the completion ring (at most to the CQ's size): the model only holds the
+// entries in use, where a real CQ's cqe entries are allocated at creation (a 1000-client
+// cluster has 20k CQs, nearly all of them holding a completion or two at a time).
+func (cq *CQ) grow() {
+	nb := make([]WC, min(cq.size, max(4, 2*len(cq.wcs))))
+	for i := 0; i < cq.n; i++ {
+		nb[i] = cq.wcs[(cq.head+i)%len(cq.wcs)]
+	}
+	cq.wcs, cq.head = nb, 0
 }
 
 // notify delivers a completion interrupt to an armed CQ's handler.

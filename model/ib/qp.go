@@ -145,7 +145,8 @@ type QP struct {
 	dstPort *Port
 	mtu     uint32
 
-	// Send queue: monotone counters; ring slot = counter % len(sq).
+	// Send queue: monotone counters; ring slot = counter % len(sq). The ring grows on
+	// demand up to init.MaxSendWR (see growSQ).
 	sq                        []sendWQE
 	sqPosted, sqDone, sqNext  uint32
 	sqFreed                   uint32 // slots before this are reusable (see PostSend)
@@ -204,7 +205,7 @@ func (h *HCA) CreateQP(init QPInitAttr) (*QP, error) {
 	}
 	f := h.f
 	qp := &QP{f: f, num: uint32(len(f.qps) + 1), hca: h, init: init, rxChunk: -1, rdChunk: -1}
-	qp.sq = make([]sendWQE, init.MaxSendWR)
+	qp.sq = make([]sendWQE, min(init.MaxSendWR, 4))
 	qp.rq = make([]RecvWR, init.MaxRecvWR)
 	qp.ackTimer = sim.Timer{H: f.hid, Kind: evAckTimeout, Arg: uint64(qp.num - 1)}
 	qp.rnrTimer = sim.Timer{H: f.hid, Kind: evRNRResume, Arg: uint64(qp.num - 1)}
@@ -300,8 +301,11 @@ func (qp *QP) PostSend(wr SendWR) error {
 	if wr.Len < 0 || wr.Len > 1<<31 || (wr.Inline && (wr.Op != OpSend || wr.Len > qp.init.MaxInline)) || wr.Op > OpRead {
 		return ErrInvalid
 	}
-	if int(qp.sqPosted-qp.sqFreed) >= len(qp.sq) {
+	if int(qp.sqPosted-qp.sqFreed) >= qp.init.MaxSendWR {
 		return ErrQueueFull
+	}
+	if int(qp.sqPosted-qp.sqFreed) >= len(qp.sq) {
+		qp.growSQ()
 	}
 	if qp.init.SignalAll {
 		wr.Signaled = true
@@ -314,6 +318,19 @@ func (qp *QP) PostSend(wr SendWR) error {
 	}
 	qp.kick()
 	return nil
+}
+
+// growSQ doubles the send queue ring (at most to MaxSendWR), each live WQE (from sqFreed to
+// sqPosted: every counter the transport still reads) moving to its slot in the new ring. The
+// model holds only the send queue entries in use, where a real QP's are allocated at
+// creation: most of the 20k QPs of a 1000-client cluster never have more than a few posted.
+func (qp *QP) growSQ() {
+	n := uint32(min(qp.init.MaxSendWR, max(4, 2*len(qp.sq))))
+	nb := make([]sendWQE, n)
+	for c := qp.sqFreed; c != qp.sqPosted; c++ {
+		nb[c%n] = qp.sq[c%uint32(len(qp.sq))]
+	}
+	qp.sq = nb
 }
 
 // PostRecv queues a receive buffer (ibv_post_recv). Allowed from INIT on; in ERR the WR

@@ -18,11 +18,14 @@ const (
 	connDisconnected  connState = 5 // IBLND_CONN_DISCONNECTED
 )
 
-// rx is struct kib_rx: one receive buffer of a conn.
+// rx is struct kib_rx: one receive buffer of a conn. Its contents (msg) exist only from the
+// receive completion until the buffer is posted again: while posted and empty it holds none,
+// and the message comes from the LND's free list (a conn posts 2*queue_depth+2 buffers but
+// few hold a message at once; at 1000 clients this is most of a conn's memory).
 type rx struct {
 	conn *conn
 	idx  int32
-	msg  wireMsg
+	msg  *wireMsg
 }
 
 // conn is struct kib_conn: one RC connection to a peer NI, its credits, queues, receive
@@ -100,7 +103,6 @@ func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) 
 	}
 	l.connByQPN[qp.Num()] = c
 	c.rxs = make([]rx, c.rxMsgs())
-	c.rxWire.init(c.rxMsgs())
 	for i := range c.rxs {
 		c.rxs[i] = rx{conn: c, idx: int32(i)}
 	}
@@ -332,17 +334,16 @@ func (c *conn) removeActive(t *tx) {
 }
 
 // wireRing holds the contents of the SENDs in flight to a conn, in posting order: RC
-// delivers them in that order, so each successful receive completion takes the head.
+// delivers them in that order, so each successful receive completion takes the head. It
+// starts empty and grows by doubling to the most SENDs ever in flight to the conn.
 type wireRing struct {
 	buf        []wireMsg
 	head, size int
 }
 
-func (r *wireRing) init(n int) { r.buf = make([]wireMsg, n) }
-
 func (r *wireRing) push(m *wireMsg) {
 	if r.size == len(r.buf) {
-		nb := make([]wireMsg, 2*len(r.buf)+1)
+		nb := make([]wireMsg, max(4, 2*len(r.buf)))
 		for i := 0; i < r.size; i++ {
 			nb[i] = r.buf[(r.head+i)%len(r.buf)]
 		}

@@ -27,6 +27,8 @@ type LND struct {
 	txs    []*tx
 	freeTx []int32
 
+	freeMsgs []*wireMsg // receive buffers' messages not in use (see rx)
+
 	peerTab  [peerHashSize][]*peer
 	checkIdx int
 	connd    sim.Timer

@@ -13,9 +13,15 @@ const (
 	postRsrvdCredit        // repost and give back a reserved credit locally
 )
 
-// postRx models kiblnd_post_rx: post the buffer again and account the credit.
+// postRx models kiblnd_post_rx: post the buffer again and account the credit. The buffer's
+// last message goes back to the LND's free list (the model's only change: an empty posted
+// buffer holds no message).
 func (l *LND) postRx(r *rx, credit int) {
 	c := r.conn
+	if r.msg != nil {
+		l.freeMsgs = append(l.freeMsgs, r.msg)
+		r.msg = nil
+	}
 	if c.state > connEstablished || c.qp == nil {
 		return
 	}
@@ -46,11 +52,14 @@ func (l *LND) rxComplete(r *rx, st ib.WCStatus, nob int) {
 		l.closeConn(c, -lnet.EIO)
 		return
 	}
-	if !c.rxWire.pop(&r.msg) || r.msg.nob != nob {
+	if r.msg == nil {
+		r.msg = l.rxMsg()
+	}
+	if !c.rxWire.pop(r.msg) || r.msg.nob != nob {
 		l.closeConn(c, -lnet.EPROTO)
 		return
 	}
-	m := &r.msg
+	m := r.msg
 	n := c.peer.net
 	if m.srcNID != c.peer.nid || m.dstNID != n.ni.NID() || m.srcStamp != c.incarnation || m.dstStamp != n.incarnation {
 		l.closeConn(c, -eESTALE)
@@ -69,7 +78,7 @@ func (l *LND) rxComplete(r *rx, st ib.WCStatus, nob int) {
 // keeps the rx until Recv; completions match the waiting tx by cookie.
 func (l *LND) handleRx(r *rx) {
 	c := r.conn
-	m := &r.msg
+	m := r.msg
 	if m.credits != 0 {
 		if c.credits+m.credits > c.queueDepth {
 			l.closeConn(c, -lnet.EPROTO)
@@ -128,7 +137,7 @@ func (l *LND) handleRx(r *rx) {
 // closes); a message LNet refuses otherwise is discarded by LNet itself through Recv with no
 // message (lnet_drop_message: NAK, GET_DONE(-ENODATA) or a plain repost).
 func (l *LND) parse(n *kibNet, r *rx, rdma bool) int {
-	if err := n.node.Parse(n.ni, &r.msg.hdr, r.msg.srcNID, r, rdma); err != nil {
+	if err := n.node.Parse(n.ni, &r.msg.hdr, r.msg.srcNID, r, rdma); err != nil { // Parse copies the header
 		return -lnet.EPROTO
 	}
 	return 0
@@ -175,4 +184,15 @@ func (l *LND) handleEarlyRxs(c *conn) {
 		c.early = c.early[1:]
 		l.handleRx(r)
 	}
+}
+
+// rxMsg takes a message buffer for a receive completion from the free list (postRx returns
+// them), or allocates one.
+func (l *LND) rxMsg() *wireMsg {
+	if n := len(l.freeMsgs); n > 0 {
+		m := l.freeMsgs[n-1]
+		l.freeMsgs = l.freeMsgs[:n-1]
+		return m
+	}
+	return new(wireMsg)
 }

@@ -77,7 +77,7 @@ func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rle
 	}
 	c := r.conn
 	n := c.peer.net
-	rxm := &r.msg
+	rxm := r.msg
 	post := postPeerCredit
 	var rc error
 	switch rxm.typ {
