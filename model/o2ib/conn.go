@@ -19,9 +19,10 @@ const (
 )
 
 // rx is struct kib_rx: one receive buffer of a conn. Its contents (msg) exist only from the
-// receive completion until the buffer is posted again: while posted and empty it holds none,
-// and the message comes from the LND's free list (a conn posts 2*queue_depth+2 buffers but
-// few hold a message at once; at 1000 clients this is most of a conn's memory).
+// receive completion, which takes the message the SEND carried (conn.rxWire), until the
+// buffer is posted again, which returns it to the LND's free list: a posted, empty buffer
+// holds none (a conn posts 2*queue_depth+2 buffers but few hold a message at once; at 1000
+// clients the buffers' messages were most of a conn's memory).
 type rx struct {
 	conn *conn
 	idx  int32
@@ -230,7 +231,7 @@ func (l *LND) destroyConn(c *conn) {
 		// DISCONNECTED already delivered.
 		c.cmid.Destroy()
 	}
-	c.rxWire.reset()
+	c.rxWire.reset(l)
 	if !c.reconnect {
 		return
 	}
@@ -334,39 +335,45 @@ func (c *conn) removeActive(t *tx) {
 }
 
 // wireRing holds the contents of the SENDs in flight to a conn, in posting order: RC
-// delivers them in that order, so each successful receive completion takes the head. It
-// starts empty and grows by doubling to the most SENDs ever in flight to the conn.
+// delivers them in that order, so each successful receive completion takes the head. The
+// messages come from the LND's free list and the receiving rx takes the one it pops (see
+// rx); the ring of pointers starts empty and grows by doubling to the most SENDs ever in
+// flight to the conn.
 type wireRing struct {
-	buf        []wireMsg
+	buf        []*wireMsg
 	head, size int
 }
 
-func (r *wireRing) push(m *wireMsg) {
+// push queues a copy of m.
+func (r *wireRing) push(l *LND, m *wireMsg) {
 	if r.size == len(r.buf) {
-		nb := make([]wireMsg, max(4, 2*len(r.buf)))
+		nb := make([]*wireMsg, max(4, 2*len(r.buf)))
 		for i := 0; i < r.size; i++ {
 			nb[i] = r.buf[(r.head+i)%len(r.buf)]
 		}
 		r.buf, r.head = nb, 0
 	}
-	r.buf[(r.head+r.size)%len(r.buf)] = *m
+	w := l.rxMsg()
+	*w = *m
+	r.buf[(r.head+r.size)%len(r.buf)] = w
 	r.size++
 }
 
-func (r *wireRing) pop(m *wireMsg) bool {
+// pop hands over the oldest message, nil if none is in flight.
+func (r *wireRing) pop() *wireMsg {
 	if r.size == 0 {
-		return false
+		return nil
 	}
-	*m = r.buf[r.head]
-	r.buf[r.head].hdr = lnet.Header{}
+	m := r.buf[r.head]
+	r.buf[r.head] = nil
 	r.head = (r.head + 1) % len(r.buf)
 	r.size--
-	return true
+	return m
 }
 
-func (r *wireRing) reset() {
-	for r.size > 0 {
-		var m wireMsg
-		r.pop(&m)
+// reset drops the messages in flight (the conn is gone), back to the free list.
+func (r *wireRing) reset(l *LND) {
+	for m := r.pop(); m != nil; m = r.pop() {
+		l.freeMsgs = append(l.freeMsgs, m)
 	}
 }

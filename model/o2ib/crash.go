@@ -48,7 +48,7 @@ func (l *LND) NodeCrashed(n *ib.Node) {
 		c.txNocred.drain()
 		c.txQueue.drain()
 		c.txRsrvd.drain()
-		c.rxWire.reset()
+		c.rxWire.reset(l)
 		if c.qp != nil && int(c.qp.Num()) < len(l.connByQPN) {
 			l.connByQPN[c.qp.Num()] = nil
 		}

@@ -198,7 +198,7 @@ func (l *LND) postWRs(c *conn, t *tx) int {
 	c.wrSeq++
 	if q := c.qp.Attr().DestQPN; int(q) < len(l.connByQPN) {
 		if rc := l.connByQPN[q]; rc != nil {
-			rc.rxWire.push(&t.msg)
+			rc.rxWire.push(l, &t.msg)
 		}
 	}
 	if l.obs != nil {

@@ -27,7 +27,7 @@ type LND struct {
 	txs    []*tx
 	freeTx []int32
 
-	freeMsgs []*wireMsg // receive buffers' messages not in use (see rx)
+	freeMsgs []*wireMsg // messages neither in flight nor in a receive buffer (see rx, wireRing)
 
 	peerTab  [peerHashSize][]*peer
 	checkIdx int

@@ -52,14 +52,19 @@ func (l *LND) rxComplete(r *rx, st ib.WCStatus, nob int) {
 		l.closeConn(c, -lnet.EIO)
 		return
 	}
-	if r.msg == nil {
-		r.msg = l.rxMsg()
-	}
-	if !c.rxWire.pop(r.msg) || r.msg.nob != nob {
+	m := c.rxWire.pop()
+	if m == nil {
 		l.closeConn(c, -lnet.EPROTO)
 		return
 	}
-	m := r.msg
+	if r.msg != nil {
+		l.freeMsgs = append(l.freeMsgs, r.msg)
+	}
+	r.msg = m
+	if m.nob != nob {
+		l.closeConn(c, -lnet.EPROTO)
+		return
+	}
 	n := c.peer.net
 	if m.srcNID != c.peer.nid || m.dstNID != n.ni.NID() || m.srcStamp != c.incarnation || m.dstStamp != n.incarnation {
 		l.closeConn(c, -eESTALE)
@@ -186,8 +191,8 @@ func (l *LND) handleEarlyRxs(c *conn) {
 	}
 }
 
-// rxMsg takes a message buffer for a receive completion from the free list (postRx returns
-// them), or allocates one.
+// rxMsg takes a message from the free list (postRx and wireRing.reset return them), or
+// allocates one: a SEND in flight holds it, then the rx that receives it.
 func (l *LND) rxMsg() *wireMsg {
 	if n := len(l.freeMsgs); n > 0 {
 		m := l.freeMsgs[n-1]
