@@ -199,5 +199,6 @@ func (l *LND) rxMsg() *wireMsg {
 		l.freeMsgs = l.freeMsgs[:n-1]
 		return m
 	}
+	l.msgsMade++
 	return new(wireMsg)
 }
