@@ -28,7 +28,7 @@ type LND struct {
 	freeTx []int32
 
 	freeMsgs []*wireMsg // messages neither in flight nor in a receive buffer (see rx, wireRing)
-	msgsMade int         // messages ever allocated (tests: none is lost)
+	msgsMade int        // messages ever allocated (tests: none is lost)
 
 	peerTab  [peerHashSize][]*peer
 	checkIdx int
