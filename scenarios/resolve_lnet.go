@@ -372,14 +372,7 @@ func (r *resolver) nodeConfig() {
 	}
 	for i, pr := range s.LNet.Peers {
 		p := index("lnet.peers", i)
-		var targets []*Member
-		if len(pr.Nodes) > 0 {
-			targets = r.expandNames(p+".nodes", pr.Nodes)
-		} else {
-			for mi := range s.Members {
-				targets = append(targets, &s.Members[mi])
-			}
-		}
+		targets := r.nodesOrAll(p+".nodes", pr.Nodes)
 		r.addPeer(p, pr, targets)
 	}
 	for _, g := range r.groups {

@@ -12,14 +12,7 @@ func (r *resolver) udspConfig() {
 	s := r.s
 	for i, u := range s.LNet.UDSP {
 		p := index("lnet.udsp", i)
-		var targets []*Member
-		if len(u.Nodes) > 0 {
-			targets = r.expandNames(p+".nodes", u.Nodes)
-		} else {
-			for mi := range s.Members {
-				targets = append(targets, &s.Members[mi])
-			}
-		}
+		targets := r.nodesOrAll(p+".nodes", u.Nodes)
 		r.addUDSP(p, u, targets)
 	}
 	for _, g := range r.groups {
@@ -108,4 +101,17 @@ func (r *resolver) udspDescr(p, v string, m *Member, rte bool) (string, bool) {
 		return "", false
 	}
 	return v, true
+}
+
+// nodesOrAll resolves a rule's nodes list (node and group names, located at path), or, when
+// the list is empty, returns every member: peers and UDSP rules apply to all nodes by default.
+func (r *resolver) nodesOrAll(path string, names []string) []*Member {
+	if len(names) > 0 {
+		return r.expandNames(path, names)
+	}
+	all := make([]*Member, len(r.s.Members))
+	for mi := range r.s.Members {
+		all[mi] = &r.s.Members[mi]
+	}
+	return all
 }

@@ -71,17 +71,7 @@ func TestRouterPoolsPerCPT(t *testing.T) {
 	if a := r.cEv.count(EventACK); a != 8 {
 		t.Fatalf("%d ACKs, want 8", a)
 	}
-	var got []uint64
-	for _, ev := range r.sEv.evs {
-		if ev.Type == EventPUT {
-			got = append(got, ev.MatchBits)
-		}
-	}
-	for i, b := range got {
-		if b != uint64(i) {
-			t.Fatalf("server got PUTs in order %v", got)
-		}
-	}
+	assertPutsInOrder(t, r.sEv)
 	pc := rt.RouterPoolsCPT()
 	l0, l1 := pc[0][2], pc[1][2]
 	if l0.NBuffers != 2 || l0.Credits != 2 || l0.MinCredits != -6 {

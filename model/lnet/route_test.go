@@ -298,17 +298,7 @@ func TestRouterBufferStarvation(t *testing.T) {
 	if a := r.cEv.count(EventACK); a != 16 {
 		t.Fatalf("%d ACKs, want 16", a)
 	}
-	var got []uint64
-	for _, ev := range r.sEv.evs {
-		if ev.Type == EventPUT {
-			got = append(got, ev.MatchBits)
-		}
-	}
-	for i, b := range got {
-		if b != uint64(i) {
-			t.Fatalf("server got PUTs in order %v", got)
-		}
-	}
+	assertPutsInOrder(t, r.sEv)
 	large := r.rs[0].RouterPools()[2]
 	if large.NBuffers != 4 || large.Credits != 4 || large.MinCredits >= 0 {
 		t.Fatalf("large pool %+v: want 4 buffers, all free, min credits negative", large)
@@ -353,4 +343,21 @@ func pat(t testing.TB, s string) NIDPattern {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// assertPutsInOrder fails unless the PUT events rec saw carry match bits 0, 1, 2, ... in order
+// (the PUTs of one peer keep their order through router queues).
+func assertPutsInOrder(t *testing.T, rec *evRec) {
+	t.Helper()
+	var got []uint64
+	for _, ev := range rec.evs {
+		if ev.Type == EventPUT {
+			got = append(got, ev.MatchBits)
+		}
+	}
+	for i, b := range got {
+		if b != uint64(i) {
+			t.Fatalf("server got PUTs in order %v", got)
+		}
+	}
 }
