@@ -164,6 +164,13 @@ func flow(n *yaml.Node) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if c.Kind == yaml.ScalarNode && strings.ContainsAny(strings.TrimSpace(string(b)), "\r\n") {
+		// A multi-line string comes out as a block scalar (|-): quote it to keep one line.
+		c.Style = yaml.DoubleQuotedStyle
+		if b, err = yaml.Marshal(&c); err != nil {
+			return "", err
+		}
+	}
 	return strings.TrimSpace(string(b)), nil
 }
 
