@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,6 +26,9 @@ import (
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/sim"
 )
+
+// maxBins bounds the throughput figure's time bins (--bins).
+const maxBins = 1000000
 
 // Size of every figure.
 const (
@@ -78,27 +83,60 @@ func (t *table) str(row []string, col string) string { return row[t.cols[col]] }
 
 func (t *table) num(row []string, col string, line int) (float64, error) {
 	v, err := strconv.ParseFloat(row[t.cols[col]], 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s:%d: column %s: %q is not a number", t.name, line+2, col, row[t.cols[col]])
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%s:%d: column %s: %q is not a finite number", t.name, line+2, col, row[t.cols[col]])
 	}
 	return v, nil
 }
 
-// save renders p to path atomically, the format taken from the extension.
-func save(p *plot.Plot, path string) error {
+// save renders p to path atomically, the format taken from the extension. src names the
+// input file in errors: a figure that cannot be drawn comes from values in it.
+func save(p *plot.Plot, path, src string) (err error) {
 	ext := strings.TrimPrefix(filepath.Ext(path), ".")
 	if ext == "" {
 		return fmt.Errorf("%s: no file extension to choose a format (use .png, .svg or .pdf)", path)
 	}
-	wt, err := p.WriterTo(width, height, ext)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
+	_, logX := p.X.Scale.(plot.LogScale)
+	widenRange(&p.X, logX)
+	widenRange(&p.Y, false)
 	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	func() {
+		// gonum's tick markers panic on ranges they cannot mark (values near the float
+		// limits in a hand-edited file): report that as an error about the input.
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("%s: cannot draw %s from its values: %v", src, filepath.Base(path), r)
+			}
+		}()
+		var wt io.WriterTo
+		if wt, err = p.WriterTo(width, height, ext); err != nil {
+			err = fmt.Errorf("%s: %w", path, err)
+			return
+		}
+		if _, err = wt.WriteTo(&buf); err != nil {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+	}()
+	if err != nil {
+		return err
 	}
 	return atomicfile.WriteFile(path, buf.Bytes())
+}
+
+// widenRange gives an axis whose data span a single value (a figure of one message, a
+// constant series) a range around it: gonum widens it by ±1 only, which is below zero on a
+// log axis (its tick marker panics) and no change at all for values beyond 2^53.
+func widenRange(a *plot.Axis, log bool) {
+	lo, hi := a.Min, a.Max
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) || hi-lo > (math.Abs(lo)+math.Abs(hi))*1e-9 {
+		return
+	}
+	if log {
+		a.Min, a.Max = lo/10, hi*10
+		return
+	}
+	d := max(math.Abs(lo), math.Abs(hi), 1) * 0.1
+	a.Min, a.Max = lo-d, hi+d
 }
 
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
@@ -147,7 +185,7 @@ func faultMarkers(p *plot.Plot, runDir string, ymin, ymax float64) error {
 		}
 		l, err := plotter.NewLine(plotter.XYs{{X: at / 1e9, Y: ymin}, {X: at / 1e9, Y: ymax}})
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", t.name, err)
 		}
 		l.Color = color.Gray{Y: 110}
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
@@ -215,13 +253,13 @@ func Health(runDir, title, out string) error {
 		xys := series[k]
 		xys = append(xys, plotter.XY{X: xmax, Y: xys[len(xys)-1].Y}) // hold the last value
 		if err := addLine(p, k, xys, i, true); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
 	if err := faultMarkers(p, runDir, 0, 1000); err != nil {
 		return err
 	}
-	return save(p, out)
+	return save(p, out, t.name)
 }
 
 // Throughput draws delivered bytes per bin of virtual time, from messages.csv (messages
@@ -241,6 +279,9 @@ func Throughput(runDir, title, out string, bins int) error {
 		if err != nil {
 			return err
 		}
+		if end < 0 {
+			return fmt.Errorf("%s:%d: column end_ns: negative time %s", t.name, i+2, t.str(row, "end_ns"))
+		}
 		span = max(span, end)
 		if t.str(row, "hstatus") != "OK" || t.str(row, "type") == "ACK" || t.str(row, "type") == "REPLY" {
 			continue
@@ -257,18 +298,27 @@ func Throughput(runDir, title, out string, bins int) error {
 	if bins < 1 {
 		bins = 100
 	}
+	if bins > maxBins {
+		return fmt.Errorf("%d time bins: at most %d", bins, maxBins)
+	}
 	width := span / float64(bins)
+	if !(width > 0) {
+		return fmt.Errorf("%s: messages end within %g ns: too short a time to bin", t.name, span)
+	}
 	xys := make(plotter.XYs, bins)
 	for i := range xys {
 		xys[i].X = (float64(i) + 0.5) * width / 1e9
 	}
 	for i, end := range ends {
-		b := min(int(end/width), bins-1)
+		b := bins - 1
+		if f := end / width; f < float64(bins-1) {
+			b = int(f)
+		}
 		xys[b].Y += sizes[i] * 8 / (width / 1e9) / 1e9
 	}
 	p := newPlot(title, "virtual time (s)", "delivered (Gb/s)")
 	if err := addLine(p, "PUT/GET payload", xys, 0, false); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", t.name, err)
 	}
 	ymax := 0.0
 	for _, xy := range xys {
@@ -277,7 +327,7 @@ func Throughput(runDir, title, out string, bins int) error {
 	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
 		return err
 	}
-	return save(p, out)
+	return save(p, out, t.name)
 }
 
 // NIThroughput draws each NI's send rate over virtual time from timeseries.csv (metric
@@ -324,7 +374,7 @@ func NIThroughput(runDir, title, out string) error {
 			continue
 		}
 		if err := addLine(p, k, series[k], drawn, true); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", t.name, err)
 		}
 		drawn++
 	}
@@ -334,7 +384,7 @@ func NIThroughput(runDir, title, out string) error {
 	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
 		return err
 	}
-	return save(p, out)
+	return save(p, out, t.name)
 }
 
 // LatencyCDF draws the empirical CDF of completion latency per message type (successful
@@ -379,8 +429,8 @@ func LatencyCDF(runDir, title, out string) error {
 			xys[j] = plotter.XY{X: x, Y: float64(j+1) / float64(len(v))}
 		}
 		if err := addLine(p, fmt.Sprintf("%s (n=%d)", typ, len(v)), xys, i, true); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
-	return save(p, out)
+	return save(p, out, t.name)
 }

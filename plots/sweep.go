@@ -47,7 +47,7 @@ func SweepCurve(aggregate, x, metric, title, out string) error {
 			continue
 		}
 		xv, err := strconv.ParseFloat(strings.TrimSuffix(t.str(row, x), "s"), 64)
-		if err != nil {
+		if err != nil || math.IsNaN(xv) || math.IsInf(xv, 0) {
 			return fmt.Errorf("%s:%d: %s = %q is not a number: choose a numeric axis for x", aggregate, i+2, x, t.str(row, x))
 		}
 		var label []string
@@ -62,9 +62,9 @@ func SweepCurve(aggregate, x, metric, title, out string) error {
 		if err != nil {
 			return err
 		}
-		lo, _ := t.num(row, "ci95_low", i)
-		hi, _ := t.num(row, "ci95_high", i)
-		if math.IsNaN(lo) || math.IsNaN(hi) {
+		lo, errLo := t.num(row, "ci95_low", i)
+		hi, errHi := t.num(row, "ci95_high", i)
+		if errLo != nil || errHi != nil { // NaN: one replicate, no interval
 			lo, hi = mean, mean
 		}
 		if _, ok := series[key]; !ok {
@@ -87,21 +87,21 @@ func SweepCurve(aggregate, x, metric, title, out string) error {
 			e.lo[j], e.hi[j] = q.lo, q.hi
 		}
 		if err := addLine(p, k, e.XYs, i, false); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", aggregate, err)
 		}
 		bars, err := plotter.NewYErrorBars(e)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", aggregate, err)
 		}
 		bars.Color = palette[i%len(palette)]
 		bars.CapWidth = vg.Points(6)
 		p.Add(bars)
 		sc, err := plotter.NewScatter(e.XYs)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", aggregate, err)
 		}
 		sc.Color = palette[i%len(palette)]
 		p.Add(sc)
 	}
-	return save(p, out)
+	return save(p, out, aggregate)
 }
