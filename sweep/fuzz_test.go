@@ -108,12 +108,19 @@ func FuzzSweepParse(f *testing.F) {
 
 // FuzzParseShard: --shard i/n is accepted exactly when it is two integers with 0 <= i < n,
 // it writes back to a value that parses to the same shard, and the shards 0..n-1 of a plan
-// partition it.
+// partition it; a cluster job's shard from SLURM_ARRAY_TASK_ID (with SLURM_ARRAY_TASK_COUNT
+// or --shards) or JOB_COMPLETION_INDEX is in range whenever it is accepted.
 func FuzzParseShard(f *testing.F) {
 	for _, s := range []string{"0/1", "3/4", "4/4", "-1/4", "0/0", "1/", "/1", "a/b", "01/02", "+1/3", " 1/3", "0/9223372036854775807", "1/2/3"} {
-		f.Add(s, uint8(10))
+		f.Add(s, uint8(10), "", "", "", 0)
 	}
-	f.Fuzz(func(t *testing.T, s string, runs uint8) {
+	f.Add("", uint8(0), "3", "8", "", 0)
+	f.Add("", uint8(0), "", "", "2", 4)
+	f.Add("", uint8(0), "x", "", "", 0)
+	f.Add("", uint8(0), "5", "4", "", 0)
+	f.Add("", uint8(0), "", "", "-1", 4)
+	f.Fuzz(func(t *testing.T, s string, runs uint8, slurmID, slurmCount, k8sIndex string, shards int) {
+		checkShardFromEnv(t, slurmID, slurmCount, k8sIndex, shards)
 		sh, err := ParseShard(s)
 		is, ns, ok := strings.Cut(s, "/")
 		i, err1 := strconv.Atoi(is)
@@ -137,8 +144,18 @@ func FuzzParseShard(f *testing.F) {
 			plan[j].Index = j
 		}
 		if sh.Count > 64 {
-			if got := sh.Select(plan); len(got) > 1 || len(got) == 1 && got[0].Index != sh.Index {
-				t.Fatalf("%s selected %+v", sh, got)
+			want := 0
+			if sh.Index < len(plan) {
+				want = (len(plan)-1-sh.Index)/sh.Count + 1
+			}
+			got := sh.Select(plan)
+			for _, r := range got {
+				if r.Index%sh.Count != sh.Index {
+					t.Fatalf("%s selected run %d", sh, r.Index)
+				}
+			}
+			if len(got) != want {
+				t.Fatalf("%s selected %d of %d runs, want %d", sh, len(got), len(plan), want)
 			}
 			return
 		}
@@ -156,30 +173,21 @@ func FuzzParseShard(f *testing.F) {
 	})
 }
 
-// FuzzShardFromEnv: a cluster job's shard from SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX is
-// in range whenever it is accepted.
-func FuzzShardFromEnv(f *testing.F) {
-	f.Add("3", "8", "", 0)
-	f.Add("", "", "2", 4)
-	f.Add("x", "", "", 0)
-	f.Add("5", "4", "", 0)
-	f.Add("", "", "-1", 4)
-	f.Fuzz(func(t *testing.T, slurmID, slurmCount, k8sIndex string, shards int) {
-		env := map[string]string{"SLURM_ARRAY_TASK_ID": slurmID, "SLURM_ARRAY_TASK_COUNT": slurmCount, "JOB_COMPLETION_INDEX": k8sIndex}
-		sh, ok, err := ShardFromEnv(func(k string) string { return env[k] }, shards)
-		if err != nil {
-			if ok || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("err %q with ok %v", err, ok)
-			}
-			return
+func checkShardFromEnv(t *testing.T, slurmID, slurmCount, k8sIndex string, shards int) {
+	env := map[string]string{"SLURM_ARRAY_TASK_ID": slurmID, "SLURM_ARRAY_TASK_COUNT": slurmCount, "JOB_COMPLETION_INDEX": k8sIndex}
+	sh, ok, err := ShardFromEnv(func(k string) string { return env[k] }, shards)
+	if err != nil {
+		if ok || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("err %q with ok %v", err, ok)
 		}
-		if ok != (slurmID != "" || k8sIndex != "") {
-			t.Fatalf("ok %v for %q %q", ok, slurmID, k8sIndex)
-		}
-		if ok && (sh.Index < 0 || sh.Index >= sh.Count) {
-			t.Fatalf("shard %+v out of range", sh)
-		}
-	})
+		return
+	}
+	if ok != (slurmID != "" || k8sIndex != "") {
+		t.Fatalf("ok %v for %q %q", ok, slurmID, k8sIndex)
+	}
+	if ok && (sh.Index < 0 || sh.Index >= sh.Count) {
+		t.Fatalf("shard %+v out of range", sh)
+	}
 }
 
 // TestMergeMalformedSummary: a run directory whose summary.json a user edited or truncated
