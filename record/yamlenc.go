@@ -233,7 +233,15 @@ func (w *yamlWriter) entries(v reflect.Value) ([]entry, error) {
 			w.sig = append(w.sig, k.String())
 		}
 		slices.Sort(w.sig)
-		sig := strings.Join(w.sig, "\x00")
+		// The cache key spells every key with its length: a plain join made the empty map
+		// and the map with the one key "" (or keys holding the separator) share an order.
+		var sb strings.Builder
+		for _, k := range w.sig {
+			sb.WriteString(strconv.Itoa(len(k)))
+			sb.WriteByte(':')
+			sb.WriteString(k)
+		}
+		sig := sb.String()
 		order, ok := w.orders[sig]
 		if !ok {
 			var err error

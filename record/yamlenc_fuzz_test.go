@@ -177,3 +177,25 @@ func FuzzFastYAML(f *testing.F) {
 		}
 	})
 }
+
+// TestFastYAMLKeyOrderCache: maps whose key sets joined the same way (the empty map and
+// {"": 0}; keys holding the old separator) each get their own order. FuzzFastYAML found the
+// first: fastYAML wrote {"": 0} as {} after an empty map.
+func TestFastYAMLKeyOrderCache(t *testing.T) {
+	for _, v := range []map[string]any{
+		{"0": map[string]any{}, "1": map[string]int{"": 0}},
+		{"x": map[string]int{"a\x00b": 1, "c": 2}, "y": map[string]int{"a": 1, "b\x00c": 2}},
+	} {
+		want, err := yaml.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := fastYAML(v)
+		if err != nil && !errors.Is(err, errYAMLFallback) {
+			t.Fatal(err)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
+	}
+}
