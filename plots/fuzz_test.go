@@ -101,12 +101,10 @@ func TestPlotMalformedFiles(t *testing.T) {
 	ts := "time_ns,node,metric,key,value\n1000,c,ni_tx_bps,10.0.0.1@o2ib,1e9\n2000,c,ni_tx_bps,10.0.0.1@o2ib,2e9\n"
 	faults := "time_ns,kind,target,detail,hits\n1500,port_down,c/hca0/1,,1\n"
 	for _, c := range []struct {
-		name  string
-		file  int    // index in runFiles of the damaged file
-		text  string // its content
-		want  string // in the error
-		figs  []string
-		check func(error) bool
+		name string
+		file int    // index in runFiles of the damaged file
+		text string // its content
+		want string // in the error
 	}{
 		{name: "ragged row", file: 0, text: msgs + "3,PUT\n", want: "line 4"},
 		{name: "bad quote", file: 0, text: msgs + "3,\"PUT,1,1,1,OK\n", want: "messages.csv"},
@@ -147,5 +145,39 @@ func TestPlotMalformedFiles(t *testing.T) {
 				t.Errorf("no error mentions %q: %q", c.want, errs)
 			}
 		})
+	}
+}
+
+// TestPlotDegenerateRanges: inputs whose values are all one number draw (they panicked in
+// gonum's tick markers): one message of latency under 1 us on the log axis, a constant NI
+// rate beyond 2^53; a span too short to bin and a single message at time 0 are refused.
+func TestPlotDegenerateRanges(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "fig.svg")
+	write(record.MessagesFile, "id,type,size,end_ns,latency_ns,hstatus\n1,REPLY,64,1000,622,OK\n")
+	if err := LatencyCDF(dir, "t", out); err != nil {
+		t.Errorf("one sub-microsecond latency: %v", err)
+	}
+	write(record.TimeseriesFile, "time_ns,node,metric,key,value\n1000,c,ni_tx_bps,k,1e300\n2000,c,ni_tx_bps,k,1e300\n")
+	if err := NIThroughput(dir, "t", out); err != nil {
+		t.Errorf("constant huge rate: %v", err)
+	}
+	for _, msgs := range []string{
+		"id,type,size,end_ns,latency_ns,hstatus\n1,PUT,64,5e-324,1,OK\n2,PUT,64,0,1,OK\n",
+		"id,type,size,end_ns,latency_ns,hstatus\n1,PUT,64,0,1,OK\n",
+	} {
+		write(record.MessagesFile, msgs)
+		if err := Throughput(dir, "t", out, 100); err == nil || !strings.Contains(err.Error(), record.MessagesFile) {
+			t.Errorf("Throughput of %q: %v", msgs, err)
+		}
+	}
+	if err := Throughput(dir, "t", out, maxBins+1); err == nil {
+		t.Error("too many bins accepted")
 	}
 }

@@ -123,20 +123,21 @@ func save(p *plot.Plot, path, src string) (err error) {
 	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
-// widenRange gives an axis whose data span a single value (a figure of one message, a
-// constant series) a range around it: gonum widens it by ±1 only, which is below zero on a
-// log axis (its tick marker panics) and no change at all for values beyond 2^53.
+// widenRange gives an axis whose data are a single value (a figure of one message, a
+// constant series) a range where gonum's own widening by ±1 fails: below zero on a log axis
+// (latencies under 1 us; its tick marker panics) or no change at all beyond 2^53 (an empty
+// range, which its tick marker refuses with a panic). Other ranges are left to gonum.
 func widenRange(a *plot.Axis, log bool) {
-	lo, hi := a.Min, a.Max
-	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) || hi-lo > (math.Abs(lo)+math.Abs(hi))*1e-9 {
+	v := a.Min
+	if a.Max != v || math.IsInf(v, 0) || math.IsNaN(v) {
 		return
 	}
-	if log {
-		a.Min, a.Max = lo/10, hi*10
-		return
+	switch {
+	case log && v-1 <= 0:
+		a.Min, a.Max = v/10, v*10
+	case !log && v-1 == v:
+		a.Min, a.Max = v-math.Abs(v)/10, v+math.Abs(v)/10
 	}
-	d := max(math.Abs(lo), math.Abs(hi), 1) * 0.1
-	a.Min, a.Max = lo-d, hi+d
 }
 
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
