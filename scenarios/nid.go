@@ -23,6 +23,11 @@ func ParseNet(s string) (string, int, error) {
 		if rest == "" {
 			return l + "0", 0, nil
 		}
+		if l == "lo" && rest != "0" {
+			// The kernel has one loopback net, lo (net 0); "lo1" named an NI net that
+			// validated and then failed to run.
+			return "", 0, fmt.Errorf("invalid net %q: the loopback net is lo, without a number", s)
+		}
 		n, err := strconv.Atoi(rest)
 		if err != nil || n < 0 || n > 65535 || rest[0] == '+' || (len(rest) > 1 && rest[0] == '0') {
 			return "", 0, fmt.Errorf("invalid net %q: the number after %s must be 0 to 65535", s, l)

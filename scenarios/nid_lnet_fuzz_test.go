@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
@@ -34,4 +35,23 @@ func FuzzNIDAgreesWithLNet(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoopbackNetHasNoNumber: "lo1" is refused (FuzzNIDAgreesWithLNet found that the schema
+// took it as an NI net, which validated and failed at run time with an address error).
+func TestLoopbackNetHasNoNumber(t *testing.T) {
+	for _, s := range []string{"lo1", "lo00", "lo65535"} {
+		if _, _, err := ParseNet(s); err == nil {
+			t.Errorf("ParseNet(%q) accepted", s)
+		}
+	}
+	for _, s := range []string{"lo", "lo0", "@lo"} {
+		if n, _, err := ParseNet(s); err != nil || n != "lo0" {
+			t.Errorf("ParseNet(%q) = %q, %v", s, n, err)
+		}
+	}
+	_, err := Load("lo.yaml", []byte("duration: 1s\nnodes:\n  a: {nis: [lo1]}\n  b: {nis: [o2ib]}\n"))
+	if err == nil || !strings.Contains(err.Error(), "loopback net is lo") {
+		t.Fatalf("nis: [lo1]: %v", err)
+	}
 }
