@@ -138,7 +138,7 @@ func (g *yamlGen) fuzzStruct(depth int) fuzzStruct {
 // FuzzFastYAML: counters.yaml's hand-written writer gives exactly yaml.Marshal's bytes
 // whenever it does not fall back, and marshalYAML (the writer or the key-by-key fallback)
 // always gives yaml.Marshal's bytes, for maps built from the input: strings with odd
-// characters (the fuzz string, split at '|'), all number kinds and special floats, nested
+// characters (the fuzz string, split at '|', made valid UTF-8), all number kinds and special floats, nested
 // maps, slices, structs with omitempty and pointers, and lnetctl show types.
 func FuzzFastYAML(f *testing.F) {
 	for _, s := range []string{
@@ -153,6 +153,10 @@ func FuzzFastYAML(f *testing.F) {
 	}
 	f.Add("a", []byte{})
 	f.Fuzz(func(t *testing.T, s string, data []byte) {
+		// yaml.v3 orders map keys that are not valid UTF-8 by map iteration order (they
+		// compare equal as U+FFFD runes), so yaml.Marshal has no one answer to compare
+		// with; lnetsim's keys come from YAML files and are always valid UTF-8.
+		s = strings.ToValidUTF8(s, "\uFFFD")
 		g := &yamlGen{b: data, strs: strings.Split(s, "|")}
 		v := g.mapping(0)
 		if len(v) == 0 {
