@@ -164,8 +164,9 @@ func flow(n *yaml.Node) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if c.Kind == yaml.ScalarNode && strings.ContainsAny(strings.TrimSpace(string(b)), "\r\n") {
-		// A multi-line string comes out as a block scalar (|-): quote it to keep one line.
+	if c.Kind == yaml.ScalarNode && (strings.ContainsAny(c.Value, "\r\n\u0085\u2028\u2029") || strings.Contains(strings.TrimSpace(string(b)), "\n")) {
+		// A string with line breaks comes out as a block scalar (|-, |4+): double-quote it,
+		// which escapes the breaks, to keep one line that reads back as the same string.
 		c.Style = yaml.DoubleQuotedStyle
 		if b, err = yaml.Marshal(&c); err != nil {
 			return "", err
