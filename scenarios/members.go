@@ -128,6 +128,10 @@ func (s *Scenario) ResolveNI(ref string) (*Member, int, error) {
 		}
 		i = v
 	}
+	if len(m.NIs) == 0 {
+		// A node whose nis failed to resolve (reported there): "node" alone meant NI 0.
+		return nil, 0, &refError{msg: fmt.Sprintf("node %s has no NIs", name)}
+	}
 	return m, i, nil
 }
 
