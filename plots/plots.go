@@ -21,6 +21,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/lnetsim/lnetsim/internal/atomicfile"
 	"github.com/lnetsim/lnetsim/record"
@@ -99,6 +101,7 @@ func save(p *plot.Plot, path, src string) (err error) {
 	_, logX := p.X.Scale.(plot.LogScale)
 	widenRange(&p.X, logX)
 	widenRange(&p.Y, false)
+	legendRoom(p)
 	var buf bytes.Buffer
 	func() {
 		// gonum's tick markers panic on ranges they cannot mark (values near the float
@@ -121,6 +124,29 @@ func save(p *plot.Plot, path, src string) (err error) {
 		return err
 	}
 	return atomicfile.WriteFile(path, buf.Bytes())
+}
+
+// legendRoom raises the top of a linear Y axis so that a legend drawn at the top of the plot
+// sits above the data instead of over it: the range grows by the legend's share of the data
+// area's height (measured on a canvas of the figure's size).
+func legendRoom(p *plot.Plot) {
+	if !p.Legend.Top {
+		return
+	}
+	if _, logY := p.Y.Scale.(plot.LogScale); logY {
+		return
+	}
+	span := p.Y.Max - p.Y.Min
+	if !(span > 0) || math.IsInf(span, 0) {
+		return
+	}
+	dc := p.DataCanvas(draw.New(vgimg.New(width, height)))
+	legend := p.Legend.Rectangle(dc).Size().Y
+	area := dc.Size().Y
+	if legend <= 0 || legend > area/2 {
+		return
+	}
+	p.Y.Max += span * float64(legend/(area-legend)) * 1.1
 }
 
 // widenRange gives an axis whose data are a single value (a figure of one message, a
@@ -368,7 +394,7 @@ func NIThroughput(runDir, title, out string) error {
 	}
 	sort.Strings(keys)
 	p := newPlot(title, "virtual time (s)", "sent by the NI (Gb/s)")
-	p.Legend.Top, p.Legend.Left = false, true
+	p.Legend.Left = true // at the top, above the data (legendRoom)
 	drawn := 0
 	for _, k := range keys {
 		if total[k] == 0 {
