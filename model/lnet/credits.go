@@ -51,7 +51,7 @@ func (n *Node) postSend(m *Msg) {
 			lpni.minTxCredits = lpni.txCredits
 		}
 		if lpni.txCredits < 0 {
-			lpni.txq.push(m)
+			lpni.txq.Push(m)
 			return
 		}
 	}
@@ -62,7 +62,7 @@ func (n *Node) postSend(m *Msg) {
 			ni.minTxCredits = ni.txCredits
 		}
 		if ni.txCredits < 0 {
-			ni.txq.push(m)
+			ni.txq.Push(m)
 			return
 		}
 	}
@@ -118,7 +118,7 @@ func (n *Node) returnTxCredits(m *Msg) {
 		ni := m.txNI
 		ni.txCredits++
 		if ni.txCredits <= 0 {
-			if m2 := ni.txq.pop(); m2 != nil {
+			if m2 := ni.txq.Pop(); m2 != nil {
 				n.postSend(m2)
 			}
 		}
@@ -129,7 +129,7 @@ func (n *Node) returnTxCredits(m *Msg) {
 		lpni.txqnob -= m.Hdr.PayloadLength + hdrSize
 		lpni.txCredits++
 		if lpni.txCredits <= 0 {
-			if m2 := lpni.txq.pop(); m2 != nil {
+			if m2 := lpni.txq.Pop(); m2 != nil {
 				n.postSend(m2)
 			}
 		}

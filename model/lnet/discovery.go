@@ -137,8 +137,8 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 		p.discPing = nil
 	}
 	p.discovered = rc == 0
-	for k := p.pending.len(); k > 0; k-- {
-		m := p.pending.pop()
+	for k := p.pending.Len(); k > 0; k-- {
+		m := p.pending.Pop()
 		if rc != 0 {
 			m.noResend = true
 			n.finalize(m, rc)
@@ -167,7 +167,7 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 		lpni := n.peerNIs[e.NID]
 		if lpni != nil && lpni.peer != p {
 			other := lpni.peer
-			if len(other.nis) > 1 || other.config || other.pending.len() > 0 {
+			if len(other.nis) > 1 || other.config || other.pending.Len() > 0 {
 				continue
 			}
 			n.removePeer(other)

@@ -134,7 +134,7 @@ func (ni *NI) TxCredits() (avail, max, min int) {
 }
 
 // TxQueued returns how many messages wait for an NI tx credit.
-func (ni *NI) TxQueued() int { return ni.txq.len() }
+func (ni *NI) TxQueued() int { return ni.txq.Len() }
 
 // Stats returns the NI's traffic counters.
 func (ni *NI) Stats() NIStats { return ni.stats }

@@ -151,7 +151,7 @@ func (lpni *PeerNI) RtrCredits() (avail, max, min int) {
 }
 
 // TxQueued returns how many messages wait for a credit (tx_q_num_of_buf).
-func (lpni *PeerNI) TxQueued() int { return lpni.txq.len() }
+func (lpni *PeerNI) TxQueued() int { return lpni.txq.Len() }
 
 // Stats returns the peer NI's traffic counters.
 func (lpni *PeerNI) Stats() PeerNIStats { return lpni.stats }

@@ -19,7 +19,7 @@ func (n *Node) attemptResend(m *Msg) bool {
 	m.target = m.Hdr.Dst
 	m.sending = false
 	m.resending = true
-	n.resendQ.push(m)
+	n.resendQ.Push(m)
 	if !n.kickArmed {
 		n.kickArmed = true
 		n.k.After(0, n.hid, evResendKick, 0)
@@ -36,8 +36,8 @@ func (n *Node) attemptResend(m *Msg) bool {
 // the LND's completion or by an LNet failure): a resend the LND refuses at once reports the
 // old status again.
 func (n *Node) resendPending() {
-	for k := n.resendQ.len(); k > 0; k-- {
-		m := n.resendQ.pop()
+	for k := n.resendQ.Len(); k > 0; k-- {
+		m := n.resendQ.Pop()
 		m.resending = false
 		if rc := n.send(m.srcSpec, m, m.rtrNID); rc != 0 {
 			m.noResend = true

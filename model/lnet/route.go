@@ -310,7 +310,7 @@ func (n *Node) RouterPoolsCPT() [][]RouterPoolShow {
 		var cp []RouterPoolShow
 		for _, p := range n.rtrPools[c : c+numRtrPools] {
 			cp = append(cp, RouterPoolShow{NPages: p.npages, NBuffers: p.nbuffers, Credits: p.credits,
-				MinCredits: p.minCredits, Queued: p.msgs.len()})
+				MinCredits: p.minCredits, Queued: p.msgs.Len()})
 		}
 		out = append(out, cp)
 	}
@@ -386,14 +386,14 @@ func (n *Node) SetRouting(on bool) {
 // (lnet_rtrpools_disable's lnet_rtrpool_free_bufs and the peers' rtrq flush).
 func (n *Node) dropAllRouted() {
 	for _, pool := range n.rtrPools {
-		for m := pool.msgs.pop(); m != nil; m = pool.msgs.pop() {
+		for m := pool.msgs.Pop(); m != nil; m = pool.msgs.Pop() {
 			m.rtrQueued = false
 			n.dropRoutedRx(m, LNET_MSG_STATUS_REMOTE_ERROR, -ECANCELED, false)
 		}
 	}
 	for _, p := range n.peers {
 		for _, lpni := range p.nis {
-			for m := lpni.rtrq.pop(); m != nil; m = lpni.rtrq.pop() {
+			for m := lpni.rtrq.Pop(); m != nil; m = lpni.rtrq.Pop() {
 				m.rtrQueued = false
 				n.dropRoutedRx(m, LNET_MSG_STATUS_REMOTE_ERROR, -ECANCELED, false)
 			}
@@ -454,7 +454,7 @@ func (n *Node) postRoutedRecv(m *Msg, delayed bool) {
 		}
 		if lpni.rtrCredits < 0 {
 			m.rtrQueued = true
-			lpni.rtrq.push(m)
+			lpni.rtrq.Push(m)
 			return
 		}
 	}
@@ -468,7 +468,7 @@ func (n *Node) postRoutedRecv(m *Msg, delayed bool) {
 		}
 		if pool.credits < 0 {
 			m.rtrQueued = true
-			pool.msgs.push(m)
+			pool.msgs.Push(m)
 			return
 		}
 	}
@@ -527,7 +527,7 @@ func (n *Node) returnRxCredits(m *Msg) {
 		m.rtrPool = 0
 		pool.credits++
 		if pool.credits <= 0 {
-			if m2 := pool.msgs.pop(); m2 != nil {
+			if m2 := pool.msgs.Pop(); m2 != nil {
 				n.repostRouted(m2)
 			}
 		}
@@ -537,7 +537,7 @@ func (n *Node) returnRxCredits(m *Msg) {
 		lpni := m.rxPeerNI
 		lpni.rtrCredits++
 		if lpni.rtrCredits <= 0 {
-			if m2 := lpni.rtrq.pop(); m2 != nil {
+			if m2 := lpni.rtrq.Pop(); m2 != nil {
 				n.repostRouted(m2)
 			}
 		}

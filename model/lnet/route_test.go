@@ -100,14 +100,14 @@ func (r *routed) run(t testing.TB, d sim.Time) {
 func checkRtrInvariants(t testing.TB, n *Node) {
 	t.Helper()
 	for i, p := range n.rtrPools {
-		if (p.credits < 0) != (p.msgs.len() > 0) || p.credits > p.nbuffers || p.minCredits > p.credits {
-			t.Fatalf("%s pool %d: credits %d/%d min %d queued %d", n.Name(), i, p.credits, p.nbuffers, p.minCredits, p.msgs.len())
+		if (p.credits < 0) != (p.msgs.Len() > 0) || p.credits > p.nbuffers || p.minCredits > p.credits {
+			t.Fatalf("%s pool %d: credits %d/%d min %d queued %d", n.Name(), i, p.credits, p.nbuffers, p.minCredits, p.msgs.Len())
 		}
 	}
 	for _, p := range n.Peers() {
 		for _, lpni := range p.NIs() {
-			if (lpni.rtrCredits < 0) != (lpni.rtrq.len() > 0) {
-				t.Fatalf("%s peer NI %s: rtr credits %d queued %d", n.Name(), lpni.NID(), lpni.rtrCredits, lpni.rtrq.len())
+			if (lpni.rtrCredits < 0) != (lpni.rtrq.Len() > 0) {
+				t.Fatalf("%s peer NI %s: rtr credits %d queued %d", n.Name(), lpni.NID(), lpni.rtrCredits, lpni.rtrq.Len())
 			}
 		}
 	}

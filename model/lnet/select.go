@@ -30,7 +30,7 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 	if n.tun.Discovery && !p.discovered && msgDiscovery(m) {
 		n.discoverPeer(p)
 		if !p.discovered {
-			p.pending.push(m)
+			p.pending.Push(m)
 			return 0
 		}
 	}

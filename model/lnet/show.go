@@ -42,7 +42,7 @@ func (n *Node) ShowNets() []NetShow {
 				NID: ni.nid.String(), Status: ni.Status().String(), Statistics: ni.stats,
 				HealthStats: NIHealthShow{HealthValue: ni.health, NIHealthStats: ni.HealthStats()},
 				Tunables:    nt.Tunables,
-				Credits:     NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.txq.len()},
+				Credits:     NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.txq.Len()},
 				UDSP:        n.udspInfoShow(ni.nid),
 			})
 		}
@@ -94,7 +94,7 @@ func (n *Node) ShowPeers() []PeerShow {
 			}
 			ps.PeerNIs = append(ps.PeerNIs, PeerNIShow{
 				NID: lpni.nid.String(), State: lpni.status.String(), MaxTx: mx, AvailTx: a, MinTx: mn,
-				TxQ: lpni.txq.len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.stats,
+				TxQ: lpni.txq.Len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.stats,
 				HealthStats:  PeerNIHealthShow{HealthValue: lpni.health, PeerNIHealthStats: lpni.HealthStats()},
 				PreferredNID: pref,
 				UDSP:         n.udspInfoShow(lpni.nid),

@@ -52,9 +52,9 @@ type conn struct {
 	nsendsPosted int
 	noopsPosted  int
 
-	txNocred fifo
-	txQueue  fifo
-	txRsrvd  fifo
+	txNocred txFIFO
+	txQueue  txFIFO
+	txRsrvd  txFIFO
 	active   []*tx
 
 	rxs    []rx
@@ -172,12 +172,12 @@ func (l *LND) finaliseConn(c *conn) {
 
 // abortTxs models kiblnd_abort_txs on a send queue: LOCAL_TIMEOUT if the conn died of a
 // timeout, else LOCAL_ERROR.
-func (l *LND) abortTxs(c *conn, q *fifo) {
+func (l *LND) abortTxs(c *conn, q *txFIFO) {
 	hs := lnet.LNET_MSG_STATUS_LOCAL_ERROR
 	if c.commsError == -lnet.ETIMEDOUT {
 		hs = lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT
 	}
-	txs := q.drain()
+	txs := q.Drain()
 	for _, t := range txs {
 		t.hstatus = hs
 	}

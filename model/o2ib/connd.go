@@ -109,9 +109,9 @@ func (l *LND) connTimedOut(c *conn, now sim.Time) bool {
 		}
 		return !late
 	}
-	c.txQueue.each(f)
-	c.txRsrvd.each(f)
-	c.txNocred.each(f)
+	c.txQueue.Each(f)
+	c.txRsrvd.Each(f)
+	c.txNocred.Each(f)
 	for _, t := range c.active {
 		if late {
 			break

@@ -45,9 +45,9 @@ func (l *LND) NodeCrashed(n *ib.Node) {
 		c.state = connDisconnected
 		c.destroyed = true
 		c.active = nil
-		c.txNocred.drain()
-		c.txQueue.drain()
-		c.txRsrvd.drain()
+		c.txNocred.Drain()
+		c.txQueue.Drain()
+		c.txRsrvd.Drain()
 		c.rxWire.reset(l)
 		if c.qp != nil && int(c.qp.Num()) < len(l.connByQPN) {
 			l.connByQPN[c.qp.Num()] = nil

@@ -30,10 +30,10 @@ func (l *LND) needNoop(c *conn) bool {
 	if c.outstanding < c.creditsHighwater() && !l.sendKeepalive(c) {
 		return false
 	}
-	if c.txNocred.len() > 0 {
+	if c.txNocred.Len() > 0 {
 		return false
 	}
-	return c.txQueue.len() == 0 || c.credits == 0
+	return c.txQueue.Len() == 0 || c.credits == 0
 }
 
 // checkSends models kiblnd_check_sends_locked: move reserved-credit requests to the normal
@@ -64,16 +64,16 @@ func (l *LND) checkSendsOnce(c *conn) {
 		// kiblnd_post_tx_locked fails every post there with -ECONNABORTED. The model fails
 		// them all at once, credits or not.
 		var txs []*tx
-		txs = append(txs, c.txNocred.drain()...)
-		txs = append(txs, c.txQueue.drain()...)
-		txs = append(txs, c.txRsrvd.drain()...)
+		txs = append(txs, c.txNocred.Drain()...)
+		txs = append(txs, c.txQueue.Drain()...)
+		txs = append(txs, c.txRsrvd.Drain()...)
 		l.txlistDone(txs, -lnet.ECONNABORTED, lnet.LNET_MSG_STATUS_OK)
 		return
 	}
-	for c.reserved > 0 && c.txRsrvd.len() > 0 {
-		t := c.txRsrvd.pop()
+	for c.reserved > 0 && c.txRsrvd.Len() > 0 {
+		t := c.txRsrvd.Pop()
 		t.q = qTx
-		c.txQueue.push(t)
+		c.txQueue.Push(t)
 		c.reserved--
 	}
 	if l.needNoop(c) {
@@ -85,8 +85,8 @@ func (l *LND) checkSendsOnce(c *conn) {
 	for c.state == connEstablished {
 		var t *tx
 		credit := 0
-		if t = c.txNocred.first(); t == nil {
-			if t = c.txQueue.first(); t == nil {
+		if t = c.txNocred.First(); t == nil {
+			if t = c.txQueue.First(); t == nil {
 				return
 			}
 			credit = 1
@@ -110,9 +110,9 @@ func (l *LND) postTx(c *conn, t *tx, credit int) bool {
 		return false
 	}
 	if credit != 0 {
-		c.txQueue.pop()
+		c.txQueue.Pop()
 	} else {
-		c.txNocred.pop()
+		c.txNocred.Pop()
 	}
 	t.queued = false
 	t.q = qNone

@@ -1,6 +1,7 @@
 package o2ib
 
 import (
+	"github.com/lnetsim/lnetsim/internal/fifo"
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -136,13 +137,13 @@ func (l *LND) queueTxLocked(t *tx, c *conn) {
 	switch t.msg.typ {
 	case MsgPUT_REQ, MsgGET_REQ:
 		t.q = qRsrvd
-		c.txRsrvd.push(t)
+		c.txRsrvd.Push(t)
 	case MsgPUT_NAK, MsgPUT_ACK, MsgPUT_DONE, MsgGET_DONE, MsgNOOP:
 		t.q = qNocred
-		c.txNocred.push(t)
+		c.txNocred.Push(t)
 	default:
 		t.q = qTx
-		c.txQueue.push(t)
+		c.txQueue.Push(t)
 	}
 }
 
@@ -183,56 +184,5 @@ func (l *LND) queueWaitingTx(t *tx, p *peer) {
 	p.txQueue = append(p.txQueue, t)
 }
 
-// fifo is a tx list with O(1) push and pop at the head.
-type fifo struct {
-	buf  []*tx
-	head int
-}
-
-func (q *fifo) len() int { return len(q.buf) - q.head }
-
-func (q *fifo) push(t *tx) {
-	if q.head > 32 && q.head*2 >= len(q.buf) {
-		n := copy(q.buf, q.buf[q.head:])
-		clear(q.buf[n:])
-		q.buf = q.buf[:n]
-		q.head = 0
-	}
-	q.buf = append(q.buf, t)
-}
-
-func (q *fifo) first() *tx {
-	if q.head == len(q.buf) {
-		return nil
-	}
-	return q.buf[q.head]
-}
-
-func (q *fifo) pop() *tx {
-	t := q.buf[q.head]
-	q.buf[q.head] = nil
-	q.head++
-	if q.head == len(q.buf) {
-		q.buf = q.buf[:0]
-		q.head = 0
-	}
-	return t
-}
-
-// drain empties the list, returning its txs in order.
-func (q *fifo) drain() []*tx {
-	out := append([]*tx(nil), q.buf[q.head:]...)
-	clear(q.buf)
-	q.buf = q.buf[:0]
-	q.head = 0
-	return out
-}
-
-// each calls fn on every tx in order until it returns false.
-func (q *fifo) each(fn func(*tx) bool) {
-	for _, t := range q.buf[q.head:] {
-		if !fn(t) {
-			return
-		}
-	}
-}
+// txFIFO is a connection tx list (ibc_tx_noops/ibc_tx_queue/ibc_tx_queue_rsrvd/ibc_active_txs).
+type txFIFO = fifo.Queue[*tx]
