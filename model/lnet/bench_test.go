@@ -6,12 +6,12 @@ import (
 	"github.com/lnetsim/lnetsim/sim"
 )
 
-// pumper keeps a fixed number of PUTs in flight from A to B, issuing the next on each ACK.
+// pumper keeps a fixed number of PUTs in flight from src to dst, issuing the next on each ACK.
 type pumper struct {
-	p         *pair
+	src       *Node
+	dst       NID
 	remaining int
 	done      int
-	dst       NID
 	tb        testing.TB
 }
 
@@ -28,10 +28,35 @@ func (u *pumper) next() {
 		return
 	}
 	u.remaining--
-	md := u.p.a.MDBind(MDSpec{Length: 4096, Threshold: 2, Handler: u})
-	if err := u.p.a.Put(AnyNID, md, AckReqAck, u.dst, testPortal, 1, 0, 0); err != nil {
+	md := u.src.MDBind(MDSpec{Length: 4096, Threshold: 2, Handler: u})
+	if err := u.src.Put(AnyNID, md, AckReqAck, u.dst, testPortal, 1, 0, 0); err != nil {
 		u.tb.Fatal(err)
 	}
+}
+
+// runPumper warms up with 16 PUTs in flight (discovery, pools), then times b.N round trips
+// with 16 in flight.
+func runPumper(b *testing.B, k *sim.Kernel, u *pumper) {
+	for i := 0; i < 16; i++ {
+		u.next()
+	}
+	if err := k.RunUntil(k.Now() + sim.Second); err != nil { // warm up: discovery, pools
+		b.Fatal(err)
+	}
+	u.remaining = b.N
+	u.done = 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < 16; i++ {
+		u.next()
+	}
+	for u.done < b.N {
+		if err := k.RunUntil(k.Now() + sim.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
 }
 
 // BenchmarkPutAck measures full LNet PUT+ACK round trips (selection, credits, ideal LND,
@@ -41,23 +66,5 @@ func BenchmarkPutAck(b *testing.B) {
 	p.a.SetTracer(nil)
 	p.b.SetTracer(nil)
 	p.b.portals[testPortal][0].md.spec.Handler = nil
-	u := &pumper{p: p, remaining: 16, dst: nid("10.0.0.2@o2ib"), tb: b}
-	for i := 0; i < 16; i++ {
-		u.next()
-	}
-	p.run(b, sim.Second) // warm up: discovery, pools
-	u.remaining = b.N
-	u.done = 0
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < 16; i++ {
-		u.next()
-	}
-	for u.done < b.N {
-		if err := p.k.RunUntil(p.k.Now() + sim.Second); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+	runPumper(b, p.k, &pumper{src: p.a, dst: nid("10.0.0.2@o2ib"), remaining: 16, tb: b})
 }
