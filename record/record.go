@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -251,30 +253,16 @@ func marshalYAML(v any) ([]byte, error) {
 		return yaml.Marshal(v)
 	}
 	// yaml.v3's key order (natural: node9 before node10), read back from a document of the
-	// keys alone.
-	stub := make(map[string]int, len(m))
-	for k := range m {
-		stub[k] = 0
-	}
-	sb, err := yaml.Marshal(stub)
+	// keys alone; keys yaml.v3 cannot read back as written (it reads the key "\n" as "")
+	// leave the order unknown and the whole map to yaml.v3.
+	keys := slices.Sorted(maps.Keys(m))
+	order, err := yamlKeyOrder(keys)
 	if err != nil {
-		return nil, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(sb, &doc); err != nil {
-		return nil, err
-	}
-	if len(doc.Content) != 1 || len(doc.Content[0].Content) != 2*len(m) {
 		return yaml.Marshal(v)
 	}
 	var out []byte
-	for i, kv := 0, doc.Content[0].Content; i < len(kv); i += 2 {
-		k := kv[i].Value
-		val, ok := m[k]
-		if !ok {
-			return yaml.Marshal(v)
-		}
-		b, err := yaml.Marshal(map[string]any{k: val})
+	for _, k := range order {
+		b, err := yaml.Marshal(map[string]any{k: m[k]})
 		if err != nil {
 			return nil, err
 		}

@@ -19,8 +19,9 @@ import (
 // of a document (the counters of a 1000-node cluster took 1.8 s, 40% of the run). What it
 // cannot write as yaml.v3 would, it refuses (errYAMLFallback) and the caller marshals with
 // yaml.v3: anything with a Marshaler, time values, yaml.Node, inline or flow fields, keys that
-// are not strings, multi-line strings, and single scalars that yaml.v3 renders over more than
-// one line. How yaml.v3 renders a string (plain, quoted, which quotes) and orders a map's keys
+// are not strings, multi-line strings, single scalars that yaml.v3 renders over more than
+// one line, and strings whose rendering depends on their depth (U+2028 or U+2029 inside
+// quotes). How yaml.v3 renders a string (plain, quoted, which quotes) and orders a map's keys
 // is not re-implemented: both are asked of yaml.v3 once per distinct string or key set.
 type yamlWriter struct {
 	out    []byte
@@ -145,6 +146,11 @@ func (w *yamlWriter) scalar(v reflect.Value) error {
 				return errYAMLFallback
 			}
 			r = line[:len(line)-1]
+			// yaml.v3 breaks a quoted scalar at U+2028/U+2029 and indents the next line
+			// to the scalar's depth: the rendering must not depend on where it stands.
+			if nb, err := yaml.Marshal(map[string]map[string]string{"a": {"k": s}}); err != nil || string(nb) != "a:\n    k: "+line {
+				return errYAMLFallback
+			}
 			w.vals[s] = r
 		}
 		w.out = append(w.out, r...)
@@ -188,6 +194,9 @@ func (w *yamlWriter) key(s string) error {
 			return errYAMLFallback
 		}
 		r = line
+		if nb, err := yaml.Marshal(map[string]map[string]int{"a": {s: 0}}); err != nil || string(nb) != "a:\n    "+line+": 0\n" {
+			return errYAMLFallback // the rendering depends on the depth (see scalar)
+		}
 		w.keys[s] = r
 	}
 	w.out = append(w.out, r...)

@@ -203,3 +203,22 @@ func TestFastYAMLKeyOrderCache(t *testing.T) {
 		}
 	}
 }
+
+// TestMarshalYAMLUnreadableKeys: yaml.v3 writes the key "\n" as a block scalar and reads it
+// back as "", so the key order of a map holding "" and "\n" cannot be read back from a
+// document of its keys. FuzzFastYAML found marshalYAML writing both keys as "" there.
+func TestMarshalYAMLUnreadableKeys(t *testing.T) {
+	for _, v := range []map[string]any{
+		{"": "\n", "\n": "\n"},
+		{"a": 1, "\n": map[string]any{"x": 1}},
+	} {
+		want, err := yaml.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := marshalYAML(v)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("marshalYAML(%#v) = %q, %v; want %q", v, got, err, want)
+		}
+	}
+}
