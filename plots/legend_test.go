@@ -2,10 +2,14 @@ package plots
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+
+	"github.com/lnetsim/lnetsim/record"
 )
 
 // A legend at the top of a linear axis gets headroom that grows with its rows; one at the
@@ -35,5 +39,23 @@ func TestLegendRoom(t *testing.T) {
 		if p.Y.Max != 10 {
 			t.Fatalf("Y.Max %v, want 10 unchanged (bottom legend or log axis)", p.Y.Max)
 		}
+	}
+}
+
+// A rule's hit-count row at the end of faults.csv is not drawn as a fault marker.
+func TestFaultMarkersSkipHitCounts(t *testing.T) {
+	dir := t.TempDir()
+	csv := "time_ns,kind,target,detail,hits\n" +
+		"30000000000,link_down,10.0.0.2@o2ib,,1\n" +
+		"135000000000,drop_rule_add_hits,silent-loss,messages dropped or delayed by the rule,1\n"
+	if err := os.WriteFile(filepath.Join(dir, record.FaultsFile), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newPlot("t", "x", "y")
+	if err := faultMarkers(p, dir, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if p.X.Min != 30 || p.X.Max != 30 {
+		t.Fatalf("markers span x [%v, %v], want only the link_down at 30 s", p.X.Min, p.X.Max)
 	}
 }

@@ -192,7 +192,8 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs, i int, step bool) error
 }
 
 // faultMarkers draws a dashed vertical line at each fault of runDir's faults.csv (if any),
-// spanning [ymin, ymax], and names the first of each kind in the legend.
+// spanning [ymin, ymax], and names the first of each kind in the legend. The rows that
+// report a rule's hits at the end of the run (kind "<action>_hits") are not faults.
 func faultMarkers(p *plot.Plot, runDir string, ymin, ymax float64) error {
 	t, err := readTable(filepath.Join(runDir, record.FaultsFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -206,6 +207,9 @@ func faultMarkers(p *plot.Plot, runDir string, ymin, ymax float64) error {
 	}
 	seen := map[string]bool{}
 	for i, row := range t.rows {
+		if strings.HasSuffix(t.str(row, "kind"), "_hits") {
+			continue // a rule's hit count at the end of the run, not a fault
+		}
 		at, err := t.num(row, "time_ns", i)
 		if err != nil {
 			return err

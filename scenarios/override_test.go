@@ -71,11 +71,11 @@ func TestOverrideErrors(t *testing.T) {
 	}{
 		{"lnet.retry_count=abc", `--set lnet.retry_count: expected an integer, got "abc"`},
 		{"lnet.retry_count=200", "--set lnet.retry_count: retry_count 200 is greater than transaction_timeout (50s)"},
-		{"faults[5].at=1s", "--set faults[5].at: faults has 1 elements; index 5 is out of range"},
+		{"faults[5].at=1s", "--set faults[5].at: faults has 3 elements; index 5 is out of range"},
 		{"duration.x=1", "--set duration.x: duration is not a mapping, cannot set \"x\" in it"},
 		{"lnet.retry_cnt=1", `--set lnet.retry_cnt: unknown field "retry_cnt" (did you mean retry_count?)`},
-		{"faults[0].at=500s", "--set faults[0].at: 500s is after the end of the run (duration 120s)"},
-		{"nodes.client.count=2", `scenarios/default.yaml:61:9: faults[0].ni: no node named "client"`},
+		{"faults[0].at=500s", "--set faults[0].at: 500s is after the end of the run (duration 135s)"},
+		{"nodes.client.count=2", `scenarios/default.yaml:67:9: faults[0].ni: no node named "client"`},
 		{"lnet.routes[0].net=o2ib1", `--set lnet.routes[0].net: lnet has no list "routes" to index`},
 	}
 	for _, tt := range tests {

@@ -329,6 +329,7 @@ var expectChecks = map[string]struct {
 	unit   string
 }{
 	"messages":     {[]string{"workload", "node", "status", "type", "eq", "min", "max"}, "count"},
+	"operations":   {[]string{"workload", "node", "status", "eq", "min", "max"}, "count"},
 	"stats":        {[]string{"node", "counter", "eq", "min", "max"}, "count"},
 	"health":       {[]string{"node", "ni", "peer_ni", "eq", "min", "max", "changed"}, "count"},
 	"route":        {[]string{"node", "net", "gateway", "state"}, ""},
@@ -419,6 +420,16 @@ func (r *resolver) expectations() {
 				r.errorAt(p+".status", "use ok, failed or an hstatus name such as local_timeout", "unknown status %q", e.Status)
 			}
 			r.msgType(p, e.Type)
+		case "operations":
+			if e.Status == "" {
+				e.Status = "ok"
+			}
+			if e.Status != "ok" && e.Status != "failed" {
+				r.errorAt(p+".status", "an operation either completes (ok) or fails (failed)", "unknown status %q", e.Status)
+			}
+			if e.Workload == "" {
+				r.errorAt(p, "e.g. workload: writes", "an operations check needs a workload")
+			}
 		case "stats":
 			if !statsCounters[e.Counter] {
 				r.errorAt(p+".counter", "as lnetctl stats show names them: resend_count, failed_resends, successful_resends, ...", "unknown counter %q", e.Counter)

@@ -141,8 +141,8 @@ func (r *FaultRule) setDefaults() { r.Src, r.Dst = "*", "*" }
 type Expectation struct {
 	// Name labels the assertion in reports (default expect<i>).
 	Name string `yaml:"name" json:"name"`
-	// Check is one of: messages, stats, health, route, ni_status, path, latency,
-	// throughput, nothing_lost.
+	// Check is one of: messages, operations, stats, health, route, ni_status, path,
+	// latency, throughput, nothing_lost.
 	Check string `yaml:"check" json:"check"`
 	// At is when the check is evaluated (default: the end of the run).
 	At sim.Time `yaml:"at" json:"at"`
@@ -166,7 +166,8 @@ type Expectation struct {
 	// and router_dropped_count (routed messages dropped otherwise: routing disabled,
 	// asymmetric route).
 	Counter string `yaml:"counter" json:"counter,omitempty"`
-	// Status selects messages by outcome: ok, failed, or an hstatus name (messages).
+	// Status selects by outcome: ok, failed, or an hstatus name (messages); ok or failed
+	// (operations).
 	Status string `yaml:"status" json:"status,omitempty"`
 	// Type selects LNet messages by type: put, get, ack, reply (messages, latency).
 	Type string `yaml:"type" json:"type,omitempty"`

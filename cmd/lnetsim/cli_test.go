@@ -222,3 +222,27 @@ func TestSweepWorkersDoNotChangeResults(t *testing.T) {
 		t.Fatalf("compared only %d files", n)
 	}
 }
+
+// TestReadmeScenarioExample: the scenario the README shows under "Scenario files" is valid
+// and its expectations hold, and inverting one (the dropped write's failure) fails the check.
+func TestReadmeScenarioExample(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n```yaml\n")
+	block, _, ok2 := strings.Cut(rest, "\n```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no ```yaml block")
+	}
+	file := filepath.Join(t.TempDir(), "readme.yaml")
+	if err := os.WriteFile(file, []byte(block+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "check", "--out", "", file); code != 0 {
+		t.Fatalf("README example: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "check", "--out", "", "--set", "expect[2].eq=0", file); code != exitExpectFail {
+		t.Fatalf("README example with 0 failed writes expected: exit %d, want 3\n%s", code, out)
+	}
+}

@@ -186,8 +186,8 @@ func (p *decodedPacket) flagged() bool {
 // TestCaptureDefaultScenario captures the built-in default scenario (what lnetsim run plays
 // with no file) and decodes it with the distribution's tshark. Every o2iblnd message type its
 // story produces must appear decoded: connection setup, IMMEDIATE, the PUT and GET RDMA
-// handshakes, keepalive NOOPs. PUT_NAK is not among them: o2iblnd sends it only when a large
-// PUT finds no buffer, and nothing is lost in this story (TestCaptureAndTrace covers it).
+// handshakes, keepalive NOOPs, and the PUT_NAK with which o2iblnd answers the PUT_REQ of the
+// write the server's drop rule drops: all ten types.
 //
 // Stock tshark flags exactly one thing: Wireshark's LNet dissector marks an inline PUT
 // payload as Malformed when no dissector is registered for the PUT's portal, which is the
@@ -231,7 +231,7 @@ func TestCaptureDefaultScenario(t *testing.T) {
 		name string
 		typ  uint8
 	}{{"CONNREQ", pcap.MsgConnReq}, {"CONNACK", pcap.MsgConnAck}, {"NOOP", pcap.MsgNoop}, {"IMMEDIATE", pcap.MsgImmediate},
-		{"PUT_REQ", pcap.MsgPutReq}, {"PUT_ACK", pcap.MsgPutAck}, {"PUT_DONE", pcap.MsgPutDone},
+		{"PUT_REQ", pcap.MsgPutReq}, {"PUT_ACK", pcap.MsgPutAck}, {"PUT_NAK", pcap.MsgPutNak}, {"PUT_DONE", pcap.MsgPutDone},
 		{"GET_REQ", pcap.MsgGetReq}, {"GET_DONE", pcap.MsgGetDone}} {
 		if types[fmt.Sprintf("%#02x", want.typ)] == 0 {
 			t.Errorf("the default scenario's capture has no IBLND_MSG_%s (decoded types: %v)", want.name, types)

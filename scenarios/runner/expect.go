@@ -108,13 +108,23 @@ func (ch *checker) onMsg(r *lnet.MsgRecord, w int, atts []attempt) {
 	}
 }
 
-// onOp feeds a finished workload operation to the latency and throughput checks.
+// onOp feeds a finished workload operation to the operations, latency and throughput
+// checks.
 func (ch *checker) onOp(o *op) {
 	w := o.stream.w.idx
 	for i := range ch.s.Expect {
 		e := &ch.s.Expect[i]
 		a := &ch.acc[i]
-		if o.status != 0 || !inWindow(e, o.end) || (a.wi >= 0 && w != a.wi) {
+		if !inWindow(e, o.end) || (a.wi >= 0 && w != a.wi) {
+			continue
+		}
+		if e.Check == "operations" {
+			if (e.Node == "" || o.stream.src.name == e.Node) && (o.status == 0) == (e.Status == "ok") {
+				a.n++
+			}
+			continue
+		}
+		if o.status != 0 {
 			continue
 		}
 		switch e.Check {
@@ -316,7 +326,7 @@ func (ch *checker) workloadIndex(name string) int {
 func (ch *checker) recordValue(i int, e *scenarios.Expectation) (int64, string, error) {
 	a := &ch.acc[i]
 	switch e.Check {
-	case "messages", "path":
+	case "messages", "path", "operations":
 		return a.n, "", nil
 	case "latency":
 		if a.lat.n == 0 {
