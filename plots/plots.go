@@ -358,6 +358,7 @@ func Throughput(runDir, title, out string, bins int) error {
 	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
 		return err
 	}
+	p.X.Min = min(p.X.Min, 0) // as NIThroughput
 	return save(p, out, t.name)
 }
 
@@ -415,6 +416,9 @@ func NIThroughput(runDir, title, out string) error {
 	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
 		return err
 	}
+	// Samples start one period in; the axis starts at 0 as the health figure's does, which
+	// also gives gonum's ticker round labels (0, 40, 80 rather than 25.00, 75.00).
+	p.X.Min = min(p.X.Min, 0)
 	return save(p, out, t.name)
 }
 
