@@ -365,7 +365,7 @@ func (r *resolver) expectations() {
 			if e.Check == "" {
 				r.errorAt(p+".check", "e.g. check: health", "check is required")
 			} else {
-				r.errorAt(p+".check", "use messages, stats, health, route, ni_status, path, latency, throughput or nothing_lost", "unknown check %q", e.Check)
+				r.errorAt(p+".check", "use messages, operations, stats, health, route, ni_status, path, latency, throughput or nothing_lost", "unknown check %q", e.Check)
 			}
 			continue
 		}

@@ -292,8 +292,8 @@ func counter(c lnet.Counters, name string) (int64, bool) {
 	return int64(v), ok
 }
 
-// finish evaluates the checks computed from the run's records (messages, path, latency,
-// throughput, nothing_lost); state checks were evaluated at their time.
+// finish evaluates the checks computed from the run's records (messages, operations, path,
+// latency, throughput, nothing_lost); state checks were evaluated at their time.
 func (ch *checker) finish() []record.Expectation {
 	for i := range ch.s.Expect {
 		e := &ch.s.Expect[i]
