@@ -46,6 +46,17 @@ func ParseSet(arg string) (Override, error) {
 	return Override{Path: key, Value: n}, nil
 }
 
+// CheckPath reports whether p is a scenario path as --set takes it before its '=': dotted
+// field names with [i] list indexes, no '=' and no surrounding space (a sweep axis names its
+// path alone, and writes path=value for --set later).
+func CheckPath(p string) error {
+	if strings.Contains(p, "=") || strings.TrimSpace(p) != p {
+		return fmt.Errorf("%q is not a scenario path: it holds '=' or surrounding space", p)
+	}
+	_, err := splitPath(p)
+	return err
+}
+
 // ValueNode parses a YAML value (as written after `key=` or in a sweep axis) into a node.
 func ValueNode(val string) (*yaml.Node, error) {
 	var doc yaml.Node

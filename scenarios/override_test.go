@@ -160,3 +160,24 @@ func TestOverrideOrigin(t *testing.T) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
 }
+
+func TestCheckPath(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{
+		{"lnet.retry_count", true},
+		{"faults[0].at", true},
+		{"nodes.client.count", true},
+		{"00=", false}, // FuzzSweepParse: the axis "00=" with value 0 read back as "=0"
+		{"lnet.retry_count=3", false},
+		{" lnet.retry_count", false},
+		{"lnet..retry_count", false},
+		{"faults[x].at", false},
+		{"", false},
+	} {
+		if err := CheckPath(tc.path); (err == nil) != tc.ok {
+			t.Errorf("CheckPath(%q) = %v, want ok %v", tc.path, err, tc.ok)
+		}
+	}
+}

@@ -114,7 +114,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				pk, pv := v.Content[j], v.Content[j+1]
-				if _, err := scenarios.ParseSet(pk.Value + "=0"); err != nil {
+				if err := scenarios.CheckPath(pk.Value); err != nil {
 					return nil, at(pk, "axes: %q is not a scenario path (write e.g. lnet.retry_count or faults[0].at)", pk.Value)
 				}
 				if pv.Kind != yaml.SequenceNode || len(pv.Content) == 0 {
