@@ -10,7 +10,8 @@ const hdrSize = 72
 // RouterMsgExpiry policy drops one past its arrival deadline), drop a routed message to a
 // peer NI whose cached status is not UP when the net's peer_timeout is set (REMOTE_DROPPED,
 // -EHOSTUNREACH), refuse a message whose MD was unlinked (-ECANCELED),
-// take a peer NI tx credit then an NI tx credit (queueing FIFO when either goes negative),
+// take a peer NI tx credit then an NI tx credit from the queue of the message's tx CPT
+// (queueing FIFO when either goes negative),
 // let a delay rule capture the message, and hand it to the LND.
 func (n *Node) postSend(m *Msg) {
 	now := n.k.Now()
@@ -57,12 +58,14 @@ func (n *Node) postSend(m *Msg) {
 	}
 	if !m.niCredit {
 		m.niCredit = true
+		tq := &ni.tq[m.txCPT]
+		tq.credits--
 		ni.txCredits--
-		if ni.txCredits < ni.minTxCredits {
-			ni.minTxCredits = ni.txCredits
+		if tq.credits < tq.min {
+			tq.min = tq.credits
 		}
-		if ni.txCredits < 0 {
-			ni.txq.Push(m)
+		if tq.credits < 0 {
+			tq.delayed.Push(m)
 			return
 		}
 	}
@@ -116,9 +119,11 @@ func (n *Node) returnTxCredits(m *Msg) {
 	if m.niCredit {
 		m.niCredit = false
 		ni := m.txNI
+		tq := &ni.tq[m.txCPT]
+		tq.credits++
 		ni.txCredits++
-		if ni.txCredits <= 0 {
-			if m2 := ni.txq.Pop(); m2 != nil {
+		if tq.credits <= 0 {
+			if m2 := tq.delayed.Pop(); m2 != nil {
 				n.postSend(m2)
 			}
 		}

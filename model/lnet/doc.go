@@ -71,8 +71,9 @@
 //
 // # Not modelled yet
 //
-// CPT partitioning beyond the router buffer pools (Tunables.CPTs splits those per CPT; NI tx
-// credits and queues, peer tables and message containers are single); removal of peer NIs
+// CPT partitioning beyond the router buffer pools and NI tx queues (Tunables.CPTs splits
+// those per CPT; peer tables, message containers and locks are single, and NIs have no CPT
+// list); removal of peer NIs
 // that disappear from a ping reply. UDSP policies (udsp.go) set the selection priorities and the preferred-NI and
 // preferred-router lists the selection reads.
 package lnet

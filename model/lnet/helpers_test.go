@@ -143,8 +143,19 @@ func checkInvariants(t testing.TB, n *Node) {
 	t.Helper()
 	for _, ni := range n.NIs() {
 		a, mx, mn := ni.TxCredits()
-		if (a < 0) != (ni.TxQueued() > 0) || a > mx || mn > a || ni.Health() < 0 || ni.Health() > MaxHealth {
+		// "credits < 0 iff queued" holds per CPT queue (below); with one CPT also for the sum.
+		if len(ni.TxQueues()) == 1 && (a < 0) != (ni.TxQueued() > 0) || a > mx || mn > a || ni.Health() < 0 || ni.Health() > MaxHealth {
 			t.Fatalf("%s NI %s: credits %d/%d/%d queued %d health %d", n.Name(), ni.NID(), a, mx, mn, ni.TxQueued(), ni.Health())
+		}
+		sum := 0
+		for _, q := range ni.TxQueues() {
+			sum += q.Available
+			if (q.Available < 0) != (q.Queued > 0) || q.Available > q.Max || q.Min > q.Available {
+				t.Fatalf("%s NI %s CPT %d: %+v", n.Name(), ni.NID(), q.CPT, q)
+			}
+		}
+		if len(ni.TxQueues()) > 1 && sum != a {
+			t.Fatalf("%s NI %s: CPT credits sum to %d, ni_tx_credits %d", n.Name(), ni.NID(), sum, a)
 		}
 	}
 	for _, p := range n.Peers() {

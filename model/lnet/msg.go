@@ -165,6 +165,7 @@ type Msg struct {
 	peerRtrCredit bool     // holds a router credit of its rx peer NI (msg_peerrtrcredit)
 	rtrQueued     bool     // waiting on an rtrq or rbp_msgs
 	rtrPool       int8     // router buffer pool index + 1 (msg_rtrcredit), 0 if none
+	txCPT         int8     // msg_tx_cpt: the CPT whose NI tx queue it takes a credit from
 	rtrDeadline   sim.Time // deadline when it arrived on this router (expiry policy)
 
 	retries  int

@@ -86,9 +86,9 @@ type NI struct {
 	SelPriority uint32 // ni_sel_priority, lower preferred (UINT_MAX default)
 	NUMADist    int    // distance to the MD's CPT (all equal in the model unless set)
 
-	txCredits, maxTxCredits, minTxCredits int
-	txq                                   msgQueue
-	seq                                   uint32
+	txCredits int       // ni_tx_credits: the sum over the CPTs' queues, what selection compares
+	tq        []txQueue // ni_tx_queues: one per CPT
+	seq       uint32
 
 	stats  NIStats
 	hstats NIHealthStats
@@ -128,13 +128,64 @@ func (ni *NI) Status() NIStatus {
 // Fatal reports ni_fatal_error_on.
 func (ni *NI) Fatal() bool { return ni.fatal }
 
-// TxCredits returns the available, maximum and minimum-seen tx credits.
-func (ni *NI) TxCredits() (avail, max, min int) {
-	return ni.txCredits, ni.maxTxCredits, ni.minTxCredits
+// txQueue is one CPT's share of an NI's tx credits (struct lnet_tx_queue): its credits, their
+// maximum and the lowest they fell to, and the messages waiting for one (tq_delayed).
+type txQueue struct {
+	credits, max, min int
+	delayed           msgQueue
 }
 
-// TxQueued returns how many messages wait for an NI tx credit.
-func (ni *NI) TxQueued() int { return ni.txq.Len() }
+// newTxQueues models the NI's queues as lnet_startup_lndni sets them: ncpts queues of
+// lnet_ni_tq_credits each (the net's credits on one CPT; otherwise credits/ncpts raised to
+// 8 x peer_credits and capped at credits, so the NI's total can exceed its credits).
+func newTxQueues(tun NetTunables, ncpts int) []txQueue {
+	c := tun.Credits
+	if ncpts > 1 {
+		c = min(max(tun.Credits/ncpts, 8*tun.PeerCredits), tun.Credits)
+	}
+	tq := make([]txQueue, ncpts)
+	for i := range tq {
+		tq[i] = txQueue{credits: c, max: c, min: c}
+	}
+	return tq
+}
+
+// TxCredits returns the NI's tx credits summed over its CPTs: available (ni_tx_credits),
+// maximum, and the sum of each CPT's lowest. TxQueues has them per CPT.
+func (ni *NI) TxCredits() (avail, max, min int) {
+	for _, q := range ni.tq {
+		max += q.max
+		min += q.min
+	}
+	return ni.txCredits, max, min
+}
+
+// TxQueue is one CPT's NI tx credits, as /sys/kernel/debug/lnet/nis prints a line per CPT.
+type TxQueue struct {
+	CPT       int `yaml:"cpt"`
+	Max       int `yaml:"max_tx_credits"`
+	Available int `yaml:"available_tx_credits"`
+	Min       int `yaml:"min_tx_credits"`
+	Queued    int `yaml:"tx_q_num_of_buf"`
+}
+
+// TxQueues returns the NI's tx credits per CPT.
+func (ni *NI) TxQueues() []TxQueue {
+	out := make([]TxQueue, len(ni.tq))
+	for i, q := range ni.tq {
+		out[i] = TxQueue{CPT: i, Max: q.max, Available: q.credits, Min: q.min, Queued: q.delayed.Len()}
+	}
+	return out
+}
+
+// TxQueued returns how many messages wait for an NI tx credit, on every CPT.
+func (ni *NI) TxQueued() int {
+	n := 0
+	for i := range ni.tq {
+		n += ni.tq[i].delayed.Len()
+	}
+	return n
+}
 
 // Stats returns the NI's traffic counters.
 func (ni *NI) Stats() NIStats { return ni.stats }

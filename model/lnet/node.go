@@ -159,9 +159,9 @@ func (n *Node) AddNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
 		nt.timeoutLND, _ = lnd.(TimeoutLND)
 		n.nets = append(n.nets, nt)
 	}
-	c := nt.Tunables.Credits // one CPT: lnet_ni_tq_credits gives the net's credits
+	tq := newTxQueues(nt.Tunables, n.ncpts())
 	ni := &NI{node: n, nid: nid, net: nt, health: MaxHealth, status: NIStatusUp,
-		SelPriority: ^uint32(0), txCredits: c, maxTxCredits: c, minTxCredits: c}
+		SelPriority: ^uint32(0), tq: tq, txCredits: tq[0].credits * len(tq)}
 	nt.nis = append(nt.nis, ni)
 	n.nis = append(n.nis, ni)
 	n.niByNID[nid] = ni

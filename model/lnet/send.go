@@ -64,6 +64,7 @@ func (n *Node) handleSend(ni *NI, lpni, final *PeerNI, m *Msg) int {
 
 	m.txNI = ni
 	m.txPeerNI = lpni
+	m.txCPT = int8(n.cptOfNID(lpni.nid)) // lnet_cpt_of_nid_locked(best_lpni's NID, best_ni)
 	m.target = lpni.nid
 	m.targetIsRtr = final != nil
 	n.commitTx(m)

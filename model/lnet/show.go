@@ -8,7 +8,8 @@ type NIShow struct {
 	HealthStats NIHealthShow  `yaml:"health stats"`
 	Tunables    NetTunables   `yaml:"tunables"`
 	Credits     NICreditsShow `yaml:"credits"`
-	UDSP        *UDSPInfo     `yaml:"udsp info,omitempty"` // only on a node with UDSP rules
+	CPTCredits  []TxQueue     `yaml:"cpt credits,omitempty"` // per CPT, with more than one
+	UDSP        *UDSPInfo     `yaml:"udsp info,omitempty"`   // only on a node with UDSP rules
 }
 
 // NIHealthShow is a local NI's `health stats:` block.
@@ -17,7 +18,8 @@ type NIHealthShow struct {
 	NIHealthStats `yaml:",inline"`
 }
 
-// NICreditsShow are an NI's tx credit counters (net show -v shows them per CPT).
+// NICreditsShow are an NI's tx credit counters summed over its CPTs (max and available as
+// ni_tx_credits counts them; min the sum of each CPT's lowest).
 type NICreditsShow struct {
 	Max       int `yaml:"max_tx_credits"`
 	Available int `yaml:"available_tx_credits"`
@@ -38,11 +40,16 @@ func (n *Node) ShowNets() []NetShow {
 		ns := NetShow{NetType: nt.ID.String()}
 		for _, ni := range nt.nis {
 			a, mx, mn := ni.TxCredits()
+			var perCPT []TxQueue
+			if len(ni.tq) > 1 {
+				perCPT = ni.TxQueues()
+			}
 			ns.NIs = append(ns.NIs, NIShow{
 				NID: ni.nid.String(), Status: ni.Status().String(), Statistics: ni.stats,
 				HealthStats: NIHealthShow{HealthValue: ni.health, NIHealthStats: ni.HealthStats()},
 				Tunables:    nt.Tunables,
-				Credits:     NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.txq.Len()},
+				Credits:     NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.TxQueued()},
+				CPTCredits:  perCPT,
 				UDSP:        n.udspInfoShow(ni.nid),
 			})
 		}

@@ -37,8 +37,8 @@ type Tunables struct {
 	SmallRouterBuffers      int  `yaml:"small_router_buffers"`        // routing: 1-page pool total
 	LargeRouterBuffers      int  `yaml:"large_router_buffers"`        // routing: LNET_MTU pool total
 	// CPTs is the number of CPU partitions (libcfs cpu_npartitions, LNET_CPT_NUMBER); 0
-	// means 1. The model partitions router buffer pools by it (see cpt.go); lnetctl global
-	// show does not print it.
+	// means 1. The model partitions router buffer pools and NI tx credit queues by it (see
+	// cpt.go, ni.go); lnetctl global show does not print it.
 	CPTs int `yaml:"-"`
 	// RouterMsgExpiry is an experimental policy the kernel does not have (seed 002): a
 	// router drops a routed message still queued past the deadline it got on arrival.
