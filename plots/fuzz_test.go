@@ -52,7 +52,7 @@ func drawAll(t *testing.T, files []string, bins int, aggregate string) {
 		"throughput": func() error { return Throughput(dir, "t", out, bins) },
 		"ni-traffic": func() error { return NIThroughput(dir, "t", out) },
 		"latency":    func() error { return LatencyCDF(dir, "t", out) },
-		"sweep":      func() error { return SweepCurve(agg, "lnet.retry_count", "resends", "t", out) },
+		"sweep":      func() error { return SweepCurve(agg, "lnet.retry_count", "", "resends", "t", out) },
 	} {
 		err := draw()
 		if err == nil {

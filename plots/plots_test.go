@@ -122,7 +122,7 @@ func TestSweepCurve(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "curve.png")
-	if err := SweepCurve(agg, "lnet.transaction_timeout", "latency_p99_us", "p99 latency vs transaction_timeout", out); err != nil {
+	if err := SweepCurve(agg, "lnet.transaction_timeout", "s", "latency_p99_us", "p99 latency vs transaction_timeout", out); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(out); err != nil || len(b) < 1000 {
@@ -132,7 +132,7 @@ func TestSweepCurve(t *testing.T) {
 		b, _ := os.ReadFile(out)
 		_ = os.WriteFile(filepath.Join(os.Getenv("LNETSIM_KEEP_PLOTS"), "curve.png"), b, 0o644)
 	}
-	if err := SweepCurve(agg, "lnet.transaction_timeout", "no_such_metric", "x", out); err == nil {
+	if err := SweepCurve(agg, "lnet.transaction_timeout", "s", "no_such_metric", "x", out); err == nil {
 		t.Fatal("missing metric not reported")
 	}
 }

@@ -22,8 +22,8 @@ func (e errPoints) YError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
 // SweepCurve draws metric against the swept parameter x from a sweep's aggregate.csv: one
 // line per combination of the other swept parameters, each point the mean over seeds with its
 // 95% confidence interval as an error bar. x must be numeric (a tunable such as
-// lnet.transaction_timeout or lnet.retry_count).
-func SweepCurve(aggregate, x, metric, title, out string) error {
+// lnet.transaction_timeout or lnet.retry_count); xUnit, if not empty, labels its axis.
+func SweepCurve(aggregate, x, xUnit, metric, title, out string) error {
 	t, err := readTable(aggregate)
 	if err != nil {
 		return err
@@ -76,7 +76,11 @@ func SweepCurve(aggregate, x, metric, title, out string) error {
 		return fmt.Errorf("%s: no rows for metric %q", aggregate, metric)
 	}
 	sort.Strings(keys)
-	p := newPlot(title, x, metric+" (mean, 95% CI over seeds)")
+	xLabel := x
+	if xUnit != "" {
+		xLabel += " (" + xUnit + ")"
+	}
+	p := newPlot(title, xLabel, metric+" (mean, 95% CI over seeds)")
 	p.Legend.Left = true
 	for i, k := range keys {
 		pts := series[k]

@@ -2,10 +2,13 @@ package scenarios
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/lnetsim/lnetsim/sim"
 )
 
 // Override replaces one scenario field, addressed by path, before the scenario is decoded:
@@ -55,6 +58,57 @@ func CheckPath(p string) error {
 	}
 	_, err := splitPath(p)
 	return err
+}
+
+// PathUnit returns the unit of the scenario field at path for an axis label: "s" for times
+// (durations, timeouts, intervals: a bare number in a `unit:"s"` field is seconds), "" for
+// other fields and for paths that name no field.
+func PathUnit(path string) string {
+	segs, err := splitPath(path)
+	if err != nil {
+		return ""
+	}
+	t := reflect.TypeFor[Scenario]()
+	for _, s := range segs {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch {
+		case s.key == "" && t.Kind() == reflect.Slice, s.key != "" && t.Kind() == reflect.Map:
+			t = t.Elem()
+		case s.key != "" && t.Kind() == reflect.Struct:
+			f, ok := yamlField(t, s.key)
+			if !ok {
+				return ""
+			}
+			t = f.Type
+		default:
+			return ""
+		}
+	}
+	if t == reflect.TypeFor[sim.Time]() {
+		return "s"
+	}
+	return ""
+}
+
+// yamlField finds the field of struct t that YAML key name decodes into, looking through
+// ,inline fields.
+func yamlField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if opts == "inline" && f.Type.Kind() == reflect.Struct {
+			if g, ok := yamlField(f.Type, name); ok {
+				return g, true
+			}
+			continue
+		}
+		if tag == name && f.IsExported() {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // ValueNode parses a YAML value (as written after `key=` or in a sweep axis) into a node.

@@ -181,3 +181,24 @@ func TestCheckPath(t *testing.T) {
 		}
 	}
 }
+
+func TestPathUnit(t *testing.T) {
+	for path, want := range map[string]string{
+		"lnet.transaction_timeout":     "s", // in Globals, inlined into lnet
+		"lnet.retry_count":             "",
+		"faults[0].at":                 "s",
+		"faults[0].rule.latency":       "s",
+		"o2ib.o2ib0.timeout":           "s",
+		"o2ib.o2ib0.peer_credits":      "",
+		"lnet.nets.o2ib0.peer_timeout": "s",
+		"duration":                     "s",
+		"nodes.client.count":           "",
+		"lnet.no_such_field":           "",
+		"faults.at":                    "",
+		"lnet..x":                      "",
+	} {
+		if got := PathUnit(path); got != want {
+			t.Errorf("PathUnit(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

@@ -277,7 +277,7 @@ OUT/plots/<metric>.<format>.`,
 			for _, m := range metrics {
 				file := filepath.Join(dir, strings.ReplaceAll(m, "/", "_")+"."+format)
 				title := fmt.Sprintf("%s vs %s (%s, %d seeds per point)", m, x, filepath.Base(spec.Scenario), spec.Seeds)
-				if err := plots.SweepCurve(agg, x, m, title, file); err != nil {
+				if err := plots.SweepCurve(agg, x, scenarios.PathUnit(x), m, title, file); err != nil {
 					return &exitError{code: exitRuntime, err: err}
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), "wrote", file)
