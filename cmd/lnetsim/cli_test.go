@@ -10,6 +10,7 @@ import (
 
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/sim"
+	"github.com/lnetsim/lnetsim/trace/pcap"
 )
 
 // runCLI runs the CLI in-process and returns its exit code, stdout and stderr.
@@ -244,5 +245,34 @@ func TestReadmeScenarioExample(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "check", "--out", "", "--set", "expect[2].eq=0", file); code != exitExpectFail {
 		t.Fatalf("README example with 0 failed writes expected: exit %d, want 3\n%s", code, out)
+	}
+}
+
+// wireshark-plugin prints the Lua dissector, writes it to --out DIR, and with --install to
+// the personal plugin folder under HOME.
+func TestWiresharkPlugin(t *testing.T) {
+	code, out, errOut := runCLI(t, "wireshark-plugin")
+	if code != 0 || out != string(pcap.PingDissector) {
+		t.Fatalf("print: exit %d, %d bytes (want the %d-byte plugin)\n%s", code, len(out), len(pcap.PingDissector), errOut)
+	}
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, "wireshark-plugin", "--out", dir); code != 0 {
+		t.Fatalf("--out: exit %d\n%s", code, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "lnet_ping.lua")); err != nil || !bytes.Equal(b, pcap.PingDissector) {
+		t.Fatalf("--out wrote %d bytes: %v", len(b), err)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	code, out, errOut = runCLI(t, "wireshark-plugin", "--install")
+	want := filepath.Join(home, ".local", "lib", "wireshark", "plugins", "lnet_ping.lua")
+	if code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("--install: exit %d, %q (want it to name %s)\n%s", code, out, want, errOut)
+	}
+	if fi, err := os.Stat(want); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("installed plugin: %v %v", fi, err)
+	}
+	if code, _, _ := runCLI(t, "wireshark-plugin", "extra"); code != exitUsage {
+		t.Fatalf("an argument: exit %d, want 2", code)
 	}
 }

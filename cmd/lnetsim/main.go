@@ -63,6 +63,6 @@ values, interface selection, resends, timeouts and routing, bit for bit from a s
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newBenchCmd(), newVersionCmd(), newValidateCmd(), newScenariosCmd(), newPlotCmd(), newSweepCmd(), newCheckCmd())
+	root.AddCommand(newRunCmd(), newBenchCmd(), newVersionCmd(), newValidateCmd(), newScenariosCmd(), newPlotCmd(), newSweepCmd(), newCheckCmd(), newWiresharkPluginCmd())
 	return root
 }

@@ -104,7 +104,8 @@ func TestCaptureAndTrace(t *testing.T) {
 }
 
 // needTshark returns tshark's path, or skips the test when it is not installed (fails
-// instead when LNETSIM_REQUIRE_TSHARK=1, as in CI, which installs Debian's tshark).
+// instead when LNETSIM_REQUIRE_TSHARK=1, as in CI, which installs Debian's tshark). The test
+// gets an empty HOME, so tshark is stock whatever plugins the user installed.
 func needTshark(t *testing.T) string {
 	t.Helper()
 	tshark, err := exec.LookPath("tshark")
@@ -114,6 +115,7 @@ func needTshark(t *testing.T) string {
 		}
 		t.Skip("tshark not installed")
 	}
+	t.Setenv("HOME", t.TempDir())
 	return tshark
 }
 
@@ -126,20 +128,23 @@ type decodedPacket struct {
 	info                                        string
 }
 
-// decodeCapture runs tshark over file (with extra options) and returns one decodedPacket per
-// frame.
-func decodeCapture(t *testing.T, tshark, file string, extra ...string) []decodedPacket {
+// decodeCapture runs tshark over file with no options but the output fields, as a user whose
+// home is home, and returns one decodedPacket per frame: stock Wireshark when home holds no
+// personal plugins; plugin says whether it holds lnet_ping.lua (lnetsim wireshark-plugin
+// --install), whose fields are then read too.
+func decodeCapture(t *testing.T, tshark, file, home string, plugin bool) []decodedPacket {
 	t.Helper()
-	args := append(extra, "-n", "-r", file, "-T", "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,",
+	args := []string{"-n", "-r", file, "-T", "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,",
 		"-e", "frame.number", "-e", "lnet.ib.type", "-e", "lnet.msg_type", "-e", "lnet.ptl_index", "-e", "lnet.payload_length",
-		"-e", "_ws.expert.severity", "-e", "_ws.malformed")
-	if len(extra) > 0 {
+		"-e", "_ws.expert.severity", "-e", "_ws.malformed"}
+	if plugin {
 		args = append(args, "-e", "lnet_ping.status")
 	} else {
 		args = append(args, "-e", "frame.number")
 	}
 	args = append(args, "-e", "_ws.col.Info")
 	cmd := exec.Command(tshark, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -159,7 +164,7 @@ func decodeCapture(t *testing.T, tshark, file string, extra ...string) []decoded
 		if f[5] != "" {
 			p.severity = strings.Split(f[5], ",")
 		}
-		if len(extra) > 0 && f[7] != "" {
+		if plugin && f[7] != "" {
 			p.pingStatus = strings.Split(f[7], ",")
 		}
 		pkts = append(pkts, p)
@@ -211,7 +216,7 @@ func TestCaptureDefaultScenario(t *testing.T) {
 		t.Fatalf("expectations failed: %+v", res.Summary.Expectations)
 	}
 
-	pkts := decodeCapture(t, tshark, capFile)
+	pkts := decodeCapture(t, tshark, capFile, t.TempDir(), false)
 	types := map[string]int{}
 	rdma := 0
 	for _, p := range pkts {
@@ -260,13 +265,19 @@ func TestCaptureDefaultScenario(t *testing.T) {
 		t.Errorf("%d discovery pushes, %d frames flagged; want every push flagged by stock Wireshark and nothing else", pushes, flagged)
 	}
 
-	// With the ping buffer dissector: nothing flagged, and a push announces the failed NI.
-	lua := filepath.Join(dir, "lnet_ping.lua")
-	if err := os.WriteFile(lua, pcap.PingDissector, 0o644); err != nil {
+	// With the ping buffer dissector in the personal plugin folder (where lnetsim
+	// wireshark-plugin --install puts it), tshark with no options flags nothing, and a push
+	// announces the failed NI.
+	home := t.TempDir()
+	plugins := filepath.Join(home, ".local", "lib", "wireshark", "plugins")
+	if err := os.MkdirAll(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plugins, "lnet_ping.lua"), pcap.PingDissector, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	down := 0
-	for _, p := range decodeCapture(t, tshark, capFile, "-X", "lua_script:"+lua) {
+	for _, p := range decodeCapture(t, tshark, capFile, home, true) {
 		if p.flagged() {
 			t.Errorf("frame %s flagged even with lnet_ping.lua: %+v", p.frame, p)
 		}

@@ -19,5 +19,6 @@
 //
 // PingInfo encodes LNet's ping buffers, the inline payload of ping replies and discovery
 // pushes. Wireshark 4.0 has no dissector for them and flags every push Malformed;
-// lnet_ping.lua (embedded as PingDissector) is a Lua dissector that decodes them.
+// lnet_ping.lua (embedded as PingDissector; `lnetsim wireshark-plugin --install` puts it in
+// Wireshark's personal plugin folder) is a Lua dissector that decodes them.
 package pcap

@@ -52,6 +52,7 @@ func TestPingDissector(t *testing.T) {
 		}
 		t.Skip("tshark not installed")
 	}
+	t.Setenv("HOME", t.TempDir()) // stock tshark: no personal plugins (wireshark-plugin --install)
 	p := samplePing()
 	push := KibMsg{Type: MsgImmediate, SrcNID: cnid, DstNID: snid, Payload: p.AppendTo(nil),
 		Hdr: LNetHdr{DestNID: snid, SrcNID: cnid, DestPID: 12345, SrcPID: 12345, Type: LNetPut,

@@ -125,6 +125,7 @@ func TestDecodedByTshark(t *testing.T) {
 		}
 		t.Skip("tshark not installed")
 	}
+	t.Setenv("HOME", t.TempDir()) // stock tshark: no personal plugins (wireshark-plugin --install)
 	for _, tc := range []struct {
 		link Link
 		file string
