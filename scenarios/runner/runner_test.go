@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,55 @@ func TestUnsupportedIsReported(t *testing.T) {
 	}
 	if _, err := Run(s, Options{Backend: BackendIdeal}); err == nil || !strings.Contains(err.Error(), "o2ib backend") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestOperationsCheck: the operations check counts workload operations by outcome in its
+// window and by source node: writes whose PUT the server's LNet drops silently at 2s are sent
+// (their messages are OK) but fail at the response check past their deadline (4s later, at
+// the monitor's next check), so none has failed by 5s and every one by the end.
+func TestOperationsCheck(t *testing.T) {
+	src := `
+name: operations-check
+duration: 12s
+nodes:
+  client: {nis: [o2ib0]}
+  server: {nis: [o2ib0]}
+lnet: {transaction_timeout: 4, retry_count: 0}
+workload:
+  - {name: writes, type: brw, op: write, from: client, to: server, size: 1MiB, concurrency: 4, interval: 10ms}
+faults:
+  - {at: 2s, action: drop_rule_add, node: server, name: loss, rule: {rate: 5, message: [put]}}
+  - {at: 2100ms, action: drop_rule_remove, node: server, name: loss}
+expect:
+  - {name: none failed yet, check: operations, workload: writes, status: failed, at: 5s, eq: 0}
+  - {name: all failed, check: operations, workload: writes, status: failed, min: 1}
+  - {name: completed, check: operations, workload: writes, min: 1}
+  - {name: from the server, check: operations, workload: writes, node: server, status: failed, eq: 0}
+  - {name: from the client, check: operations, workload: writes, node: client, status: failed, min: 1}
+  - {name: messages all sent, check: messages, workload: writes, type: put, status: failed, eq: 0}
+`
+	res, err := Run(load(t, src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, e := range res.Summary.Expectations {
+		if !e.Passed {
+			t.Errorf("%s: %s", e.Name, e.Detail)
+		}
+		_, after, _ := strings.Cut(e.Detail, "got ")
+		var v float64
+		if _, err := fmt.Sscan(after, &v); err != nil {
+			t.Fatalf("%s: no count in %q", e.Name, e.Detail)
+		}
+		got[e.Name] = v
+	}
+	m := res.Summary.Metrics
+	if got["all failed"] != m["writes.ops_failed"] || got["completed"] != m["writes.ops_completed"] || got["from the client"] != m["writes.ops_failed"] {
+		t.Fatalf("operations counts %v disagree with the metrics ops_failed %v, ops_completed %v", got, m["writes.ops_failed"], m["writes.ops_completed"])
+	}
+	if m["drop_count"] != 0 && m["writes.ops_failed"] == 0 {
+		t.Fatalf("no write failed: %v", m)
 	}
 }
