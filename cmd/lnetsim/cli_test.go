@@ -131,6 +131,27 @@ func TestSweepRunResumeMerge(t *testing.T) {
 	if code, stdout, errOut := runCLI(t, "sweep", "plot", file, "--out", out, "--x", "lnet.retry_count", "--metric", "resend_count"); code != 0 || !strings.Contains(stdout, "resend_count.png") {
 		t.Fatalf("sweep plot: exit %d\n%s%s", code, stdout, errOut)
 	}
+	// One axis: --x defaults to it. No --metric, or an unknown one: the error lists the
+	// metrics aggregate.csv has. No aggregate.csv: merge first.
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--out", out, "--metric", "messages_failed"}, 0, "messages_failed.png"},
+		{[]string{"--out", out}, exitUsage, "--metric is required (repeatable); " + filepath.Join(out, "aggregate.csv") + " has: "},
+		{[]string{"--out", out, "--metric", "nope"}, exitUsage, "which has: "},
+		{[]string{"--out", out, "--x", "lnet.health_sensitivity", "--metric", "resend_count"}, exitUsage, "not an axis of"},
+		{[]string{"--out", dir, "--metric", "resend_count"}, exitRuntime, "run lnetsim sweep merge first"},
+	} {
+		code, stdout, errOut := runCLI(t, append([]string{"sweep", "plot", file}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stdout+errOut, tc.want) {
+			t.Errorf("sweep plot %v: exit %d, want %d and %q\n%s%s", tc.args, code, tc.code, tc.want, stdout, errOut)
+		}
+		if tc.code == exitUsage && !strings.Contains(errOut, "resend_count") && !strings.Contains(errOut, "not an axis") {
+			t.Errorf("sweep plot %v: the error does not list the metrics: %s", tc.args, errOut)
+		}
+	}
 	if code, _, errOut := runCLI(t, "sweep", "run", file, "--out", out, "--workers", "0"); code != exitUsage || !strings.Contains(errOut, "--workers 0") {
 		t.Fatalf("--workers 0: exit %d, want 2\n%s", code, errOut)
 	}

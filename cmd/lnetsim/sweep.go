@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -250,7 +253,8 @@ func newSweepPlotCmd() *cobra.Command {
 		Long: `Plot reads OUT/aggregate.csv (written by sweep merge) and draws, for each --metric, the
 mean over seeds against the swept parameter --x, one line per combination of the other axes,
 with 95% confidence intervals as error bars: the timeout/resend curves. Figures go to
-OUT/plots/<metric>.<format>.`,
+OUT/plots/<metric>.<format>. --x may be left out when the sweep has one axis; without
+--metric the error lists the metrics aggregate.csv holds.`,
 		Example: `  lnetsim sweep plot flap.yaml --out out/flap --x lnet.transaction_timeout \
       --metric writes.latency_p99_us --metric resend_count --metric messages_failed`,
 		Args: cobra.ExactArgs(1),
@@ -259,21 +263,38 @@ OUT/plots/<metric>.<format>.`,
 			if err != nil {
 				return err
 			}
-			if out == "" || x == "" || len(metrics) == 0 {
-				return usageErr("--out, --x and at least one --metric are required")
+			if out == "" {
+				return usageErr("--out DIR is required: the sweep's output directory, holding aggregate.csv")
 			}
-			known := false
+			var axes []string
 			for _, a := range spec.Axes {
-				known = known || a.Path == x
+				axes = append(axes, a.Path)
 			}
-			if !known {
-				return usageErr("--x %s is not an axis of %s", x, args[0])
+			switch {
+			case x == "" && len(axes) == 1:
+				x = axes[0]
+			case x == "":
+				return usageErr("--x is required: which axis goes on the x axis (%s)", strings.Join(axes, ", "))
+			case !slices.Contains(axes, x):
+				return usageErr("--x %s is not an axis of %s (%s)", x, args[0], strings.Join(axes, ", "))
+			}
+			agg := filepath.Join(out, sweep.AggregateFile)
+			have, err := aggregateMetrics(agg)
+			if err != nil {
+				return &exitError{code: exitRuntime, err: err}
+			}
+			if len(metrics) == 0 {
+				return usageErr("--metric is required (repeatable); %s has: %s", agg, strings.Join(have, ", "))
+			}
+			for _, m := range metrics {
+				if !slices.Contains(have, m) {
+					return usageErr("--metric %s: not in %s, which has: %s", m, agg, strings.Join(have, ", "))
+				}
 			}
 			dir := filepath.Join(out, "plots")
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return &exitError{code: exitRuntime, err: err}
 			}
-			agg := filepath.Join(out, sweep.AggregateFile)
 			for _, m := range metrics {
 				file := filepath.Join(dir, strings.ReplaceAll(m, "/", "_")+"."+format)
 				title := fmt.Sprintf("%s vs %s (%s, %d seeds per point)", m, x, filepath.Base(spec.Scenario), spec.Seeds)
@@ -330,4 +351,38 @@ func newSweepEmitCmd() *cobra.Command {
 	cmd.Flags().IntVar(&shards, "shards", 1, "number of shards (array tasks / completions)")
 	cmd.Flags().IntVar(&parallelism, "parallelism", 0, "k8s: pods at once (default: all)")
 	return cmd
+}
+
+// aggregateMetrics lists the metrics of a merged sweep's aggregate.csv in first-seen order.
+func aggregateMetrics(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist: run lnetsim sweep merge first", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	col := slices.Index(head, "metric")
+	if col < 0 {
+		return nil, fmt.Errorf("%s: no metric column: not a sweep aggregate", path)
+	}
+	var out []string
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if col < len(rec) && !slices.Contains(out, rec[col]) {
+			out = append(out, rec[col])
+		}
+	}
 }
