@@ -254,6 +254,12 @@ func (d *decoder) decodeTime(n *yaml.Node, v reflect.Value, path string, opts fi
 		d.errorf(n, path, "", "%v", err)
 		return
 	}
+	if opts.seconds && t%sim.Second != 0 {
+		// The kernel keeps these tunables (and fault rule intervals and latencies) as
+		// integer seconds; the model would truncate, so 500ms would silently mean 0.
+		d.errorf(n, path, "the kernel keeps it in whole seconds, e.g. 1 or 2s", "%s is not a whole number of seconds", s)
+		return
+	}
 	v.SetInt(int64(t))
 }
 

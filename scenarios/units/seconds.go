@@ -10,7 +10,8 @@ import (
 
 // ParseSeconds reads a duration for a kernel tunable that the kernel counts in whole seconds
 // (transaction_timeout, peer_timeout, ...): a plain non-negative integer is a number of
-// seconds ("50" is 50 s); anything else goes through sim.ParseTime ("50s", "1500ms").
+// seconds ("50" is 50 s); anything else goes through sim.ParseTime ("50s", "2m"). The
+// scenario loader then refuses a value that is not whole seconds.
 func ParseSeconds(s string) (sim.Time, error) {
 	in := strings.TrimSpace(s)
 	if in != "" && strings.Trim(in, "0123456789") == "" {
@@ -25,7 +26,7 @@ func ParseSeconds(s string) (sim.Time, error) {
 	}
 	t, err := sim.ParseTime(in)
 	if err != nil {
-		return 0, fmt.Errorf("invalid duration %q: write whole seconds (50) or a number with a unit (50s, 1500ms)", s)
+		return 0, fmt.Errorf("invalid duration %q: write whole seconds (50) or a number with a unit (50s, 2m)", s)
 	}
 	return t, nil
 }
