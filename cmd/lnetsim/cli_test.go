@@ -297,3 +297,33 @@ func TestWiresharkPlugin(t *testing.T) {
 		t.Fatalf("an argument: exit %d, want 2", code)
 	}
 }
+
+// --seed replaces the scenario's seed, 0 included (a seed a scenario file may give too).
+func TestSeedFlag(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.yaml")
+	src := "seed: 5\nduration: 2s\nnodes: {a: {nis: [o2ib0]}, b: {nis: [o2ib0]}}\n" +
+		"workload: [{type: brw, from: a, to: b, size: 4KiB, interval: 10ms}]\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want uint64
+	}{{nil, 5}, {[]string{"--seed", "0"}, 0}, {[]string{"--seed", "7"}, 7}} {
+		code, out, errOut := runCLI(t, append([]string{"run", "--out", "", "--output", "json", file}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", tc.args, code, errOut)
+		}
+		var runs []struct {
+			Summary struct {
+				Seed uint64 `json:"seed"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs) != 1 {
+			t.Fatalf("%v: %v\n%s", tc.args, err, out)
+		}
+		if runs[0].Summary.Seed != tc.want {
+			t.Errorf("%v: seed %d, want %d", tc.args, runs[0].Summary.Seed, tc.want)
+		}
+	}
+}

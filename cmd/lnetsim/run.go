@@ -115,7 +115,10 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 			r.Dir = filepath.Join(f.out, s.Name)
 		}
 		start := time.Now()
-		res, err := runner.Run(s, runner.Options{Seed: f.seed, Out: r.Dir, Version: buildVersion(), Backend: f.backend,
+		if cmd.Flags().Changed("seed") {
+			s.Seed = f.seed // so that --seed 0 means seed 0 (Options.Seed 0 means "the file's")
+		}
+		res, err := runner.Run(s, runner.Options{Out: r.Dir, Version: buildVersion(), Backend: f.backend,
 			Pcap: f.pcap, PcapLink: link, Trace: f.trace, AtEnd: atEnd})
 		r.WallSecs = time.Since(start).Seconds()
 		if err != nil {
