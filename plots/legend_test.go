@@ -59,3 +59,16 @@ func TestFaultMarkersSkipHitCounts(t *testing.T) {
 		t.Fatalf("markers span x [%v, %v], want only the link_down at 30 s", p.X.Min, p.X.Max)
 	}
 }
+
+// Series past the palette's colours get a dash pattern: the first 24 all differ.
+func TestSeriesStylesDiffer(t *testing.T) {
+	seen := map[string]int{}
+	for i := 0; i < len(palette)*len(lineDashes); i++ {
+		c, d := seriesStyle(i)
+		key := fmt.Sprint(c, d)
+		if j, ok := seen[key]; ok {
+			t.Fatalf("series %d looks like series %d (%s)", i, j, key)
+		}
+		seen[key] = i
+	}
+}

@@ -176,12 +176,23 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
+// lineDashes tell apart series that share a colour: the first len(palette) lines are solid,
+// the next dotted, then dash-dotted (the fault markers are the long dashes).
+var lineDashes = [][]vg.Length{nil, {vg.Points(1.5), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}}
+
+// seriesStyle is series i's colour and dash pattern: no two of the first
+// len(palette)*len(lineDashes) series look alike.
+func seriesStyle(i int) (color.Color, []vg.Length) {
+	return palette[i%len(palette)], lineDashes[i/len(palette)%len(lineDashes)]
+}
+
+// addLine draws series i in its seriesStyle.
 func addLine(p *plot.Plot, name string, xys plotter.XYs, i int, step bool) error {
 	l, err := plotter.NewLine(xys)
 	if err != nil {
 		return err
 	}
-	l.Color = palette[i%len(palette)]
+	l.Color, l.Dashes = seriesStyle(i)
 	l.Width = vg.Points(1.5)
 	if step {
 		l.StepStyle = plotter.PostStep
