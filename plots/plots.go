@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -291,7 +292,21 @@ func Health(runDir, title, out string) error {
 			xmax = max(xmax, d.Seconds()) // hold the last values to the end of the run
 		}
 	}
-	for i, k := range keys {
+	// Many series (a large cluster): draw those that fell lowest (then changed most), and the
+	// mean of the others.
+	kept, other, folded := foldSeries(keys, series, func(k string) float64 {
+		low := 1000.0
+		for _, p := range series[k] {
+			low = min(low, p.Y)
+		}
+		return (1000-low)*1e6 + float64(len(series[k]))
+	}, maxSeries)
+	names := slices.Clone(kept)
+	if folded > 0 {
+		name := fmt.Sprintf("mean of the %d other series", folded)
+		series[name], names = other, append(names, name)
+	}
+	for i, k := range names {
 		xys := series[k]
 		xys = append(xys, plotter.XY{X: xmax, Y: xys[len(xys)-1].Y}) // hold the last value
 		if err := addLine(p, k, xys, i, true); err != nil {
@@ -411,11 +426,20 @@ func NIThroughput(runDir, title, out string) error {
 	sort.Strings(keys)
 	p := newPlot(title, "virtual time (s)", "sent by the NI (Gb/s)")
 	p.Legend.Left = true // at the top, above the data (legendRoom)
-	drawn := 0
+	var busy []string
 	for _, k := range keys {
-		if total[k] == 0 {
-			continue
+		if total[k] != 0 {
+			busy = append(busy, k)
 		}
+	}
+	// Many NIs (a large cluster): draw the busiest, and the mean of the others.
+	kept, other, folded := foldSeries(busy, series, func(k string) float64 { return total[k] }, maxSeries)
+	if folded > 0 {
+		name := fmt.Sprintf("mean of the %d other NIs", folded)
+		series[name], kept = other, append(kept, name)
+	}
+	drawn := 0
+	for _, k := range kept {
 		if err := addLine(p, k, series[k], drawn, true); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
