@@ -268,10 +268,24 @@ func (r *resolver) resolveNI(path, ref string) (*Member, int, bool) {
 }
 
 // resolveNode resolves a member name.
+//
+// A name may also be <group>0 for the only node of a group of one (see Member); when name is
+// a field of the scenario, canonicalNode rewrites it to the member's own name afterwards so
+// that the runner compares names as they are.
 func (r *resolver) resolveNode(path, name string) *Member {
 	m := r.s.Member(name)
 	if m == nil {
 		r.errorAt(path, r.s.nodeHint(name), "no node named %q", name)
+	}
+	return m
+}
+
+// canonicalNode resolves the node named by *name and rewrites *name to the member's own name
+// ("client0" for the only node of group client becomes "client").
+func (r *resolver) canonicalNode(path string, name *string) *Member {
+	m := r.resolveNode(path, *name)
+	if m != nil {
+		*name = m.Name
 	}
 	return m
 }
@@ -292,6 +306,7 @@ func (r *resolver) expandNames(path string, names []string) []*Member {
 		}
 		if m := r.resolveNode(p, n); m != nil {
 			out = append(out, m)
+			names[i] = m.Name // canonical, as canonicalNode
 		}
 	}
 	return out

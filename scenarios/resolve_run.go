@@ -202,7 +202,7 @@ func (r *resolver) faults() {
 			r.resolveNI(p+".ni", f.NI)
 		}
 		if f.Node != "" {
-			if m := r.resolveNode(p+".node", f.Node); m != nil && (f.Action == "router_down" || f.Action == "router_up") && !m.Routing {
+			if m := r.canonicalNode(p+".node", &f.Node); m != nil && (f.Action == "router_down" || f.Action == "router_up") && !m.Routing {
 				r.errorAt(p+".node", "use node_crash, or set routing: true", "%s is not a router", f.Node)
 			}
 		}
@@ -381,7 +381,7 @@ func (r *resolver) expectations() {
 			r.errorAt(p+".workload", "", "no workload named %q", e.Workload)
 		}
 		if e.Node != "" {
-			r.resolveNode(p+".node", e.Node)
+			r.canonicalNode(p+".node", &e.Node)
 		}
 		if e.NI != "" {
 			r.resolveNI(p+".ni", e.NI)

@@ -173,3 +173,40 @@ expect:
 		t.Fatalf("no write failed: %v", m)
 	}
 }
+
+// TestGroupOfOneAlias: <group>0 names the only node of a group of one wherever a node is
+// named (workload, faults, expectations, NI references). The loader accepted it but the
+// runner looked the raw name up: a health check on node client0 crashed the run (FuzzRun
+// found it) and a messages check on client0 would have counted nothing. Names are now
+// rewritten to the member's own at load.
+func TestGroupOfOneAlias(t *testing.T) {
+	src := `
+duration: 3s
+nodes:
+  client: {nis: [o2ib0, o2ib0]}
+  server: {nis: [o2ib0]}
+workload:
+  - {name: w, type: brw, from: client0, to: [server0], size: 4KiB, interval: 10ms}
+faults:
+  - {at: 1s, action: set_peer_health, node: client0, peer_ni: "server0:0", health: 500}
+expect:
+  - {name: health, check: health, node: client0, peer_ni: server, at: 1000100us, max: 500}
+  - {name: stats, check: stats, node: client0, counter: send_count, min: 100}
+  - {name: messages, check: messages, node: client0, type: put, min: 100}
+  - {name: operations, check: operations, workload: w, node: client0, min: 100}
+  - {name: path, check: path, node: client0, via: ["client0:1", "server0:0"], min: 1}
+`
+	s := load(t, src)
+	if s.Workload[0].From[0] != "client" || s.Workload[0].To[0] != "server" || s.Faults[0].Node != "client" || s.Expect[0].Node != "client" {
+		t.Fatalf("names not canonical: from %v to %v fault %q expect %q", s.Workload[0].From, s.Workload[0].To, s.Faults[0].Node, s.Expect[0].Node)
+	}
+	res, err := Run(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Summary.Expectations {
+		if !e.Passed {
+			t.Errorf("%s: %s", e.Name, e.Detail)
+		}
+	}
+}
