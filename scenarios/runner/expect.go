@@ -273,7 +273,10 @@ func (ch *checker) observers(name string) []*node {
 	if name == "" {
 		return ch.c.nodes
 	}
-	return []*node{ch.c.byName[name]}
+	if n := ch.c.byName[name]; n != nil {
+		return []*node{n}
+	}
+	return nil // the loader makes names canonical; an unknown one observes nothing
 }
 
 // counter reads an `lnetctl stats show` counter by name.
