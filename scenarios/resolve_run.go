@@ -190,12 +190,17 @@ func (r *resolver) faults() {
 		if f.For > 0 && f.Every > 0 && f.For >= f.Every {
 			r.errorAt(p+".for", "", "the fault lasts %s but repeats every %s", f.For, f.Every)
 		}
+		// A field written with no value (`node:` alone, null) is as missing as one not
+		// written: the runner would have nothing to act on.
+		empty := map[string]bool{"node": f.Node == "", "ni": f.NI == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil}
 		for _, fld := range fields {
 			if fld == "name" || fld == "count" || fld == "reason" {
 				continue
 			}
 			if !r.d.has(join(p, fld)) {
 				r.errorAt(join(p, fld), "", "%s needs %s", f.Action, fld)
+			} else if empty[fld] {
+				r.errorAt(join(p, fld), "", "%s needs %s, and it is empty", f.Action, fld)
 			}
 		}
 		if f.NI != "" {
@@ -455,8 +460,9 @@ func (r *resolver) expectations() {
 				}
 			}
 		case "route":
+			empty := map[string]bool{"node": e.Node == "", "net": e.Net == "", "gateway": e.Gateway == "", "state": e.State == ""}
 			for _, f := range []string{"node", "net", "gateway", "state"} {
-				if !r.d.has(join(p, f)) {
+				if !r.d.has(join(p, f)) || empty[f] {
 					r.errorAt(join(p, f), "", "a route check needs %s", f)
 				}
 			}

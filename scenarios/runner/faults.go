@@ -324,6 +324,9 @@ func (f *faultState) pattern(ref string) lnet.NIDPattern {
 // addRule installs an LNet drop or delay rule on the fault's nodes.
 func (f *faultState) addRule(i int, ft *scenarios.Fault) {
 	r := ft.Rule
+	if r == nil {
+		return // the loader refuses a rule_add without a rule; nothing to install
+	}
 	attr := lnet.FaultAttr{Src: f.pattern(r.Src), Dst: f.pattern(r.Dst), LocalNID: lnet.AnyNID}
 	if r.LocalNID != "" {
 		attr.LocalNID = f.pattern(r.LocalNID).NID
