@@ -127,6 +127,11 @@ func Parse(file string, data []byte) (*Spec, error) {
 					if err != nil {
 						return nil, at(e, "axes.%s: %v", pk.Value, err)
 					}
+					// The value travels as text (plan.jsonl, --set): it must read back alone as
+					// itself, which an alias (*x) to an anchor elsewhere in the file does not.
+					if n, err := scenarios.ValueNode(val); err != nil || !sameFlow(n, val) {
+						return nil, at(e, "axes.%s: value %s does not stand alone (write it out instead of using a YAML anchor or alias)", pk.Value, val)
+					}
 					if seen[val] {
 						return nil, at(e, "axes.%s: value %s listed twice", pk.Value, val)
 					}
@@ -173,6 +178,12 @@ func flow(n *yaml.Node) (string, error) {
 		}
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// sameFlow reports whether node n written as flow gives text again.
+func sameFlow(n *yaml.Node, text string) bool {
+	back, err := flow(n)
+	return err == nil && back == text
 }
 
 // Plan expands the spec into its runs, in plan order.

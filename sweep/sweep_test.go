@@ -80,6 +80,7 @@ func TestSpecErrors(t *testing.T) {
 		{"scenario: a.yaml\nfoo: 1\naxes:\n  a.b: [1]\n", `unknown key "foo"`},
 		{"axes:\n  a.b: [1]\n", "missing scenario"},
 		{"scenario: a.yaml\naxes:\n  a.b: [1, 1]\n", "value 1 listed twice"},
+		{"scenario: a.yaml\naxes: {lnet.retry_count: &x [*x]}\n", "does not stand alone"}, // FuzzSweepParse: an alias, read back alone, is not the value
 		{"scenario: a.yaml\naxes:\n  'a..b': [1]\n", "is not a scenario path"},
 		{"- 1\n", "a sweep file is a mapping"},
 	}
