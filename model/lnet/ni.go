@@ -162,18 +162,15 @@ func (ni *NI) TxCredits() (avail, max, min int) {
 
 // TxQueue is one CPT's NI tx credits, as /sys/kernel/debug/lnet/nis prints a line per CPT.
 type TxQueue struct {
-	CPT       int `yaml:"cpt"`
-	Max       int `yaml:"max_tx_credits"`
-	Available int `yaml:"available_tx_credits"`
-	Min       int `yaml:"min_tx_credits"`
-	Queued    int `yaml:"tx_q_num_of_buf"`
+	CPT           int `yaml:"cpt"`
+	NICreditsShow `yaml:",inline"`
 }
 
 // TxQueues returns the NI's tx credits per CPT.
 func (ni *NI) TxQueues() []TxQueue {
 	out := make([]TxQueue, len(ni.tq))
 	for i, q := range ni.tq {
-		out[i] = TxQueue{CPT: i, Max: q.max, Available: q.credits, Min: q.min, Queued: q.delayed.Len()}
+		out[i] = TxQueue{CPT: i, NICreditsShow: NICreditsShow{Max: q.max, Available: q.credits, Min: q.min, Queued: q.delayed.Len()}}
 	}
 	return out
 }
