@@ -61,8 +61,12 @@ func runPumper(b *testing.B, k *sim.Kernel, u *pumper) {
 
 // BenchmarkPutAck measures full LNet PUT+ACK round trips (selection, credits, ideal LND,
 // parse, match, ACK, finalize, events) between two nodes with two rails each, 16 in flight.
-func BenchmarkPutAck(b *testing.B) {
-	p := newPair(b, 2, 2, DefaultTunables(), NetTunables{})
+func BenchmarkPutAck(b *testing.B) { benchPairPutAck(b, 2) }
+
+// benchPairPutAck pumps PUT+ACK round trips, 16 in flight, between two nodes with nis NIs
+// each, without tracers or event handlers.
+func benchPairPutAck(b *testing.B, nis int) {
+	p := newPair(b, nis, nis, DefaultTunables(), NetTunables{})
 	p.a.SetTracer(nil)
 	p.b.SetTracer(nil)
 	p.b.portals[testPortal][0].md.spec.Handler = nil

@@ -4,13 +4,7 @@ import "testing"
 
 // BenchmarkPutAckDirect is the reference for BenchmarkPutAckRouted: PUT+ACK round trips
 // between two single-NI nodes on one net, 16 in flight.
-func BenchmarkPutAckDirect(b *testing.B) {
-	p := newPair(b, 1, 1, DefaultTunables(), NetTunables{})
-	p.a.SetTracer(nil)
-	p.b.SetTracer(nil)
-	p.b.portals[testPortal][0].md.spec.Handler = nil
-	runPumper(b, p.k, &pumper{src: p.a, dst: nid("10.0.0.2@o2ib"), remaining: 16, tb: b})
-}
+func BenchmarkPutAckDirect(b *testing.B) { benchPairPutAck(b, 1) }
 
 // BenchmarkPutAckRouted measures PUT+ACK round trips from a client to a server on another
 // net through one router, 16 in flight. Each round trip forwards both its messages (PUT and
