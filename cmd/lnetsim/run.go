@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,6 +37,21 @@ type runFlags struct {
 	figures  bool
 	cpuProf  string
 	memProf  string
+	junit    string // check only
+}
+
+// checkOutputFiles refuses, before anything runs, an output flag naming something that is
+// neither a new path nor a regular file (a FIFO, symbolic link, device or directory).
+func checkOutputFiles(flags map[string]string) error {
+	names := slices.Sorted(maps.Keys(flags))
+	for _, flag := range names {
+		if path := flags[flag]; path != "" {
+			if err := atomicfile.CheckTarget(path); err != nil {
+				return usageErr("%s: %v", flag, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
@@ -79,6 +96,10 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 	}
 	if (f.pcap != "" || f.trace != "") && len(args) != 1 {
 		return nil, usageErr("--pcap and --trace take one scenario at a time")
+	}
+	if err := checkOutputFiles(map[string]string{"--pcap": f.pcap, "--trace": f.trace,
+		"--cpuprofile": f.cpuProf, "--memprofile": f.memProf, "--junit": f.junit}); err != nil {
+		return nil, err
 	}
 	ovs, err := parseSets(f.sets)
 	if err != nil {
@@ -282,7 +303,6 @@ scenarios list); "-" reads standard input.`,
 
 func newCheckCmd() *cobra.Command {
 	var f runFlags
-	var junit string
 	cmd := &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Run scenarios and gate on their expectations (CI)",
@@ -301,8 +321,8 @@ error, 1 a runtime error. --junit writes a JUnit XML report for CI systems.`,
 			if err := printRuns(cmd.OutOrStdout(), runs, &f); err != nil {
 				return err
 			}
-			if junit != "" {
-				if err := writeJUnit(junit, runs); err != nil {
+			if f.junit != "" {
+				if err := writeJUnit(f.junit, runs); err != nil {
 					return &exitError{code: exitRuntime, err: err}
 				}
 			}
@@ -326,7 +346,7 @@ error, 1 a runtime error. --junit writes a JUnit XML report for CI systems.`,
 		},
 	}
 	f.register(cmd, "runs")
-	cmd.Flags().StringVar(&junit, "junit", "", "write a JUnit XML report to FILE")
+	cmd.Flags().StringVar(&f.junit, "junit", "", "write a JUnit XML report to FILE")
 	return cmd
 }
 

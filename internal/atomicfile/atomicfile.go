@@ -1,10 +1,16 @@
 // Package atomicfile writes output files under a unique temporary name beside their final
 // path and renames them into place only when complete: a reader (or a resumed sweep, or a
 // second writer racing for the same path) never sees half a file.
+//
+// Only a new path or an existing regular file is ever replaced: a symbolic link, FIFO,
+// device, socket or directory at the path is refused before anything is written, and again
+// just before the rename, so an output flag can never turn /dev/full or a pipe into a file.
 package atomicfile
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -16,8 +22,11 @@ type File struct {
 	done bool
 }
 
-// Create starts writing path.
+// Create starts writing path; it refuses a path that exists and is not a regular file.
 func Create(path string) (*File, error) {
+	if err := CheckTarget(path); err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return nil, err
@@ -38,6 +47,9 @@ func (f *File) Commit() error {
 	err := f.Close()
 	if err == nil {
 		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = CheckTarget(f.path)
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), f.path)
@@ -69,4 +81,37 @@ func WriteFile(path string, data []byte) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// CheckTarget returns nil when path does not exist or is a regular file (not a symbolic link
+// to one), else an error naming what is there and the fix.
+func CheckTarget(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s is %s, not a regular file: refusing to replace it (name a new file or a regular file)", path, kind(fi.Mode()))
+}
+
+// kind names a non-regular file mode for CheckTarget's error.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a special file"
 }

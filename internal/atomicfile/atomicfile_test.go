@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -53,5 +55,66 @@ func TestCommitAbortAndRaces(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("temporary files left: %v", entries)
+	}
+}
+
+// TestRefusesNonRegularTargets: a symbolic link, a FIFO, a device and a directory are left
+// exactly as they were, and no temporary file stays behind.
+func TestRefusesNonRegularTargets(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{
+		link:        link + " is a symbolic link, not a regular file: refusing to replace it (name a new file or a regular file)",
+		fifo:        fifo + " is a FIFO, not a regular file: refusing to replace it (name a new file or a regular file)",
+		"/dev/null": "/dev/null is a device, not a regular file: refusing to replace it (name a new file or a regular file)",
+		sub:         sub + " is a directory, not a regular file: refusing to replace it (name a new file or a regular file)",
+	}
+	for path, want := range cases {
+		err := WriteFile(path, []byte("new\n"))
+		if err == nil || err.Error() != want {
+			t.Errorf("WriteFile(%s) = %v, want %q", path, err, want)
+		}
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symbolic link was replaced")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatal("the FIFO was replaced")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+		t.Fatalf("the link's target changed: %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 4 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+	// A regular file is replaced; a file that becomes a FIFO while being written is not.
+	if err := WriteFile(victim, []byte("v2\n")); err != nil {
+		t.Fatal(err)
+	}
+	late := filepath.Join(dir, "late")
+	f, err := Create(late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(late, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err == nil || !strings.Contains(err.Error(), "is a FIFO") {
+		t.Fatalf("commit over a FIFO made meanwhile: %v", err)
 	}
 }
