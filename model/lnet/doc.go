@@ -50,7 +50,7 @@
 // queued messages, expires response trackers every transaction_timeout/2 (charging the next
 // hop), and sends recovery pings to unhealthy local and peer NIs with 2^n s backoff.
 //
-// # Routing (route.go)
+// # Routing (route_table.go, forward.go, router_checker.go)
 //
 // Node.AddRoute adds a route (remote net, gateway NID on a local net, hops, priority);
 // Node.SetRouting makes a node forward. A send to a remote net goes through routedPath

@@ -66,7 +66,7 @@ type Node struct {
 	seqNo    uint32
 	shutdown bool
 
-	// Routing (route.go).
+	// Routing (route_table.go, forward.go, router_checker.go).
 	remoteNets []*remoteNet // routes per remote net, in the order first added
 	gateways   []*Peer      // gateway peers, in the order first used by a route
 	rtrPools   []*rtrPool   // tiny, small, large (nil until routing is enabled)

@@ -1,0 +1,393 @@
+package lnet
+
+import (
+	"fmt"
+)
+
+// Route is one route to a remote net through a gateway (struct lnet_route).
+type Route struct {
+	net       NetID // the remote net (lr_net)
+	gwNID     NID   // the gateway's NID on a local net (lr_nid)
+	gw        *Peer // the gateway peer (lr_gateway)
+	hops      int   // lr_hops; -1 = undefined (counts as 1)
+	priority  int   // lr_priority, lower preferred
+	seq       uint32
+	alive     bool // lr_alive: cached aliveness (used as such with discovery disabled)
+	singleHop bool // lr_single_hop: the gateway has an NI on the remote net
+}
+
+// remoteNet is the routes to one remote net (struct lnet_remotenet), in the order added.
+type remoteNet struct {
+	id     NetID
+	routes []*Route
+}
+
+// RouteShow is one route as `lnetctl route show -v` prints it.
+type RouteShow struct {
+	Net      string `yaml:"net"`
+	Gateway  string `yaml:"gateway"`
+	Hop      int    `yaml:"hop"`
+	Priority int    `yaml:"priority"`
+	Health   int    `yaml:"health value"` // the gateway peer NI's health
+	State    string `yaml:"state"`        // "up" or "down" (lnet_is_route_alive)
+	Type     string `yaml:"type"`         // "single-hop" or "multi-hop" (lr_single_hop)
+}
+
+// AddRoute configures a route (`lnetctl route add --net N --gateway G --hop H --priority P`,
+// lnet_add_route): net must be remote, the gateway on a local net; hops is -1 (undefined,
+// treated as 1) or 1..255; priority >= 0. The route takes a random place in the net's list
+// (which decides full ties). The gateway becomes a peer marked as a router,
+// alive unless check_routers_before_use (lnet_peers_start_down), and the router checker
+// pings it on its next pass.
+func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
+	switch {
+	case n.netByID(net) != nil || net == LoNet:
+		return fmt.Errorf("route to %s: the net is local", net)
+	case n.netByID(gateway.Net()) == nil:
+		return fmt.Errorf("route to %s: gateway %s is not on a local net", net, gateway)
+	case n.isLocalNID(gateway):
+		return fmt.Errorf("route to %s: gateway %s is a local NI", net, gateway)
+	case hops != -1 && (hops < 1 || hops > 255):
+		return fmt.Errorf("route to %s: hops %d out of range (-1 or 1..255)", net, hops)
+	case priority < 0:
+		return fmt.Errorf("route to %s: negative priority %d", net, priority)
+	}
+	var rn *remoteNet
+	for _, x := range n.remoteNets {
+		if x.id == net {
+			rn = x
+		}
+	}
+	if rn == nil {
+		rn = &remoteNet{id: net}
+		n.remoteNets = append(n.remoteNets, rn)
+	}
+	lpni := n.nid2peerni(gateway)
+	p := lpni.peer
+	for _, r := range rn.routes {
+		if r.gw == p {
+			return fmt.Errorf("route to %s via %s already exists", net, gateway)
+		}
+	}
+	if p.gw == nil {
+		p.isRouter = true
+		p.gw = &gwState{idx: len(n.gateways), alive: !n.tun.CheckRoutersBeforeUse}
+		n.gateways = append(n.gateways, p)
+	}
+	// lnet_add_route_to_rnet forces a router check of the gateway on every peer net.
+	for i := range p.gw.netPings {
+		p.gw.netPings[i].next = n.k.Now()
+	}
+	r := &Route{net: net, gwNID: gateway, gw: p, hops: hops, priority: priority, alive: p.gw.alive}
+	// lnet_add_route_to_rnet: the kernel puts a new route at a random place in the net's
+	// list, so that nodes sharing a list of routers prefer different ones on full ties. The
+	// offset o is drawn in [0, len]; the route goes after the o-th route, or first when o is
+	// len (the list head). The draw comes from the node's own named stream.
+	k := len(rn.routes)
+	pos := 0
+	if k > 0 {
+		if o := n.k.Rand("lnet/routes/" + n.name).IntN(k + 1); o < k {
+			pos = o + 1
+		}
+	}
+	rn.routes = append(rn.routes, nil)
+	copy(rn.routes[pos+1:], rn.routes[pos:])
+	rn.routes[pos] = r
+	p.gw.routes = append(p.gw.routes, r)
+	return nil
+}
+
+// Routes returns the routes in `lnetctl route show -v` shape: remote nets in the order they
+// were first added, each net's routes in list order (see AddRoute), with their state now.
+func (n *Node) Routes() []RouteShow {
+	var out []RouteShow
+	for _, rn := range n.remoteNets {
+		for _, r := range rn.routes {
+			st := "down"
+			if n.routeAlive(r) {
+				st = "up"
+			}
+			h := 0
+			if lpni := n.findPeerNI(r.gwNID); lpni != nil {
+				h = lpni.health
+			}
+			typ := "multi-hop"
+			if r.singleHop {
+				typ = "single-hop"
+			}
+			out = append(out, RouteShow{Net: r.net.String(), Gateway: r.gwNID.String(), Hop: r.hops,
+				Priority: r.priority, Health: h, State: st, Type: typ})
+		}
+	}
+	return out
+}
+
+// routeAlive models lnet_is_route_alive: the gateway must be alive; with discovery disabled
+// the cached lr_alive decides; otherwise the gateway must have an UP NI on the route's local
+// net and, with avoid_asym_router_failure on a route of 1 hop or found single-hop
+// (lr_single_hop: the gateway's last ping reply listed an NI on the remote net), an UP NI on
+// the remote net, and it must advertise routing enabled. A route of undefined hops is not
+// held to the remote net before its gateway's first ping reply.
+func (n *Node) routeAlive(r *Route) bool {
+	gw := r.gw
+	if !gw.gw.alive {
+		return false
+	}
+	if !n.tun.Discovery {
+		return r.alive
+	}
+	if gw.gw.rtrDisabled || !gwNetUp(gw, r.gwNID.Net()) {
+		return false
+	}
+	if n.tun.AvoidAsymRouterFailure && (r.hops == 1 || r.singleHop) && !gwNetUp(gw, r.net) {
+		return false
+	}
+	return true
+}
+
+// gwNetUp reports whether the gateway has an NI on net whose cached status is UP
+// (lnet_is_gateway_net_alive).
+func gwNetUp(gw *Peer, net NetID) bool {
+	for _, pn := range gw.nets {
+		if pn.id != net {
+			continue
+		}
+		for _, lpni := range pn.nis {
+			if lpni.status == NIStatusUp {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// findRoute models lnet_find_route_locked. Over the live routes to net, in list order:
+// lnet_compare_routes first (a gateway on the destination peer NI's preferred-router list,
+// set by a UDSP rte rule, beats one that is not; then lower priority; then fewer hops,
+// undefined counting as 1); a route that loses is skipped before its gateway's peer NI is
+// looked up. The gateway needs a peer NI on a local net (on ni's, if a source NI is fixed;
+// gwBestLPNI). On a tie lnet_compare_gw_lpnis decides (higher health, fewer queued bytes, more tx
+// credits), and on a tie there the route with the higher lr_seq is skipped: an equal one
+// replaces the best so far. The route with the largest lr_seq seen after the first
+// candidate (last_route) gives the winner its new sequence, last_route's + 1 (unsigned
+// comparisons, as in the kernel). It returns the route's gateway peer NI, or nil.
+func (n *Node) findRoute(net NetID, ni *NI, dst *PeerNI) *PeerNI {
+	var rn *remoteNet
+	for _, x := range n.remoteNets {
+		if x.id == net {
+			rn = x
+			break
+		}
+	}
+	if rn == nil {
+		return nil
+	}
+	var best, last *Route
+	var bl *PeerNI
+	bestPref := false
+	for _, r := range rn.routes {
+		if !n.routeAlive(r) {
+			continue
+		}
+		if last != nil && last.seq < r.seq {
+			last = r
+		}
+		pref := dst.prefersRouter(r.gw.primary)
+		rc := compareRoutes(r, best, pref, bestPref)
+		if rc < 0 {
+			continue
+		}
+		lpni := n.gwBestLPNI(r.gw, ni)
+		if lpni == nil {
+			continue
+		}
+		if rc == 0 {
+			if c := compareGwLPNIs(lpni, bl); c < 0 || c == 0 && r.seq > best.seq {
+				continue
+			}
+		}
+		best, bl, bestPref = r, lpni, pref
+		if last == nil {
+			last = r
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	best.seq = last.seq + 1
+	return bl
+}
+
+// gwBestLPNI models lnet_find_best_lpni(NULL, NULL, gateway, src_net) as
+// lnet_find_route_locked calls it: with a source NI fixed, the gateway's best peer NI on that
+// NI's net (whatever the route's own local net); otherwise the best over every one of the
+// gateway's peer nets that is a local net, carried from net to net (selectPeerNIFrom). No
+// local NI is given, so preferred NIDs play no part.
+func (n *Node) gwBestLPNI(gw *Peer, ni *NI) *PeerNI {
+	var best *PeerNI
+	for _, lpn := range gw.nets {
+		switch {
+		case ni != nil && lpn.id != ni.net.ID:
+			continue
+		case ni == nil && n.netByID(lpn.id) == nil:
+			continue
+		}
+		best = n.selectPeerNIFrom(nil, lpn, best)
+	}
+	return best
+}
+
+// compareRoutes models lnet_compare_routes: 1 if r1 is better, -1 if r2 is, 0 on a tie. A
+// missing route loses; then a preferred gateway (UDSP), lower priority, fewer hops.
+func compareRoutes(r1, r2 *Route, p1, p2 bool) int {
+	switch {
+	case r2 == nil:
+		return 1
+	case p1 != p2:
+		return map[bool]int{true: 1, false: -1}[p1]
+	case r1.priority != r2.priority:
+		if r1.priority < r2.priority {
+			return 1
+		}
+		return -1
+	}
+	h1, h2 := max(r1.hops, 1), max(r2.hops, 1)
+	switch {
+	case h1 < h2:
+		return 1
+	case h1 > h2:
+		return -1
+	}
+	return 0
+}
+
+// compareGwLPNIs models lnet_compare_gw_lpnis: higher health, fewer queued bytes, more tx
+// credits; 0 on a tie.
+func compareGwLPNIs(a, b *PeerNI) int {
+	switch {
+	case b == nil:
+		return 1
+	case a.health != b.health:
+		if a.health > b.health {
+			return 1
+		}
+		return -1
+	case a.txqnob != b.txqnob:
+		if a.txqnob < b.txqnob {
+			return 1
+		}
+		return -1
+	case a.txCredits != b.txCredits:
+		if a.txCredits > b.txCredits {
+			return 1
+		}
+		return -1
+	}
+	return 0
+}
+
+// routedPath models lnet_handle_find_routed_path: reuse the gateway given for an ACK/REPLY
+// if it is a known gateway (on ni's net when the source is fixed); otherwise, for a fresh
+// multi-rail send, choose the destination's best routed net and peer NI (higher peer-net
+// health, lower priority, lower sequence), and find a route to the final destination's net.
+// A source NI not fixed yet is the best NI on the gateway's net.
+func (n *Node) routedPath(ni *NI, lpni *PeerNI, m *Msg, rtr NID) int {
+	var gw *PeerNI
+	if rtr != AnyNID {
+		if g := n.findPeerNI(rtr); g != nil && g.peer.gw != nil && n.netByID(rtr.Net()) != nil &&
+			(ni == nil || ni.net.ID == rtr.Net()) {
+			gw = g
+		}
+	}
+	final := lpni
+	if gw == nil {
+		if p := lpni.peer; ni == nil && !m.routing && !m.isResponse && p.mr && len(p.nis) > 1 {
+			var bp *PeerNet
+			for _, pn := range p.nets {
+				if len(pn.nis) == 0 || !n.hasRoute(pn.id) {
+					continue
+				}
+				if bp != nil {
+					switch {
+					case pn.health != bp.health:
+						if pn.health < bp.health {
+							continue
+						}
+					case pn.SelPriority != bp.SelPriority:
+						if pn.SelPriority > bp.SelPriority {
+							continue
+						}
+					case pn.seq != bp.seq:
+						if int32(pn.seq-bp.seq) > 0 {
+							continue
+						}
+					default:
+						continue
+					}
+				}
+				bp = pn
+			}
+			if bp != nil {
+				final = bp.nis[0]
+				if len(bp.nis) > 1 {
+					if sni := n.bestNI(n.firstNet()); sni != nil {
+						final = n.selectPeerNI(sni, bp)
+					}
+				}
+			}
+		}
+		gw = n.findRoute(final.nid.Net(), ni, final)
+		if gw == nil {
+			return -EHOSTUNREACH
+		}
+	}
+	if ni == nil {
+		if ni = n.bestNI(n.netByID(gw.nid.Net())); ni == nil {
+			return -ENETDOWN
+		}
+	}
+	return n.handleSend(ni, gw, final, m)
+}
+
+// firstNet returns the first local net (for peer NI tie-breaks that need some local NI).
+func (n *Node) firstNet() *Net {
+	if len(n.nets) == 0 {
+		return nil
+	}
+	return n.nets[0]
+}
+
+// hasRoute reports whether some route to net exists.
+func (n *Node) hasRoute(net NetID) bool {
+	for _, rn := range n.remoteNets {
+		if rn.id == net {
+			return len(rn.routes) > 0
+		}
+	}
+	return false
+}
+
+// hasGatewayRouteTo reports whether gw is the gateway of a route to net (the drop_asym_route
+// test of lnet_parse).
+func (n *Node) hasGatewayRouteTo(gw *Peer, net NetID) bool {
+	if gw.gw == nil {
+		return false
+	}
+	for _, r := range gw.gw.routes {
+		if r.net == net {
+			return true
+		}
+	}
+	return false
+}
+
+// mrForwardAllowed models the router's final-hop rule of lnet_select_pathway: forward
+// multi-rail (the router may pick another NI of the destination) only if the originator is a
+// known multi-rail peer and the NI it chose is down or not fully healthy.
+func (n *Node) mrForwardAllowed(m *Msg, dst *PeerNI) bool {
+	src := n.findPeerNI(m.Hdr.Src)
+	if src == nil || !src.peer.mr {
+		return false
+	}
+	return dst.status != NIStatusUp || dst.health < MaxHealth
+}

@@ -1,0 +1,266 @@
+package lnet
+
+import "github.com/lnetsim/lnetsim/sim"
+
+// sysRouterRef is the system MD purpose of a router checker ping.
+const sysRouterRef = 5
+
+// gwState is what a Peer keeps when it is a gateway (lp_alive, lp_rtr_refcount...).
+type gwState struct {
+	idx         int
+	alive       bool      // lp_alive
+	rtrDisabled bool      // the gateway advertises routing disabled
+	routes      []*Route  // routes through it
+	discNet     NetID     // lp_disc_net_id: the net of the last router checker ping
+	netPings    []netPing // lpn_next_ping of each of its peer nets pinged so far
+	ping        *MD       // outstanding router checker ping (LNET_PEER_RTR_DISCOVERY)
+	pings       uint64    // router checker pings sent to it
+	pingFails   uint64    // of which failed or timed out
+}
+
+// netPing is one gateway peer net's lpn_next_ping.
+type netPing struct {
+	net  NetID
+	next sim.Time
+}
+
+// GatewayShow is one gateway as this node sees it: the `peer show -v` fields lnetctl adds for
+// a router (its aliveness, whether it advertises routing) and per-gateway statistics.
+type GatewayShow struct {
+	NID         string `yaml:"primary nid"`
+	Alive       bool   `yaml:"alive"`
+	Routing     bool   `yaml:"routing enabled"` // as advertised in its ping buffer
+	Routes      int    `yaml:"routes"`
+	RoutesUp    int    `yaml:"routes up"`
+	Pings       uint64 `yaml:"router pings"`
+	PingFails   uint64 `yaml:"router ping failures"`
+	SendCount   uint64 `yaml:"send_count"` // messages sent to it (all its peer NIs)
+	RecvCount   uint64 `yaml:"recv_count"`
+	DropCount   uint64 `yaml:"drop_count"`
+	BestHealth  int    `yaml:"health value"` // best health of its peer NIs
+	MinTxCredit int    `yaml:"min_tx_credits"`
+}
+
+// Gateways returns the node's gateways (in the order first used by a route) with their
+// state and statistics.
+func (n *Node) Gateways() []GatewayShow {
+	out := make([]GatewayShow, 0, len(n.gateways))
+	for _, p := range n.gateways {
+		g := p.gw
+		gs := GatewayShow{NID: p.primary.String(), Alive: g.alive, Routing: !g.rtrDisabled, Routes: len(g.routes),
+			Pings: g.pings, PingFails: g.pingFails, MinTxCredit: 1 << 30}
+		for _, r := range g.routes {
+			if n.routeAlive(r) {
+				gs.RoutesUp++
+			}
+		}
+		for _, lpni := range p.nis {
+			gs.SendCount += lpni.stats.SendCount
+			gs.RecvCount += lpni.stats.RecvCount
+			gs.DropCount += lpni.stats.DropCount
+			gs.BestHealth = max(gs.BestHealth, lpni.health)
+			gs.MinTxCredit = min(gs.MinTxCredit, lpni.minTxCredits)
+		}
+		out = append(out, gs)
+	}
+	return out
+}
+
+// GatewayAlive reports lp_alive of the gateway owning nid (false if nid is no gateway).
+func (n *Node) GatewayAlive(nid NID) bool {
+	lpni := n.findPeerNI(nid)
+	return lpni != nil && lpni.peer.gw != nil && lpni.peer.gw.alive
+}
+
+// updateNIStatus models lnet_update_ni_status_locked on a router: a net that has received no
+// router checker ping (a GET on the reserved portal from another node) for
+// alive_router_check_interval + router_ping_timeout advertises all its NIs DOWN; any such
+// ping sets the receiving NI UP again (in Parse). A status change is pushed to peers.
+func (n *Node) updateNIStatus() {
+	if n.tun.AliveRouterCheckInt <= 0 {
+		return
+	}
+	timeout := sim.Time(n.tun.AliveRouterCheckInt+n.tun.RouterPingTimeout) * sim.Second
+	now := n.k.Now()
+	for _, nt := range n.nets {
+		if now < nt.lastAlive+timeout {
+			continue
+		}
+		for _, ni := range nt.nis {
+			n.setNIStatus(ni, NIStatusDown)
+		}
+	}
+}
+
+// checkRouters models lnet_check_routers, run by the monitor when this node has routes. For
+// each gateway not being pinged already (LNET_PEER_RTR_DISCOVERY), walk its peer nets
+// round-robin from the one after the net of its last ping (lp_disc_net_id,
+// lnet_get_next_peer_net_locked), skipping nets that are not local, and take the first whose
+// lpn_next_ping is due; ping the gateway on it (the discovery ping goes out on that net,
+// lnet_select_pathway's lp_disc_net_id rule: the best local NI there to the gateway's best
+// peer NI there) and set that net's next ping alive_router_check_interval later. So a
+// gateway reached over two local nets is pinged over each in turn, each every interval. The
+// ping is response-tracked (LNET_MD_TRACK_RESPONSE, as lnet_send_ping sets it): it fails
+// when its GET fails or when its response tracker expires after transaction_timeout;
+// router_ping_timeout plays no part in it (the kernel uses that only on routers,
+// lnet_update_ni_status_locked, and for the routing start/stop delays). With
+// alive_router_check_interval <= 0 the checker is off and each gateway is only discovered
+// once (the kernel discovers it inline on first use).
+func (n *Node) checkRouters() {
+	off := n.tun.AliveRouterCheckInt <= 0
+	now := n.k.Now()
+	for _, p := range n.gateways {
+		g := p.gw
+		if g.ping != nil || off && g.pings > 0 {
+			continue
+		}
+		pn := n.nextGatewayNet(p, now)
+		if pn == nil {
+			continue
+		}
+		g.discNet = pn.id
+		g.setNextPing(pn.id, now+sim.Time(n.tun.AliveRouterCheckInt)*sim.Second)
+		src, dst := AnyNID, p.primary
+		if p.mr {
+			if ni := n.bestNI(n.netByID(pn.id)); ni != nil {
+				if lpni := n.selectPeerNI(ni, pn); lpni != nil {
+					src, dst = ni.nid, lpni.nid
+				}
+			}
+		}
+		md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
+			Handler: &n.sysH, User: sysRouterRef<<56 | uint64(g.idx)})
+		g.ping = md
+		g.pings++
+		n.rstats.RtrPings++
+		n.get(src, md, dst, ReservedPortal, PingMatchBits, 0, false)
+	}
+}
+
+// nextGatewayNet is the peer-net walk of lnet_check_routers: starting after the net of the
+// last ping (the first net when none), cyclically, the first local net of the gateway whose
+// next ping is due; nil if none is due (or the gateway has no local net).
+func (n *Node) nextGatewayNet(p *Peer, now sim.Time) *PeerNet {
+	k := len(p.nets)
+	start := 0
+	for i, pn := range p.nets {
+		if pn.id == p.gw.discNet {
+			start = i + 1
+		}
+	}
+	for j := 0; j < k; j++ {
+		pn := p.nets[(start+j)%k]
+		if n.netByID(pn.id) == nil {
+			continue
+		}
+		if now >= p.gw.nextPing(pn.id) {
+			return pn
+		}
+	}
+	return nil
+}
+
+// nextPing returns lpn_next_ping of the gateway's peer net (0, due, until first set).
+func (g *gwState) nextPing(net NetID) sim.Time {
+	for _, x := range g.netPings {
+		if x.net == net {
+			return x.next
+		}
+	}
+	return 0
+}
+
+// setNextPing sets lpn_next_ping of the gateway's peer net.
+func (g *gwState) setNextPing(net NetID, t sim.Time) {
+	for i := range g.netPings {
+		if g.netPings[i].net == net {
+			g.netPings[i].next = t
+			return
+		}
+	}
+	g.netPings = append(g.netPings, netPing{net, t})
+}
+
+// handleRouterPingEvent takes the events of a router checker ping's MD: a failed send or
+// REPLY fails the check, an unlink without a REPLY (the response tracker expired) fails it
+// with -ETIMEDOUT, a REPLY with the gateway's ping buffer completes it.
+func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
+	if idx >= len(n.gateways) {
+		return
+	}
+	p := n.gateways[idx]
+	g := p.gw
+	if g.ping == nil || g.ping.Handle() != ev.MD {
+		return // a ping already completed
+	}
+	switch {
+	case ev.Status != 0 || ev.Type == EventUNLINK:
+		md := g.ping
+		rc := ev.Status
+		if rc == 0 {
+			rc = -ETIMEDOUT
+		}
+		n.rtrPingDone(p, nil, rc)
+		if !ev.Unlinked {
+			n.mdUnlink(md, 0)
+		}
+	case ev.Type == EventREPLY:
+		b, _ := ev.Data.(*PingBuffer)
+		n.rtrPingDone(p, b, 0)
+	}
+}
+
+// rtrPingDone models the router-discovery completion (lnet_router_discovery_complete and the
+// route update of lnet_router_discovery_ping_reply): on error the gateway is dead, all its
+// NIs DOWN and its routes down; on success its ping buffer is merged (NI status), it is alive,
+// and each route's state follows the rules of routeAlive (cached in lr_alive).
+func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
+	g := p.gw
+	g.ping = nil
+	if rc != 0 || b == nil {
+		n.rstats.RtrPingFail++
+		g.pingFails++
+		g.alive = false
+		for _, lpni := range p.nis {
+			lpni.status = NIStatusDown
+		}
+		for _, r := range g.routes {
+			r.alive = false
+		}
+		return
+	}
+	n.processPingBuffer(p, b)
+	p.discovered = true
+	g.alive = true
+	n.updateGatewayRoutes(p, b)
+}
+
+// updateGatewayRoutes updates a gateway's routes from its ping buffer. With discovery on
+// (lnet_router_discovery_complete): every route is marked alive and single-hop if the
+// gateway has an NI on the remote net (routeAlive then decides from the NIs' status). With
+// discovery off (lnet_router_discovery_ping_reply): routing disabled on the gateway kills
+// every route; otherwise a route is down if the gateway lacks an UP NI on the route's local
+// net, and one of 1 hop or found single-hop with avoid_asym_router_failure is alive only if
+// the gateway advertises an UP NI on the remote net.
+func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
+	g := p.gw
+	g.rtrDisabled = b.RoutingDisabled
+	for _, r := range g.routes {
+		r.singleHop = false
+		for _, pn := range p.nets {
+			if pn.id == r.net {
+				r.singleHop = true
+			}
+		}
+		switch {
+		case n.tun.Discovery:
+			r.alive = true
+		case g.rtrDisabled || !gwNetUp(p, r.gwNID.Net()):
+			r.alive = false
+		case (r.hops == 1 || r.singleHop) && n.tun.AvoidAsymRouterFailure:
+			r.alive = gwNetUp(p, r.net)
+		default:
+			r.alive = true
+		}
+	}
+}
