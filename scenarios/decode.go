@@ -37,6 +37,7 @@ type decoder struct {
 	bad     map[string]bool     // paths whose value could not be decoded
 	visited int
 	depth   int
+	aborted bool     // decoding stopped early (too large or too deep): checks past it would mislead
 	src     [][]byte // the source's lines, to locate text inside block scalars
 }
 
@@ -74,6 +75,14 @@ func (d *decoder) newError(l loc, path, hint, msg string) *Error {
 func (d *decoder) errorf(n *yaml.Node, path, hint, format string, args ...any) {
 	d.bad[path] = true
 	d.errs = append(d.errs, d.newError(d.locOf(n), path, hint, fmt.Sprintf(format, args...)))
+}
+
+// abort records a problem that stops decoding: it is listed first and nothing is checked
+// after it, as every later check would see values that were never read.
+func (d *decoder) abort(n *yaml.Node, path, hint, format string, args ...any) {
+	d.errorf(n, path, hint, format, args...)
+	d.errs[len(d.errs)-1].root = true
+	d.aborted = true
 }
 
 // errorAt records a problem about path, located where path (or its nearest written parent)
@@ -135,7 +144,7 @@ func (d *decoder) resolve(n *yaml.Node) (*yaml.Node, bool) {
 	}
 	d.visited++
 	if d.visited == maxNodes {
-		d.errorf(n, "", "split the scenario or avoid deep alias expansion", "document too large: more than %d values", maxNodes)
+		d.abort(n, "", "split the scenario or avoid deep alias expansion", "document too large: more than %d values", maxNodes)
 	}
 	return n, n != nil && d.visited < maxNodes
 }
@@ -169,7 +178,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, opts fieldO
 	d.depth++
 	defer func() { d.depth-- }()
 	if d.depth > maxDepth {
-		d.errorf(n, path, "an alias may refer to itself", "nested too deeply")
+		d.abort(n, path, "an alias may refer to itself", "nested too deeply")
 		d.visited = maxNodes // stop here: every further value would be as deep
 		return
 	}
@@ -251,7 +260,7 @@ func (d *decoder) decodeTime(n *yaml.Node, v reflect.Value, path string, opts fi
 		t, err = units.ParseDuration(s)
 	}
 	if err != nil {
-		d.errorf(n, path, "", "%v", err)
+		d.timeError(n, path, s, opts, err)
 		return
 	}
 	if opts.seconds && t%sim.Second != 0 {
@@ -261,6 +270,22 @@ func (d *decoder) decodeTime(n *yaml.Node, v reflect.Value, path string, opts fi
 		return
 	}
 	v.SetInt(int64(t))
+}
+
+// timeError reports a duration that did not parse; a negative one (which would parse
+// without its sign) is told to be positive rather than to be written with a unit.
+func (d *decoder) timeError(n *yaml.Node, path, s string, opts fieldOpts, err error) {
+	if abs, neg := strings.CutPrefix(strings.TrimSpace(s), "-"); neg {
+		parse := units.ParseDuration
+		if opts.seconds {
+			parse = units.ParseSeconds
+		}
+		if _, perr := parse(abs); perr == nil {
+			d.errorf(n, path, "e.g. "+abs, "must be positive, got %s", s)
+			return
+		}
+	}
+	d.errorf(n, path, "", "%v", err)
 }
 
 func (d *decoder) decodeBool(n *yaml.Node, v reflect.Value, path string) {
@@ -472,7 +497,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 	for i, k := range keys {
 		f, ok := si.byName[k.Value]
 		if !ok {
-			d.errorf(k, join(path, k.Value), suggest(k.Value, si), "unknown field %q", k.Value)
+			hint, best := suggest(k.Value, si)
+			d.errorf(k, join(path, k.Value), hint, "unknown field %q", k.Value)
+			if best != "" {
+				d.bad[join(path, best)] = true // "best is required" would only repeat this
+			}
 			continue
 		}
 		d.keys[path] = append(d.keys[path], f.name)
@@ -480,9 +509,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 	}
 }
 
-// suggest names the closest known field, or lists them all when there are few.
-func suggest(key string, si *structInfo) string {
-	best, bestD := "", 3
+// suggest names the closest known field (returned as best too), or lists them all when
+// there are few.
+func suggest(key string, si *structInfo) (hint, best string) {
+	bestD := 3
 	names := make([]string, 0, len(si.fields))
 	for _, f := range si.fields {
 		names = append(names, f.name)
@@ -491,13 +521,13 @@ func suggest(key string, si *structInfo) string {
 		}
 	}
 	if best != "" {
-		return "did you mean " + best + "?"
+		return "did you mean " + best + "?", best
 	}
 	sort.Strings(names)
 	if len(names) <= 16 {
-		return "known fields: " + strings.Join(names, ", ")
+		return "known fields: " + strings.Join(names, ", "), ""
 	}
-	return ""
+	return "", ""
 }
 
 // editDistance is the Levenshtein distance between a and b (short strings only).

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -16,6 +17,10 @@ type Error struct {
 	Path     string `json:"path"`               // dotted path of the field, e.g. faults[0].at
 	Message  string `json:"message"`
 	Hint     string `json:"hint,omitempty"`
+	// root marks a problem that stops further checking (the document too large, a node
+	// with more NIs than the model holds): it is listed first, as the others may follow
+	// from it.
+	root bool
 }
 
 // Error formats the problem as `file:line:col: path: message (hint)`, or
@@ -56,10 +61,17 @@ func (l ErrorList) Error() string {
 	return strings.Join(s, "\n")
 }
 
-// sort orders the list by file, line, column, then path, and drops exact duplicates.
+// MaxErrors is how many problems Load lists; the rest are counted in a last line.
+const MaxErrors = 20
+
+// sorted orders the list with root causes first, then by override, line, column and path,
+// drops exact duplicates and keeps the first MaxErrors, counting the others in a last entry.
 func (l ErrorList) sorted() ErrorList {
 	sort.SliceStable(l, func(i, j int) bool {
 		a, b := l[i], l[j]
+		if a.root != b.root {
+			return a.root
+		}
 		if (a.Override != "") != (b.Override != "") {
 			return a.Override == ""
 		}
@@ -78,5 +90,14 @@ func (l ErrorList) sorted() ErrorList {
 		}
 		out = append(out, e)
 	}
-	return out
+	return out.capped(MaxErrors)
+}
+
+// capped keeps the first n problems and replaces the rest by one entry counting them.
+func (l ErrorList) capped(n int) ErrorList {
+	if len(l) <= n {
+		return l
+	}
+	more := &Error{File: l[0].File, Message: fmt.Sprintf("and %d more errors", len(l)-n), Hint: "fix the ones above first; only the first " + strconv.Itoa(n) + " are listed"}
+	return append(l[:n:n], more)
 }

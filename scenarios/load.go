@@ -40,7 +40,7 @@ func Load(file string, data []byte, overrides ...Override) (s *Scenario, err err
 	s = &Scenario{}
 	s.setDefaults()
 	d.decode(root, reflect.ValueOf(s).Elem(), "", fieldOpts{})
-	if root.Kind != yaml.MappingNode {
+	if root.Kind != yaml.MappingNode || d.aborted {
 		return nil, d.errs.sorted()
 	}
 	newResolver(d, s).run()

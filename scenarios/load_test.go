@@ -26,7 +26,11 @@ func TestLoadErrorsGolden(t *testing.T) {
 			}
 			got := err.Error() + "\n"
 			checkGolden(t, strings.TrimSuffix(f, ".yaml")+".golden", got)
-			for _, e := range err.(ErrorList) {
+			el := err.(ErrorList)
+			for i, e := range el {
+				if i == MaxErrors && i == len(el)-1 && strings.HasPrefix(e.Message, "and ") {
+					continue // the count of errors not listed
+				}
 				if e.Line == 0 && e.Override == "" {
 					t.Errorf("error without a position: %v", e)
 				}

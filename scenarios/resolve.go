@@ -30,6 +30,17 @@ func (r *resolver) errorAt(path, hint, format string, args ...any) {
 	r.d.errorAt(path, hint, format, args...)
 }
 
+// rootAt records a problem that makes the checks depending on path meaningless: it is
+// listed first, and later problems about path itself are not reported.
+func (r *resolver) rootAt(path, hint, format string, args ...any) {
+	n := len(r.d.errs)
+	r.errorAt(path, hint, format, args...)
+	if len(r.d.errs) > n {
+		r.d.errs[n].root = true
+	}
+	r.d.bad[path] = true
+}
+
 func (r *resolver) run() {
 	s := r.s
 	if !r.d.has("duration") {
@@ -72,6 +83,9 @@ func (r *resolver) fabric() {
 	}
 }
 
+// maxNIs is the most NIs a node can have: one per HCA (0 to 63) and port (1 or 2).
+const maxNIs = 128
+
 var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // memberName is the name of member i of a group of count nodes.
@@ -113,7 +127,10 @@ func (r *resolver) members() {
 		if ng.Lnetctl != nil {
 			r.importNets(g, ng)
 		}
-		if len(ng.NIs) == 0 {
+		if len(ng.NIs) > maxNIs {
+			r.rootAt(p+".nis", "each NI needs its own HCA (0 to 63) and port (1 or 2)", "node %q has %d NIs; a node has at most %d", g, len(ng.NIs), maxNIs)
+			ng.NIs = nil
+		} else if len(ng.NIs) == 0 {
 			r.errorAt(p+".nis", "e.g. nis: [o2ib0] or nis: [o2ib0, o2ib0] for two rails", "node %q has no NI", g)
 		}
 		for i := range ng.NIs {
