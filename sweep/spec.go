@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"sort"
@@ -40,12 +41,20 @@ type Spec struct {
 	Seed     uint64
 	Seeds    int
 	Axes     []Axis // sorted by Path
+
+	scenarioAt string // file:line:col of the scenario value, for Check's errors
 }
+
+// MaxRuns is the most runs one sweep may plan (points x seeds). Parse refuses a larger grid
+// at once, computing its size by multiplication: a plan is held in memory and printed, and a
+// sweep beyond this is better split into several files.
+const MaxRuns = 100_000
 
 // Axis is one swept scenario field and its values, each a canonical YAML flow string.
 type Axis struct {
 	Path   string
 	Values []string
+	At     []string // file:line:col of each value in the sweep file
 }
 
 // Param is one field of a point: a scenario path and the value it is set to.
@@ -88,6 +97,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 	s := &Spec{File: file, Seed: 1, Seeds: 1}
 	root := doc.Content[0]
 	var sawScenario, sawAxes bool
+	var seedsNode, axesNode *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
@@ -96,6 +106,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 				return nil, at(v, "scenario: expected the path of a scenario file")
 			}
 			s.Scenario = v.Value
+			s.scenarioAt = pos(file, v)
 			if !filepath.IsAbs(s.Scenario) {
 				s.Scenario = filepath.Join(filepath.Dir(file), s.Scenario)
 			}
@@ -108,10 +119,12 @@ func Parse(file string, data []byte) (*Spec, error) {
 			if err := v.Decode(&s.Seeds); err != nil || s.Seeds < 1 {
 				return nil, at(v, "seeds: expected a whole number of replicates >= 1, got %q", v.Value)
 			}
+			seedsNode = v
 		case "axes":
 			if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
 				return nil, at(v, "axes: expected a mapping of scenario paths to lists of values")
 			}
+			axesNode = k
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				pk, pv := v.Content[j], v.Content[j+1]
 				if err := scenarios.CheckPath(pk.Value); err != nil {
@@ -137,6 +150,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 					}
 					seen[val] = true
 					ax.Values = append(ax.Values, val)
+					ax.At = append(ax.At, pos(file, e))
 				}
 				for _, prev := range s.Axes {
 					if prev.Path == ax.Path {
@@ -156,8 +170,33 @@ func Parse(file string, data []byte) (*Spec, error) {
 	if !sawAxes {
 		return nil, fmt.Errorf("%s:1:1: missing axes: at least one scenario path with a list of values", file)
 	}
+	if err := s.checkSize(seedsNode, axesNode); err != nil {
+		return nil, err
+	}
 	sort.Slice(s.Axes, func(i, j int) bool { return s.Axes[i].Path < s.Axes[j].Path })
 	return s, nil
+}
+
+// pos is n's position in file as file:line:col.
+func pos(file string, n *yaml.Node) string { return fmt.Sprintf("%s:%d:%d", file, n.Line, n.Column) }
+
+// checkSize refuses a plan of more than MaxRuns runs, located at seeds when the seeds alone
+// exceed it, else at axes. The size is a product of counts, never an enumeration.
+func (s *Spec) checkSize(seedsNode, axesNode *yaml.Node) error {
+	points := big.NewInt(1)
+	for _, ax := range s.Axes {
+		points.Mul(points, big.NewInt(int64(len(ax.Values))))
+	}
+	runs := new(big.Int).Mul(points, big.NewInt(int64(s.Seeds)))
+	if runs.Cmp(big.NewInt(MaxRuns)) <= 0 {
+		return nil
+	}
+	where := axesNode
+	if seedsNode != nil && s.Seeds > MaxRuns {
+		where = seedsNode
+	}
+	return fmt.Errorf("%s: %s runs (%s points x %d seed(s)): a sweep plans at most %d runs; use fewer values or seeds, or split it into several sweep files",
+		pos(s.File, where), runs, points, s.Seeds, MaxRuns)
 }
 
 // flow renders a YAML value node in canonical single-line flow form.

@@ -60,7 +60,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 func TestSweepPlanAndEmit(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(file, []byte("scenario: base.yaml\nseeds: 2\naxes:\n  lnet.retry_count: [0, 1, 2]\n"), 0o644); err != nil {
+	base, _ := filepath.Abs("../../scenarios/catalogue/drop-rule-health-error.yaml") // plan checks every point against it
+	if err := os.WriteFile(file, []byte("scenario: "+base+"\nseeds: 2\naxes:\n  lnet.retry_count: [0, 1, 2]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, "sweep", "plan", file, "--out", dir)

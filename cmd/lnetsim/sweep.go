@@ -52,14 +52,31 @@ func loadSweep(path string) (*sweep.Spec, error) {
 	return s, nil
 }
 
+// loadCheckedSweep loads a sweep file and checks every point of its plan against the base
+// scenario (sweep.Spec.Check): what plan, run and emit do before anything runs.
+func loadCheckedSweep(path string) (*sweep.Spec, error) {
+	s, err := loadSweep(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Check(); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return s, nil
+}
+
 func newSweepPlanCmd() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "plan SWEEP_FILE",
-		Short: "Expand a sweep into its runs and write plan.jsonl",
-		Args:  cobra.ExactArgs(1),
+		Short: "Check a sweep, expand it into its runs and write plan.jsonl",
+		Long: `Plan checks the sweep before anything runs: the base scenario file loads, every axis
+path and value passes the scenario loader's checks (applied as --set would; errors are
+located in the sweep file), and every point's combination of values loads. A sweep plans at
+most ` + fmt.Sprint(sweep.MaxRuns) + ` runs (points x seeds); a larger grid is refused at once.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := loadSweep(args[0])
+			s, err := loadCheckedSweep(args[0])
 			if err != nil {
 				return err
 			}
@@ -121,27 +138,14 @@ a Slurm job array (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT or --shards) 
 Indexed Job (JOB_COMPLETION_INDEX with --shards); the source used is printed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := loadSweep(args[0])
-			if err != nil {
-				return err
-			}
 			if out == "" {
 				return usageErr("--out is required")
 			}
-			// Check the base scenario and every point's overrides before running anything.
-			plan := spec.Plan()
-			for _, r := range plan {
-				if r.Replicate != 0 {
-					continue
-				}
-				ovs, err := r.Overrides()
-				if err != nil {
-					return usageErr("%v", err)
-				}
-				if _, err := scenarios.LoadFile(spec.Scenario, ovs...); err != nil {
-					return usageErr("point %s: %v", r.PointID, err)
-				}
+			spec, err := loadCheckedSweep(args[0])
+			if err != nil {
+				return err
 			}
+			plan := spec.Plan()
 			if workers < 1 {
 				return usageErr("--workers %d: at least 1 parallel run is needed", workers)
 			}
@@ -325,7 +329,7 @@ func newSweepEmitCmd() *cobra.Command {
 		Args:      cobra.ExactArgs(2),
 		ValidArgs: []string{"slurm", "k8s"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := loadSweep(args[1]); err != nil {
+			if _, err := loadCheckedSweep(args[1]); err != nil {
 				return err
 			}
 			if out == "" {
