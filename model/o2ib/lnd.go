@@ -236,6 +236,17 @@ func (n *kibNet) timeout() sim.Time {
 	return n.ni.LNDTimeout()
 }
 
+// Timeout models kiblnd_timeout as o2iblnd's lnd_get_timeout: the NI's o2ib `timeout`
+// (lnet_lnd_timeout when that is 0), from which LNet derives every message's deadline
+// (get_msg_deadline: timeout x (retry_count + 1) + 1 s). The kernel's value is module-wide;
+// here it is the NI's net's (see Params).
+func (l *LND) Timeout(ni *lnet.NI) sim.Time {
+	if n, _ := ni.LNDData.(*kibNet); n != nil {
+		return n.timeout()
+	}
+	return 0
+}
+
 // rdmaResolveTimeout is RDMA_RESOLVE_TIMEOUT, the address and route resolution timeout.
 const rdmaResolveTimeout = 5 * sim.Second
 
