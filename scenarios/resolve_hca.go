@@ -15,6 +15,18 @@ import (
 // Periodic and random faults make the state unknown from their first occurrence on, and
 // unknown states are not checked.
 
+// hcaEffect is an action's part in the HCA timeline.
+type hcaEffect int
+
+const (
+	hcaNone      hcaEffect = iota
+	hcaFails               // the NI's HCA turns fatal; for: resets it
+	hcaResets              // the NI's HCA is reset (refused when it is not fatal)
+	hcaPortEvent           // the NI's port raises an event (refused while its HCA is fatal)
+	hcaNodeDown            // the node goes down; its reboot after for: resets every HCA
+	hcaNodeBoot            // the node reboots: every HCA is reset
+)
+
 // hcaID names one HCA of one member.
 type hcaID struct {
 	member string
@@ -66,14 +78,18 @@ func (r *resolver) hcaSteps(h hcaID) []hcaStep {
 	for i := range r.s.Faults {
 		f := &r.s.Faults[i]
 		once := f.Every == 0 && f.Rate == 0
+		eff := hcaNone
+		if a := actions[f.Action]; a != nil {
+			eff = a.HCA
+		}
 		var on bool
-		switch f.Action {
-		case "hca_fatal", "hca_recover":
+		switch eff {
+		case hcaFails, hcaResets:
 			id, ok := r.hcaOf(f.NI)
 			on = ok && id == h
-		case "node_crash", "node_restart":
+		case hcaNodeDown, hcaNodeBoot:
 			// A reboot brings every HCA of the node back as a fresh device.
-			on = f.Node == h.member && (f.Action == "node_restart" || f.For > 0)
+			on = f.Node == h.member && (eff == hcaNodeBoot || f.For > 0)
 		}
 		if !on {
 			continue
@@ -81,14 +97,14 @@ func (r *resolver) hcaSteps(h hcaID) []hcaStep {
 		switch {
 		case !once:
 			steps = append(steps, hcaStep{at: f.At, fault: i, to: hcaUnknown})
-		case f.Action == "hca_fatal":
+		case eff == hcaFails:
 			steps = append(steps, hcaStep{at: f.At, fault: i, to: hcaFatal})
 			if f.For > 0 {
 				steps = append(steps, hcaStep{at: f.At + f.For, undo: true, fault: i, to: hcaOK})
 			}
-		case f.Action == "node_crash":
+		case eff == hcaNodeDown:
 			steps = append(steps, hcaStep{at: f.At + f.For, undo: true, fault: i, to: hcaOK})
-		default: // hca_recover, node_restart
+		default: // hcaResets, hcaNodeBoot
 			steps = append(steps, hcaStep{at: f.At, fault: i, to: hcaOK})
 		}
 	}
@@ -123,7 +139,8 @@ func (r *resolver) hcaTimeline() {
 	cache := map[hcaID][]hcaStep{}
 	for i := range r.s.Faults {
 		f := &r.s.Faults[i]
-		if f.Action != "port_active" && f.Action != "hca_recover" {
+		a := actions[f.Action]
+		if a == nil || (a.HCA != hcaPortEvent && a.HCA != hcaResets) {
 			continue
 		}
 		h, ok := r.hcaOf(f.NI)
@@ -138,17 +155,17 @@ func (r *resolver) hcaTimeline() {
 		st, by := hcaStateBefore(steps, i, f.At)
 		p := index("faults", i) + ".action"
 		switch {
-		case f.Action == "port_active" && st == hcaFatal:
+		case a.HCA == hcaPortEvent && st == hcaFatal:
 			r.errorAt(p, "a fatal HCA comes back through a device reset: use action hca_recover",
-				"port_active on %s at %s: its HCA (hca %d of %s) is fatal since %s (faults[%d]) and raises no port events",
-				f.NI, f.At, h.hca, h.member, by.at, by.fault)
-		case f.Action == "hca_recover" && st == hcaOK && by == nil:
+				"%s on %s at %s: its HCA (hca %d of %s) is fatal since %s (faults[%d]) and raises no port events",
+				f.Action, f.NI, f.At, h.hca, h.member, by.at, by.fault)
+		case a.HCA == hcaResets && st == hcaOK && by == nil:
 			r.errorAt(p, "recover an HCA after an hca_fatal on it",
-				"hca_recover on %s at %s: no earlier hca_fatal on its HCA (hca %d of %s)", f.NI, f.At, h.hca, h.member)
-		case f.Action == "hca_recover" && st == hcaOK:
+				"%s on %s at %s: no earlier hca_fatal on its HCA (hca %d of %s)", f.Action, f.NI, f.At, h.hca, h.member)
+		case a.HCA == hcaResets && st == hcaOK:
 			r.errorAt(p, "recover an HCA after an hca_fatal on it",
-				"hca_recover on %s at %s: its HCA (hca %d of %s) is not fatal then (recovered at %s by faults[%d])",
-				f.NI, f.At, h.hca, h.member, by.at, by.fault)
+				"%s on %s at %s: its HCA (hca %d of %s) is not fatal then (recovered at %s by faults[%d])",
+				f.Action, f.NI, f.At, h.hca, h.member, by.at, by.fault)
 		}
 	}
 }

@@ -47,13 +47,8 @@ func newFaults(c *cluster, s *scenarios.Scenario) (*faultState, error) {
 	f.hid = c.k.Register(f)
 	for i := range s.Faults {
 		ft := &s.Faults[i]
-		switch ft.Action {
-		case "router_down", "router_up":
-			return nil, fmt.Errorf("faults[%d]: %s needs LNet routing, which is not modelled yet (issue 6)", i, ft.Action)
-		case "cm_reject", "link_loss":
-			if c.fab == nil {
-				return nil, fmt.Errorf("faults[%d]: %s needs the o2ib backend (the InfiniBand model), not the ideal LND", i, ft.Action)
-			}
+		if err := f.runnable(i, ft); err != nil {
+			return nil, err
 		}
 		if ft.Rate > 0 {
 			name := ft.Stream
@@ -86,10 +81,10 @@ func (f *faultState) Handle(kind int, arg uint64) {
 	ft := &f.s.Faults[i]
 	now := f.c.k.Now()
 	if kind == evFaultUndo {
-		f.undo(i, ft)
+		f.perform(i, ft, true)
 		return
 	}
-	f.apply(i, ft)
+	f.perform(i, ft, false)
 	if ft.For > 0 {
 		f.c.k.After(ft.For, f.hid, evFaultUndo, arg)
 	}
@@ -115,58 +110,6 @@ func (f *faultState) note(kind, target, detail string) {
 	f.records = append(f.records, record.Fault{Time: f.c.k.Now(), Kind: kind, Target: target, Detail: detail, Hits: 1})
 	if f.tl != nil {
 		f.tl.fault(f.c.k.Now(), kind, target)
-	}
-}
-
-// apply performs one fault action: on the InfiniBand model with the o2ib backend, else as the
-// ideal backend approximates it.
-func (f *faultState) apply(i int, ft *scenarios.Fault) {
-	if f.c.fab != nil && f.c.fab.apply(f, ft, false) {
-		return
-	}
-	switch ft.Action {
-	case "link_down", "port_error":
-		f.niDown(ft.NI, ft.Action)
-	case "hca_fatal":
-		f.hcaFatal(ft.NI)
-	case "hca_recover":
-		f.hcaRecover(ft.NI)
-	case "port_active":
-		if k, _, ok := f.hcaNIs(ft.NI); ok && f.fatalHCA[k] {
-			// A fatal HCA raises no PORT_ACTIVE (the loader rejects the plain case).
-			n, nid, _ := f.c.niRef(ft.NI)
-			f.note("port_active", n.name+"/"+nid.String(), "HCA fatal: no PORT_ACTIVE")
-			return
-		}
-		f.niUp(ft.NI, ft.Action)
-	case "link_up":
-		f.niUp(ft.NI, ft.Action)
-	case "node_crash":
-		n := f.c.byName[ft.Node]
-		for _, nid := range n.nids {
-			f.niDown(nid.String(), "node_crash")
-		}
-	case "node_restart":
-		f.nodeRestart(ft.Node)
-	case "link_delay":
-		_, nid, _ := f.c.niRef(ft.NI)
-		f.c.link[nid] = linkState{down: f.c.link[nid].down, delay: f.c.link[nid].delay + ft.Delay}
-		f.note("link_delay", nid.String(), ft.Delay.String())
-	case "set_health":
-		n, nid, _ := f.c.niRef(ft.NI)
-		if err := n.ln.SetNIHealth(nid, ft.Health); err == nil {
-			f.note("set_health", nid.String(), fmt.Sprint(ft.Health))
-		}
-	case "set_peer_health":
-		n := f.c.byName[ft.Node]
-		_, nid, _ := f.c.niRef(ft.PeerNI)
-		if err := n.ln.SetPeerHealth(nid, ft.Health); err == nil {
-			f.note("set_peer_health", n.name+"/"+nid.String(), fmt.Sprint(ft.Health))
-		}
-	case "drop_rule_add", "delay_rule_add":
-		f.addRule(i, ft)
-	case "drop_rule_remove", "delay_rule_remove":
-		f.removeRules(ft)
 	}
 }
 
@@ -270,30 +213,6 @@ func (f *faultState) hcaRecover(ref string) {
 	delete(f.fatalHCA, k)
 	for _, nid := range nids {
 		f.niUp(nid, "hca_recover")
-	}
-}
-
-// undo reverses fault i after its For duration.
-func (f *faultState) undo(i int, ft *scenarios.Fault) {
-	if f.c.fab != nil && f.c.fab.apply(f, ft, true) {
-		return
-	}
-	switch ft.Action {
-	case "link_down", "port_error":
-		f.niUp(ft.NI, map[string]string{"link_down": "link_up", "port_error": "port_active"}[ft.Action])
-	case "hca_fatal":
-		f.hcaRecover(ft.NI)
-	case "node_crash":
-		f.nodeRestart(ft.Node)
-	case "link_delay":
-		_, nid, _ := f.c.niRef(ft.NI)
-		ls := f.c.link[nid]
-		ls.delay -= ft.Delay
-		f.c.link[nid] = ls
-		f.note("link_delay_cleared", nid.String(), "")
-	case "drop_rule_add", "delay_rule_add":
-		f.removeFaultRules(i)
-		f.note(strings.TrimSuffix(ft.Action, "_add")+"_remove", ft.Name, "")
 	}
 }
 

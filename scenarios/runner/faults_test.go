@@ -29,23 +29,31 @@ expect:
 `
 	for _, backend := range []string{BackendO2IB, BackendIdeal} {
 		t.Run(backend, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "run")
-			res, err := Run(load(t, src), Options{Backend: backend, Out: out})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range res.Summary.Expectations {
-				if !e.Passed {
-					t.Errorf("%s: %s", e.Name, e.Detail)
-				}
-			}
-			csv, err := os.ReadFile(filepath.Join(out, "faults.csv"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			csv := runExpecting(t, src, backend, "faults.csv")
 			if !strings.Contains(string(csv), ",port_active,") || !strings.Contains(string(csv), "HCA fatal: no PORT_ACTIVE") {
 				t.Errorf("faults.csv does not say the port_active was without effect:\n%s", csv)
 			}
 		})
 	}
+}
+
+// runExpecting runs src on a backend, fails the test for each expectation that does not
+// hold, and returns the content of the run directory's file name.
+func runExpecting(t *testing.T, src, backend, name string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "run")
+	res, err := Run(load(t, src), Options{Backend: backend, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Summary.Expectations {
+		if !e.Passed {
+			t.Errorf("%s: %s", e.Name, e.Detail)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

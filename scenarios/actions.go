@@ -1,0 +1,234 @@
+package scenarios
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Action is one kind of fault-timeline entry: the fields it takes, how the loader checks
+// them, and what for: does. The runner implements every registered action for both backends
+// (runner.TestEveryActionRuns), so what `validate` accepts is what `run` performs.
+type Action struct {
+	// Name is the value of `action:`.
+	Name string
+	// Fields lists the fields the action takes beyond the timing ones, in the order their
+	// absence is reported; all are required but those in Optional.
+	Fields   []string
+	Optional []string
+	// Undo names what for: performs after the fault's duration ("" : for: is refused).
+	Undo string
+	// O2IBOnly marks actions only the InfiniBand model can perform.
+	O2IBOnly bool
+	// HCA is the action's part in the loader's HCA fatal-state timeline (resolve_hca.go).
+	HCA hcaEffect
+	// check validates and defaults the action's own fields (after the common checks).
+	check func(r *resolver, c *faultCtx, p string, i int, f *Fault)
+}
+
+// faultCtx is what the checks of one timeline share: rule names added so far and their kind.
+type faultCtx struct {
+	rules map[string]string
+}
+
+// actions is the registry of timeline actions, by name.
+var actions = map[string]*Action{}
+
+func register(a *Action) { actions[a.Name] = a }
+
+// LookupAction returns the registered action of that name, or nil.
+func LookupAction(name string) *Action { return actions[name] }
+
+// Actions returns every registered action, by name.
+func Actions() []*Action {
+	out := make([]*Action, 0, len(actions))
+	for _, a := range actions {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func init() {
+	ni := []string{"ni"}
+	node := []string{"node"}
+	for _, a := range []*Action{
+		{Name: "link_down", Fields: ni, Undo: "link_up"},
+		{Name: "link_up", Fields: ni},
+		{Name: "port_error", Fields: ni, Undo: "port_active"},
+		{Name: "port_active", Fields: ni, HCA: hcaPortEvent},
+		{Name: "hca_fatal", Fields: ni, Undo: "hca_recover", HCA: hcaFails},
+		{Name: "hca_recover", Fields: ni, HCA: hcaResets},
+		{Name: "node_crash", Fields: node, Undo: "node_restart", HCA: hcaNodeDown},
+		{Name: "node_restart", Fields: node, HCA: hcaNodeBoot},
+		{Name: "router_down", Fields: node, Undo: "router_up", check: checkRouter},
+		{Name: "router_up", Fields: node, check: checkRouter},
+		{Name: "cm_reject", Fields: []string{"node", "peer_ni", "reason", "count"}, Optional: []string{"reason", "count"},
+			O2IBOnly: true, check: checkCMReject},
+		{Name: "link_loss", Fields: []string{"ni", "loss"}, Undo: "link_loss", O2IBOnly: true, check: checkLoss},
+		{Name: "link_delay", Fields: []string{"ni", "delay"}, Undo: "link_delay_cleared", check: checkDelay},
+		{Name: "drop_rule_add", Fields: []string{"node", "rule", "name"}, Optional: []string{"name"}, Undo: "drop_rule_remove", check: checkRuleAdd},
+		{Name: "delay_rule_add", Fields: []string{"node", "rule", "name"}, Optional: []string{"name"}, Undo: "delay_rule_remove", check: checkRuleAdd},
+		{Name: "drop_rule_remove", Fields: []string{"node", "name"}, Optional: []string{"name"}, check: checkRuleRemove},
+		{Name: "delay_rule_remove", Fields: []string{"node", "name"}, Optional: []string{"name"}, check: checkRuleRemove},
+		{Name: "set_health", Fields: []string{"ni", "health"}, check: checkHealth},
+		{Name: "set_peer_health", Fields: []string{"node", "peer_ni", "health"}, check: checkHealth},
+	} {
+		register(a)
+	}
+}
+
+var faultTiming = []string{"at", "every", "rate", "stream", "until", "for", "action"}
+
+var cmReasons = set("conn_race", "no_resources", "fatal", "conn_uncompat", "conn_stale", "rdma_frags", "msg_queue_size", "invalid_srv_id", "early")
+
+var healthErrors = set("local_interrupt", "local_dropped", "local_aborted", "local_no_route", "local_error",
+	"local_timeout", "remote_error", "remote_dropped", "remote_timeout", "network_timeout", "random")
+
+var msgTypes = set("put", "ack", "get", "reply")
+
+// faults checks the fault timeline: each entry's timing, then its action's fields.
+func (r *resolver) faults() {
+	c := &faultCtx{rules: map[string]string{}}
+	for i := range r.s.Faults {
+		f := &r.s.Faults[i]
+		p := index("faults", i)
+		a := actions[f.Action]
+		if a == nil {
+			if f.Action == "" {
+				r.errorAt(p+".action", "e.g. action: link_down", "action is required")
+			} else {
+				r.errorAt(p+".action", "see the scenario reference for the list", "unknown action %q", f.Action)
+			}
+			continue
+		}
+		r.allowed(p, "action "+f.Action, set(append(append([]string{}, faultTiming...), a.Fields...)...))
+		r.faultTiming(p, i, f, a)
+		r.faultFields(p, f, a)
+		if a.check != nil {
+			a.check(r, c, p, i, f)
+		}
+	}
+	r.hcaTimeline()
+}
+
+// faultTiming checks and defaults at, every, rate, stream, until and for.
+func (r *resolver) faultTiming(p string, i int, f *Fault, a *Action) {
+	r.checkTime(p+".at", f.At)
+	if f.Every > 0 && f.Rate > 0 {
+		r.errorAt(p+".rate", "", "give every (periodic) or rate (random), not both")
+	}
+	if f.Rate < 0 {
+		r.errorAt(p+".rate", "", "must not be negative")
+	}
+	if f.Stream == "" {
+		f.Stream = "faults/" + strconv.Itoa(i)
+	}
+	if r.d.has(p+".until") && f.Every == 0 && f.Rate == 0 {
+		r.errorAt(p+".until", "", "until ends a periodic (every) or random (rate) fault")
+	}
+	if f.Until == 0 {
+		f.Until = r.s.Duration
+	} else {
+		r.checkTime(p+".until", f.Until)
+		if f.Until < f.At {
+			r.errorAt(p+".until", "", "%s is before at (%s)", f.Until, f.At)
+		}
+	}
+	if f.For > 0 && a.Undo == "" {
+		r.errorAt(p+".for", "", "%s cannot be undone automatically", f.Action)
+	}
+	if f.For > 0 && f.Every > 0 && f.For >= f.Every {
+		r.errorAt(p+".for", "", "the fault lasts %s but repeats every %s", f.For, f.Every)
+	}
+}
+
+// faultFields requires the action's fields and resolves its node and NI references.
+func (r *resolver) faultFields(p string, f *Fault, a *Action) {
+	// A field written with no value (`node:` alone, null) is as missing as one not
+	// written: the runner would have nothing to act on.
+	empty := map[string]bool{"node": f.Node == "", "ni": f.NI == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil}
+	optional := set(a.Optional...)
+	for _, fld := range a.Fields {
+		if optional[fld] {
+			continue
+		}
+		if !r.d.has(join(p, fld)) {
+			r.errorAt(join(p, fld), "", "%s needs %s", f.Action, fld)
+		} else if empty[fld] {
+			r.errorAt(join(p, fld), "", "%s needs %s, and it is empty", f.Action, fld)
+		}
+	}
+	if f.NI != "" {
+		r.resolveNI(p+".ni", f.NI)
+	}
+	if f.Node != "" {
+		r.canonicalNode(p+".node", &f.Node)
+	}
+	if f.PeerNI != "" {
+		r.resolveNI(p+".peer_ni", f.PeerNI)
+	}
+}
+
+func checkRouter(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+	if m := r.s.Member(f.Node); m != nil && !m.Routing {
+		r.errorAt(p+".node", "use node_crash, or set routing: true", "%s is not a router", f.Node)
+	}
+}
+
+func checkHealth(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+	if f.Health < 0 || f.Health > 1000 {
+		r.errorAt(p+".health", "", "health values are 0 to 1000, got %d", f.Health)
+	}
+}
+
+func checkLoss(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+	if f.Loss <= 0 || f.Loss > 1 {
+		r.errorAt(p+".loss", "", "a probability greater than 0 and at most 1, got %v", f.Loss)
+	}
+}
+
+func checkDelay(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+	if f.Delay <= 0 {
+		r.errorAt(p+".delay", "", "must be greater than zero")
+	}
+}
+
+func checkCMReject(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+	if f.Reason == "" {
+		f.Reason = "no_resources"
+	}
+	if !cmReasons[f.Reason] {
+		r.errorAt(p+".reason", "use conn_race, no_resources, fatal, conn_uncompat, conn_stale, rdma_frags, msg_queue_size, invalid_srv_id or early", "unknown reject reason %q", f.Reason)
+	}
+	if f.Count == 0 {
+		f.Count = 1
+	}
+	if f.Count < 0 {
+		r.errorAt(p+".count", "", "must be at least 1")
+	}
+}
+
+// RuleKind is "drop" or "delay" for a rule action (drop_rule_add, delay_rule_remove, ...).
+func RuleKind(action string) string { return strings.SplitN(action, "_", 2)[0] }
+
+func checkRuleAdd(r *resolver, c *faultCtx, p string, i int, f *Fault) {
+	kind := RuleKind(f.Action)
+	if f.Name == "" {
+		f.Name = "rule" + strconv.Itoa(i)
+	}
+	if _, dup := c.rules[f.Name]; dup {
+		r.errorAt(p+".name", "", "a rule named %q was already added", f.Name)
+	}
+	c.rules[f.Name] = kind
+	if f.Rule != nil {
+		r.rule(p+".rule", kind, f.Rule)
+	}
+}
+
+func checkRuleRemove(r *resolver, c *faultCtx, p string, _ int, f *Fault) {
+	kind := RuleKind(f.Action)
+	if k, ok := c.rules[f.Name]; !ok || k != kind {
+		r.errorAt(p+".name", "name a rule added by an earlier "+kind+"_rule_add", "no %s rule named %q", kind, f.Name)
+	}
+}

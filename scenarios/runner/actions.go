@@ -1,0 +1,321 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/o2ib"
+	"github.com/lnetsim/lnetsim/scenarios"
+)
+
+// actionFunc performs fault i of the timeline, or with undo reverses it after its for:.
+type actionFunc func(f *faultState, i int, ft *scenarios.Fault, undo bool)
+
+// actionImpl is how the run performs one action of the scenarios registry: on the ideal
+// backend, and on the o2ib backend where the InfiniBand model does it differently (nil: as on
+// the ideal backend). An action the registry marks O2IBOnly has no ideal function.
+type actionImpl struct {
+	ideal, o2ib actionFunc
+}
+
+// actionImpls holds an implementation of every action scenarios.Actions lists
+// (TestEveryActionRuns).
+var actionImpls = map[string]actionImpl{
+	"link_down":         {ideal: idealDown, o2ib: fabLink},
+	"port_error":        {ideal: idealDown, o2ib: fabLink},
+	"link_up":           {ideal: idealUp, o2ib: fabLink},
+	"port_active":       {ideal: idealPortActive, o2ib: fabLink},
+	"hca_fatal":         {ideal: idealHCA, o2ib: fabHCA},
+	"hca_recover":       {ideal: idealHCA, o2ib: fabHCA},
+	"node_crash":        {ideal: idealNode, o2ib: fabNode},
+	"node_restart":      {ideal: idealNode, o2ib: fabNode},
+	"router_down":       {ideal: routerState},
+	"router_up":         {ideal: routerState},
+	"cm_reject":         {o2ib: fabCMReject},
+	"link_loss":         {o2ib: fabImpair},
+	"link_delay":        {ideal: idealDelay, o2ib: fabImpair},
+	"drop_rule_add":     {ideal: ruleAdd},
+	"delay_rule_add":    {ideal: ruleAdd},
+	"drop_rule_remove":  {ideal: ruleRemove},
+	"delay_rule_remove": {ideal: ruleRemove},
+	"set_health":        {ideal: setHealth},
+	"set_peer_health":   {ideal: setPeerHealth},
+}
+
+// runnable reports why fault i cannot run on this cluster's backend, if it cannot.
+func (f *faultState) runnable(i int, ft *scenarios.Fault) error {
+	a := scenarios.LookupAction(ft.Action)
+	impl, ok := actionImpls[ft.Action]
+	switch {
+	case a == nil || !ok:
+		return fmt.Errorf("faults[%d]: action %q is not implemented", i, ft.Action)
+	case a.O2IBOnly && f.c.fab == nil:
+		return fmt.Errorf("faults[%d]: %s needs the o2ib backend (the InfiniBand model), not the ideal LND", i, ft.Action)
+	case impl.ideal == nil && impl.o2ib == nil:
+		return fmt.Errorf("faults[%d]: action %q is not implemented", i, ft.Action)
+	}
+	return nil
+}
+
+// perform applies fault i, or reverses it (undo), on the cluster's backend.
+func (f *faultState) perform(i int, ft *scenarios.Fault, undo bool) {
+	impl := actionImpls[ft.Action]
+	do := impl.ideal
+	if f.c.fab != nil && impl.o2ib != nil {
+		do = impl.o2ib
+	}
+	if do != nil {
+		do(f, i, ft, undo)
+	}
+}
+
+// kind is what the results record for fault ft: its action, or when undone the registry's
+// reverse (link_down -> link_up, ...).
+func kind(ft *scenarios.Fault, undo bool) string {
+	if undo {
+		return scenarios.LookupAction(ft.Action).Undo
+	}
+	return ft.Action
+}
+
+// downs reports whether performing ft takes something down: an action that for: can undo,
+// not being undone (link_down, port_error, hca_fatal, node_crash, router_down).
+func downs(ft *scenarios.Fault, undo bool) bool {
+	return (scenarios.LookupAction(ft.Action).Undo != "") != undo
+}
+
+func idealDown(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	if undo {
+		f.niUp(ft.NI, kind(ft, true))
+	} else {
+		f.niDown(ft.NI, ft.Action)
+	}
+}
+
+func idealUp(f *faultState, _ int, ft *scenarios.Fault, _ bool) { f.niUp(ft.NI, ft.Action) }
+
+func idealPortActive(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
+	if k, _, ok := f.hcaNIs(ft.NI); ok && f.fatalHCA[k] {
+		// A fatal HCA raises no PORT_ACTIVE (the loader rejects the plain case).
+		n, nid, _ := f.c.niRef(ft.NI)
+		f.note("port_active", n.name+"/"+nid.String(), "HCA fatal: no PORT_ACTIVE")
+		return
+	}
+	f.niUp(ft.NI, ft.Action)
+}
+
+func idealHCA(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	if downs(ft, undo) {
+		f.hcaFatal(ft.NI)
+	} else {
+		f.hcaRecover(ft.NI)
+	}
+}
+
+func idealNode(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	if !downs(ft, undo) {
+		f.nodeRestart(ft.Node)
+		return
+	}
+	for _, nid := range f.c.byName[ft.Node].nids {
+		f.niDown(nid.String(), "node_crash")
+	}
+}
+
+func idealDelay(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	_, nid, _ := f.c.niRef(ft.NI)
+	ls := f.c.link[nid]
+	if undo {
+		ls.delay -= ft.Delay
+		f.c.link[nid] = ls
+		f.note(kind(ft, true), nid.String(), "")
+		return
+	}
+	ls.delay += ft.Delay
+	f.c.link[nid] = ls
+	f.note("link_delay", nid.String(), ft.Delay.String())
+}
+
+// routerState stops or restarts a router's routing, as `lnetctl set routing 0|1` on it
+// (router_down, router_up): see lnet.Node.SetRouting.
+func routerState(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	n := f.c.byName[ft.Node]
+	if n.down {
+		f.note(kind(ft, undo), ft.Node, "node down: nothing to do")
+		return
+	}
+	n.ln.SetRouting(!downs(ft, undo))
+	f.note(kind(ft, undo), ft.Node, "routing "+n.ln.RoutingState())
+}
+
+func setHealth(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
+	n, nid, _ := f.c.niRef(ft.NI)
+	if err := n.ln.SetNIHealth(nid, ft.Health); err == nil {
+		f.note("set_health", nid.String(), fmt.Sprint(ft.Health))
+	}
+}
+
+func setPeerHealth(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
+	n := f.c.byName[ft.Node]
+	_, nid, _ := f.c.niRef(ft.PeerNI)
+	if err := n.ln.SetPeerHealth(nid, ft.Health); err == nil {
+		f.note("set_peer_health", n.name+"/"+nid.String(), fmt.Sprint(ft.Health))
+	}
+}
+
+func ruleAdd(f *faultState, i int, ft *scenarios.Fault, undo bool) {
+	if undo {
+		f.removeFaultRules(i)
+		f.note(kind(ft, true), ft.Name, "")
+		return
+	}
+	f.addRule(i, ft)
+}
+
+func ruleRemove(f *faultState, _ int, ft *scenarios.Fault, _ bool) { f.removeRules(ft) }
+
+// fabLink takes a port's cable down or up on the InfiniBand model.
+func fabLink(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	fb := f.c.fab
+	_, nid, err := f.c.niRef(ft.NI)
+	if err != nil {
+		return
+	}
+	down := downs(ft, undo)
+	if l := fb.linkOf(nid); l != nil {
+		if down {
+			l.LinkDown()
+		} else {
+			l.LinkUp()
+		}
+	}
+	detail := ""
+	if p := fb.ports[nid]; !down && p != nil && p.HCA().Fatal() {
+		// The port is cabled and trains, but a fatal HCA raises no PORT_ACTIVE: the NI
+		// stays down until hca_recover (the loader rejects the plain case).
+		detail = "HCA fatal: no PORT_ACTIVE"
+	}
+	f.note(kind(ft, undo), nid.String(), detail)
+}
+
+// fabHCA fails an HCA (IB_EVENT_DEVICE_FATAL) or resets it.
+func fabHCA(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	fb := f.c.fab
+	_, nid, err := f.c.niRef(ft.NI)
+	if err != nil {
+		return
+	}
+	p := fb.ports[nid]
+	if p == nil {
+		return
+	}
+	h := p.HCA()
+	if downs(ft, undo) {
+		h.HCAFatal()
+		f.note("hca_fatal", nid.String(), "")
+		return
+	}
+	// The driver's reset and re-probe: ports that are up raise PORT_ACTIVE and o2iblnd
+	// rebuilds the device's resources (see o2ib's dev.AsyncEvent).
+	detail := ""
+	if !h.Fatal() {
+		detail = "HCA not fatal: nothing to reset"
+	}
+	h.Recover()
+	f.note("hca_recover", nid.String(), detail)
+}
+
+// fabNode crashes a node or reboots it.
+func fabNode(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	if downs(ft, undo) {
+		f.crash(ft.Node)
+	} else {
+		f.reboot(ft.Node)
+	}
+}
+
+// crash makes a node and everything in its memory vanish: the HCAs go silent, o2iblnd's and
+// LNet's state is lost without a word to the peers.
+func (f *faultState) crash(name string) {
+	c := f.c
+	ln := c.byName[name]
+	if ln.down {
+		return
+	}
+	n := c.fab.nodes[name]
+	n.CrashNode()
+	c.fab.lnd.NodeCrashed(n)
+	ln.down = true
+	ln.ln.Shutdown()
+	c.ws.nodeCrashed(ln)
+	f.note("node_crash", name, "")
+}
+
+// reboot brings a crashed node back: the HCAs return and a fresh LNet (new incarnation)
+// starts.
+func (f *faultState) reboot(name string) {
+	c := f.c
+	ln := c.byName[name]
+	if !ln.down {
+		return
+	}
+	c.fab.nodes[name].Restart()
+	fresh, err := c.newLNet(&c.s.Members[ln.idx])
+	if err == nil {
+		ln.ln = fresh
+		err = c.start(ln)
+	}
+	if err != nil {
+		f.note("node_restart_failed", name, err.Error())
+		return
+	}
+	ln.down = false
+	c.ws.nodeRestarted(ln)
+	f.note("node_restart", name, "")
+}
+
+// fabImpair sets a link's packet loss (link_loss: only it has a loss) or extra delay
+// (link_delay), or with undo clears it.
+func fabImpair(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	_, nid, _ := f.c.niRef(ft.NI)
+	l := f.c.fab.linkOf(nid)
+	if l == nil {
+		return
+	}
+	loss, delay := ft.Loss, ft.Delay
+	if undo {
+		loss, delay = 0, 0
+	}
+	detail := delay.String()
+	if ft.Loss > 0 {
+		l.SetLoss(loss)
+		detail = fmt.Sprint(loss)
+	} else {
+		l.SetExtraDelay(delay)
+	}
+	f.note(ft.Action, nid.String(), detail)
+}
+
+// fabCMReject makes the next connection attempts to a peer NI fail with a CM reject.
+func fabCMReject(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	fb := f.c.fab
+	if undo {
+		return
+	}
+	_, nid, err := f.c.niRef(ft.PeerNI)
+	if err != nil {
+		return
+	}
+	reason, why := ib.RejConsumerDefined, cmRejectReasons[ft.Reason]
+	var priv []byte
+	if ft.Reason == "invalid_srv_id" {
+		reason = ib.RejInvalidServiceID // no listener: the CM itself rejects
+	} else {
+		// A queue-size reject advertises half the default depth, which the initiator
+		// adopts before reconnecting (as kiblnd_rejected does for a smaller depth).
+		priv = o2ib.RejectPrivateData(why, 4)
+	}
+	count := max(ft.Count, 1)
+	fb.f.InjectCMReject(fb.ports[nid].IPs()[0], reason, priv, count)
+	f.note("cm_reject", nid.String(), fmt.Sprintf("%s x%d", ft.Reason, count))
+}
