@@ -5,13 +5,12 @@ import (
 	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
-// creditsHighwater is IBLND_CREDITS_HIGHWATER (v2): min(peercredits_hiw, queue depth - 1),
-// so a conn negotiated down to a smaller depth still returns credits before it runs dry.
+// creditsHighwater models kiblnd_credits_highwater (v2, since LU-15828): peercredits_hiw
+// scaled by the conn's queue depth over the net's peer_credits, so a conn negotiated down
+// to a smaller depth returns credits proportionally earlier (depth 8 of 32, hiw 16: at 4).
 func (c *conn) creditsHighwater() int {
-	if h := c.queueDepth - 1; h < c.peer.net.tun.hiw {
-		return h
-	}
-	return c.peer.net.tun.hiw
+	t := &c.peer.net.tun
+	return c.queueDepth * t.hiw / t.peerCredits
 }
 
 // sendKeepalive is kiblnd_send_keepalive: keepalive is on and nothing was sent for that long.

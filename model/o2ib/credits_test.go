@@ -1,6 +1,7 @@
 package o2ib
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
@@ -159,5 +160,41 @@ func TestDeterminism(t *testing.T) {
 		if l1[i] != l2[i] {
 			t.Fatalf("trace differs at line %d:\n%s\n%s", i, l1[i], l2[i])
 		}
+	}
+}
+
+// noopCredits counts the NOOPs from node 2 to node 1 in a trace by the credits they return.
+func noopCredits(log []string) map[string]int {
+	n := map[string]int{}
+	for _, l := range log {
+		if i := strings.Index(l, "10.0.0.2@o2ib -> 10.0.0.1@o2ib NOOP"); i >= 0 {
+			n[l[strings.Index(l, "credits="):]]++
+		}
+	}
+	return n
+}
+
+// kiblnd_credits_highwater since LU-15828: a conn negotiated down to a smaller queue depth
+// returns credits at peercredits_hiw x depth / peer_credits. The receiver has peer_credits
+// 32 (hiw 16), the sender 8: the conn runs at depth 8 and the receiver's NOOPs return
+// 8 x 16 / 32 = 4 credits each (min(hiw, depth - 1) = 7 before).
+func TestNoopHighwaterScalesWithQueueDepth(t *testing.T) {
+	big := DefaultParams()
+	big.PeerCredits = 32
+	c := newClusterWith(t, clusterOpt{}, map[lnet.NID]Params{nidOf(2, 0): big})
+	u := &pumper{c: c, size: 512, remaining: 500, tb: t}
+	for i := 0; i < 32; i++ {
+		u.next()
+	}
+	c.run(t, sim.Second)
+	if u.done != 500 {
+		t.Fatalf("done %d of 500", u.done)
+	}
+	if hw := c.lnd.conns[1].creditsHighwater(); hw != 4 {
+		t.Fatalf("receiver's high-water %d, want 4", hw)
+	}
+	got := noopCredits(c.log)
+	if len(got) != 1 || got["credits=4"] != 125 {
+		t.Fatalf("receiver's NOOPs by credits returned %v, want 125 x credits=4", got)
 	}
 }
