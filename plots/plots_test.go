@@ -18,7 +18,7 @@ import (
 func fakeRun(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	r, err := record.Create(dir)
+	r, err := record.Create(dir, "rail-failure")
 	if err != nil {
 		t.Fatal(err)
 	}

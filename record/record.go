@@ -88,6 +88,7 @@ var (
 // Run is a result directory being written.
 type Run struct {
 	final, tmp string
+	scenario   string // the scenario whose run may be replaced (see CheckReplace)
 	files      []*os.File
 	messages   *table
 	health     *table
@@ -97,10 +98,15 @@ type Run struct {
 	done       bool
 }
 
-// Create starts writing the run directory dir (its parent must exist or be creatable). The
-// files are written in a sibling temporary directory until Commit.
-func Create(dir string) (*Run, error) {
+// Create starts writing the run directory dir (its parent must exist or be creatable) for
+// scenario. dir may already exist only as a run directory of the same scenario (see
+// CheckReplace), which Commit replaces; anything else there is refused now. The files are
+// written in a sibling temporary directory until Commit.
+func Create(dir, scenario string) (*Run, error) {
 	dir = filepath.Clean(dir)
+	if err := CheckReplace(dir, scenario); err != nil {
+		return nil, err
+	}
 	parent, base := filepath.Split(dir)
 	if parent == "" {
 		parent = "."
@@ -116,7 +122,7 @@ func Create(dir string) (*Run, error) {
 		_ = os.RemoveAll(tmp)
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	r := &Run{final: dir, tmp: tmp}
+	r := &Run{final: dir, tmp: tmp, scenario: scenario}
 	r.messages = r.csvFile(MessagesFile, messagesHeader)
 	r.health = r.csvFile(HealthFile, healthHeader)
 	r.timeseries = r.csvFile(TimeseriesFile, timeseriesHeader)
@@ -278,7 +284,8 @@ func (r *Run) writeFile(name string, b []byte) {
 }
 
 // Commit flushes and closes every file and renames the directory into place, replacing a
-// previous run of the same name. On any error nothing is left behind but the previous run.
+// previous run of the same scenario (checked again: the directory may have changed since
+// Create). On any error nothing is left behind but what was there before.
 func (r *Run) Commit() error {
 	if r.done {
 		return errors.New("results: run already committed or aborted")
@@ -294,8 +301,12 @@ func (r *Run) Commit() error {
 		return r.err
 	}
 	r.done = true
+	if err := CheckReplace(r.final, r.scenario); err != nil {
+		_ = os.RemoveAll(r.tmp)
+		return err
+	}
 	old := ""
-	if _, err := os.Stat(r.final); err == nil {
+	if _, err := os.Lstat(r.final); err == nil {
 		old = r.tmp + ".old"
 		if err := os.Rename(r.final, old); err != nil {
 			_ = os.RemoveAll(r.tmp)

@@ -10,7 +10,7 @@ import (
 
 func writeRun(t *testing.T, dir string) {
 	t.Helper()
-	r, err := Create(dir)
+	r, err := Create(dir, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestAbortLeavesNothing(t *testing.T) {
 	dir := filepath.Join(base, "run")
 	writeRun(t, dir)
 	before, _ := os.ReadFile(filepath.Join(dir, MessagesFile))
-	r, err := Create(dir)
+	r, err := Create(dir, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestAbortLeavesNothing(t *testing.T) {
 
 func TestUnserialisableSummaryFailsCommit(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	r, err := Create(dir)
+	r, err := Create(dir, "x")
 	if err != nil {
 		t.Fatal(err)
 	}

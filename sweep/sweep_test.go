@@ -131,7 +131,7 @@ func fakeRunner(calls *atomic.Int64) Runner {
 	return func(_ context.Context, r Run, dir string) error {
 		calls.Add(1)
 		rc, _ := strconv.Atoi(r.ParamMap()["lnet.retry_count"])
-		rec, err := record.Create(dir)
+		rec, err := record.Create(dir, "base")
 		if err != nil {
 			return err
 		}

@@ -82,7 +82,7 @@ func TestSweepPlanAndEmit(t *testing.T) {
 
 func TestPlotCommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	r, err := record.Create(dir)
+	r, err := record.Create(dir, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}

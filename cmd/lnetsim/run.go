@@ -130,15 +130,19 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 		}
 	}
 	var runs []*scenarioRun
+	dirs := runDirs{out: f.out}
 	for i, s := range loaded {
 		r := &scenarioRun{File: args[i], desc: strings.TrimSpace(s.Description)}
-		if f.out != "" {
-			r.Dir = filepath.Join(f.out, s.Name)
+		if s.Name == "" {
+			s.Name = defaultName(args[i])
 		}
-		start := time.Now()
 		if cmd.Flags().Changed("seed") {
 			s.Seed = f.seed // so that --seed 0 means seed 0 (Options.Seed 0 means "the file's")
 		}
+		if f.out != "" {
+			r.Dir = dirs.dir(s, cmd.Flags().Changed("seed"), f.sets)
+		}
+		start := time.Now()
 		res, err := runner.Run(s, runner.Options{Out: r.Dir, Version: buildVersion(), Backend: f.backend,
 			Pcap: f.pcap, PcapLink: link, Trace: f.trace, AtEnd: atEnd})
 		r.WallSecs = time.Since(start).Seconds()
@@ -267,7 +271,10 @@ func newRunCmd() *cobra.Command {
 		Long: `Run replays scenario files deterministically: the same file and seed always give
 byte-identical results. Each run writes OUT/<scenario name>/ (summary.json, messages.csv,
 health.csv, timeseries.csv, faults.csv, counters.yaml) atomically, and prints its story:
-health changes, metrics and expectations.
+health changes, metrics and expectations. The directory name is the scenario's name with
+anything but letters, digits, '.', '_' and '-' made '_' (a scenario without a name takes its
+file's), plus -seedN with --seed and -set<hash> with --set, so such runs keep their own
+directories. An existing directory is replaced only if it holds a run of the same scenario.
 
 With no file it runs the built-in default scenario: a multi-rail client and server, one rail's
 port fails mid-run and comes back. A built-in scenario is named builtin:NAME (see lnetsim

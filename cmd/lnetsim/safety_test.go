@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -72,5 +73,89 @@ func TestOutputFlagsRefuseSpecialFiles(t *testing.T) {
 	}
 	if fi, err := os.Lstat(pcapFile); err != nil || !fi.Mode().IsRegular() || fi.Size() != 156320 {
 		t.Fatalf("--pcap over a regular file: %v %v, want a 156320-byte capture", fi, err)
+	}
+}
+
+// tree lists every file and directory under root, relative and sorted.
+func tree(t *testing.T, root string) []string {
+	t.Helper()
+	var got []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			rel += "/"
+		}
+		got = append(got, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestRunDirectoryStaysInsideOut: scenario names with ../, no name, an existing directory
+// that is not a run of the scenario, and runs differing in --seed or --set: every run
+// writes only its own directory directly under --out, and every sentinel file survives
+// (0901a266 begins the SHA-256 of "duration=1s").
+func TestRunDirectoryStaysInsideOut(t *testing.T) {
+	base := t.TempDir()
+	out := filepath.Join(base, "a", "b", "out")
+	sentinels := []string{filepath.Join(base, "a", "y2", "keep"), filepath.Join(out, "earlier", "keep"), filepath.Join(out, "mine", "notes.txt")}
+	for _, s := range sentinels {
+		if err := os.MkdirAll(filepath.Dir(s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(s, []byte("keep"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Join(base, "src")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{tinyScenario(t, src, "up.yaml", "../../y2"), tinyScenario(t, src, "tmp.yaml", "../../../tmp/x"),
+		tinyScenario(t, src, "noname.yaml", ""), tinyScenario(t, src, "tiny.yaml", "tiny")}
+	if code, _, errOut := runCLI(t, append([]string{"run", "--out", out, "-q"}, files...)...); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, args := range [][]string{{"--seed", "7"}, {"--set", "duration=1s"}, {"--seed", "7", "--set", "duration=1s"}} {
+		if code, _, errOut := runCLI(t, append([]string{"run", "--out", out, "-q", files[3]}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+		}
+	}
+	// A scenario named like a directory that is not one of its runs fails, and leaves it.
+	mine := tinyScenario(t, src, "mine.yaml", "mine")
+	code, stdout, _ := runCLI(t, "run", "--out", out, mine)
+	want := mine + ": ERROR: results: " + filepath.Join(out, "mine") + ` holds "notes.txt", which lnetsim does not write there: refusing to replace it (choose another --out, or move it away)` + "\n"
+	if code != exitRuntime || stdout != want {
+		t.Fatalf("run over a foreign directory: exit %d, stdout %q; want exit 1, %q", code, stdout, want)
+	}
+	run := []string{"counters.yaml", "faults.csv", "health.csv", "messages.csv", "summary.json", "timeseries.csv"}
+	wantTree := []string{"./", "a/", "a/b/", "a/b/out/"}
+	for _, d := range []string{"_.._.._tmp_x", "_.._y2", "earlier", "mine", "noname", "tiny", "tiny-seed7", "tiny-seed7-set0901a266", "tiny-set0901a266"} {
+		wantTree = append(wantTree, "a/b/out/"+d+"/")
+		switch d {
+		case "earlier":
+			wantTree = append(wantTree, "a/b/out/earlier/keep")
+		case "mine":
+			wantTree = append(wantTree, "a/b/out/mine/notes.txt")
+		default:
+			for _, f := range run {
+				wantTree = append(wantTree, "a/b/out/"+d+"/"+f)
+			}
+		}
+	}
+	wantTree = append(wantTree, "a/y2/", "a/y2/keep", "src/", "src/mine.yaml", "src/noname.yaml", "src/tiny.yaml", "src/tmp.yaml", "src/up.yaml")
+	if got := tree(t, base); strings.Join(got, "\n") != strings.Join(wantTree, "\n") {
+		t.Fatalf("files after the runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantTree, "\n"))
+	}
+	for _, s := range sentinels {
+		if b, err := os.ReadFile(s); err != nil || string(b) != "keep" {
+			t.Fatalf("%s: %q %v", s, b, err)
+		}
 	}
 }

@@ -90,7 +90,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	col.ch, ws.ch = ch, ch
 	var out *record.Run
 	if opt.Out != "" {
-		if out, err = record.Create(opt.Out); err != nil {
+		if out, err = record.Create(opt.Out, s.Name); err != nil {
 			return nil, err
 		}
 		col.out = out
