@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/lnetsim/lnetsim/internal/atomicfile"
-	"github.com/lnetsim/lnetsim/record"
 )
 
 // Runner performs one run of the plan, writing its results atomically to dir (as
@@ -38,11 +37,9 @@ type Stats struct {
 // RunDir returns the directory of run r under the sweep output out.
 func RunDir(out string, r Run) string { return filepath.Join(out, "runs", r.ID) }
 
-// Complete reports whether r already has a committed result under out.
-func Complete(out string, r Run) bool {
-	_, err := os.Stat(filepath.Join(RunDir(out, r), record.SummaryFile))
-	return err == nil
-}
+// Complete reports whether r already has a committed result under out whose files all read
+// back whole (CheckRun).
+func Complete(out string, r Run) bool { return CheckRun(RunDir(out, r)) == nil }
 
 // WritePlan writes out/plan.jsonl (one run per line) atomically.
 func WritePlan(out string, plan []Run) error {
@@ -65,14 +62,11 @@ func WritePlan(out string, plan []Run) error {
 // lost and a later Execute resumes. Failed runs are reported together at the end.
 func Execute(ctx context.Context, runs []Run, run Runner, opt Options) (Stats, error) {
 	st := Stats{Planned: len(runs)}
-	var todo []Run
-	for _, r := range runs {
-		if Complete(opt.Out, r) {
-			st.Skipped++
-		} else {
-			todo = append(todo, r)
-		}
+	todo, err := resumable(runs, opt)
+	if err != nil {
+		return st, err
 	}
+	st.Skipped = len(runs) - len(todo)
 	workers := max(1, opt.Workers)
 	prog := newProgress(opt, len(todo), st.Skipped)
 	jobs := make(chan Run)
@@ -114,6 +108,31 @@ feed:
 		errs = append(errs, fmt.Errorf("interrupted: %d of %d runs not started; run the same command again to resume", len(todo)-st.Ran-st.Failed, len(todo)))
 	}
 	return st, errors.Join(errs...)
+}
+
+// resumable prepares an output directory for Execute: it removes the temporary directories
+// killed runs of runs left, and returns the runs that are not complete, telling
+// opt.Progress about each run whose directory is there but does not read back whole.
+func resumable(runs []Run, opt Options) ([]Run, error) {
+	stale, err := removeStale(opt.Out, runs)
+	if err != nil {
+		return nil, fmt.Errorf("removing the temporary directories of interrupted runs: %w", err)
+	}
+	if stale > 0 && opt.Progress != nil {
+		fmt.Fprintf(opt.Progress, "sweep: removed %d temporary run directories left by an interrupted sweep\n", stale)
+	}
+	var todo []Run
+	for _, r := range runs {
+		err := CheckRun(RunDir(opt.Out, r))
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, ErrNoRun) && opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "sweep: run %s again: %v\n", r.ID, err)
+		}
+		todo = append(todo, r)
+	}
+	return todo, nil
 }
 
 func describe(ps []Param) string {
@@ -192,4 +211,34 @@ func (p *progress) finish() {
 	if p.w != nil && p.term && p.finished > 0 {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// removeStale deletes the temporary directories (runs/.<id>.tmp-*) that runs of this sweep
+// left when their process was killed before committing, and returns how many it removed.
+// Only runs of runs are considered: shards sharing the output directory keep theirs.
+func removeStale(out string, runs []Run) (int, error) {
+	dir := filepath.Join(out, "runs")
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	mine := make(map[string]bool, len(runs)) // lookups only
+	for _, r := range runs {
+		mine[r.ID] = true
+	}
+	n := 0
+	for _, e := range ents {
+		id, _, ok := strings.Cut(strings.TrimPrefix(e.Name(), "."), ".tmp-")
+		if !ok || !strings.HasPrefix(e.Name(), ".") || !mine[id] {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }

@@ -191,7 +191,7 @@ func checkShardFromEnv(t *testing.T, slurmID, slurmCount, k8sIndex string, shard
 }
 
 // TestMergeMalformedSummary: a run directory whose summary.json a user edited or truncated
-// gives a one-line error naming the file, never a panic.
+// gives one problem naming the file and the fix, never a panic.
 func TestMergeMalformedSummary(t *testing.T) {
 	plan := parse(t, "scenario: s.yaml\nseeds: 2\naxes: {lnet.retry_count: [0]}\n").Plan()
 	for _, c := range []struct{ name, content string }{
@@ -215,8 +215,8 @@ func TestMergeMalformedSummary(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := Merge(plan, []string{out}, t.TempDir())
-			if err == nil || !strings.Contains(err.Error(), bad) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("Merge with %s summary.json: %v (want one line naming %s)", c.name, err, bad)
+			if err == nil || strings.Count(err.Error(), "\n") != 1 || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "run `lnetsim sweep run` again") {
+				t.Fatalf("Merge with %s summary.json: %v (want one problem naming %s and the fix)", c.name, err, bad)
 			}
 		})
 	}
@@ -243,7 +243,8 @@ func TestMergeOddSummaries(t *testing.T) {
 	}
 }
 
-// writeSummary writes s as dir/summary.json, creating dir.
+// writeSummary writes a run directory dir whose summary.json holds s (its other files
+// empty but whole).
 func writeSummary(dir string, s record.Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -252,7 +253,16 @@ func writeSummary(dir string, s record.Summary) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, record.SummaryFile), b, 0o644)
+	for _, f := range runFiles {
+		content := []byte("x\n")
+		if f.name == record.SummaryFile {
+			content = b
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.name), content, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TestAxisValueOneLine: a multi-line string value of an axis is written as one double-quoted

@@ -1,8 +1,12 @@
 package sweep
 
 import (
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+	"gopkg.in/yaml.v3"
 
 	"github.com/lnetsim/lnetsim/internal/atomicfile"
 	"github.com/lnetsim/lnetsim/record"
@@ -29,13 +34,17 @@ func Merge(plan []Run, dirs []string, out string) error {
 	where := make([]string, len(plan))
 	var problems []string
 	for i, r := range plan {
+		broken := false
 		for _, d := range dirs {
-			s, err := record.ReadSummary(RunDir(d, r))
-			if os.IsNotExist(err) {
+			s, err := readRun(RunDir(d, r))
+			if errors.Is(err, ErrNoRun) {
 				continue
 			}
 			if err != nil {
-				return err
+				problems = append(problems, fmt.Sprintf("run %s (%s, replicate %d) does not read back whole: %v: run `lnetsim sweep run` again with the same sweep file and --out %s to re-run it",
+					r.ID, describe(r.Params), r.Replicate, err, d))
+				broken = true
+				continue
 			}
 			if found[i] != nil {
 				problems = append(problems, fmt.Sprintf("run %s is in both %s and %s", r.ID, where[i], d))
@@ -43,7 +52,7 @@ func Merge(plan []Run, dirs []string, out string) error {
 			}
 			found[i], where[i] = s, d
 		}
-		if found[i] == nil {
+		if found[i] == nil && !broken {
 			problems = append(problems, fmt.Sprintf("run %s (%s, replicate %d) is missing", r.ID, describe(r.Params), r.Replicate))
 		}
 	}
@@ -96,6 +105,14 @@ func Merge(plan []Run, dirs []string, out string) error {
 	return f.Commit()
 }
 
+// readRun checks a run directory (CheckRun) and returns its summary.
+func readRun(dir string) (*record.Summary, error) {
+	if err := CheckRun(dir); err != nil {
+		return nil, err
+	}
+	return record.ReadSummary(dir)
+}
+
 // aggregate returns one row per metric present in every replicate of a point.
 func aggregate(first Run, reps []*record.Summary) [][]string {
 	var names []string
@@ -135,4 +152,89 @@ func aggregate(first Run, reps []*record.Summary) [][]string {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// runFiles are the files a sweep run's directory holds (what runner.Run writes without a
+// capture or trace), each with how to tell it reads back whole.
+var runFiles = []struct {
+	name  string
+	check func([]byte) error
+}{
+	{record.SummaryFile, checkSummary},
+	{record.MessagesFile, checkCSV},
+	{record.HealthFile, checkCSV},
+	{record.TimeseriesFile, checkCSV},
+	{record.FaultsFile, checkCSV},
+	{record.CountersFile, checkYAML},
+}
+
+// ErrNoRun is CheckRun's error for a run directory that does not exist.
+var ErrNoRun = errors.New("no run directory")
+
+// CheckRun reports whether the run directory dir holds every file a run writes, each reading
+// back whole (the JSON decodes; the YAML and the CSVs end with a newline and parse to the
+// end, the CSVs with a constant number of fields). Runs are committed atomically, so a file that fails here
+// was damaged afterwards (a full disk, a partial copy, a hand edit); resume runs it again.
+func CheckRun(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return ErrNoRun
+	}
+	for _, f := range runFiles {
+		path := filepath.Join(dir, f.name)
+		b, err := os.ReadFile(path)
+		if err == nil {
+			err = f.check(b)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, trimPathError(err))
+		}
+	}
+	return nil
+}
+
+// trimPathError drops the path an *os.PathError repeats.
+func trimPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func checkSummary(b []byte) error {
+	var s record.Summary
+	return json.Unmarshal(b, &s)
+}
+
+func checkYAML(b []byte) error {
+	if err := wholeLines(b); err != nil {
+		return err
+	}
+	var v any
+	return yaml.Unmarshal(b, &v)
+}
+
+// wholeLines requires b to end with a newline: a file cut short mid-line may still parse.
+func wholeLines(b []byte) error {
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		return errors.New("cut short: it does not end with a complete line")
+	}
+	return nil
+}
+
+func checkCSV(b []byte) error {
+	if err := wholeLines(b); err != nil {
+		return err
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.ReuseRecord = true
+	for {
+		_, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }

@@ -137,6 +137,7 @@ func fakeRunner(calls *atomic.Int64) Runner {
 		}
 		rec.WriteJSON(record.SummaryFile, record.Summary{Scenario: "base", Seed: r.Seed, Version: "test",
 			Params: r.ParamMap(), Metrics: map[string]float64{"resends": float64(rc*10 + r.Replicate)}})
+		rec.WriteYAML(record.CountersFile, map[string]int{"resends": rc})
 		return rec.Commit()
 	}
 }

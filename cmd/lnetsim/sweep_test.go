@@ -1,10 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -48,4 +55,99 @@ func TestSweepPlanChecksEveryPoint(t *testing.T) {
 			t.Errorf("%s: %s written for a sweep that does not check (%v)", tc.name, out, err)
 		}
 	}
+}
+
+// TestSweepChildProcess is not a test: TestSweepKilledThenResumed runs the test binary with
+// LNETSIM_SWEEP_CHILD set to get a real lnetsim process it can SIGKILL.
+func TestSweepChildProcess(t *testing.T) {
+	var args []string
+	if json.Unmarshal([]byte(os.Getenv("LNETSIM_SWEEP_CHILD")), &args) != nil {
+		return // not the child
+	}
+	os.Exit(run(args, os.Stdout, os.Stderr))
+}
+
+// A sweep process killed with SIGKILL mid-run leaves runs/.<id>.tmp-* behind; running the
+// sweep again removes it, runs what is missing, and ends with results byte-identical to a
+// sweep that was never interrupted.
+func TestSweepKilledThenResumed(t *testing.T) {
+	dir := t.TempDir()
+	base, err := filepath.Abs("../../sweeps/flapping-rail.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "s.yaml")
+	spec := "scenario: " + base + "\nseeds: 2\naxes:\n  duration: [30s]\n  faults[0].until: [25s]\n  lnet.retry_count: [0, 1]\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, killed := filepath.Join(dir, "whole"), filepath.Join(dir, "killed")
+	if code, _, errOut := runCLI(t, "sweep", "run", file, "--out", whole, "--workers", "1"); code != 0 {
+		t.Fatalf("sweep run: exit %d\n%s", code, errOut)
+	}
+
+	child := exec.Command(os.Args[0], "-test.run=^TestSweepChildProcess$")
+	args, _ := json.Marshal([]string{"sweep", "run", file, "--out", killed, "--workers", "1"})
+	child.Env = append(os.Environ(), "LNETSIM_SWEEP_CHILD="+string(args))
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once a run is complete and the next one is being written.
+	runs := filepath.Join(killed, "runs")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		tmp, _ := filepath.Glob(filepath.Join(runs, ".*.tmp-*"))
+		done, _ := filepath.Glob(filepath.Join(runs, "[0-9a-f]*", "summary.json"))
+		if len(tmp) > 0 && len(done) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = child.Process.Kill()
+			t.Fatal("the child sweep never had a run in progress after a complete one")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	stale, _ := filepath.Glob(filepath.Join(runs, ".*.tmp-*"))
+	if len(stale) == 0 {
+		t.Fatal("SIGKILL left no temporary run directory: the test did not interrupt a run")
+	}
+
+	code, _, errOut := runCLI(t, "sweep", "run", file, "--out", killed, "--workers", "1")
+	if code != 0 || !strings.Contains(errOut, fmt.Sprintf("sweep: removed %d temporary run directories left by an interrupted sweep\n", len(stale))) {
+		t.Fatalf("resume: exit %d\n%s", code, errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(runs, ".*")); len(left) != 0 {
+		t.Fatalf("left after resume: %v", left)
+	}
+	for _, out := range []string{whole, killed} {
+		if code, _, errOut := runCLI(t, "sweep", "merge", file, "--out", out); code != 0 {
+			t.Fatalf("merge %s: exit %d\n%s", out, code, errOut)
+		}
+	}
+	if a, b := treeFiles(t, whole), treeFiles(t, killed); !maps.Equal(a, b) {
+		t.Fatalf("the resumed sweep's files differ from an uninterrupted sweep's:\n%v\n%v", slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b)))
+	}
+}
+
+// treeFiles maps every file under root (by relative path) to its content.
+func treeFiles(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(root, path)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
