@@ -315,7 +315,8 @@ func (l *LND) connreqDone(c *conn, status int) {
 
 // rejected models kiblnd_rejected: decode the reject (a consumer-defined kib_rej carries
 // the reason and the peer's limits), let kiblnd_check_reconnect decide on a reconnect, and
-// end this attempt with -ECONNREFUSED (-EHOSTUNREACH when nobody listens).
+// end this attempt with -ECONNREFUSED. No listener (INVALID_SERVICE_ID) is never retried
+// since LU-14536: the attempt fails at once with -EHOSTUNREACH.
 func (l *LND) rejected(c *conn, reason int, priv []byte) {
 	p := c.peer
 	l.stats.Rejected++
@@ -327,8 +328,6 @@ func (l *LND) rejected(c *conn, reason int, priv []byte) {
 		l.checkReconnect(c, msgVersion, 0, why, nil)
 	case ib.RejInvalidServiceID:
 		why = RejectInvalidSrvID
-		p.retries++
-		l.checkReconnect(c, msgVersion, 0, why, nil)
 		status = -lnet.EHOSTUNREACH
 	case ib.RejConsumerDefined:
 		if r, ok := unpackRej(priv); ok && r.version == msgVersion {
@@ -342,12 +341,11 @@ func (l *LND) rejected(c *conn, reason int, priv []byte) {
 
 // checkReconnect models kiblnd_check_reconnect: reconnect at once if txs still wait (or
 // the version changed), this attempt is the one connecting and no passive accept is under
-// way, adopting the peer's smaller queue depth or frags; give up after retry_count rejects
-// for want of a listener.
+// way, adopting the peer's smaller queue depth or frags.
 func (l *LND) checkReconnect(c *conn, version uint16, incarnation uint64, why int, cp *connParams) {
 	p := c.peer
 	reconnect := (len(p.txQueue) > 0 || p.version != version) && p.connecting > 0 && p.accepting == 0
-	if !reconnect || p.retries > p.net.tun.RetryCount {
+	if !reconnect {
 		return
 	}
 	switch why {
@@ -361,7 +359,7 @@ func (l *LND) checkReconnect(c *conn, version uint16, incarnation uint64, why in
 			return
 		}
 		p.queueDepth = cp.queueDepth
-	case RejectConnStale, RejectConnRace, RejectConnUncompat, RejectInvalidSrvID:
+	case RejectConnStale, RejectConnRace, RejectConnUncompat:
 	default:
 		return
 	}

@@ -232,8 +232,9 @@ func TestCMRejectStormBacksOff(t *testing.T) {
 	}
 }
 
-// No listener on the peer (INVALID_SERVICE_ID): retried retry_count times, then the
-// connection fails -EHOSTUNREACH -> NETWORK_TIMEOUT.
+// No listener on the peer (INVALID_SERVICE_ID): kiblnd_rejected fails the attempt at once
+// with -EHOSTUNREACH (no retry since LU-14536), so the waiting tx fails NETWORK_TIMEOUT
+// after one CM round trip and LNet is told the peer is down.
 func TestNoListener(t *testing.T) {
 	tun := lnet.DefaultTunables()
 	tun.RetryCount = 0
@@ -242,11 +243,11 @@ func TestNoListener(t *testing.T) {
 	c.put(t, 1, 2, 8)
 	c.run(t, 10*sim.Second)
 	r := c.done[0].first(lnet.MsgGET, nidOf(2, 0))
-	if r == nil || r.HStatus != lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT || r.Status != -lnet.EHOSTUNREACH {
+	if r == nil || r.HStatus != lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT || r.Status != -lnet.EHOSTUNREACH || r.End != 170*sim.Microsecond {
 		t.Fatalf("ping record %+v", r)
 	}
-	if st := c.lnd.Stats(); st.Reconnects != 5 {
-		t.Fatalf("reconnects %d, want retry_count 5", st.Reconnects)
+	if st := c.lnd.Stats(); st.Reconnects != 0 || st.Rejected != 1 || st.NotifyDown != 1 {
+		t.Fatalf("stats %+v, want 1 reject, no reconnect, 1 notify", st)
 	}
 }
 

@@ -33,7 +33,6 @@ type peer struct {
 	reconnecting int // ibp_reconnecting
 	reconnected  int // ibp_reconnected
 	races        int // ibp_races
-	retries      int // ibp_retries
 	version      uint16
 	incarnation  uint64
 	queueDepth   int
