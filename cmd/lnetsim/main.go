@@ -11,12 +11,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes shared by every subcommand.
+// Exit codes shared by every subcommand (listed in the root command's help and README).
 const (
 	exitOK         = 0
 	exitRuntime    = 1 // the simulation or an I/O step failed
 	exitUsage      = 2 // bad flags, bad input files
-	exitExpectFail = 3 // lnetsim check: an expectation failed
+	exitExpectFail = 3 // run, check: an expectation failed
 )
 
 // exitError carries an exit code out of a cobra RunE.
@@ -59,7 +59,13 @@ func newRootCmd() *cobra.Command {
 		Use:   "lnetsim",
 		Short: "Deterministic simulator of Lustre LNet over InfiniBand (o2iblnd)",
 		Long: `lnetsim replays what LNet and o2iblnd do when an InfiniBand network fails: health
-values, interface selection, resends, timeouts and routing, bit for bit from a seed.`,
+values, interface selection, resends, timeouts and routing, bit for bit from a seed.
+
+Exit status:
+  0  success
+  1  an I/O or internal error (a run could not write its results, a run failed)
+  2  bad input: flags, arguments, scenario or sweep files
+  3  an expectation failed (run and check)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

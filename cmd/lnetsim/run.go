@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -172,6 +171,30 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 	return runs, nil
 }
 
+// tally counts the failed expectations and the runs that ended in an error.
+func tally(runs []*scenarioRun) (failed, errored int) {
+	for _, r := range runs {
+		failed += r.Failed
+		if r.Error != "" {
+			errored++
+		}
+	}
+	return failed, errored
+}
+
+// runsExit is run's and check's outcome: exit 1 when a scenario could not run, else 3 when
+// an expectation failed, else 0.
+func runsExit(runs []*scenarioRun) error {
+	failed, errored := tally(runs)
+	switch {
+	case errored > 0:
+		return &exitError{code: exitRuntime, err: fmt.Errorf("%d scenario(s) could not run (see above)", errored)}
+	case failed > 0:
+		return &exitError{code: exitExpectFail, err: fmt.Errorf("%d expectation(s) failed", failed)}
+	}
+	return nil
+}
+
 // printRuns prints the runs as text stories or JSON.
 func printRuns(w io.Writer, runs []*scenarioRun, f *runFlags) error {
 	if f.output == "json" {
@@ -296,12 +319,7 @@ scenarios list); "-" reads standard input.`,
 			if err := printRuns(cmd.OutOrStdout(), runs, &f); err != nil {
 				return err
 			}
-			for _, r := range runs {
-				if r.Error != "" {
-					return &exitError{code: exitRuntime, err: errors.New("a run failed (see above)")}
-				}
-			}
-			return nil
+			return runsExit(runs)
 		},
 	}
 	f.register(cmd, "runs")
@@ -313,10 +331,9 @@ func newCheckCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Run scenarios and gate on their expectations (CI)",
-		Long: `Check runs each scenario and evaluates its expect section.
-
-Exit status: 0 every expectation holds, 3 an expectation failed, 2 a usage or validation
-error, 1 a runtime error. --junit writes a JUnit XML report for CI systems.`,
+		Long: `Check runs each scenario and evaluates its expect section, like run, and ends with a
+count of failed expectations and errors. --junit writes a JUnit XML report for CI systems.
+Exit status as for every command (lnetsim --help): 0 every expectation holds, 3 one failed.`,
 		Example: `  lnetsim check scenarios/catalogue/*.yaml
   lnetsim check --junit report.xml --out "" scenarios/catalogue/*.yaml`,
 		Args: cobra.MinimumNArgs(1),
@@ -333,23 +350,11 @@ error, 1 a runtime error. --junit writes a JUnit XML report for CI systems.`,
 					return &exitError{code: exitRuntime, err: err}
 				}
 			}
-			failed, errored := 0, 0
-			for _, r := range runs {
-				failed += r.Failed
-				if r.Error != "" {
-					errored++
-				}
-			}
 			if !f.quiet && f.output == "text" {
+				failed, errored := tally(runs)
 				fmt.Fprintf(cmd.OutOrStdout(), "%d scenarios, %d failed expectations, %d errors\n", len(runs), failed, errored)
 			}
-			switch {
-			case errored > 0:
-				return &exitError{code: exitRuntime, err: fmt.Errorf("%d scenario(s) could not run", errored)}
-			case failed > 0:
-				return &exitError{code: exitExpectFail, err: fmt.Errorf("%d expectation(s) failed", failed)}
-			}
-			return nil
+			return runsExit(runs)
 		},
 	}
 	f.register(cmd, "runs")

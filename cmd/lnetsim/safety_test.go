@@ -159,3 +159,42 @@ func TestRunDirectoryStaysInsideOut(t *testing.T) {
 		}
 	}
 }
+
+// TestExitCodes: one case per exit status of run and check, and the root help lists them.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	file := tinyScenario(t, dir, "s.yaml", "tiny")
+	failing := filepath.Join(dir, "fail.yaml")
+	src, _ := os.ReadFile(file)
+	if err := os.WriteFile(failing, append(src, "expect: [{name: no messages, check: messages, eq: 0}]\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("duration: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(dir, "blocker")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--out", "", file}, exitOK},
+		{[]string{"--out", "", failing}, exitExpectFail},
+		{[]string{"--out", "", bad}, exitUsage},
+		{[]string{"--out", "", "--no-such-flag", file}, exitUsage},
+		{[]string{"--out", filepath.Join(blocker, "runs"), file}, exitRuntime},
+	} {
+		for _, cmd := range []string{"run", "check"} {
+			if code, _, errOut := runCLI(t, append([]string{cmd}, tc.args...)...); code != tc.want {
+				t.Errorf("%s %v: exit %d, want %d\n%s", cmd, tc.args, code, tc.want, errOut)
+			}
+		}
+	}
+	code, out, _ := runCLI(t, "--help")
+	if code != 0 || !strings.Contains(out, "Exit status:\n  0  success\n  1  an I/O or internal error") || !strings.Contains(out, "  3  an expectation failed (run and check)") {
+		t.Fatalf("--help: exit %d, no exit status list:\n%s", code, out)
+	}
+}
