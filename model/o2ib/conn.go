@@ -63,7 +63,7 @@ type conn struct {
 
 	wrSeq       uint64 // send work requests posted on the QP
 	lastSend    sim.Time
-	started     sim.Time
+	started     sim.Time // created, with rdma_connect (an active conn's ibc_last_send until ESTABLISHED)
 	commsError  int
 	reconnect   bool
 	established bool // reached ESTABLISHED once

@@ -44,9 +44,10 @@ func (l *LND) maxTimeout() sim.Time {
 }
 
 // checkConns models kiblnd_check_conns on one bucket: txs waiting for a connection past
-// their deadline fail NETWORK_TIMEOUT; connection requests older than connreq_timeout are
-// aborted (-ENETDOWN); an established conn with any tx past its deadline is closed with
-// -ETIMEDOUT; otherwise a conn owing a NOOP gets a send check.
+// their deadline fail NETWORK_TIMEOUT; active connection requests (ibp_connreqs) whose
+// rdma_connect is more than connreq_timeout old are aborted (-ENETDOWN), while a passive
+// side's wait for the RTU is left to the CM; an established conn with any tx past its
+// deadline is closed with -ETIMEDOUT; otherwise a conn owing a NOOP gets a send check.
 func (l *LND) checkConns(bucket int) {
 	now := l.k.Now()
 	var timedOut []*tx
@@ -72,8 +73,8 @@ func (l *LND) checkConns(bucket int) {
 		}
 	}
 	for _, c := range l.conns[l.firstLiveConn():] {
-		if (c.state == connActiveConnect || c.state == connPassiveWait) && c.peer.bucket == bucket &&
-			now-c.started >= c.peer.net.tun.connreqTimeout {
+		if c.state == connActiveConnect && c.peer.bucket == bucket &&
+			now-c.started > c.peer.net.tun.connreqTimeout {
 			connreqs = append(connreqs, c)
 		}
 	}

@@ -1,6 +1,7 @@
 package o2ib
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
@@ -38,5 +39,63 @@ func TestMsgDeadlineFromLNDTimeout(t *testing.T) {
 		if got := sentPutDeadline(t, c); got != tc.want {
 			t.Errorf("timeout %d: deadline now+%v, want now+%v", tc.timeout, got, tc.want)
 		}
+	}
+}
+
+// kiblnd_check_conns times out only active connection requests (ibp_connreqs): the passive
+// side's wait for the RTU is the CM's business. Node 1's cable goes down as node 2 accepts,
+// so the REP never arrives: node 1's request is aborted by its connd (-ENETDOWN = -100) at
+// 15 s, the first check of its bucket more than connreq_timeout (12.5 s) after rdma_connect, while
+// node 2's conn stays PASSIVE_WAIT until its CM gives up resending the REP (16 x 4.3 s:
+// CONNECT_ERROR, -ENOTCONN = -107).
+func TestConnreqTimeoutActiveOnly(t *testing.T) {
+	tun := lnet.DefaultTunables()
+	tun.RetryCount = 0
+	c := newCluster(t, clusterOpt{tun: tun})
+	h := &hookObs{traceObs: c.obs}
+	h.fn = func(ev *MsgEvent) {
+		if ev.Type == MsgCONNACK {
+			c.f.Links()[0].LinkDown()
+		}
+	}
+	c.lnd.SetObserver(h)
+	c.put(t, 1, 2, 8)
+	c.run(t, 100*sim.Second)
+	var fails []string
+	for _, l := range connLines(c.log) {
+		if strings.Contains(l, " failed ") {
+			fails = append(fails, strings.TrimSpace(l))
+		}
+	}
+	want := []string{
+		"15s 10.0.0.1@o2ib conn 10.0.0.2@o2ib failed status=-100",
+		"68.719636736s 10.0.0.2@o2ib conn 10.0.0.1@o2ib failed status=-107",
+	}
+	if strings.Join(fails, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("connection failures:\n%s\nwant\n%s", strings.Join(fails, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The connection check aborts a request strictly after connreq_timeout (d <= timeout
+// continues in kiblnd_check_conns): exactly connreq_timeout old, it is kept.
+func TestConnreqTimeoutStrictlyAfter(t *testing.T) {
+	c := newCluster(t, clusterOpt{noTrace: true})
+	c.f.InjectCMNoResponse(nidAddr(nidOf(2, 0)), -1)
+	c.put(t, 1, 2, 8)
+	c.run(t, 500*sim.Millisecond)
+	cn := c.lnd.conns[0]
+	if cn.state != connActiveConnect {
+		t.Fatalf("conn state %d, want ACTIVE_CONNECT", cn.state)
+	}
+	to := cn.peer.net.tun.connreqTimeout
+	cn.started = c.k.Now() - to
+	c.lnd.checkConns(cn.peer.bucket)
+	if cn.state != connActiveConnect {
+		t.Fatalf("aborted at exactly connreq_timeout (%v)", to)
+	}
+	cn.started--
+	c.lnd.checkConns(cn.peer.bucket)
+	if cn.state != connDisconnected {
+		t.Fatalf("conn state %d past connreq_timeout, want DISCONNECTED", cn.state)
 	}
 }
