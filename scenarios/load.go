@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -100,17 +101,36 @@ func parseYAML(file string, data []byte) (*yaml.Node, ErrorList) {
 	return nil, ErrorList{{File: file, Line: 1, Message: "the scenario is empty"}}
 }
 
+// yamlSyntaxError locates a yaml.v3 error at its real line and column (see syntaxPos),
+// naming a control character or a byte that is not UTF-8 when that is the problem.
 func yamlSyntaxError(file string, data []byte, err error) *Error {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		e := &Error{File: file, Line: line, Message: "YAML syntax: " + m[2]}
-		lines := bytes.Split(data, []byte("\n"))
-		if line >= 1 && line <= len(lines) && bytes.Contains(lines[line-1], []byte("\t")) {
-			e.Hint = "indent with spaces; YAML does not allow tabs"
-		}
-		return e
+	msg, line := err.Error(), 0
+	text := msg
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		text = m[2]
+	} else {
+		text = strings.TrimPrefix(msg, "yaml: ")
 	}
-	return &Error{File: file, Line: 1, Message: "YAML syntax: " + err.Error()}
+	e := &Error{File: file, Message: "YAML syntax: " + text}
+	off, bad := badChar(data)
+	if off >= 0 && isReaderError(text) {
+		e.Message, e.Hint = "YAML syntax: "+bad, "the file must be UTF-8 text; a binary or UTF-16 file without a byte-order mark is not"
+	} else {
+		off = syntaxPos(data, msg, line)
+	}
+	e.Line, e.Col = lineCol(data, off)
+	lines := bytes.Split(data, []byte("\n"))
+	if e.Hint == "" && e.Line <= len(lines) && bytes.Contains(lines[e.Line-1], []byte("\t")) {
+		e.Hint = "indent with spaces; YAML does not allow tabs"
+	}
+	return e
+}
+
+// isReaderError reports whether a yaml.v3 message is about the characters of the input
+// rather than its structure.
+func isReaderError(text string) bool {
+	return strings.Contains(text, "control characters") || strings.Contains(text, "UTF-8")
 }
 
 // Canonical returns the scenario's canonical form: indented JSON of the loaded scenario with
