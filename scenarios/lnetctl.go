@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"bytes"
+	"encoding/json"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -182,3 +184,98 @@ func shift(n *yaml.Node, dl, dc, depth int) {
 type ignored struct{}
 
 func (ignored) decodeYAML(*decoder, *yaml.Node, string) {}
+
+// LnetctlShowCommands are the commands an lnetctl check reads, besides `which_nid NID...`.
+var LnetctlShowCommands = []string{"net show -v", "peer show -v", "route show -v", "routing show", "udsp show",
+	"stats show", "global show", "export", "export --backup"}
+
+// YAMLDoc is a YAML document a scenario writes for the lnetctl check: a mapping in place, or
+// a block of text as lnetctl prints it (`present: |`). It is kept as plain values (see
+// PlainYAML) so that it compares the way sanity-lnet compares parsed YAML.
+type YAMLDoc struct {
+	Value map[string]any
+}
+
+func (y *YAMLDoc) decodeYAML(d *decoder, n *yaml.Node, path string) {
+	doc := n
+	if n.Kind == yaml.ScalarNode {
+		var root yaml.Node
+		if err := yaml.Unmarshal([]byte(n.Value), &root); err != nil {
+			d.errorf(n, path, "write the YAML lnetctl prints", "not valid YAML: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+			return
+		}
+		if len(root.Content) == 0 {
+			d.errorf(n, path, "e.g. route: [{net: o2ib1, gateway: 10.0.0.2@o2ib}]", "an empty document")
+			return
+		}
+		doc = root.Content[0]
+	}
+	m, ok := PlainYAML(doc, 0).(map[string]any)
+	if !ok {
+		d.errorf(n, path, "e.g. route: [{net: o2ib1, gateway: 10.0.0.2@o2ib}]", "expected a mapping of lnetctl's top-level keys, got %s", describe(n))
+		return
+	}
+	y.Value = m
+}
+
+// MarshalJSON writes the document's values.
+func (y YAMLDoc) MarshalJSON() ([]byte, error) { return json.Marshal(y.Value) }
+
+// PlainYAML converts a parsed YAML node to plain values as a YAML loader types them:
+// mappings to map[string]any (keys as written, so `0: ib0` has key "0"), sequences to []any,
+// scalars to bool, int, float64, string or nil. Aliases are followed up to maxDepth.
+func PlainYAML(n *yaml.Node, depth int) any {
+	if n == nil || depth > maxDepth {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil
+		}
+		return PlainYAML(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		return PlainYAML(n.Alias, depth+1)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = PlainYAML(n.Content[i+1], depth+1)
+		}
+		return m
+	case yaml.SequenceNode:
+		s := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			s = append(s, PlainYAML(c, depth+1))
+		}
+		return s
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return n.Value
+	}
+	return v
+}
+
+// lnetctlCheck validates an lnetctl check: a node, a known command (which_nid with valid
+// NIDs) and at least one of present, absent and equal.
+func (r *resolver) lnetctlCheck(p string, e *Expectation) {
+	if e.Node == "" {
+		r.errorAt(p+".node", "the node whose lnetctl output is read", "an lnetctl check needs node")
+	}
+	hint := "use " + strings.Join(LnetctlShowCommands, ", ") + " or which_nid NID..."
+	switch args, ok := strings.CutPrefix(e.Command, "which_nid "); {
+	case e.Command == "":
+		r.errorAt(p+".command", hint, "an lnetctl check needs command")
+	case ok:
+		for _, a := range strings.Fields(args) {
+			if _, err := ParseNID(a); err != nil {
+				r.errorAt(p+".command", "which_nid takes NIDs such as 10.0.0.1@o2ib", "%v", err)
+			}
+		}
+	case !slices.Contains(LnetctlShowCommands, e.Command):
+		r.errorAt(p+".command", hint, "unknown command %q", e.Command)
+	}
+	if e.Present == nil && e.Absent == nil && e.Equal == nil {
+		r.errorAt(p, "e.g. present: {route: [{net: o2ib1, state: up}]}", "give present, absent or equal")
+	}
+}

@@ -126,3 +126,35 @@ func TestLnetctlImportBlockText(t *testing.T) {
 		t.Fatalf("got %v\nwant %q", err, want)
 	}
 }
+
+// TestLnetctlCheckErrors: an lnetctl check without node, with an unknown command, a bad
+// which_nid NID, no comparison, or a comparison that is not a mapping is refused, located.
+func TestLnetctlCheckErrors(t *testing.T) {
+	src := `duration: 5s
+nodes:
+  a: {nis: [o2ib]}
+expect:
+  - {check: lnetctl, command: route show}
+  - {check: lnetctl, node: a, command: which_nid 10.0.0.1@foo, equal: {peer: []}}
+  - {check: lnetctl, node: a, command: net show -v}
+  - check: lnetctl
+    node: a
+    command: export
+    present: "- a list"
+`
+	_, err := Load("c.yaml", []byte(src))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{
+		"c.yaml:5:5: expect[0].node: an lnetctl check needs node",
+		`c.yaml:5:31: expect[0].command: unknown command "route show"`,
+		`c.yaml:6:40: expect[1].command: invalid NID "10.0.0.1@foo"`,
+		"c.yaml:7:5: expect[2]: give present, absent or equal",
+		"c.yaml:11:14: expect[3].present: expected a mapping of lnetctl's top-level keys",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in\n%v", want, err)
+		}
+	}
+}

@@ -203,6 +203,7 @@ var expectChecks = map[string]struct {
 	"latency":      {[]string{"workload", "type", "percentile", "eq", "min", "max"}, "duration"},
 	"throughput":   {[]string{"workload", "node", "ni", "eq", "min", "max"}, "rate"},
 	"nothing_lost": {[]string{"workload"}, ""},
+	"lnetctl":      {[]string{"node", "command", "present", "absent", "equal"}, ""},
 }
 
 var statsCounters = set("resend_count", "failed_resends", "successful_resends", "response_timeout_count",
@@ -230,7 +231,7 @@ func (r *resolver) expectations() {
 			if e.Check == "" {
 				r.errorAt(p+".check", "e.g. check: health", "check is required")
 			} else {
-				r.errorAt(p+".check", "use messages, operations, stats, health, route, ni_status, path, latency, throughput or nothing_lost", "unknown check %q", e.Check)
+				r.errorAt(p+".check", "use messages, operations, stats, health, route, ni_status, path, latency, throughput, nothing_lost or lnetctl", "unknown check %q", e.Check)
 			}
 			continue
 		}
@@ -337,6 +338,8 @@ func (r *resolver) expectations() {
 				r.resolveNI(p+".gateway", e.Gateway)
 			}
 			r.state(p, e.State)
+		case "lnetctl":
+			r.lnetctlCheck(p, e)
 		case "ni_status":
 			if e.NI == "" {
 				r.errorAt(p+".ni", "", "an ni_status check needs ni")

@@ -142,7 +142,7 @@ type Expectation struct {
 	// Name labels the assertion in reports (default expect<i>).
 	Name string `yaml:"name" json:"name"`
 	// Check is one of: messages, operations, stats, health, route, ni_status, path,
-	// latency, throughput, nothing_lost.
+	// latency, throughput, nothing_lost, lnetctl.
 	Check string `yaml:"check" json:"check"`
 	// At is when the check is evaluated (default: the end of the run).
 	At sim.Time `yaml:"at" json:"at"`
@@ -182,6 +182,16 @@ type Expectation struct {
 	Percentile float64 `yaml:"percentile" json:"percentile,omitempty"`
 	// Changed asserts that the health value changed (true) or not (false) since From.
 	Changed *bool `yaml:"changed" json:"changed,omitempty"`
+	// Command is what the lnetctl check reads on Node: net show -v, peer show -v, route
+	// show -v, routing show, udsp show, stats show, global show, export, export --backup, or
+	// which_nid NID [NID...] (the local NID LNetDist chooses for each, distance and order).
+	Command string `yaml:"command" json:"command,omitempty"`
+	// Present, Absent and Equal compare the command's YAML (lnetctl check): every key and
+	// list item of Present is in it; no list item of Absent (nor a non-list value) is; each
+	// top-level section of Equal is exactly the printed one, compared as parsed YAML.
+	Present *YAMLDoc `yaml:"present" json:"present,omitempty"`
+	Absent  *YAMLDoc `yaml:"absent" json:"absent,omitempty"`
+	Equal   *YAMLDoc `yaml:"equal" json:"equal,omitempty"`
 	// Eq, Min and Max bound the observed value: a count, a health value, a duration
 	// (latency) or a rate (throughput).
 	Eq  Bound `yaml:"eq" json:"eq,omitempty"`

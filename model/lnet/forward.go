@@ -10,7 +10,7 @@ type RouterPoolShow struct {
 	NBuffers   int `yaml:"nbuffers"`
 	Credits    int `yaml:"credits"`
 	MinCredits int `yaml:"mincredits"`
-	Queued     int `yaml:"queued"` // messages waiting on rbp_msgs
+	Queued     int `yaml:"-"` // messages waiting on rbp_msgs (lnetctl does not print it)
 }
 
 // RouterStats are counters of this node's routing that lnetctl does not show under one name.

@@ -57,6 +57,14 @@ func (n NetID) String() string {
 	return n.Type().String() + strconv.Itoa(int(n.Num()))
 }
 
+// LnetctlString writes the net as the kernel's libcfs_net2str does: "o2ib" for o2ib0.
+func (n NetID) LnetctlString() string {
+	if n.Num() == 0 && n.Type() != LOLND {
+		return n.Type().String()
+	}
+	return n.String()
+}
+
 // ParseNet reads "o2ib", "o2ib0", "o2ib1", "tcp", "lo".
 func ParseNet(s string) (NetID, error) {
 	s = strings.TrimSpace(s)
@@ -118,11 +126,7 @@ func (n NID) String() string {
 	default:
 		addr = strconv.FormatUint(uint64(a), 10)
 	}
-	ns := net.String()
-	if net.Num() == 0 && net.Type() != LOLND {
-		ns = net.Type().String()
-	}
-	return addr + "@" + ns
+	return addr + "@" + net.LnetctlString()
 }
 
 // ParseNID reads a NID as users write it: "10.0.0.1@o2ib", "10.0.1.1@o2ib1", "0@lo", and "*"

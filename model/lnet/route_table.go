@@ -28,9 +28,9 @@ type RouteShow struct {
 	Gateway  string `yaml:"gateway"`
 	Hop      int    `yaml:"hop"`
 	Priority int    `yaml:"priority"`
-	Health   int    `yaml:"health value"` // the gateway peer NI's health
-	State    string `yaml:"state"`        // "up" or "down" (lnet_is_route_alive)
-	Type     string `yaml:"type"`         // "single-hop" or "multi-hop" (lr_single_hop)
+	Health   int    `yaml:"-"`     // the gateway peer NI's health (lnetctl does not print it)
+	State    string `yaml:"state"` // "up" or "down" (lnet_is_route_alive)
+	Type     string `yaml:"type"`  // "single-hop" or "multi-hop" (lr_single_hop)
 }
 
 // AddRoute configures a route (`lnetctl route add --net N --gateway G --hop H --priority P`,
@@ -115,7 +115,7 @@ func (n *Node) Routes() []RouteShow {
 			if r.singleHop {
 				typ = "single-hop"
 			}
-			out = append(out, RouteShow{Net: r.net.String(), Gateway: r.gwNID.String(), Hop: r.hops,
+			out = append(out, RouteShow{Net: r.net.LnetctlString(), Gateway: r.gwNID.String(), Hop: r.hops,
 				Priority: r.priority, Health: h, State: st, Type: typ})
 		}
 	}

@@ -1,15 +1,21 @@
 package lnet
 
+import "fmt"
+
 // NIShow is one local NI as `lnetctl net show -v` prints it.
 type NIShow struct {
-	NID         string        `yaml:"nid"`
-	Status      string        `yaml:"status"`
-	Statistics  NIStats       `yaml:"statistics"`
-	HealthStats NIHealthShow  `yaml:"health stats"`
-	Tunables    NetTunables   `yaml:"tunables"`
-	Credits     NICreditsShow `yaml:"credits"`
-	CPTCredits  []TxQueue     `yaml:"cpt credits,omitempty"` // per CPT, with more than one
-	UDSP        *UDSPInfo     `yaml:"udsp info,omitempty"`   // only on a node with UDSP rules
+	NID         string         `yaml:"nid"`
+	Status      string         `yaml:"status"`
+	Interfaces  map[int]string `yaml:"interfaces,omitempty"` // filled by the caller, which knows them
+	Statistics  NIStats        `yaml:"statistics"`
+	HealthStats NIHealthShow   `yaml:"health stats"`
+	Tunables    NetTunables    `yaml:"tunables"`
+	LNDTunables any            `yaml:"lnd tunables,omitempty"` // filled by the caller (the LND's)
+	DevCPT      *int           `yaml:"dev cpt,omitempty"`      // filled by the caller
+	CPT         string         `yaml:"CPT,omitempty"`          // filled by the caller: "[0,1]"
+	Credits     NICreditsShow  `yaml:"credits"`
+	CPTCredits  []TxQueue      `yaml:"cpt credits,omitempty"` // per CPT, with more than one
+	UDSP        *UDSPInfo      `yaml:"udsp info,omitempty"`   // only on a node with UDSP rules
 }
 
 // NIHealthShow is a local NI's `health stats:` block.
@@ -37,7 +43,7 @@ type NetShow struct {
 func (n *Node) ShowNets() []NetShow {
 	out := make([]NetShow, 0, len(n.nets))
 	for _, nt := range n.nets {
-		ns := NetShow{NetType: nt.ID.String()}
+		ns := NetShow{NetType: nt.ID.LnetctlString()}
 		for _, ni := range nt.nis {
 			a, mx, mn := ni.TxCredits()
 			var perCPT []TxQueue
@@ -134,4 +140,100 @@ func (n *Node) udspInfoShow(nid NID) *UDSPInfo {
 		return nil
 	}
 	return &in
+}
+
+// DistShow is one entry of the kernel's peer distance reply (LNET_CMD_PEER_DIST, which
+// `lctl which_nid` reads): the local NID LNetDist chooses to reach a NID, the distance and
+// the order.
+type DistShow struct {
+	NID      string `yaml:"nid"`
+	Distance int    `yaml:"distance"`
+	Order    uint32 `yaml:"order"`
+}
+
+// Dist models LNetDist with local_nid_dist_zero set (its default): a local NID is at distance
+// 0 (order 1) and answers itself; a NID on a local net is at distance 1 from that net's first
+// NI; a routed NID is at its shortest route's hops + 1 (undefined hops counting 1) from the
+// first NI of that route's local net. Orders count local NIs from 2; a routed NID gets the
+// order after the last local NI (the kernel also counts the remote nets that share the
+// destination's hash chain; the model takes each net to have its own). ok is false when the
+// NID is unreachable (-EHOSTUNREACH). The order offset for an NI of another net namespace
+// is not modelled (every NI is in one namespace).
+func (n *Node) Dist(dst NID) (d DistShow, ok bool) {
+	order := uint32(2)
+	var matched *NI
+	var matchedOrder uint32
+	for _, ni := range n.nis {
+		if ni.nid == dst {
+			return DistShow{NID: dst.String(), Distance: 0, Order: 1}, true
+		}
+		if matched == nil && ni.nid.Net() == dst.Net() {
+			matched, matchedOrder = ni, order
+		}
+		order++
+	}
+	if matched != nil {
+		return DistShow{NID: matched.nid.String(), Distance: 1, Order: matchedOrder}, true
+	}
+	for _, rn := range n.remoteNets {
+		if rn.id != dst.Net() || len(rn.routes) == 0 {
+			continue
+		}
+		var shortest *Route
+		for _, r := range rn.routes {
+			if shortest == nil || routeHops(r) < routeHops(shortest) {
+				shortest = r
+			}
+		}
+		src := dst
+		if net := n.netByID(shortest.gwNID.Net()); net != nil && len(net.nis) > 0 {
+			src = net.nis[0].nid
+		}
+		return DistShow{NID: src.String(), Distance: routeHops(shortest) + 1, Order: order}, true
+	}
+	return DistShow{}, false
+}
+
+// routeHops is a route's hop count with undefined (-1) counting as 1.
+func routeHops(r *Route) int {
+	if r.hops < 0 {
+		return 1
+	}
+	return r.hops
+}
+
+// RoutingCPTShow is one CPT's buffer pools as `lnetctl routing show` prints them.
+type RoutingCPTShow struct {
+	Tiny  RouterPoolShow `yaml:"tiny"`
+	Small RouterPoolShow `yaml:"small"`
+	Large RouterPoolShow `yaml:"large"`
+}
+
+// BuffersShow is the `buffers:` section `lnetctl routing show` and export print: each pool's
+// buffer count summed over the CPTs.
+type BuffersShow struct {
+	Tiny  int `yaml:"tiny"`
+	Small int `yaml:"small"`
+	Large int `yaml:"large"`
+}
+
+// ShowRouting returns `lnetctl routing show`: a sequence of one {cpt[i]: pools} item per CPT
+// followed by {enable: 0|1}, and the buffers totals. A node whose pools were never allocated
+// prints no routing item (the kernel's buffer query finds nothing) and zero buffers.
+func (n *Node) ShowRouting() (routing []map[string]any, buffers BuffersShow) {
+	cpts := n.RouterPoolsCPT()
+	for c, pools := range cpts {
+		routing = append(routing, map[string]any{fmt.Sprintf("cpt[%d]", c): RoutingCPTShow{Tiny: pools[0], Small: pools[1], Large: pools[2]}})
+		buffers.Tiny += pools[0].NBuffers
+		buffers.Small += pools[1].NBuffers
+		buffers.Large += pools[2].NBuffers
+	}
+	if cpts != nil {
+		enable := 0
+		if n.Routing() {
+			enable = 1
+		}
+		routing = append(routing, map[string]any{"enable": enable})
+	}
+	return routing, buffers
 }

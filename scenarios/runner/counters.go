@@ -1,63 +1,264 @@
 package runner
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/scenarios"
 )
 
-// counters returns each node's state in the shapes lnetctl prints: `lnetctl stats show`
-// (statistics), `lnetctl net show -v` (net), `lnetctl peer show -v` (peer), `lnetctl
-// global show` (global), on a router `lnetctl routing show` (routing) and on a node with
-// rules `lnetctl udsp show` (udsp), as model/lnet
-// renders them (yaml.v3 writes map keys sorted).
+// counters returns each node's state in the shapes lnetctl prints, rendered by the same
+// functions the lnetctl check reads (show): `lnetctl stats show` (statistics), `net show -v`
+// (net), `peer show -v` (peer), `route show -v` (route), `global show` (global), on a
+// router `routing show` (routing, buffers) plus the routing counters lnetctl has no name for
+// (router counters), and on a node with rules `udsp show` (udsp). yaml.v3 writes map keys
+// sorted.
 func counters(c *cluster) map[string]any {
 	out := map[string]any{}
 	for _, n := range c.nodes {
-		m := map[string]any{
-			"statistics": n.ln.Stats(),
-			"net":        n.ln.ShowNets(),
-			"peer":       n.ln.ShowPeers(),
-			"global":     n.ln.ShowGlobal(),
+		m := map[string]any{}
+		for _, cmd := range []string{"stats show", "net show -v", "peer show -v", "route show -v", "global show"} {
+			for k, v := range show(c, n, cmd) {
+				m[k] = v
+			}
 		}
-		if r := routing(n.ln); r != nil {
-			m["routing"] = r
+		if n.ln.RouterPoolsCPT() != nil {
+			for k, v := range show(c, n, "routing show") {
+				m[k] = v
+			}
+			m["router counters"] = routerCounters(n.ln)
 		}
-		if u := n.ln.UDSPs(); len(u) > 0 {
-			m["udsp"] = u
+		if len(n.ln.UDSPs()) > 0 {
+			m["udsp"] = n.ln.UDSPs()
 		}
 		out[n.name] = m
 	}
 	return out
 }
 
-// routing renders a router's `lnetctl routing show` (the buffer pools of each CPT and
-// enable), plus the routing counters lnetctl has no name for (forwarded, expired by the
-// opt-in expiry policy, dropped otherwise); nil on a node that never enabled routing.
-func routing(ln *lnet.Node) map[string]any {
-	cpts := ln.RouterPoolsCPT()
-	if cpts == nil {
-		return nil
+// show renders what `lnetctl <cmd>` prints on node n as a YAML document (top-level key to
+// value); cmd is one of scenarios.LnetctlShowCommands or `which_nid NID [NID...]` (the kernel's peer distance
+// reply that lctl which_nid reads). It returns nil for an unknown command (the loader refuses
+// those).
+func show(c *cluster, n *node, cmd string) map[string]any {
+	ln := n.ln
+	switch cmd {
+	case "net show -v":
+		return map[string]any{"net": showNets(c, n)}
+	case "peer show -v":
+		return map[string]any{"peer": ln.ShowPeers()}
+	case "route show -v":
+		return map[string]any{"route": ln.Routes()}
+	case "routing show":
+		r, b := ln.ShowRouting()
+		return map[string]any{"routing": r, "buffers": b}
+	case "udsp show":
+		return map[string]any{"udsp": ln.UDSPs()}
+	case "stats show":
+		return map[string]any{"statistics": ln.Stats()}
+	case "global show":
+		return map[string]any{"global": ln.ShowGlobal()}
+	case "export":
+		return exportShow(c, n)
+	case "export --backup":
+		return exportBackup(c, n)
 	}
-	enable := 0
-	if ln.Routing() {
-		enable = 1
+	if args, ok := strings.CutPrefix(cmd, "which_nid "); ok {
+		return whichNID(ln, strings.Fields(args))
 	}
-	st := ln.RouterStats()
-	out := map[string]any{
-		"enable":    enable,
-		"forwarded": st.Forwarded,
-		"expired":   st.Expired,
-		"dropped":   st.Dropped,
+	return nil
+}
+
+// exportShow is `lnetctl export`: every section at full detail.
+func exportShow(c *cluster, n *node) map[string]any {
+	r, b := n.ln.ShowRouting()
+	m := map[string]any{"net": showNets(c, n), "route": n.ln.Routes(), "routing": r, "buffers": b,
+		"peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal()}
+	if u := n.ln.UDSPs(); len(u) > 0 {
+		m["udsp"] = u
 	}
-	for c, pools := range cpts {
-		cpt := map[string]any{}
-		for i, name := range []string{"tiny", "small", "large"} {
-			if i < len(pools) {
-				cpt[name] = pools[i]
+	return m
+}
+
+// niBackup is a local NI as `lnetctl export --backup` prints it (no NID, status, statistics
+// or dev cpt: only what configures it again).
+type niBackup struct {
+	Interfaces  map[int]string   `yaml:"interfaces,omitempty"`
+	Tunables    lnet.NetTunables `yaml:"tunables"`
+	LNDTunables any              `yaml:"lnd tunables,omitempty"`
+	CPT         string           `yaml:"CPT,omitempty"`
+}
+
+// routeBackup is a route as export --backup prints it (no state or type).
+type routeBackup struct {
+	Net      string `yaml:"net"`
+	Gateway  string `yaml:"gateway"`
+	Hop      int    `yaml:"hop"`
+	Priority int    `yaml:"priority"`
+}
+
+// peerBackup is a peer as export --backup prints it: its NIDs only.
+type peerBackup struct {
+	PrimaryNID string           `yaml:"primary nid"`
+	MultiRail  bool             `yaml:"Multi-Rail"`
+	PeerNIs    []map[string]any `yaml:"peer ni"`
+}
+
+// exportBackup is `lnetctl export --backup`, the subset sanity-lnet compares after route
+// and peer changes: sections with nothing in them are left out, as lnetctl does.
+func exportBackup(c *cluster, n *node) map[string]any {
+	m := map[string]any{"global": n.ln.ShowGlobal()}
+	var nets []map[string]any
+	for _, ns := range showNets(c, n) {
+		var nis []niBackup
+		for _, ni := range ns.NIs {
+			nis = append(nis, niBackup{Interfaces: ni.Interfaces, Tunables: ni.Tunables, LNDTunables: ni.LNDTunables, CPT: ni.CPT})
+		}
+		nets = append(nets, map[string]any{"net type": ns.NetType, "local NI(s)": nis})
+	}
+	if len(nets) > 0 {
+		m["net"] = nets
+	}
+	var routes []routeBackup
+	for _, r := range n.ln.Routes() {
+		routes = append(routes, routeBackup{Net: r.Net, Gateway: r.Gateway, Hop: r.Hop, Priority: r.Priority})
+	}
+	if len(routes) > 0 {
+		m["route"] = routes
+	}
+	var peers []peerBackup
+	for _, p := range n.ln.ShowPeers() {
+		pb := peerBackup{PrimaryNID: p.PrimaryNID, MultiRail: p.MultiRail}
+		for _, pni := range p.PeerNIs {
+			pb.PeerNIs = append(pb.PeerNIs, map[string]any{"nid": pni.NID})
+		}
+		peers = append(peers, pb)
+	}
+	if len(peers) > 0 {
+		m["peer"] = peers
+	}
+	if n.ln.RouterPoolsCPT() != nil {
+		_, b := n.ln.ShowRouting()
+		m["routing"] = map[string]any{"enable": boolInt(n.ln.Routing())}
+		m["buffers"] = b
+	}
+	if u := n.ln.UDSPs(); len(u) > 0 {
+		m["udsp"] = u
+	}
+	return m
+}
+
+// whichNID is the peer distance reply for each NID (skipping unreachable ones, as the
+// kernel does): the local NID LNetDist chooses, distance and order.
+func whichNID(ln *lnet.Node, nids []string) map[string]any {
+	var out []lnet.DistShow
+	for _, s := range nids {
+		nid, err := lnet.ParseNID(s)
+		if err != nil {
+			continue // validated at load
+		}
+		if d, ok := ln.Dist(nid); ok {
+			out = append(out, d)
+		}
+	}
+	return map[string]any{"peer": out}
+}
+
+// showNets is `net show -v` with what the model's NI does not know filled from the
+// scenario: the interface, the o2ib LND tunables as the LND uses them, dev cpt (-1: the
+// simulated HCA has no NUMA node) and the NI's CPTs.
+func showNets(c *cluster, n *node) []lnet.NetShow {
+	nets := n.ln.ShowNets()
+	m := c.s.Member(n.name)
+	cpts := cptList(n.ln.Tunables().CPTs)
+	for i := range nets {
+		for j := range nets[i].NIs {
+			ni := &nets[i].NIs[j]
+			devCPT := -1
+			ni.DevCPT, ni.CPT = &devCPT, cpts
+			if mni := memberNI(m, ni.NID); mni != nil {
+				if mni.Interface != "" {
+					ni.Interfaces = map[int]string{0: mni.Interface}
+				}
+				if mni.LND != nil && strings.HasPrefix(nets[i].NetType, "o2ib") {
+					ni.LNDTunables = o2ibShow(mni.LND, ni.Tunables.PeerCredits)
+				}
 			}
 		}
-		out["cpt["+strconv.Itoa(c)+"]"] = cpt
+	}
+	return nets
+}
+
+// memberNI finds the scenario NI with NID nid on member m.
+func memberNI(m *scenarios.Member, nid string) *scenarios.MemberNI {
+	if m == nil {
+		return nil
+	}
+	for i := range m.NIs {
+		if m.NIs[i].NID.String() == nid {
+			return &m.NIs[i]
+		}
+	}
+	return nil
+}
+
+// cptList is the CPT: value lnetctl prints for an NI on every CPT: "[0,1,...]".
+func cptList(ncpts int) string {
+	parts := make([]string, max(ncpts, 1))
+	for i := range parts {
+		parts[i] = strconv.Itoa(i)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// o2ibTunablesShow is the `lnd tunables:` block of an o2ib NI (liblnetconfig's o2ib
+// printer), with the values kiblnd_tunables_setup settles on.
+type o2ibTunablesShow struct {
+	PeerCreditsHiw  int `yaml:"peercredits_hiw"`
+	MapOnDemand     int `yaml:"map_on_demand"`
+	ConcurrentSends int `yaml:"concurrent_sends"`
+	FMRPoolSize     int `yaml:"fmr_pool_size"`
+	FMRFlushTrigger int `yaml:"fmr_flush_trigger"`
+	FMRCache        int `yaml:"fmr_cache"`
+	NTX             int `yaml:"ntx"`
+	ConnsPerPeer    int `yaml:"conns_per_peer"`
+	Timeout         int `yaml:"timeout"`
+	TOS             int `yaml:"tos"`
+}
+
+// o2ibShow renders p: peercredits_hiw defaults to half the peer credits and stays below
+// them, concurrent_sends is the effective value.
+func o2ibShow(p *scenarios.O2IBParams, peerCredits int) o2ibTunablesShow {
+	hiw := max(p.PeerCreditsHiw, peerCredits/2)
+	if hiw >= peerCredits {
+		hiw = peerCredits - 1
+	}
+	return o2ibTunablesShow{PeerCreditsHiw: hiw, MapOnDemand: p.MapOnDemand, ConcurrentSends: p.EffectiveConcurrentSends(),
+		FMRPoolSize: p.FMRPoolSize, FMRFlushTrigger: p.FMRFlushTrigger, FMRCache: p.FMRCache, NTX: p.NTX,
+		ConnsPerPeer: p.ConnsPerPeer, Timeout: int(p.Timeout.WholeSeconds()), TOS: p.TOS}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// routerCounters are a router's counters lnetctl has no name for: messages forwarded,
+// expired by the opt-in expiry policy, dropped otherwise, and the messages waiting for a
+// buffer in each CPT's pools.
+func routerCounters(ln *lnet.Node) map[string]any {
+	st := ln.RouterStats()
+	out := map[string]any{"forwarded": st.Forwarded, "expired": st.Expired, "dropped": st.Dropped}
+	for c, pools := range ln.RouterPoolsCPT() {
+		q := map[string]int{}
+		for i, name := range []string{"tiny", "small", "large"} {
+			q[name] = pools[i].Queued
+		}
+		out[fmt.Sprintf("queued cpt[%d]", c)] = q
 	}
 	return out
 }

@@ -143,7 +143,7 @@ func (ch *checker) onOp(o *op) {
 // stateCheck reports whether e reads live model state, so it must be evaluated at its time.
 func stateCheck(e *scenarios.Expectation) bool {
 	switch e.Check {
-	case "health", "ni_status", "stats", "route":
+	case "health", "ni_status", "stats", "route", "lnetctl":
 		return true
 	}
 	return false
@@ -157,7 +157,7 @@ func (ch *checker) schedule() {
 		if !stateCheck(e) {
 			continue
 		}
-		if e.Check == "stats" || e.Changed != nil {
+		if e.Check == "stats" || e.Changed != nil && e.Check != "lnetctl" {
 			ch.c.k.Schedule(e.From, ch.hid, evExpectFrom, uint64(i))
 		}
 		ch.c.k.Schedule(e.At, ch.hid, evExpectAt, uint64(i))
@@ -168,6 +168,10 @@ func (ch *checker) schedule() {
 func (ch *checker) Handle(kind int, arg uint64) {
 	i := int(arg)
 	e := &ch.s.Expect[i]
+	if e.Check == "lnetctl" {
+		ch.results[i] = ch.lnetctl(e)
+		return
+	}
 	v, err := ch.stateValue(e)
 	switch kind {
 	case evExpectFrom:
@@ -257,7 +261,7 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 			return 0, err
 		}
 		for _, r := range n.ln.Routes() {
-			if r.Net == net.String() && r.Gateway == gw.String() {
+			if r.Net == net.LnetctlString() && r.Gateway == gw.String() {
 				if r.State == "up" {
 					return 1, nil
 				}
