@@ -177,7 +177,7 @@ func TestPlotDegenerateRanges(t *testing.T) {
 			t.Errorf("Throughput of %q: %v", msgs, err)
 		}
 	}
-	if err := Throughput(dir, "t", out, maxBins+1); err == nil {
+	if err := Throughput(dir, "t", out, MaxBins+1); err == nil {
 		t.Error("too many bins accepted")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,8 +31,17 @@ import (
 	"github.com/lnetsim/lnetsim/sim"
 )
 
-// maxBins bounds the throughput figure's time bins (--bins).
-const maxBins = 1000000
+// MaxBins bounds the throughput figure's time bins (--bins).
+const MaxBins = 1000000
+
+// ErrNothingToPlot is wrapped by the errors of figures whose input holds no data for them (no
+// health change, no completed message, no NI that sent anything): the figure is not drawn,
+// which is no failure.
+var ErrNothingToPlot = errors.New("nothing to plot")
+
+// ErrWrite is wrapped by the error of a figure that was drawn but could not be written (a
+// read-only directory, a full disk, a directory in the way).
+var ErrWrite = errors.New("cannot write")
 
 // Size of every figure.
 const (
@@ -124,7 +134,18 @@ func save(p *plot.Plot, path, src string) (err error) {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, buf.Bytes())
+	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &pe):
+			err = pe.Err // the temporary file's name says nothing to the user
+		case errors.As(err, &le):
+			err = le.Err
+		}
+		return fmt.Errorf("%w %s: %v", ErrWrite, path, err)
+	}
+	return nil
 }
 
 // legendRoom raises the top of a linear Y axis so that a legend drawn at the top of the plot
@@ -277,7 +298,7 @@ func Health(runDir, title, out string) error {
 		series[key] = append(series[key], plotter.XY{X: at / 1e9, Y: v})
 	}
 	if len(keys) == 0 {
-		return fmt.Errorf("%s: no health changes to plot", t.name)
+		return fmt.Errorf("%s: no health changes: %w", t.name, ErrNothingToPlot)
 	}
 	sort.Strings(keys)
 	p := newPlot(title, "virtual time (s)", "health value (0-1000)")
@@ -350,13 +371,10 @@ func Throughput(runDir, title, out string, bins int) error {
 		ends, sizes = append(ends, end), append(sizes, size)
 	}
 	if len(ends) == 0 || span == 0 {
-		return fmt.Errorf("%s: no completed messages to plot", t.name)
+		return fmt.Errorf("%s: no completed messages: %w", t.name, ErrNothingToPlot)
 	}
-	if bins < 1 {
-		bins = 100
-	}
-	if bins > maxBins {
-		return fmt.Errorf("%d time bins: at most %d", bins, maxBins)
+	if bins < 1 || bins > MaxBins {
+		return fmt.Errorf("%d time bins: from 1 to %d", bins, MaxBins)
 	}
 	width := span / float64(bins)
 	if !(width > 0) {
@@ -446,7 +464,7 @@ func NIThroughput(runDir, title, out string) error {
 		drawn++
 	}
 	if drawn == 0 {
-		return fmt.Errorf("%s: no NI sent anything (or no ni_tx_bps samples)", t.name)
+		return fmt.Errorf("%s: no NI sent anything (or no ni_tx_bps samples): %w", t.name, ErrNothingToPlot)
 	}
 	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
 		return err
@@ -479,7 +497,7 @@ func LatencyCDF(runDir, title, out string) error {
 		byType[t.str(row, "type")] = append(byType[t.str(row, "type")], max(v, 1)/1e3)
 	}
 	if len(byType) == 0 {
-		return fmt.Errorf("%s: no completed messages to plot", t.name)
+		return fmt.Errorf("%s: no completed messages: %w", t.name, ErrNothingToPlot)
 	}
 	types := make([]string, 0, len(byType))
 	for k := range byType {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/lnetsim/lnetsim/record"
-	"github.com/lnetsim/lnetsim/sim"
 	"github.com/lnetsim/lnetsim/trace/pcap"
 )
 
@@ -81,17 +80,7 @@ func TestSweepPlanAndEmit(t *testing.T) {
 }
 
 func TestPlotCommand(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	r, err := record.Create(dir, "demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Health(record.HealthChange{Time: sim.Second, Node: "c", Kind: "ni", NID: "10.0.0.1@o2ib", Old: 1000, New: 900})
-	r.Message(record.Message{ID: 1, Type: "PUT", Size: 4096, Start: 0, End: sim.Millisecond, HStatus: "OK"})
-	r.WriteJSON(record.SummaryFile, record.Summary{Scenario: "demo", Seed: 3})
-	if err := r.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	dir := plotRunDir(t, "")
 	code, out, errOut := runCLI(t, "plot", dir, "--format", "svg")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

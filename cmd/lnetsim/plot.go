@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -28,7 +30,11 @@ and renders, next to them or into --out:
   ni-traffic.<fmt>  bytes sent per second by every NI, faults marked
   latency.<fmt>     completion latency CDF per message type
 
-The figures are drawn from the files only, so they can always be redrawn with other tools.`,
+The figures are drawn from the files only, so they can always be redrawn with other tools.
+A figure whose data the run does not have (no health change, no completed message) is not
+drawn and the reason printed. Exit status 1 when a figure cannot be written (a read-only
+--out) or an input file read, 2 when the files hold values a figure cannot be drawn from;
+every other figure is still drawn.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
@@ -39,6 +45,9 @@ The figures are drawn from the files only, so they can always be redrawn with ot
 			case "png", "svg", "pdf":
 			default:
 				return usageErr("--format %q: use png, svg or pdf", format)
+			}
+			if bins < 1 || bins > plots.MaxBins {
+				return usageErr("--bins %d: the throughput figure needs from 1 to %d time bins", bins, plots.MaxBins)
 			}
 			if out == "" {
 				out = dir
@@ -59,20 +68,40 @@ The figures are drawn from the files only, so they can always be redrawn with ot
 				{"ni-traffic", func(p string) error { return plots.NIThroughput(dir, "Traffic per NI: "+title, p) }},
 				{"latency", func(p string) error { return plots.LatencyCDF(dir, "Completion latency: "+title, p) }},
 			}
-			w := cmd.OutOrStdout()
+			code, failed := exitOK, 0
 			for _, f := range figures {
 				path := filepath.Join(out, f.name+"."+format)
-				if err := f.draw(path); err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "lnetsim plot: %s skipped: %v\n", f.name, err)
-					continue
+				err := f.draw(path)
+				switch {
+				case err == nil:
+					fmt.Fprintln(cmd.OutOrStdout(), "wrote", path)
+				case errors.Is(err, plots.ErrNothingToPlot):
+					fmt.Fprintf(cmd.ErrOrStderr(), "lnetsim plot: %s not drawn: %v\n", f.name, err)
+				default:
+					fmt.Fprintf(cmd.ErrOrStderr(), "lnetsim plot: %s failed: %v\n", f.name, err)
+					failed++
+					code = max(code, figureExit(err))
 				}
-				fmt.Fprintln(w, "wrote", path)
+			}
+			if failed > 0 {
+				return &exitError{code: code, err: fmt.Errorf("%d of %d figures failed (see above)", failed, len(figures))}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory for the figures (default: the run directory)")
 	cmd.Flags().StringVar(&format, "format", "png", "figure format: png, svg or pdf")
-	cmd.Flags().IntVar(&bins, "bins", 100, "time bins of the throughput figure")
+	cmd.Flags().IntVar(&bins, "bins", 100, "time bins of the throughput figure (1 to 1000000)")
 	return cmd
+}
+
+// figureExit is the exit status for a figure that failed: 1 when a file could not be written
+// or read (a read-only --out, a full disk, an unreadable input), 2 when the run directory's
+// files hold values the figure cannot be drawn from.
+func figureExit(err error) int {
+	var pe *fs.PathError
+	if errors.Is(err, plots.ErrWrite) || errors.As(err, &pe) {
+		return exitRuntime
+	}
+	return exitUsage
 }
