@@ -37,7 +37,10 @@ func (l *LND) needNoop(c *conn) bool {
 
 // checkSends models kiblnd_check_sends_locked: move reserved-credit requests to the normal
 // queue while reserved credits last, queue a NOOP if one is needed, then post from the
-// no-credit queue first and the normal queue next until a post cannot be made.
+// no-credit queue first and the normal queue next until a post cannot be made. On a conn
+// already closing (a late Recv's PUT_ACK/NAK or GET_DONE, a send completion after the close)
+// the first post that finds a credit fails -ECONNABORTED and ends the check, as
+// kiblnd_post_tx_locked does; the rest wait for kiblnd_finalise_conn to abort them.
 func (l *LND) checkSends(c *conn) {
 	if c.state < connEstablished {
 		return
@@ -58,17 +61,6 @@ func (l *LND) checkSends(c *conn) {
 }
 
 func (l *LND) checkSendsOnce(c *conn) {
-	if c.state > connEstablished {
-		// A tx queued on a conn already closing (a late Recv's PUT_ACK/NAK or GET_DONE):
-		// kiblnd_post_tx_locked fails every post there with -ECONNABORTED. The model fails
-		// them all at once, credits or not.
-		var txs []*tx
-		txs = append(txs, c.txNocred.Drain()...)
-		txs = append(txs, c.txQueue.Drain()...)
-		txs = append(txs, c.txRsrvd.Drain()...)
-		l.txlistDone(txs, -lnet.ECONNABORTED, lnet.LNET_MSG_STATUS_OK)
-		return
-	}
 	for c.reserved > 0 && c.txRsrvd.Len() > 0 {
 		t := c.txRsrvd.Pop()
 		t.q = qTx
@@ -81,7 +73,7 @@ func (l *LND) checkSendsOnce(c *conn) {
 			l.queueTxLocked(t, c)
 		}
 	}
-	for c.state == connEstablished {
+	for {
 		var t *tx
 		credit := 0
 		if t = c.txNocred.First(); t == nil {

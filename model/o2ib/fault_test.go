@@ -1,6 +1,8 @@
 package o2ib
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -439,5 +441,76 @@ func TestFatalHCAPortCycleThenRecover(t *testing.T) {
 		if ack := c.src[i].last(lnet.EventACK); ack == nil || ack.Status != 0 || ack.Time < start {
 			t.Fatalf("node %d ACK %+v", i+1, ack)
 		}
+	}
+}
+
+// Txs queued behind credits on a conn that closes: kiblnd_check_sends_locked on the CLOSING
+// conn fails a tx only when its post finds a credit (-ECONNABORTED, health as the tx has
+// it); here none does, so kiblnd_finalise_conn's kiblnd_abort_txs aborts them with
+// LOCAL_ERROR (the close was -EIO), charging the sender's own NI. Node 1 (peer_credits 16)
+// talks to node 2 (8): LNet hands o2ib 16 PUTs for a conn of depth 8; node 1's cable goes
+// down with them posted or queued. The posted ones fail REMOTE_DROPPED when the QP's
+// retries run out, the queued ones LOCAL_ERROR.
+func TestQueuedOnClosingConnAbortedLocalError(t *testing.T) {
+	tun := lnet.DefaultTunables()
+	tun.RetryCount = 0
+	p := DefaultParams()
+	p.PeerCredits = 16
+	q := DefaultParams()
+	q.PeerCredits = 8
+	c := newClusterWith(t, clusterOpt{tun: tun, params: p}, map[lnet.NID]Params{nidOf(2, 0): q})
+	c.put(t, 1, 2, 8) // connect (depth negotiated to 8) and discover
+	c.run(t, sim.Second)
+	n := c.nodes[0]
+	for i := 0; i < 16; i++ {
+		md := n.MDBind(lnet.MDSpec{Length: 1024, Threshold: 1, Handler: c.src[0]})
+		if err := n.Put(lnet.AnyNID, md, lnet.AckReqNone, nidOf(2, 0), testPortal, 7, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.f.Links()[0].LinkDown()
+	c.run(t, 10*sim.Second)
+	got := map[string]int{}
+	for _, r := range c.done[0].recs {
+		if r.Type == lnet.MsgPUT && !r.Received && r.Size == 1024 {
+			got[fmt.Sprintf("%d/%s", r.Status, r.HStatus)]++
+		}
+	}
+	want := map[string]int{"-5/remote_dropped": 7, "-103/local_error": 9}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("PUTs by status %v, want %v", got, want)
+	}
+	if hs := n.NIs()[0].HealthStats(); hs.Error != 9 {
+		t.Fatalf("node 1's NI local errors %d, want 9 (%+v)", hs.Error, hs)
+	}
+}
+
+// One tx per send check on a CLOSING conn: the first post that can be made fails
+// -ECONNABORTED (kiblnd_post_tx_locked on a conn not ESTABLISHED) and ends the check
+// (kiblnd_check_sends_locked); the others stay queued until kiblnd_finalise_conn aborts them.
+func TestClosingConnFailsOnePostPerCheck(t *testing.T) {
+	c := newCluster(t, clusterOpt{noTrace: true})
+	c.put(t, 1, 2, 8)
+	c.run(t, sim.Second)
+	cn := c.lnd.conns[0]
+	n := cn.peer.net
+	c.lnd.closeConn(cn, -lnet.EIO)
+	for i := 0; i < 3; i++ {
+		x := c.lnd.getIdleTx(n)
+		x.initMsg(MsgPUT_NAK, 0)
+		c.lnd.queueTxLocked(x, cn)
+	}
+	inUse := n.ntx
+	c.lnd.checkSends(cn)
+	if cn.txNocred.Len() != 2 || n.ntx != inUse-1 {
+		t.Fatalf("after one check: %d queued, %d txs in use, want 2 and %d", cn.txNocred.Len(), n.ntx, inUse-1)
+	}
+	c.lnd.checkSends(cn)
+	if cn.txNocred.Len() != 1 {
+		t.Fatalf("after two checks: %d queued, want 1", cn.txNocred.Len())
+	}
+	c.run(t, sim.Millisecond) // connd finalises the conn
+	if cn.state != connDisconnected || cn.txNocred.Len() != 0 || n.ntx != inUse-3 {
+		t.Fatalf("after finalise: state %d, %d queued, %d txs in use", cn.state, cn.txNocred.Len(), n.ntx)
 	}
 }
