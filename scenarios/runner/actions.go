@@ -48,11 +48,11 @@ func (f *faultState) runnable(i int, ft *scenarios.Fault) error {
 	impl, ok := actionImpls[ft.Action]
 	switch {
 	case a == nil || !ok:
-		return fmt.Errorf("faults[%d]: action %q is not implemented", i, ft.Action)
+		return fmt.Errorf("%w: faults[%d]: action %q is not implemented", ErrUnsupported, i, ft.Action)
 	case a.O2IBOnly && f.c.fab == nil:
-		return fmt.Errorf("faults[%d]: %s needs the o2ib backend (the InfiniBand model), not the ideal LND", i, ft.Action)
+		return fmt.Errorf("%w: faults[%d]: %s needs the o2ib backend (the InfiniBand model), not the ideal LND", ErrUnsupported, i, ft.Action)
 	case impl.ideal == nil && impl.o2ib == nil:
-		return fmt.Errorf("faults[%d]: action %q is not implemented", i, ft.Action)
+		return fmt.Errorf("%w: faults[%d]: action %q is not implemented", ErrUnsupported, i, ft.Action)
 	}
 	return nil
 }

@@ -50,7 +50,9 @@ type Result struct {
 	Health []record.HealthChange
 }
 
-// ErrUnsupported marks scenarios that use something not modelled yet.
+// ErrUnsupported marks a scenario that asks for something the run cannot do (yet): it comes
+// only from explicit capability checks (an action the chosen backend lacks, --pcap on the
+// ideal backend); any other failure to build a run is an error of its own.
 var ErrUnsupported = errors.New("not supported yet")
 
 // Run plays scenario s and returns its summary; with opt.Out it also writes the run directory
@@ -70,18 +72,18 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	ts := &tracerSet{list: []lnet.Tracer{col}}
 	c, err := buildCluster(s, seed, ts, opt.Backend)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return nil, err
 	}
 	col.c = c
 	ws, err := newWorkloads(c, s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return nil, err
 	}
 	col.wl = ws
 	c.ws = ws
 	faults, err := newFaults(c, s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return nil, err
 	}
 	ch, err := newChecker(c, s, ws)
 	if err != nil {

@@ -90,7 +90,7 @@ func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
 		case "rpc":
 			w.msgType = lnet.MsgPUT
 		default:
-			return nil, fmt.Errorf("workload %s: type %q is not supported (ping, brw and rpc are)", spec.Name, spec.Type)
+			return nil, fmt.Errorf("%w: workload %s: type %q (ping, brw and rpc are)", ErrUnsupported, spec.Name, spec.Type)
 		}
 		w.end = s.Duration
 		if spec.Duration > 0 {
