@@ -21,7 +21,7 @@ var ErrProto = errors.New("lnet: malformed message")
 // NI); apply receive-side drop rules (without a health mask); find or create the sender's
 // peer NI and mark it alive and UP; a message that came through a gateway is dropped under
 // drop_asym_route if that gateway has no route back to the source net, and revives a gateway
-// thought dead; commit (arms the deadline); apply delay rules; then forward
+// thought dead (reviveGateway); commit (arms the deadline); apply delay rules; then forward
 // (lnet_parse_forward_locked) or parse locally (match, event, ACK/REPLY).
 func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool) error {
 	switch hdr.Type {
@@ -72,9 +72,7 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 			n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
 			return nil
 		}
-		if g := gw.gw; g != nil && !g.alive {
-			g.alive = true
-		}
+		n.reviveGateway(gw, hdr.Src.Net())
 	}
 	m.rxPeerNI = lpni
 	lpni.lastAlive = n.k.Now()

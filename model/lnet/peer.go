@@ -236,7 +236,7 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 	}
 	c := n.peerCreditsFor(nid.Net())
 	rc := n.peerBufferCreditsFor(nid.Net())
-	lpni := &PeerNI{peer: p, pnet: pn, nid: nid, health: MaxHealth, status: NIStatusUp,
+	lpni := &PeerNI{peer: p, pnet: pn, nid: nid, health: MaxHealth, status: n.peerNIStartStatus(),
 		SelPriority: ^uint32(0), txCredits: c, maxTxCredits: c, minTxCredits: c,
 		rtrCredits: rc, maxRtrCredits: rc, minRtrCredits: rc}
 	pn.nis = append(pn.nis, lpni)

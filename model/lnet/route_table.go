@@ -78,7 +78,7 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 	for i := range p.gw.netPings {
 		p.gw.netPings[i].next = n.k.Now()
 	}
-	r := &Route{net: net, gwNID: gateway, gw: p, hops: hops, priority: priority, alive: p.gw.alive}
+	r := &Route{net: net, gwNID: gateway, gw: p, hops: hops, priority: priority, alive: !n.tun.CheckRoutersBeforeUse}
 	// lnet_add_route_to_rnet: the kernel puts a new route at a random place in the net's
 	// list, so that nodes sharing a list of routers prefer different ones on full ties. The
 	// offset o is drawn in [0, len]; the route goes after the o-th route, or first when o is
@@ -123,17 +123,19 @@ func (n *Node) Routes() []RouteShow {
 }
 
 // routeAlive models lnet_is_route_alive: the gateway must be alive; with discovery disabled
-// the cached lr_alive decides; otherwise the gateway must have an UP NI on the route's local
-// net and, with avoid_asym_router_failure on a route of 1 hop or found single-hop
-// (lr_single_hop: the gateway's last ping reply listed an NI on the remote net), an UP NI on
-// the remote net, and it must advertise routing enabled. A route of undefined hops is not
-// held to the remote net before its gateway's first ping reply.
+// for the gateway (gwDiscoveryDisabled: off here, or the gateway not known multi-rail, as
+// before its first ping reply, or advertising no discovery) the cached lr_alive decides, so
+// a new route is up at once (lr_alive starts 1 unless check_routers_before_use); otherwise
+// the gateway must have an UP NI on the route's local net and, with
+// avoid_asym_router_failure on a route of 1 hop or found single-hop (lr_single_hop: the
+// gateway's last ping reply listed an NI on the remote net), an UP NI on the remote net, and
+// it must advertise routing enabled.
 func (n *Node) routeAlive(r *Route) bool {
 	gw := r.gw
 	if !gw.gw.alive {
 		return false
 	}
-	if !n.tun.Discovery {
+	if n.gwDiscoveryDisabled(gw) {
 		return r.alive
 	}
 	if gw.gw.rtrDisabled || !gwNetUp(gw, r.gwNID.Net()) {

@@ -13,6 +13,7 @@ type gwState struct {
 	routes      []*Route  // routes through it
 	discNet     NetID     // lp_disc_net_id: the net of the last router checker ping
 	netPings    []netPing // lpn_next_ping of each of its peer nets pinged so far
+	noDisc      bool      // its last ping buffer lacked LNET_PING_FEAT_DISCOVERY
 	ping        *MD       // outstanding router checker ping (LNET_PEER_RTR_DISCOVERY)
 	pings       uint64    // router checker pings sent to it
 	pingFails   uint64    // of which failed or timed out
@@ -235,16 +236,18 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	n.updateGatewayRoutes(p, b)
 }
 
-// updateGatewayRoutes updates a gateway's routes from its ping buffer. With discovery on
-// (lnet_router_discovery_complete): every route is marked alive and single-hop if the
-// gateway has an NI on the remote net (routeAlive then decides from the NIs' status). With
-// discovery off (lnet_router_discovery_ping_reply): routing disabled on the gateway kills
-// every route; otherwise a route is down if the gateway lacks an UP NI on the route's local
-// net, and one of 1 hop or found single-hop with avoid_asym_router_failure is alive only if
-// the gateway advertises an UP NI on the remote net.
+// updateGatewayRoutes models lnet_router_discovery_ping_reply, run on every ping reply or
+// push from a gateway whatever the discovery setting: it caches each route's aliveness
+// (lr_alive, which routeAlive reads while discovery is disabled for the gateway) and
+// whether it is single-hop (the gateway has an NI on the remote net). Routing disabled on
+// the gateway kills every route; otherwise a route is down if the gateway lacks an UP NI on
+// the route's local net, and one of 1 hop or found single-hop with
+// avoid_asym_router_failure is alive only if the gateway advertises an UP NI on the remote
+// net.
 func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 	g := p.gw
 	g.rtrDisabled = b.RoutingDisabled
+	g.noDisc = !b.Discovery
 	for _, r := range g.routes {
 		r.singleHop = false
 		for _, pn := range p.nets {
@@ -253,8 +256,6 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 			}
 		}
 		switch {
-		case n.tun.Discovery:
-			r.alive = true
 		case g.rtrDisabled || !gwNetUp(p, r.gwNID.Net()):
 			r.alive = false
 		case (r.hops == 1 || r.singleHop) && n.tun.AvoidAsymRouterFailure:
@@ -263,4 +264,49 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 			r.alive = true
 		}
 	}
+}
+
+// gwDiscoveryDisabled models lnet_is_discovery_disabled for a gateway: discovery is off on
+// this node, or the gateway is not known to be multi-rail (before its first ping reply), or
+// it advertises no discovery.
+func (n *Node) gwDiscoveryDisabled(gw *Peer) bool {
+	return !n.tun.Discovery || !gw.mr || gw.gw.noDisc
+}
+
+// reviveGateway models lnet_parse's handling of a message that came through gateway gw from
+// a node on srcNet while gw was thought dead: with discovery disabled for gw, its routes to
+// srcNet are cached alive; gw is alive again and its NIs on srcNet are marked UP (the NI it
+// came from is marked UP by Parse), so with avoid_asym_router_failure its single-hop route
+// to srcNet is up at once rather than at the next router check.
+func (n *Node) reviveGateway(gw *Peer, srcNet NetID) {
+	g := gw.gw
+	if g == nil || g.alive {
+		return
+	}
+	if n.gwDiscoveryDisabled(gw) {
+		for _, r := range g.routes {
+			if r.net == srcNet {
+				r.alive = true
+			}
+		}
+	}
+	g.alive = true
+	for _, pn := range gw.nets {
+		if pn.id != srcNet {
+			continue
+		}
+		for _, lpni := range pn.nis {
+			lpni.status = NIStatusUp
+		}
+	}
+}
+
+// peerNIStartStatus models lnet_peers_start_down as lnet_peer_ni_alloc uses it: with
+// check_routers_before_use every new peer NI starts DOWN, not only a gateway's, until a
+// message from it, a ping reply or a notification says otherwise.
+func (n *Node) peerNIStartStatus() NIStatus {
+	if n.tun.CheckRoutersBeforeUse {
+		return NIStatusDown
+	}
+	return NIStatusUp
 }

@@ -1,0 +1,128 @@
+package lnet
+
+import (
+	"testing"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// gwPeerNIStatus returns the cached status of gateway NI gw on node n.
+func gwPeerNIStatus(t *testing.T, n *Node, gw string) NIStatus {
+	t.Helper()
+	lpni := n.PeerNI(nid(gw))
+	if lpni == nil {
+		t.Fatalf("%s does not know %s", n.Name(), gw)
+	}
+	return lpni.Status()
+}
+
+// TestGatewayRevivedByTraffic follows lnet_parse: a message that arrives through a gateway
+// thought dead revives it and marks its NIs on the source's net UP, so with
+// avoid_asym_router_failure the single-hop route through it is up at once, not at the next
+// router check (60 s later here).
+func TestGatewayRevivedByTraffic(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"},
+		[]string{"10.1.0.2@o2ib1"})
+	c, r, s := ns[0], ns[1], ns[2]
+	r.SetRouting(true)
+	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", 1, 0)
+	startAll(t, ns...)
+	cev, sev := &evRec{}, &evRec{}
+	sink(c, cev)
+	runFor(t, k, 2*sim.Second)
+	if st := c.Routes()[0].State; st != "up" {
+		t.Fatalf("route %s after the first router check", st)
+	}
+	gw := c.PeerNI(nid("10.0.0.3@o2ib")).peer
+	c.rtrPingDone(gw, nil, -ETIMEDOUT) // a router check fails: gateway dead, its NIs DOWN
+	if st, s1 := c.Routes()[0].State, gwPeerNIStatus(t, c, "10.1.0.3@o2ib1"); st != "down" || s1 != NIStatusDown {
+		t.Fatalf("after the failed check: route %s, gateway's o2ib1 NI %s", st, s1)
+	}
+	putTo(t, s, "10.0.0.1@o2ib", sev)
+	runFor(t, k, 10*sim.Millisecond)
+	if cev.count(EventPUT) != 1 {
+		t.Fatalf("client got %d PUTs", cev.count(EventPUT))
+	}
+	if !c.GatewayAlive(nid("10.0.0.3@o2ib")) {
+		t.Fatal("gateway not revived by the PUT it forwarded")
+	}
+	for _, g := range []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"} {
+		if st := gwPeerNIStatus(t, c, g); st != NIStatusUp {
+			t.Fatalf("gateway NI %s %s after the PUT, want up", g, st)
+		}
+	}
+	if st := c.Routes()[0].State; st != "up" {
+		t.Fatalf("route %s 10 ms after traffic came through the gateway, want up", st)
+	}
+	if p := c.Gateways()[0].Pings; p != 1 {
+		t.Fatalf("%d router pings, want 1 (the revival is not a router check)", p)
+	}
+}
+
+// TestRouteAliveBeforeFirstPing follows lnet_is_route_alive: until its gateway is known to be
+// multi-rail (its first ping reply), a route's cached lr_alive decides, 1 at creation
+// (lnet_add_route) unless check_routers_before_use; so a 1-hop route with
+// avoid_asym_router_failure is up before the first router check, then follows the gateway's
+// NIs.
+func TestRouteAliveBeforeFirstPing(t *testing.T) {
+	for _, check := range []bool{false, true} {
+		k := sim.New(1)
+		l := NewIdealLND(k, sim.Microsecond)
+		tun := DefaultTunables()
+		tun.CheckRoutersBeforeUse = check
+		tun.AliveRouterCheckInt = 5
+		ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
+		c, r := ns[0], ns[1]
+		r.SetRouting(true)
+		mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+		want := "up"
+		if check {
+			want = "down"
+		}
+		if st := c.Routes()[0].State; st != want {
+			t.Fatalf("check_routers_before_use=%v: 1-hop route %s before the first ping, want %s", check, st, want)
+		}
+		startAll(t, ns...)
+		runFor(t, k, sim.Second)
+		if st := c.Routes()[0].State; st != "up" || !c.PeerNI(nid("10.0.0.3@o2ib")).peer.mr {
+			t.Fatalf("check_routers_before_use=%v: route %s after the first ping", check, st)
+		}
+		r.SetNIFatal(r.NI(nid("10.1.0.3@o2ib1")), true)
+		runFor(t, k, 5*sim.Second) // the next check's reply lists the o2ib1 NI DOWN
+		if st := c.Routes()[0].State; st != "down" {
+			t.Fatalf("check_routers_before_use=%v: route %s with the gateway's remote NI down", check, st)
+		}
+	}
+}
+
+// TestPeersStartDown follows lnet_peer_ni_alloc: with check_routers_before_use
+// (lnet_peers_start_down) every new peer NI starts DOWN, not only a gateway's; a message
+// from it marks it UP (lnet_parse).
+func TestPeersStartDown(t *testing.T) {
+	for _, check := range []bool{false, true} {
+		k := sim.New(1)
+		l := NewIdealLND(k, sim.Microsecond)
+		tun := DefaultTunables()
+		tun.CheckRoutersBeforeUse = check
+		ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.2@o2ib"})
+		a, b := ns[0], ns[1]
+		startAll(t, ns...)
+		want := NIStatusUp
+		if check {
+			want = NIStatusDown
+		}
+		if st := a.nid2peerni(nid("10.0.0.2@o2ib")).Status(); st != want {
+			t.Fatalf("check_routers_before_use=%v: new peer NI %s, want %s", check, st, want)
+		}
+		sink(a, &evRec{})
+		putTo(t, b, "10.0.0.1@o2ib", &evRec{})
+		runFor(t, k, sim.Second)
+		if st := a.PeerNI(nid("10.0.0.2@o2ib")).Status(); st != NIStatusUp {
+			t.Fatalf("check_routers_before_use=%v: peer NI %s after a message from it", check, st)
+		}
+	}
+}
