@@ -105,3 +105,25 @@ func figureExit(err error) int {
 	}
 	return exitUsage
 }
+
+// drawRunFigures draws the figures `run --plots` adds to a run directory (health.png,
+// ni-traffic.png) and returns the paths written and, for each figure not drawn, its name
+// and why (no health change, no NI traffic, or an error).
+func drawRunFigures(dir, title string) (written, notDrawn []string) {
+	for _, f := range []struct {
+		name string
+		draw func(dir, title, out string) error
+		kind string
+	}{
+		{"health.png", plots.Health, "Health values: "},
+		{"ni-traffic.png", plots.NIThroughput, "Traffic per NI: "},
+	} {
+		path := filepath.Join(dir, f.name)
+		if err := f.draw(dir, f.kind+title, path); err != nil {
+			notDrawn = append(notDrawn, f.name+": "+err.Error())
+			continue
+		}
+		written = append(written, path)
+	}
+	return written, notDrawn
+}

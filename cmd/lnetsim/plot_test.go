@@ -93,3 +93,21 @@ func TestPlotExitCodes(t *testing.T) {
 		t.Errorf("read-only --out:\n%s", errOut)
 	}
 }
+
+// run --plots says why it drew a figure it did not: a run without faults has no health
+// change and, shorter than a sampling period, no NI traffic samples.
+func TestRunPlotsSaysWhyNotDrawn(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "quiet.yaml")
+	src := "name: quiet\nduration: 100ms\nnodes: {c: {nis: [o2ib0]}, s: {nis: [o2ib0]}}\nworkload:\n  - {name: r, type: brw, op: read, from: c, to: s, size: 4KiB}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "run", file, "--out", dir, "--plots")
+	run := filepath.Join(dir, "quiet")
+	want := "Not drawn: health.png: " + filepath.Join(run, record.HealthFile) + ": no health changes: nothing to plot\n" +
+		"Not drawn: ni-traffic.png: " + filepath.Join(run, record.TimeseriesFile) + ": no NI sent anything (or no ni_tx_bps samples): nothing to plot\n"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("exit %d\n%s%s\nwant\n%s", code, out, errOut, want)
+	}
+}

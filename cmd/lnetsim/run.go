@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lnetsim/lnetsim/internal/atomicfile"
-	"github.com/lnetsim/lnetsim/plots"
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/scenarios/runner"
@@ -76,6 +74,7 @@ type scenarioRun struct {
 	Failed   int             `json:"failed_expectations"`
 	Error    string          `json:"error,omitempty"`
 	Figures  []string        `json:"figures,omitempty"`
+	NotDrawn []string        `json:"not_drawn,omitempty"` // --plots: each figure not drawn and why
 	WallSecs float64         `json:"wall_seconds"`
 	desc     string
 	health   []record.HealthChange
@@ -151,13 +150,7 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 		} else {
 			r.Summary, r.Failed, r.health = &res.Summary, res.Failed, res.Health
 			if f.figures && r.Dir != "" {
-				title := fmt.Sprintf("%s (seed %d)", s.Name, res.Summary.Seed)
-				if err := plots.Health(r.Dir, "Health values: "+title, filepath.Join(r.Dir, "health.png")); err == nil {
-					r.Figures = append(r.Figures, filepath.Join(r.Dir, "health.png"))
-				}
-				if err := plots.NIThroughput(r.Dir, "Traffic per NI: "+title, filepath.Join(r.Dir, "ni-traffic.png")); err == nil {
-					r.Figures = append(r.Figures, filepath.Join(r.Dir, "ni-traffic.png"))
-				}
+				r.Figures, r.NotDrawn = drawRunFigures(r.Dir, fmt.Sprintf("%s (seed %d)", s.Name, res.Summary.Seed))
 			}
 		}
 		runs = append(runs, r)
@@ -265,6 +258,9 @@ func printStory(w io.Writer, r *scenarioRun, quiet bool) {
 	}
 	for _, fig := range r.Figures {
 		fmt.Fprintf(w, "Figure:  %s\n", fig)
+	}
+	for _, why := range r.NotDrawn {
+		fmt.Fprintf(w, "Not drawn: %s\n", why)
 	}
 	fmt.Fprintln(w)
 }
