@@ -9,7 +9,8 @@ import (
 
 // Params are o2iblnd's module parameters (o2iblnd_modparams.c) under the kernel's names, with
 // its defaults from DefaultParams. They are settable per net (LND.SetParams) or per NI
-// (SetNIParams); the kernel has one set per module. As in the kernel, peer_credits and
+// (SetNIParams); the kernel has one set per module (a deliberate difference: one LND value
+// serves every node, and a per-NI set is a node loaded with other values). As in the kernel, peer_credits and
 // credits here are only the defaults of the net's LNet tunables (lnet.NetTunables, what
 // lnetctl sets per net): when the NI's net has them, those win. Wiring code should build
 // lnet.NetTunables from these values unless the scenario sets them per net. Times are

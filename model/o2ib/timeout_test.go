@@ -99,3 +99,31 @@ func TestConnreqTimeoutStrictlyAfter(t *testing.T) {
 		t.Fatalf("conn state %d past connreq_timeout, want DISCONNECTED", cn.state)
 	}
 }
+
+// kiblnd_tx_done hands LNet the tx's health status as it is, even with a status of 0; LNet
+// then skips the health check (lnet_is_health_check: inconsistent pair): no resend, no
+// health change, and the record keeps the pair.
+func TestTxDoneKeepsHealthStatus(t *testing.T) {
+	c := newCluster(t, clusterOpt{noTrace: true})
+	c.put(t, 1, 2, 8)
+	c.run(t, sim.Second)
+	c.put(t, 1, 2, 1<<20)
+	var x *tx
+	for _, y := range c.lnd.txs {
+		if y.net != nil && y.lnt[0] != nil && y.lnt[0].Type() == lnet.MsgPUT {
+			x = y
+		}
+	}
+	if x == nil {
+		t.Fatal("no PUT tx in flight")
+	}
+	x.hstatus = lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT
+	c.run(t, sim.Second)
+	r := c.done[0].last(lnet.MsgPUT)
+	if r == nil || r.Status != 0 || r.HStatus != lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT || r.Resends != 0 {
+		t.Fatalf("PUT record %+v, want status 0 with local_timeout, no resend", r)
+	}
+	if h := c.nodes[0].NIs()[0].Health(); h != 1000 {
+		t.Fatalf("NI health %d, want 1000 (no health check)", h)
+	}
+}

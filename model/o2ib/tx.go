@@ -87,8 +87,10 @@ func (t *tx) initMsg(typ MsgType, payload int) {
 }
 
 // txDone models kiblnd_tx_done: release the descriptor, then finalize its LNet messages
-// (the request with the tx's health status, the optimized GET's REPLY with the status
-// only), after the descriptor is free as the kernel does.
+// (the request with the tx's health status as it is, the optimized GET's REPLY with the
+// status only), after the descriptor is free as the kernel does. A status of 0 with a
+// health status other than OK reaches LNet as such, which then skips the health check
+// (lnet_is_health_check: inconsistent pair).
 func (l *LND) txDone(t *tx) {
 	if t.queued || t.sending != 0 || t.waiting {
 		panic("o2ib: tx_done on a busy tx")
@@ -102,9 +104,6 @@ func (l *LND) txDone(t *tx) {
 	t.gen++
 	l.freeTx = append(l.freeTx, t.idx)
 	if m0 != nil {
-		if status == 0 && hs != lnet.LNET_MSG_STATUS_OK {
-			hs = lnet.LNET_MSG_STATUS_OK
-		}
 		m0.Node().Finalize(m0, status, hs)
 	}
 	if m1 != nil {
