@@ -20,6 +20,7 @@ type resolver struct {
 	groups []string
 	nets   map[string]bool
 	nids   map[NID]string // NID -> member name, to detect duplicates
+	routes routeTable
 }
 
 func newResolver(d *decoder, s *Scenario) *resolver {
@@ -53,9 +54,11 @@ func (r *resolver) run() {
 	r.netTables()
 	r.globals("lnet", &s.LNet.Globals)
 	r.nodeConfig()
+	r.routeLoops()
 	r.udspConfig()
 	r.workloads()
 	r.faults()
+	r.faultLimits()
 	r.expectations()
 }
 

@@ -458,7 +458,9 @@ func (r *resolver) addRoute(p string, rt Route, targets []*Member) {
 			r.errorAt(p+".gateway", "set routing: true on "+owner.Group, "gateway %s (%s) does not route", nid, owner.Name)
 			return
 		}
-		m.Routes = append(m.Routes, ResolvedRoute{Net: net, Gateway: nid, Hop: rt.Hop, Priority: rt.Priority})
+		if !r.addRouteOnce(p, m, ResolvedRoute{Net: net, Gateway: nid, Hop: rt.Hop, Priority: rt.Priority}) {
+			return
+		}
 	}
 }
 

@@ -38,8 +38,10 @@ func (r *resolver) workloads() {
 		if len(w.To) == 0 {
 			r.errorAt(p+".to", "", "to is required (a node or group name)")
 		}
-		r.expandNames(p+".from", w.From)
-		r.expandNames(p+".to", w.To)
+		srcs, dsts := r.expandNames(p+".from", w.From), r.expandNames(p+".to", w.To)
+		if len(srcs) > 0 && len(dsts) > 0 {
+			r.workloadRoutes(p, w, srcs, dsts)
+		}
 		switch w.Distribution {
 		case "1:1", "1:n", "all-to-all":
 		default:

@@ -1,0 +1,38 @@
+package scenarios
+
+import "math"
+
+// maxFirings is the most times one periodic or random fault may fire in a run: each firing
+// is an event and usually a state change, so more can only exhaust the run's memory.
+const maxFirings = 10_000_000
+
+// faultLimits checks the repetition of every fault with a known action.
+func (r *resolver) faultLimits() {
+	for i := range r.s.Faults {
+		if f := &r.s.Faults[i]; actions[f.Action] != nil {
+			r.faultRepeat(index("faults", i), f)
+		}
+	}
+}
+
+// faultRepeat checks a fault's every and rate (after until has its default): a period
+// must be positive (every: 0s would fire once), and the firings from at to until must stay
+// within maxFirings.
+func (r *resolver) faultRepeat(p string, f *Fault) {
+	if r.d.has(p+".every") && f.Every <= 0 {
+		r.errorAt(p+".every", "remove every for a fault that fires once", "must be positive, got %s", f.Every)
+		return
+	}
+	span := f.Until - f.At
+	var n float64
+	field := ".every"
+	switch {
+	case f.Every > 0:
+		n = float64(span/f.Every) + 1
+	case f.Rate > 0:
+		n, field = math.Ceil(f.Rate*span.Seconds()), ".rate"
+	}
+	if n > maxFirings {
+		r.errorAt(p+field, "fire less often, or set until to stop sooner", "the fault would fire about %.0f times from %s to %s, more than the limit of %d", n, f.At, f.Until, maxFirings)
+	}
+}
