@@ -18,10 +18,11 @@
 //     (threshold decremented), and, when an ACK is asked for and response_tracking covers
 //     PUTs, a response tracker is attached (deadline now + transaction_timeout).
 //  2. send (lnet_send) → selectPathway (lnet_select_pathway): find/create the destination
-//     peer NI; hold the message while the peer is being discovered (a GET on the reserved
-//     portal whose REPLY carries the peer's NI list); classify (source-specified or not,
-//     multi-rail or not, response or not); pick the best local net, local NI and peer NI
-//     (health, priorities, preferred NIDs, credits, round-robin sequence).
+//     peer NI; queue the message on the peer while the peer is being discovered (a GET on
+//     the reserved portal whose REPLY carries the peer's NI list); classify the send case
+//     (source-specified or not, local or remote, multi-rail or not); the case's handler
+//     (handleSendCase, lnet_handle_send_case_locked) picks the local NI and peer NI or the
+//     gateway (health, priorities, preferred NIDs, credits, round-robin sequence).
 //  3. handleSend (lnet_handle_send): bump sequences, commit (message deadline), set the
 //     header's source and destination, note the next hop in the response tracker.
 //  4. postSend (lnet_post_send_locked): deadline check, peer-NI tx credit, NI tx credit
@@ -53,7 +54,8 @@
 // # Routing (route_table.go, forward.go, router_checker.go)
 //
 // Node.AddRoute adds a route (remote net, gateway NID on a local net, hops, priority);
-// Node.SetRouting makes a node forward. A send to a remote net goes through routedPath
+// Node.SetRouting makes a node forward. A send to a remote net (to a multi-rail peer only
+// if it has no NI on a local net) goes through routedPath
 // (lnet_handle_find_routed_path): the route is chosen by priority, hops, the gateway peer NI's
 // health, queued bytes and credits, then round robin; the message targets the gateway
 // (Msg.TargetIsRouter) and its header keeps the final destination. On the router, Parse

@@ -292,8 +292,9 @@ func compareGwLPNIs(a, b *PeerNI) int {
 // if it is a known gateway (on ni's net when the source is fixed); otherwise, for a fresh
 // multi-rail send, choose the destination's best routed net and peer NI (higher peer-net
 // health, lower priority, lower sequence), and find a route to the final destination's net.
-// A source NI not fixed yet is the best NI on the gateway's net.
-func (n *Node) routedPath(ni *NI, lpni *PeerNI, m *Msg, rtr NID) int {
+// A source NI not fixed yet is the best NI on the gateway's net. It returns the local NI, the
+// gateway's peer NI and the final destination's peer NI, or a negative errno.
+func (n *Node) routedPath(ni *NI, lpni *PeerNI, m *Msg, rtr NID) (*NI, *PeerNI, *PeerNI, int) {
 	var gw *PeerNI
 	if rtr != AnyNID {
 		if g := n.findPeerNI(rtr); g != nil && g.peer.gw != nil && n.netByID(rtr.Net()) != nil &&
@@ -340,15 +341,15 @@ func (n *Node) routedPath(ni *NI, lpni *PeerNI, m *Msg, rtr NID) int {
 		}
 		gw = n.findRoute(final.nid.Net(), ni, final)
 		if gw == nil {
-			return -EHOSTUNREACH
+			return nil, nil, nil, -EHOSTUNREACH
 		}
 	}
 	if ni == nil {
 		if ni = n.bestNI(n.netByID(gw.nid.Net())); ni == nil {
-			return -ENETDOWN
+			return nil, nil, nil, -ENETDOWN
 		}
 	}
-	return n.handleSend(ni, gw, final, m)
+	return ni, gw, final, 0
 }
 
 // firstNet returns the first local net (for peer NI tie-breaks that need some local NI).

@@ -13,11 +13,24 @@ func msgDiscovery(m *Msg) bool {
 	return (t == MsgPUT || t == MsgGET) && m.Hdr.Portal != ReservedPortal
 }
 
-// selectPathway models lnet_select_pathway. Order: find or create the destination peer NI;
-// hold the message while the peer is discovered (lnet_msg_discovery: PUT and GET off the
-// reserved portal, forwarded ones included); classify source-specified vs any, local vs remote, multi-rail vs not
-// (a router's final hop is handled as non-MR unless mrForwardAllowed); choose the local NI
-// and peer NI, or a route (routedPath); hand over to handleSend.
+// sendData models struct lnet_send_data: one path selection's inputs, send case and choices.
+type sendData struct {
+	m        *Msg
+	src, rtr NID     // sd_src_nid, sd_rtr_nid (AnyNID when not given)
+	lpni     *PeerNI // sd_best_lpni: the destination's peer NI until a case picks another
+	final    *PeerNI // sd_final_dst_lpni: the final destination of a routed send
+	ni       *NI     // sd_best_ni: the local NI once chosen
+
+	srcSpec bool // SRC_SPEC (else SRC_ANY)
+	local   bool // LOCAL_DST (else REMOTE_DST)
+	mr      bool // MR_DST (else NMR_DST)
+	resp    bool // SND_RESP: an ACK or REPLY
+}
+
+// selectPathway models lnet_select_pathway: find or create the destination peer NI, hold the
+// message on the peer while it is discovered (initiatePeerDiscovery), classify the send case
+// (sendCase) and hand it to its handler (handleSendCase). It returns 0 (sent, queued on
+// credits or waiting for discovery) or a negative errno.
 func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 	if n.shutdown {
 		return -ESHUTDOWN
@@ -26,91 +39,42 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 		return n.loSend(m)
 	}
 	lpni := n.nid2peerni(dst)
+	if n.initiatePeerDiscovery(lpni, m) {
+		return 0 // LNET_DC_WAIT
+	}
+	sd := n.sendCase(src, rtr, lpni, m)
+	return n.handleSendCase(&sd)
+}
+
+// initiatePeerDiscovery models lnet_initiate_peer_discovery: a PUT or GET off the reserved
+// portal (lnet_msg_discovery) to a peer not yet discovered is queued on the peer
+// (lnet_peer_queue_message) before discovery starts, so that a discovery failing at once
+// finalizes it in discoveryDone. It reports whether the message now waits (LNET_DC_WAIT).
+func (n *Node) initiatePeerDiscovery(lpni *PeerNI, m *Msg) bool {
 	p := lpni.peer
-	if n.tun.Discovery && !p.discovered && msgDiscovery(m) {
-		n.discoverPeer(p)
-		if !p.discovered {
-			p.pending.Push(m)
-			return 0
-		}
+	if !n.tun.Discovery || p.discovered || !msgDiscovery(m) {
+		return false
 	}
-	srcSpec := src != AnyNID
-	var local bool
-	if srcSpec {
-		local = src.Net() == dst.Net()
+	p.pending.Push(m)
+	n.discoverPeer(p)
+	return true
+}
+
+// sendCase classifies a send as lnet_select_pathway does: source specified or any; local
+// destination (with a source, on the source's net; without, on any local net) or remote;
+// multi-rail destination unless the peer is not multi-rail, the message is a recovery ping,
+// or a router's final hop may not forward multi-rail (lnet_mr_forwarding_allowed).
+func (n *Node) sendCase(src, rtr NID, lpni *PeerNI, m *Msg) sendData {
+	sd := sendData{m: m, src: src, rtr: rtr, lpni: lpni, final: lpni, srcSpec: src != AnyNID, resp: m.isResponse}
+	dnet := lpni.nid.Net()
+	if sd.srcSpec {
+		sd.local = src.Net() == dnet
 	} else {
-		local = n.netByID(dst.Net()) != nil
+		sd.local = n.netByID(dnet) != nil
 	}
-	if !local {
-		var ni *NI
-		if srcSpec {
-			if ni = n.niByNID[src]; ni == nil {
-				return -EINVAL
-			}
-		}
-		return n.routedPath(ni, lpni, m, rtr)
-	}
-	mr := p.mr && !m.recovery
-	switch {
-	case m.routing && !srcSpec && (!mr || !n.mrForwardAllowed(m, lpni)):
-		// A router's non-MR final hop: the destination as given, the best NI on its net.
-		ni := n.bestNI(n.netByID(dst.Net()))
-		if ni == nil {
-			return -EHOSTUNREACH
-		}
-		return n.handleSend(ni, lpni, nil, m)
-	case srcSpec:
-		// SRC_SPEC + LOCAL (MR or NMR): source NI and destination exactly as given
-		// (lnet_handle_spec_local_{mr,nmr}_dst).
-		ni := n.niByNID[src]
-		if ni == nil {
-			return -EINVAL
-		}
-		n.setNonMRPref(lpni, ni, m)
-		return n.handleSend(ni, lpni, nil, m)
-	case !mr:
-		// SRC_ANY + LOCAL + NMR (lnet_handle_any_local_nmr_dst, lnet_select_preferred_best_ni):
-		// the NI some NI of that peer net prefers (not for reserved-portal traffic), else the
-		// best NI on the net; then remember it as preferred.
-		var ni *NI
-		if !isReservedPortal(m) {
-			for _, x := range lpni.pnet.nis {
-				if len(x.prefNIDs) > 0 {
-					ni = n.niByNID[x.prefNIDs[0]]
-					break
-				}
-			}
-		}
-		if ni == nil {
-			ni = n.bestNI(n.netByID(dst.Net()))
-		}
-		if ni == nil {
-			return -EHOSTUNREACH
-		}
-		n.setNonMRPref(lpni, ni, m)
-		return n.handleSend(ni, lpni, nil, m)
-	case m.isResponse:
-		// SRC_ANY + LOCAL + MR response: destination fixed, best NI on its net.
-		ni := n.bestNI(n.netByID(dst.Net()))
-		if ni == nil {
-			return -ENETDOWN
-		}
-		return n.handleSend(ni, lpni, nil, m)
-	}
-	// SRC_ANY + LOCAL + MR (lnet_handle_any_mr_dsta): best local net, best NI, best peer NI.
-	lpn, net := n.bestLocalNet(p)
-	if lpn == nil {
-		return -EHOSTUNREACH
-	}
-	ni := n.bestNI(net)
-	if ni == nil {
-		return -ENETDOWN
-	}
-	best := n.selectPeerNI(ni, lpn)
-	if best == nil {
-		return -EHOSTUNREACH
-	}
-	return n.handleSend(ni, best, nil, m)
+	finalHop := m.routing && sd.local
+	sd.mr = lpni.peer.mr && !m.recovery && (!finalHop || n.mrForwardAllowed(m, lpni))
+	return sd
 }
 
 // setNonMRPref models lnet_set_non_mr_pref_nid: the first non-response send to a non-MR peer NI

@@ -41,10 +41,12 @@ func (n *Node) deadline(ni *NI) sim.Time {
 
 // handleSend models lnet_handle_send: bump the round-robin sequences of the chosen net, NI,
 // peer net and peer NI, record the choice on the message, commit it, set the header source
-// and destination (unless forwarding), record the next hop in the response tracker and post
-// it. For a routed send lpni is the gateway's peer NI and final the destination's (whose
-// sequences are bumped too): the message targets the router (msg_target_is_router) and the
-// header keeps the final destination.
+// (unless forwarding: the originator's stays) and destination, record the next hop in the
+// response tracker and post it. For a routed send lpni is the gateway's peer NI and final the
+// destination's (whose sequences are bumped too): the message targets the router
+// (msg_target_is_router) and the header names the final destination. Otherwise the header
+// names the chosen peer NI, also on a router's final hop, where multi-rail forwarding may
+// have chosen another NI of the destination than the originator addressed.
 //
 // A message whose MD was unlinked meanwhile (LNET_MD_FLAG_ABORTED) is refused after the
 // commit, as lnet_post_send_locked(msg, do_send = 0) refuses it: -ECANCELED goes back up
@@ -78,8 +80,8 @@ func (n *Node) handleSend(ni *NI, lpni, final *PeerNI, m *Msg) int {
 	}
 	if !m.routing {
 		m.Hdr.Src = ni.nid
-		m.Hdr.Dst = dst.nid
 	}
+	m.Hdr.Dst = dst.nid
 	if md := m.md; md != nil && md.rspt != 0 {
 		n.rsp.setNextHop(md.rspt, lpni.nid)
 	}
