@@ -39,6 +39,7 @@ type decoder struct {
 	depth   int
 	aborted bool     // decoding stopped early (too large or too deep): checks past it would mislead
 	src     [][]byte // the source's lines, to locate text inside block scalars
+	ignored []string // paths of accepted lnetctl keys the model has no use for
 }
 
 // maxDepth bounds nesting (a self-referencing alias would otherwise recurse forever).

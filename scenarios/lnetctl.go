@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -25,10 +26,10 @@ type LnetctlExport struct {
 
 // LnetctlNet is one `net type:` entry with its local NIs.
 type LnetctlNet struct {
-	NetType     string       `yaml:"net type"`
-	LocalNIs    []LnetctlNI  `yaml:"local NI(s)"`
-	Tunables    *NetTunables `yaml:"tunables"`
-	LNDTunables *O2IBParams  `yaml:"lnd tunables"`
+	NetType     string           `yaml:"net type"`
+	LocalNIs    []LnetctlNI      `yaml:"local NI(s)"`
+	Tunables    *LnetctlTunables `yaml:"tunables"`
+	LNDTunables *O2IBParams      `yaml:"lnd tunables"`
 }
 
 // LnetctlNI is one local NI of an exported net.
@@ -36,7 +37,7 @@ type LnetctlNI struct {
 	NID         string            `yaml:"nid"`
 	Status      string            `yaml:"status"`
 	Interfaces  map[string]string `yaml:"interfaces"`
-	Tunables    *NetTunables      `yaml:"tunables"`
+	Tunables    *LnetctlTunables  `yaml:"tunables"`
 	LNDTunables *O2IBParams       `yaml:"lnd tunables"`
 	CPT         string            `yaml:"CPT"`
 	DevCPT      ignored           `yaml:"dev cpt"`
@@ -110,9 +111,78 @@ type LnetctlUDSPAction struct {
 	Priority int64 `yaml:"priority"`
 }
 
-// LnetctlRouting is `routing: {enable: 0|1}`.
+// LnetctlRouting is `routing:` as export --backup prints it ({enable: 0|1}) or as export
+// prints it: a list of `cpt[N]:` pool blocks (show-only) ending with {enable: 0|1}.
 type LnetctlRouting struct {
 	Enable bool `yaml:"enable"`
+}
+
+func (r *LnetctlRouting) decodeYAML(d *decoder, n *yaml.Node, path string) {
+	if n.Kind != yaml.SequenceNode {
+		d.decodeStruct(n, reflectValue(r), path)
+		return
+	}
+	for i, item := range n.Content {
+		p := index(path, i)
+		if item.Kind == yaml.MappingNode && len(item.Content) == 2 && item.Content[0].Value == "enable" {
+			d.decodeStruct(item, reflectValue(r), path)
+			continue
+		}
+		if item.Kind != yaml.MappingNode || len(item.Content) != 2 || !strings.HasPrefix(item.Content[0].Value, "cpt[") {
+			d.errorf(item, p, "paste lnetctl's routing section", "expected cpt[N]: or enable:, got %s", describe(item))
+			continue
+		}
+		d.ignore(p + "." + item.Content[0].Value)
+	}
+}
+
+// LnetctlTunables is an NI's or net's `tunables:`. Lustre 2.10 and 2.13 on print the LND's
+// tunables under `lnd tunables:`; 2.11 and 2.12 print them inside `tunables:` (and leave
+// `lnd tunables:` empty), so the o2ib keys found here become the NI's LND tunables. 2.12
+// also reads a net-level CPT list here. -1 for an LNet tunable means the module's value
+// (kiblnd_tunables_setup takes it for peer_timeout, peer_credits, peer_buffer_credits and
+// credits), as if the key were not written.
+type LnetctlTunables struct {
+	NetTunables
+	LND *O2IBParams // the o2ib keys written here, nil when none
+	CPT string      // a net-level CPT list
+}
+
+func (t *LnetctlTunables) setDefaults() { t.NetTunables.setDefaults() }
+
+// o2ibInTunables are the o2ib tunables lnetctl 2.11 and 2.12 print inside `tunables:`.
+var o2ibInTunables = set("peercredits_hiw", "map_on_demand", "concurrent_sends", "fmr_pool_size",
+	"fmr_flush_trigger", "fmr_cache", "ntx", "conns_per_peer")
+
+func (t *LnetctlTunables) decodeYAML(d *decoder, n *yaml.Node, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.decodeStruct(n, reflectValue(&t.NetTunables), path)
+		return
+	}
+	lnetKeys := &yaml.Node{Kind: yaml.MappingNode, Tag: n.Tag, Line: n.Line, Column: n.Column}
+	lndKeys := &yaml.Node{Kind: yaml.MappingNode, Tag: n.Tag, Line: n.Line, Column: n.Column}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch {
+		case o2ibInTunables[k.Value]:
+			lndKeys.Content = append(lndKeys.Content, k, v)
+		case k.Value == "CPT":
+			t.CPT = v.Value
+		case v.Kind == yaml.ScalarNode && strings.TrimSpace(v.Value) == "-1":
+			// the module's value: left unwritten
+		default:
+			lnetKeys.Content = append(lnetKeys.Content, k, v)
+		}
+	}
+	d.decodeStruct(lnetKeys, reflectValue(&t.NetTunables), path)
+	if len(lndKeys.Content) > 0 {
+		t.LND = &O2IBParams{}
+		t.LND.setDefaults()
+		d.decodeStruct(lndKeys, reflectValue(t.LND), path)
+		// The keys both share are the LNet ones written beside them.
+		nt := t.NetTunables
+		t.LND.PeerTimeout, t.LND.PeerCredits, t.LND.PeerBufferCredits, t.LND.Credits = nt.PeerTimeout, nt.PeerCredits, nt.PeerBufferCredits, nt.Credits
+	}
 }
 
 // LnetctlBuffers is `buffers: {tiny, small, large}` (router buffer totals).
@@ -180,10 +250,48 @@ func shift(n *yaml.Node, dl, dc, depth int) {
 	}
 }
 
-// ignored accepts any value: a show-only key of lnetctl's output.
+// ignored accepts any value: a key of lnetctl's output the model has no use for. Load
+// lists each such key once per node (Scenario.Ignored).
 type ignored struct{}
 
-func (ignored) decodeYAML(*decoder, *yaml.Node, string) {}
+func (ignored) decodeYAML(d *decoder, _ *yaml.Node, path string) { d.ignore(path) }
+
+// ignore records an accepted key the model has no use for.
+func (d *decoder) ignore(path string) { d.ignored = append(d.ignored, path) }
+
+// ignoredSummary lists, per lnetctl section ("nodes.client.lnetctl"), the keys ignored there
+// once each, sorted: "nodes.client.lnetctl: CPT, dev cpt, statistics".
+func ignoredSummary(paths []string) []string {
+	keys := map[string][]string{}
+	var sections []string
+	for _, p := range paths {
+		sec, rest, ok := strings.Cut(p, ".lnetctl.")
+		if !ok {
+			continue
+		}
+		sec += ".lnetctl"
+		if _, seen := keys[sec]; !seen {
+			sections = append(sections, sec)
+		}
+		k := rest[strings.LastIndex(rest, ".")+1:]
+		if i := strings.Index(k, "["); i > 0 && !strings.HasPrefix(k, "cpt[") {
+			k = k[:i]
+		}
+		if strings.HasPrefix(k, "cpt[") {
+			k = "routing cpt[N]"
+		}
+		if !slices.Contains(keys[sec], k) {
+			keys[sec] = append(keys[sec], k)
+		}
+	}
+	var out []string
+	for _, sec := range sections {
+		ks := keys[sec]
+		sort.Strings(ks)
+		out = append(out, sec+": "+strings.Join(ks, ", "))
+	}
+	return out
+}
 
 // LnetctlShowCommands are the commands an lnetctl check reads, besides `which_nid NID...`.
 var LnetctlShowCommands = []string{"net show -v", "peer show -v", "route show -v", "routing show", "udsp show",

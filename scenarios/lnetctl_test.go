@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -156,5 +157,84 @@ expect:
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in\n%v", want, err)
 		}
+	}
+}
+
+// TestLnetctlImportReleases: the export of the same two-rail o2ib client as 2.10, 2.12
+// (LND tunables inside tunables:, lnd tunables: empty, dev cpt, tcp bonding), 2.15 and
+// master print it loads to the same NIs, routes and peers; what each version prints that
+// the model has no use for is listed once.
+func TestLnetctlImportReleases(t *testing.T) {
+	common := "available_rtr_credits, available_tx_credits, dev cpt, "
+	tail := "max_ni_tx_credits, min_rtr_credits, min_tx_credits, "
+	for _, c := range []struct {
+		version    string
+		timeout    sim.Time
+		maxIntf    int
+		txTimeout  sim.Time
+		udsp       int
+		ignoredKey string
+	}{
+		{"2.10", 50 * sim.Second, 4096, 150 * sim.Second, 0, common + tail + "refcount, routing cpt[N], state, statistics, tcp bonding, tx_q_num_of_buf"},
+		{"2.12", 50 * sim.Second, 200, 150 * sim.Second, 0, common + tail + "refcount, routing cpt[N], state, statistics, tcp bonding, tx_q_num_of_buf"},
+		{"2.15", 50 * sim.Second, 200, 50 * sim.Second, 1, common + "dropped_stats, health stats, health_sensitivity, lnd_timeout, " + tail + "received_stats, refcount, routing cpt[N], sent_stats, state, statistics, tx_q_num_of_buf, type"},
+		{"master", 0, 200, 50 * sim.Second, 1, common + "dropped_stats, health stats, lnd_timeout, " + tail + "received_stats, refcount, routing cpt[N], sent_stats, state, statistics, tx_q_num_of_buf, type, udsp info"},
+	} {
+		s, err := Load(c.version+".yaml", withExport(t, "testdata/lnetctl-export/"+c.version+".yaml"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.version, err)
+		}
+		m := s.Member("client")
+		if len(m.NIs) != 2 {
+			t.Fatalf("%s: NIs %+v", c.version, m.NIs)
+		}
+		for i, ni := range m.NIs {
+			if want := fmt.Sprintf("192.168.10.1%d@o2ib", i+1); ni.NID.String() != want || ni.Interface != fmt.Sprintf("ib%d", i) {
+				t.Errorf("%s: NI %d is %s on %s", c.version, i, ni.NID, ni.Interface)
+			}
+			if *ni.Tunables != (NetTunables{PeerTimeout: 180 * sim.Second, PeerCredits: 16, Credits: 256}) {
+				t.Errorf("%s: NI %d tunables %+v", c.version, i, *ni.Tunables)
+			}
+			if l := ni.LND; l.PeerCreditsHiw != 8 || l.ConcurrentSends != 16 || l.NTX != 512 || l.ConnsPerPeer != 1 || l.MapOnDemand != 0 || l.Timeout != c.timeout {
+				t.Errorf("%s: NI %d lnd tunables %+v", c.version, i, *l)
+			}
+		}
+		if len(m.Routes) != 1 || m.Routes[0] != (ResolvedRoute{Net: "o2ib1", Gateway: m.Routes[0].Gateway, Hop: -1}) || m.Routes[0].Gateway.String() != "192.168.10.250@o2ib" {
+			t.Errorf("%s: routes %+v", c.version, m.Routes)
+		}
+		if len(m.Peers) != 1 || !m.Peers[0].MultiRail || len(m.Peers[0].NIDs) != 2 {
+			t.Errorf("%s: peers %+v", c.version, m.Peers)
+		}
+		if g := m.Global; g.MaxInterfaces != c.maxIntf || g.TransactionTimeout != c.txTimeout || !g.Discovery || m.Routing || len(m.UDSP) != c.udsp {
+			t.Errorf("%s: global %+v routing %v udsp %+v", c.version, *g, m.Routing, m.UDSP)
+		}
+		if want := []string{"nodes.client.lnetctl: " + c.ignoredKey}; !reflect.DeepEqual(s.Ignored, want) {
+			t.Errorf("%s: ignored\n%q\nwant\n%q", c.version, s.Ignored, want)
+		}
+	}
+}
+
+// TestLnetctlImportModuleValues: -1 for an LNet tunable means the module's value (the
+// net's o2ib peer_timeout and peer_credits), o2ib timeout 0 the global LND timeout; a
+// negative o2ib timeout is refused.
+func TestLnetctlImportModuleValues(t *testing.T) {
+	data := string(withExport(t, "testdata/lnetctl-export/master.yaml"))
+	data = strings.Replace(data, "peer_timeout: 180", "peer_timeout: -1", 2)
+	data = strings.Replace(data, "peer_credits: 16", "peer_credits: -1", 1)
+	s, err := Load("m.yaml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nis := s.Member("client").NIs
+	if *nis[0].Tunables != (NetTunables{PeerTimeout: 180 * sim.Second, PeerCredits: 8, Credits: 256}) || nis[0].LND.Timeout != 0 {
+		t.Errorf("NI 0: %+v, timeout %v", *nis[0].Tunables, nis[0].LND.Timeout)
+	}
+	if nis[1].Tunables.PeerCredits != 16 {
+		t.Errorf("NI 1: %+v", *nis[1].Tunables)
+	}
+	_, err = Load("m.yaml", []byte(strings.Replace(data, " timeout: 0\n", " timeout: -5\n", 1)))
+	want := "m.yaml:90:30: nodes.client.lnetctl.net[1].local NI(s)[0].lnd tunables.timeout: must be positive, got -5"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }

@@ -54,6 +54,7 @@ func Load(file string, data []byte, overrides ...Override) (s *Scenario, err err
 	}
 	sum := sha256.Sum256(c)
 	s.Hash = hex.EncodeToString(sum[:])
+	s.Ignored = ignoredSummary(d.ignored)
 	return s, nil
 }
 

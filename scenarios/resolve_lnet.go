@@ -43,23 +43,37 @@ func (r *resolver) importNets(g string, ng *NodeGroup) {
 			}
 			spec.Interface = lni.Interfaces["0"]
 			spec.CPT = lni.CPT
-			// NI-level tunables win over net-level ones, as lnetctl applies them.
-			switch {
-			case lni.Tunables != nil:
-				spec.Tunables, spec.tunablesPath = lni.Tunables, lp+".tunables"
-			case n.Tunables != nil:
-				t := *n.Tunables
-				spec.Tunables, spec.tunablesPath = &t, np+".tunables"
+			if spec.CPT == "" && n.Tunables != nil {
+				spec.CPT = n.Tunables.CPT
 			}
-			switch {
-			case lni.LNDTunables != nil:
-				spec.LND, spec.lndPath = lni.LNDTunables, lp+".lnd tunables"
-			case n.LNDTunables != nil:
-				t := *n.LNDTunables
-				spec.LND, spec.lndPath = &t, np+".lnd tunables"
-			}
+			importTunables(&spec, lni, n, lp, np)
 			ng.NIs = append(ng.NIs, spec)
 		}
+	}
+}
+
+// importTunables gives an imported NI its tunables: NI-level ones win over net-level ones,
+// as lnetctl applies them, and the LND's come from `lnd tunables:` or, as 2.11 and 2.12
+// print them, from `tunables:`.
+func importTunables(spec *NISpec, lni LnetctlNI, n LnetctlNet, lp, np string) {
+	switch {
+	case lni.Tunables != nil:
+		spec.Tunables, spec.tunablesPath = &lni.Tunables.NetTunables, lp+".tunables"
+	case n.Tunables != nil:
+		t := n.Tunables.NetTunables
+		spec.Tunables, spec.tunablesPath = &t, np+".tunables"
+	}
+	switch {
+	case lni.LNDTunables != nil:
+		spec.LND, spec.lndPath = lni.LNDTunables, lp+".lnd tunables"
+	case lni.Tunables != nil && lni.Tunables.LND != nil:
+		spec.LND, spec.lndPath = lni.Tunables.LND, lp+".tunables"
+	case n.LNDTunables != nil:
+		t := *n.LNDTunables
+		spec.LND, spec.lndPath = &t, np+".lnd tunables"
+	case n.Tunables != nil && n.Tunables.LND != nil:
+		t := *n.Tunables.LND
+		spec.LND, spec.lndPath = &t, np+".tunables"
 	}
 }
 
@@ -210,8 +224,8 @@ func (r *resolver) checkO2IB(p string, o *O2IBParams) {
 			r.errorAt(p+"."+f, "", "must be from %d to %d, got %d", lo, hi, v)
 		}
 	}
-	if o.Timeout <= 0 {
-		r.errorAt(p+".timeout", "", "must be greater than zero")
+	if o.Timeout < 0 {
+		r.errorAt(p+".timeout", "0 means the global LND timeout (lnd_timeout)", "must not be negative")
 	}
 	rng("peer_credits", o.PeerCredits, 1, 255)
 	rng("credits", o.Credits, 1, 1<<20)

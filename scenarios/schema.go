@@ -33,6 +33,9 @@ type Scenario struct {
 	Members []Member `yaml:"-" json:"members"`
 	// Hash is the sha256 of the canonical form (filled by Load; see Canonical).
 	Hash string `yaml:"-" json:"-"`
+	// Ignored lists, per lnetctl section, the keys of a pasted export the model has no use
+	// for (accepted, not applied), each once (filled by Load).
+	Ignored []string `yaml:"-" json:"-"`
 
 	memberIndex map[string]int // name -> index in Members, built by Member
 }

@@ -70,7 +70,7 @@ type Globals struct {
 	// NumaRange is lnet_numa_range (default 0).
 	NumaRange int `yaml:"numa_range" json:"numa_range"`
 	// MaxInterfaces is lnet_interfaces_max (default 4096).
-	MaxInterfaces int `yaml:"max_interfaces" json:"max_interfaces"`
+	MaxInterfaces int `yaml:"max_interfaces" alias:"max_intf" json:"max_interfaces"`
 	// LockPrimNID is lock_prim_nid (default true).
 	LockPrimNID bool `yaml:"lock_prim_nid" json:"lock_prim_nid"`
 	// AliveRouterCheckInterval is alive_router_check_interval (default 60 s; 0 disables

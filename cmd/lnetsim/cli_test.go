@@ -317,3 +317,16 @@ func TestSeedFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestRunListsIgnoredLnetctlKeys: the run's story lists, once, the keys of a pasted export
+// that the model has no use for.
+func TestRunListsIgnoredLnetctlKeys(t *testing.T) {
+	code, out, errOut := runCLI(t, "run", "--out", t.TempDir(), "builtin:lnetctl-import")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "\nlnetctl keys accepted but not modelled (ignored):\n  nodes.client.lnetctl: lnd_timeout, state\n"
+	if !strings.Contains(out, want) || strings.Count(out, "lnd_timeout") != 1 {
+		t.Fatalf("missing %q in\n%s", want, out)
+	}
+}

@@ -76,6 +76,7 @@ type scenarioRun struct {
 	Figures  []string        `json:"figures,omitempty"`
 	NotDrawn []string        `json:"not_drawn,omitempty"` // --plots: each figure not drawn and why
 	WallSecs float64         `json:"wall_seconds"`
+	Ignored  []string        `json:"ignored_lnetctl_keys,omitempty"` // per lnetctl section: keys with no use in the model
 	desc     string
 	health   []record.HealthChange
 }
@@ -130,7 +131,7 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 	var runs []*scenarioRun
 	dirs := runDirs{out: f.out}
 	for i, s := range loaded {
-		r := &scenarioRun{File: args[i], desc: strings.TrimSpace(s.Description)}
+		r := &scenarioRun{File: args[i], desc: strings.TrimSpace(s.Description), Ignored: s.Ignored}
 		if s.Name == "" {
 			s.Name = defaultName(args[i])
 		}
@@ -218,6 +219,12 @@ func printStory(w io.Writer, r *scenarioRun, quiet bool) {
 	fmt.Fprintf(w, "== %s (seed %d, %s of virtual time, %d events, %.2fs wall)\n", s.Scenario, s.Seed, s.Duration, s.Events, r.WallSecs)
 	if r.desc != "" {
 		fmt.Fprintf(w, "%s\n", wrap(r.desc, 90))
+	}
+	if len(r.Ignored) > 0 {
+		fmt.Fprintln(w, "\nlnetctl keys accepted but not modelled (ignored):")
+		for _, l := range r.Ignored {
+			fmt.Fprintf(w, "  %s\n", wrap(l, 88))
+		}
 	}
 	if len(r.health) > 0 {
 		fmt.Fprintln(w, "\nHealth and NI status changes:")
