@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -35,6 +36,10 @@ type runFlags struct {
 	cpuProf  string
 	memProf  string
 	junit    string // check only
+	maxEv    uint64
+	maxMem   string
+	maxWall  time.Duration
+	stderr   io.Writer // where the progress line goes when it is a terminal
 }
 
 // checkOutputFiles refuses, before anything runs, an output flag naming something that is
@@ -63,6 +68,9 @@ func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
 	cmd.Flags().StringVar(&f.trace, "trace", "", "write a Chrome trace-event JSON timeline to FILE for Perfetto or chrome://tracing (one scenario only)")
 	cmd.Flags().StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulator to FILE (go tool pprof FILE): where a large scenario spends its time")
 	cmd.Flags().StringVar(&f.memProf, "memprofile", "", "write a Go heap profile to FILE at the end of the simulation, its cluster still live (go tool pprof -sample_index=inuse_space|alloc_space FILE)")
+	cmd.Flags().Uint64Var(&f.maxEv, "max-events", runner.DefaultMaxEvents, "end a run after N events, writing its results so far marked incomplete (exit 4)")
+	cmd.Flags().StringVar(&f.maxMem, "max-memory", "", "end a run when the process uses more than SIZE (e.g. 8GiB; 0: no cap; default 3/4 of the physical or cgroup memory), as --max-events")
+	cmd.Flags().DurationVar(&f.maxWall, "max-wall", 0, "end a run after DURATION of wall-clock time (e.g. 10m; default no cap), as --max-events")
 	cmd.Flags().BoolVar(&f.figures, "plots", false, "also render health.png and ni-traffic.png into each run directory (default on for the built-in default scenario)")
 }
 
@@ -73,6 +81,7 @@ type scenarioRun struct {
 	Summary  *record.Summary `json:"summary,omitempty"`
 	Failed   int             `json:"failed_expectations"`
 	Error    string          `json:"error,omitempty"`
+	Capped   bool            `json:"-"` // Error is a cap that ended the run; Summary holds what it did
 	Figures  []string        `json:"figures,omitempty"`
 	NotDrawn []string        `json:"not_drawn,omitempty"` // --plots: each figure not drawn and why
 	WallSecs float64         `json:"wall_seconds"`
@@ -99,6 +108,13 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 	if err := checkOutputFiles(map[string]string{"--pcap": f.pcap, "--trace": f.trace,
 		"--cpuprofile": f.cpuProf, "--memprofile": f.memProf, "--junit": f.junit}); err != nil {
 		return nil, err
+	}
+	maxMem, err := parseMaxMemory(f.maxMem)
+	if err != nil {
+		return nil, err
+	}
+	if f.maxEv == 0 {
+		return nil, usageErr("--max-events must be at least 1")
 	}
 	ovs, err := parseSets(f.sets)
 	if err != nil {
@@ -142,13 +158,23 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 			r.Dir = dirs.dir(s, cmd.Flags().Changed("seed"), f.sets)
 		}
 		start := time.Now()
+		mon := &monitor{maxMem: maxMem, maxWall: f.maxWall, memory: processMemory, name: s.Name, duration: s.Duration, start: start}
+		if isTerminal(f.stderr) {
+			mon.progress = f.stderr
+		}
 		res, err := runner.Run(s, runner.Options{Out: r.Dir, Version: buildVersion(), Backend: f.backend,
-			Pcap: f.pcap, PcapLink: link, Trace: f.trace, AtEnd: atEnd})
+			Pcap: f.pcap, PcapLink: link, Trace: f.trace, AtEnd: atEnd,
+			MaxEvents: f.maxEv, Monitor: mon.check, WriteIncomplete: true})
+		mon.done()
 		r.WallSecs = time.Since(start).Seconds()
-		if err != nil {
+		var capErr *runner.CapError
+		switch {
+		case errors.As(err, &capErr):
+			r.Error, r.Capped, r.Summary = err.Error(), true, &res.Summary
+		case err != nil:
 			r.Error = err.Error()
 			r.Dir = ""
-		} else {
+		default:
 			r.Summary, r.Failed, r.health = &res.Summary, res.Failed, res.Health
 			if f.figures && r.Dir != "" {
 				r.Figures, r.NotDrawn = drawRunFigures(r.Dir, fmt.Sprintf("%s (seed %d)", s.Name, res.Summary.Seed))
@@ -165,24 +191,37 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 	return runs, nil
 }
 
-// tally counts the failed expectations and the runs that ended in an error.
-func tally(runs []*scenarioRun) (failed, errored int) {
+// tally counts the failed expectations, the runs that ended in an error and those a cap
+// ended (errored counts them too).
+func tally(runs []*scenarioRun) (failed, errored, capped int) {
 	for _, r := range runs {
 		failed += r.Failed
 		if r.Error != "" {
 			errored++
 		}
+		if r.Capped {
+			capped++
+		}
 	}
-	return failed, errored
+	return failed, errored, capped
 }
 
-// runsExit is run's and check's outcome: exit 1 when a scenario could not run, else 3 when
-// an expectation failed, else 0.
+// runsExit is run's and check's outcome: exit 1 when a scenario could not run, else 4 when
+// a cap ended a run (the cap's one-line message when it is the only one), else 3 when an
+// expectation failed, else 0.
 func runsExit(runs []*scenarioRun) error {
-	failed, errored := tally(runs)
+	failed, errored, capped := tally(runs)
 	switch {
-	case errored > 0:
-		return &exitError{code: exitRuntime, err: fmt.Errorf("%d scenario(s) could not run (see above)", errored)}
+	case errored > capped:
+		return &exitError{code: exitRuntime, err: fmt.Errorf("%d scenario(s) could not run (see above)", errored-capped)}
+	case capped == 1:
+		for _, r := range runs {
+			if r.Capped {
+				return &exitError{code: exitCap, err: errors.New(r.Error)}
+			}
+		}
+	case capped > 1:
+		return &exitError{code: exitCap, err: fmt.Errorf("%d runs ended at a cap, their results marked incomplete (see above)", capped)}
 	case failed > 0:
 		return &exitError{code: exitExpectFail, err: fmt.Errorf("%d expectation(s) failed", failed)}
 	}
@@ -203,6 +242,13 @@ func printRuns(w io.Writer, runs []*scenarioRun, f *runFlags) error {
 }
 
 func printStory(w io.Writer, r *scenarioRun, quiet bool) {
+	if r.Capped {
+		fmt.Fprintf(w, "%s: INCOMPLETE: %s\n", r.File, r.Error)
+		if r.Dir != "" {
+			fmt.Fprintf(w, "Results so far: %s (summary.json: \"incomplete\": %q)\n", r.Dir, r.Summary.Incomplete)
+		}
+		return
+	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "%s: ERROR: %s\n", r.File, r.Error)
 		return
@@ -302,6 +348,9 @@ anything but letters, digits, '.', '_' and '-' made '_' (a scenario without a na
 file's), plus -seedN with --seed and -set<hash> with --set, so such runs keep their own
 directories. An existing directory is replaced only if it holds a run of the same scenario.
 
+--max-events, --max-memory and --max-wall end a run early (exit status 4): its results so far
+are written, marked "incomplete" in summary.json. On a terminal the run shows its progress.
+
 With no file it runs the built-in default scenario: a multi-rail client and server, one rail's
 port fails mid-run and comes back. A built-in scenario is named builtin:NAME (see lnetsim
 scenarios list); "-" reads standard input.`,
@@ -315,6 +364,7 @@ scenarios list); "-" reads standard input.`,
 					f.figures = true // the default scenario's story comes with its key figure
 				}
 			}
+			f.stderr = cmd.ErrOrStderr()
 			runs, err := runScenarios(cmd, args, &f)
 			if err != nil {
 				return err
@@ -341,6 +391,7 @@ Exit status as for every command (lnetsim --help): 0 every expectation holds, 3 
   lnetsim check --junit report.xml --out "" scenarios/catalogue/*.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.stderr = cmd.ErrOrStderr()
 			runs, err := runScenarios(cmd, args, &f)
 			if err != nil {
 				return err
@@ -354,7 +405,7 @@ Exit status as for every command (lnetsim --help): 0 every expectation holds, 3 
 				}
 			}
 			if !f.quiet && f.output == "text" {
-				failed, errored := tally(runs)
+				failed, errored, _ := tally(runs)
 				fmt.Fprintf(cmd.OutOrStdout(), "%d scenarios, %d failed expectations, %d errors\n", len(runs), failed, errored)
 			}
 			return runsExit(runs)

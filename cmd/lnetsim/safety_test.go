@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/lnetsim/lnetsim/record"
 )
 
 // tinyScenario is a two-node scenario that runs in milliseconds; name is its name: line
@@ -196,5 +198,48 @@ func TestExitCodes(t *testing.T) {
 	code, out, _ := runCLI(t, "--help")
 	if code != 0 || !strings.Contains(out, "Exit status:\n  0  success\n  1  an I/O or internal error") || !strings.Contains(out, "  3  an expectation failed (run and check)") {
 		t.Fatalf("--help: exit %d, no exit status list:\n%s", code, out)
+	}
+}
+
+// TestCapsEndRunWithExit4: each cap ends the run with exit 4, a one-line message naming the
+// cap and its flag, and the results so far written and marked incomplete. The memory and
+// wall caps are checked every runner.MonitorEvery (65536) events, so 1KiB and 1ns stop the
+// run at exactly that event.
+func TestCapsEndRunWithExit4(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "long.yaml")
+	src := "name: long\nseed: 5\nduration: 87600h\nnodes: {a: {nis: [o2ib0]}, b: {nis: [o2ib0]}}\n" +
+		"workload: [{type: brw, from: a, to: b, size: 4KiB, interval: 10ms}]\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flag, value, cap string
+		events        uint64
+		detail        string // the message's end, after the virtual time
+	}{
+		{"--max-events", "1000", "max-events", 1000, " pending (raise it with --max-events N)"},
+		{"--max-memory", "1KiB", "max-memory", 65536, ", cap 1KiB (raise it with --max-memory SIZE)"},
+		{"--max-wall", "1ns", "max-wall", 65536, ", cap 1ns (raise it with --max-wall DURATION)"},
+	} {
+		out := filepath.Join(dir, tc.cap)
+		code, stdout, errOut := runCLI(t, "run", "--out", out, tc.flag, tc.value, file)
+		sum, err := record.ReadSummary(filepath.Join(out, "long"))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.flag, err)
+		}
+		want := "lnetsim: run of long stopped: --" + tc.cap + " cap reached at " + sum.Duration + " of virtual time: "
+		if code != exitCap || !strings.HasPrefix(errOut, want) || !strings.HasSuffix(errOut, tc.detail+"\n") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s %s: exit %d, stderr %q; want exit 4, %q...%q", tc.flag, tc.value, code, errOut, want, tc.detail)
+		}
+		if sum.Incomplete != tc.cap || sum.Events != tc.events || sum.Expectations != nil {
+			t.Errorf("%s: summary incomplete %q, %d events; want %q, %d", tc.flag, sum.Incomplete, sum.Events, tc.cap, tc.events)
+		}
+		if !strings.Contains(stdout, "INCOMPLETE: run of long stopped: --"+tc.cap) || !strings.Contains(stdout, `(summary.json: "incomplete": "`+tc.cap+`")`) {
+			t.Errorf("%s: story:\n%s", tc.flag, stdout)
+		}
+	}
+	if code, _, errOut := runCLI(t, "run", "--out", "", "--max-memory", "lots", file); code != exitUsage {
+		t.Fatalf("--max-memory lots: exit %d, want 2\n%s", code, errOut)
 	}
 }

@@ -25,8 +25,18 @@ type Options struct {
 	Params map[string]string
 	// SampleEvery is the period of timeseries.csv samples (default 1s).
 	SampleEvery sim.Time
-	// MaxEvents bounds the run (default 2e9): a runaway model ends with an error.
+	// MaxEvents bounds the run (default DefaultMaxEvents): reaching it ends the run with a
+	// *CapError that wraps sim.ErrEventLimit.
 	MaxEvents uint64
+	// Monitor, if set, is called every MonitorEvery events with the virtual time and the
+	// events fired; a *CapError it returns ends the run there. It may read the wall clock and
+	// the process's memory (lnetsim's --max-wall, --max-memory, progress line): that never
+	// changes what a run that completes writes.
+	Monitor func(now sim.Time, events uint64) error
+	// WriteIncomplete keeps a run that a cap ended: its results so far are written (Out,
+	// Pcap, Trace) and returned with the *CapError, summary.json's incomplete naming the cap
+	// and no expectation evaluated. Without it such a run writes nothing.
+	WriteIncomplete bool
 	// Backend is the LND the nodes run: "o2ib" (default: o2iblnd over the InfiniBand
 	// model) or "ideal" (LNet's ideal LND, faults approximated; see the package doc).
 	Backend string
@@ -66,7 +76,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		opt.SampleEvery = sim.Second
 	}
 	if opt.MaxEvents == 0 {
-		opt.MaxEvents = 2_000_000_000
+		opt.MaxEvents = DefaultMaxEvents
 	}
 	col := newCollector()
 	ts := &tracerSet{list: []lnet.Tracer{col}}
@@ -132,17 +142,18 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 
 	sum := sim.NewChecksum()
 	c.k.SetObserver(sum.Observe)
-	c.k.SetLimits(sim.Limits{MaxEvents: opt.MaxEvents})
 	ws.start()
 	faults.schedule()
 	ch.schedule()
 	smp.start()
-	if err := c.k.RunUntil(s.Duration); err != nil {
+	runErr := runCapped(c.k, s.Duration, opt.MaxEvents, opt.Monitor)
+	var capErr *CapError
+	if runErr != nil && (!errors.As(runErr, &capErr) || !opt.WriteIncomplete) {
 		if out != nil {
 			out.Abort()
 		}
 		_ = finishSide(false)
-		return nil, fmt.Errorf("run of %s stopped: %w", s.Name, err)
+		return nil, fmt.Errorf("run of %s stopped: %w", s.Name, runErr)
 	}
 	if opt.AtEnd != nil {
 		opt.AtEnd()
@@ -153,12 +164,18 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		}
 		return nil, err
 	}
-	results := ch.finish()
 	res := &Result{Summary: record.Summary{
 		Scenario: s.Name, ScenarioHash: s.Hash, Seed: seed, Version: opt.Version, Params: opt.Params,
 		Duration: s.Duration.String(), Events: sum.Events(), Checksum: fmt.Sprintf("%016x", sum.Sum()),
-		Metrics: metrics(c, col, ws), Expectations: results,
+		Metrics: metrics(c, col, ws),
 	}}
+	var results []record.Expectation
+	if capErr != nil {
+		res.Summary.Incomplete, res.Summary.Duration = capErr.Cap, c.k.Now().String()
+	} else {
+		results = ch.finish()
+		res.Summary.Expectations = results
+	}
 	res.Health = col.health
 	for _, r := range results {
 		if !r.Passed {
@@ -170,6 +187,9 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		if err := out.Commit(); err != nil {
 			return nil, err
 		}
+	}
+	if capErr != nil {
+		return res, fmt.Errorf("run of %s stopped: %w", s.Name, capErr)
 	}
 	return res, nil
 }

@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// MonitorEvery is how many events fire between two calls of Options.Monitor.
+const MonitorEvery = 1 << 16
+
+// DefaultMaxEvents is Options.MaxEvents when it is zero.
+const DefaultMaxEvents = 2_000_000_000
+
+// CapError ends a run at a cap (--max-events, --max-memory, --max-wall): the run stopped at
+// virtual time At, before it was due to end.
+type CapError struct {
+	Cap    string // the flag without dashes, also summary.json's incomplete value
+	Detail string // what was reached, against the cap
+	Arg    string // the flag's argument, for the hint: N, SIZE, DURATION
+	At     sim.Time
+	Err    error // the kernel's event-limit error for max-events, else nil
+}
+
+func (e *CapError) Error() string {
+	return fmt.Sprintf("--%s cap reached at %s of virtual time: %s (raise it with --%s %s)", e.Cap, e.At, e.Detail, e.Cap, e.Arg)
+}
+
+func (e *CapError) Unwrap() error { return e.Err }
+
+// runCapped runs k until the scenario's end in slices of at most MonitorEvery events,
+// calling monitor between slices: the same events fire in the same order as one RunUntil,
+// so a run that completes is unchanged by the slicing. It returns a *CapError when
+// maxEvents or the monitor ends the run first.
+func runCapped(k *sim.Kernel, until sim.Time, maxEvents uint64, monitor func(sim.Time, uint64) error) error {
+	for {
+		limit := maxEvents
+		if monitor != nil {
+			limit = min(limit, k.Fired()+MonitorEvery)
+		}
+		k.SetLimits(sim.Limits{MaxEvents: limit})
+		err := k.RunUntil(until)
+		if !errors.Is(err, sim.ErrEventLimit) {
+			return err
+		}
+		if k.Fired() >= maxEvents {
+			return &CapError{Cap: "max-events", Arg: "N", At: k.Now(), Err: err,
+				Detail: fmt.Sprintf("%d events fired, %d pending", k.Fired(), k.Pending())}
+		}
+		if err := monitor(k.Now(), k.Fired()); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lnetsim/lnetsim/record"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// TestMonitorDoesNotChangeResults: a run sliced every MonitorEvery events for its monitor
+// writes the same bytes as one without, and the monitor sees each slice's end.
+func TestMonitorDoesNotChangeResults(t *testing.T) {
+	s, err := scenarios.LoadBuiltin(scenarios.DefaultName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	plain, sliced := filepath.Join(base, "plain"), filepath.Join(base, "sliced")
+	a, err := Run(s, Options{Out: plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []uint64
+	b, err := Run(s, Options{Out: sliced, Monitor: func(_ sim.Time, events uint64) error {
+		calls = append(calls, events)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Summary.Checksum != b.Summary.Checksum || a.Summary.Events != b.Summary.Events {
+		t.Fatalf("sliced run: %d events, checksum %s; plain: %d, %s", b.Summary.Events, b.Summary.Checksum, a.Summary.Events, a.Summary.Checksum)
+	}
+	if want := int(a.Summary.Events / MonitorEvery); len(calls) != want || calls[0] != MonitorEvery {
+		t.Fatalf("monitor called at %v, want %d calls, every %d events", calls, want, MonitorEvery)
+	}
+	if err := compareDirs(plain, sliced); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCapWritesIncompleteRun: --max-events (and any cap the monitor returns) ends the run at
+// exactly that event; with WriteIncomplete its results so far are committed, summary.json
+// marked incomplete with the virtual time reached and no expectation; without, nothing is
+// written.
+func TestCapWritesIncompleteRun(t *testing.T) {
+	s, err := scenarios.LoadBuiltin(scenarios.DefaultName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	res, err := Run(s, Options{Out: dir, MaxEvents: 1000, WriteIncomplete: true})
+	var capErr *CapError
+	if !errors.As(err, &capErr) || !errors.Is(err, sim.ErrEventLimit) || capErr.Cap != "max-events" {
+		t.Fatalf("err = %v, want a max-events CapError wrapping sim.ErrEventLimit", err)
+	}
+	// The virtual time and queue length reached depend on the model; the count does not.
+	want := fmt.Sprintf("run of rail-failure stopped: --max-events cap reached at %s of virtual time: 1000 events fired, ", capErr.At)
+	if !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), " pending (raise it with --max-events N)") || capErr.At <= 0 {
+		t.Fatalf("err = %q\nwant  %q...", err, want)
+	}
+	sum, rerr := record.ReadSummary(dir)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if sum.Incomplete != "max-events" || sum.Events != 1000 || sum.Duration != capErr.At.String() || sum.Expectations != nil || res.Summary.Incomplete != "max-events" {
+		t.Fatalf("summary: incomplete %q, %d events, duration %s, %d expectations", sum.Incomplete, sum.Events, sum.Duration, len(sum.Expectations))
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, record.SummaryFile))
+	if !bytes.Contains(b, []byte(`"incomplete": "max-events"`)) {
+		t.Fatalf("summary.json:\n%s", b)
+	}
+	// A monitor's cap, and no WriteIncomplete: nothing is written.
+	gone := filepath.Join(t.TempDir(), "run")
+	_, err = Run(s, Options{Out: gone, Monitor: func(now sim.Time, _ uint64) error {
+		return &CapError{Cap: "max-wall", Arg: "DURATION", At: now, Detail: "test"}
+	}})
+	if !errors.As(err, &capErr) || capErr.Cap != "max-wall" {
+		t.Fatalf("err = %v, want the monitor's cap", err)
+	}
+	if _, serr := os.Stat(gone); !os.IsNotExist(serr) {
+		t.Fatalf("a capped run without WriteIncomplete left %s", gone)
+	}
+}
