@@ -215,8 +215,8 @@ func TestCapsEndRunWithExit4(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		flag, value, cap string
-		events        uint64
-		detail        string // the message's end, after the virtual time
+		events           uint64
+		detail           string // the message's end, after the virtual time
 	}{
 		{"--max-events", "1000", "max-events", 1000, " pending (raise it with --max-events N)"},
 		{"--max-memory", "1KiB", "max-memory", 65536, ", cap 1KiB (raise it with --max-memory SIZE)"},
