@@ -10,7 +10,14 @@ import (
 
 // Event kinds of stream handlers.
 const (
-	evStart = iota + 1 // start (or continue) a stream: issue its next operation
+	evStart       = iota + 1 // start (or continue) a stream: issue its next operation
+	evPingTimeout            // a ping's timeout (arg: the stream's operation number)
+)
+
+// Ping timeouts as lnetctl ping has them: 1 s unless given, at most DEFAULT_PEER_TIMEOUT.
+const (
+	pingTimeoutDefault = sim.Second
+	pingTimeoutMax     = 180 * sim.Second
 )
 
 // op is one workload operation: a PUT with ACK (brw write), a GET (brw read) or an LNet ping.
@@ -23,6 +30,7 @@ type op struct {
 	status int // 0 or a negative errno from the completing event
 	sent   bool
 	done   bool // the outcome is recorded (finish ran); it never changes after
+	gaveUp bool // a ping whose timeout passed: its MD is unlinked, its UNLINK ends it
 	md     lnet.MDHandle
 	rpc    *rpcOp // the RPC state of an rpc workload's operation
 
@@ -41,7 +49,8 @@ type stream struct {
 	next    int // round-robin position in targets
 	hid     sim.HandlerID
 	cur     *op
-	ops     int // operations issued
+	ops     int  // operations this stream issued
+	issued  *int // operations its source issued, over all its streams (the `count` limit)
 }
 
 // workload is a running scenario workload.
@@ -114,8 +123,9 @@ func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
 			default: // 1:n and all-to-all: every target, round robin
 				targets = dsts
 			}
+			issued := new(int)
 			for range max(1, spec.Concurrency) {
-				st := &stream{w: w, src: src, targets: targets}
+				st := &stream{w: w, src: src, targets: targets, issued: issued}
 				st.hid = c.k.Register(st)
 				w.streams = append(w.streams, st)
 			}
@@ -189,24 +199,28 @@ func (ws *workloads) start() {
 	}
 }
 
-// Handle starts the stream's next operation, or handles an RPC timeout.
-func (st *stream) Handle(kind int, _ uint64) {
+// Handle starts the stream's next operation, or handles a ping or RPC timeout.
+func (st *stream) Handle(kind int, arg uint64) {
 	switch kind {
 	case evStart:
 		st.issue()
+	case evPingTimeout:
+		st.pingTimedOut(arg)
 	case evRPCTimeout:
 		st.rpcTimeout()
 	}
 }
 
-// issue starts one operation, unless the workload's count or time is used up.
+// issue starts one operation, unless the workload's time or its source's count (shared by
+// the source's concurrent streams) is used up.
 func (st *stream) issue() {
 	w := st.w
 	k := st.src.ln.Kernel()
-	if st.src.down || st.cur != nil || k.Now() >= w.end || (w.spec.Count > 0 && st.ops >= w.spec.Count) {
+	if st.src.down || st.cur != nil || k.Now() >= w.end || (w.spec.Count > 0 && *st.issued >= w.spec.Count) {
 		return // a crashed source pauses; nodeRestarted resumes it
 	}
 	st.ops++
+	*st.issued++
 	o := &op{stream: st, target: st.targets[st.next%len(st.targets)], start: k.Now(), size: int(w.spec.Size)}
 	st.next++
 	switch w.spec.Type {
@@ -233,6 +247,7 @@ func (st *stream) issue() {
 	switch {
 	case w.spec.Type == "ping":
 		err = ln.Get(lnet.AnyNID, o.md, target, lnet.ReservedPortal, lnet.PingMatchBits, 0)
+		k.After(w.pingTimeout(), st.hid, evPingTimeout, uint64(st.ops))
 	case w.msgType == lnet.MsgPUT:
 		err = ln.Put(lnet.AnyNID, o.md, lnet.AckReqAck, target, w.portal(), uint64(w.started), 0, 0)
 	default:
@@ -241,6 +256,28 @@ func (st *stream) issue() {
 	if err != nil {
 		o.finish(-lnet.EIO)
 	}
+}
+
+// pingTimeout is the ping's timeout as lnetctl ping applies it: `timeout`, 1 s when not
+// given (lnetctl's default), at most 180 s (the kernel's cap in the ping ioctl).
+func (w *workload) pingTimeout() sim.Time {
+	if w.spec.Timeout <= 0 {
+		return pingTimeoutDefault
+	}
+	return min(w.spec.Timeout, pingTimeoutMax)
+}
+
+// pingTimedOut models the end of lnet_ping's wait: without a REPLY by the timeout the MD is
+// unlinked, and the ping ends with its UNLINK (at once if no message holds the MD, else when
+// the GET finalizes): -EIO, or the error an earlier event carried. n is the operation's
+// number in its stream: a ping that ended already is left alone.
+func (st *stream) pingTimedOut(n uint64) {
+	o := st.cur
+	if o == nil || o.done || uint64(st.ops) != n {
+		return
+	}
+	o.gaveUp = true
+	_ = st.src.ln.MDUnlink(o.md)
 }
 
 // OnEvent records one LNet event on the operation's MD. The first terminal event decides
@@ -285,6 +322,9 @@ func (o *op) OnEvent(ev *lnet.Event) {
 		if ev.RspTimeout {
 			o.finish(-lnet.ETIMEDOUT)
 		}
+	}
+	if ev.Unlinked && o.gaveUp {
+		o.finish(-lnet.EIO) // lnet_ping: not replied, no error seen
 	}
 }
 

@@ -123,3 +123,65 @@ func TestRPCServerBulkMovesOnOnce(t *testing.T) {
 		t.Fatalf("slot released while its reply is being sent")
 	}
 }
+
+// A ping workload's timeout works as lnetctl ping's (lnet_ping): a ping whose GET is dropped
+// at the target gets no REPLY, its MD is unlinked at the timeout and it fails there (-EIO),
+// instead of waiting for the response tracker (transaction_timeout). Pings start at 1 s,
+// 4 s and 7 s (timeout 2 s, then the 1 s interval) and fail at 3 s, 6 s and 9 s; a second
+// workload without timeout gets lnetctl's 1 s.
+func TestPingTimeout(t *testing.T) {
+	src := `
+name: ping-timeout
+duration: 20s
+nodes:
+  client: {nis: [o2ib0]}
+  server: {nis: [o2ib0]}
+lnet: {retry_count: 0}
+workload:
+  - {name: p, type: ping, from: client, to: server, count: 3, timeout: 2s, start: 1s}
+  - {name: d, type: ping, from: server, to: client, count: 1, start: 1s}
+faults:
+  - {at: 0s, action: drop_rule_add, node: server, name: gets, rule: {src: client, dst: "*", rate: 1, message: [get]}}
+  - {at: 0s, action: drop_rule_add, node: client, name: gets2, rule: {src: server, dst: "*", rate: 1, message: [get]}}
+expect:
+  - {name: first at 3s, check: operations, workload: p, status: failed, from: 3s, at: 3s, eq: 1}
+  - {name: second at 6s, check: operations, workload: p, status: failed, from: 6s, at: 6s, eq: 1}
+  - {name: third at 9s, check: operations, workload: p, status: failed, from: 9s, at: 9s, eq: 1}
+  - {name: none completes, check: operations, workload: p, status: ok, eq: 0}
+  - {name: default 1s, check: operations, workload: d, status: failed, from: 2s, at: 2s, eq: 1}
+  - {name: nothing lost, check: nothing_lost}
+`
+	res, err := Run(load(t, src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Summary.Expectations {
+		if !e.Passed {
+			t.Errorf("%s: %s", e.Name, e.Detail)
+		}
+	}
+	if m := res.Summary.Metrics; m["p.ops_failed"] != 3 || m["d.ops_failed"] != 1 {
+		t.Fatalf("failed pings %v and %v, want 3 and 1", m["p.ops_failed"], m["d.ops_failed"])
+	}
+}
+
+// A workload's count is per source (REFERENCE.md), shared by the source's concurrent
+// streams: two clients, count 5 with concurrency 4, make 10 writes, not 2 x 4 x 5.
+func TestCountPerSource(t *testing.T) {
+	src := `
+name: count-per-source
+duration: 5s
+nodes:
+  client: {count: 2, nis: [o2ib0]}
+  server: {nis: [o2ib0]}
+workload:
+  - {name: w, type: brw, op: write, from: client, to: server, size: 4KiB, count: 5, concurrency: 4}
+`
+	res, err := Run(load(t, src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Summary.Metrics; m["w.ops_completed"] != 10 || m["w.ops_failed"] != 0 {
+		t.Fatalf("completed %v, failed %v, want 10 and 0", m["w.ops_completed"], m["w.ops_failed"])
+	}
+}
