@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/scenarios/runner"
 )
 
 // validateResult is one file's outcome, as `lnetsim validate --output json` prints it.
@@ -56,14 +57,17 @@ func newValidateCmd() *cobra.Command {
 		quiet     bool
 		nids      bool
 		canonical bool
+		backend   string
 	)
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check scenario files without running them",
 		Long: `Validate loads each scenario file strictly (unknown keys, wrong types, bad units, references
 to missing nodes, nets or NIs, impossible values) and prints every problem found, each located
-as file:line:col: path: message (hint). A built-in scenario is named builtin:NAME; "-"
-reads standard input.
+as file:line:col: path: message (hint), at most 20 then a count of the rest. A valid scenario
+is then built as run builds it (cluster, workloads, faults, expectations) without running it,
+so validate accepts exactly what run can start. A built-in scenario is named builtin:NAME;
+"-" reads standard input.
 
 Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 		Example: `  lnetsim validate scenarios/catalogue/*.yaml
@@ -73,6 +77,9 @@ Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
 				return usageErr("--output must be text or json, got %q", output)
+			}
+			if backend != runner.BackendO2IB && backend != runner.BackendIdeal {
+				return usageErr("--backend must be o2ib or ideal, got %q", backend)
 			}
 			ovs, err := parseSets(sets)
 			if err != nil {
@@ -85,6 +92,9 @@ Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 				res := validateResult{File: f, Errors: []*scenarios.Error{}}
 				s, err := loadScenario(cmd, f, ovs)
 				var el scenarios.ErrorList
+				if err == nil {
+					err = buildCheck(f, s, backend)
+				}
 				switch {
 				case err == nil:
 					res.Valid, res.Hash = true, s.Hash
@@ -130,8 +140,18 @@ Exit status: 0 all files valid, 2 at least one invalid (or a usage error).`,
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only errors")
 	cmd.Flags().BoolVar(&nids, "nids", false, "print each node's NIs with their assigned NIDs")
 	cmd.Flags().BoolVar(&canonical, "canonical", false, "print the canonical form the scenario hash covers")
+	cmd.Flags().StringVar(&backend, "backend", runner.BackendO2IB, "build the scenario for this LND, as run --backend does: o2ib or ideal")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// buildCheck builds a loaded scenario as run does before its first event (runner.Check), so
+// that validate accepts exactly what run can start; a failure is reported against the file.
+func buildCheck(file string, s *scenarios.Scenario, backend string) error {
+	if err := runner.Check(s, backend); err != nil {
+		return scenarios.ErrorList{{File: file, Message: "loads, but run cannot build it: " + err.Error()}}
+	}
+	return nil
 }
 
 // printDetails prints a valid scenario's NIDs and/or canonical form.

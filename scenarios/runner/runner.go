@@ -78,28 +78,11 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	if opt.MaxEvents == 0 {
 		opt.MaxEvents = DefaultMaxEvents
 	}
-	col := newCollector()
-	ts := &tracerSet{list: []lnet.Tracer{col}}
-	c, err := buildCluster(s, seed, ts, opt.Backend)
+	p, err := prepare(s, seed, opt.Backend)
 	if err != nil {
 		return nil, err
 	}
-	col.c = c
-	ws, err := newWorkloads(c, s)
-	if err != nil {
-		return nil, err
-	}
-	col.wl = ws
-	c.ws = ws
-	faults, err := newFaults(c, s)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := newChecker(c, s, ws)
-	if err != nil {
-		return nil, err
-	}
-	col.ch, ws.ch = ch, ch
+	col, ts, c, ws, faults, ch := p.col, p.ts, p.c, p.ws, p.faults, p.ch
 	var out *record.Run
 	if opt.Out != "" {
 		if out, err = record.Create(opt.Out, s.Name); err != nil {
