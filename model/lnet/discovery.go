@@ -194,21 +194,27 @@ func (n *Node) pushToPeers() {
 		if !p.discovered || !p.mr || n.isLocalNID(p.primary) {
 			continue
 		}
-		md := n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: 1})
-		m := n.allocMsg()
-		m.start = n.k.Now()
-		h := &m.Hdr
-		h.Type = MsgPUT
-		h.Dst = p.primary
-		h.SrcPID, h.DstPID = LNET_PID_LUSTRE, LNET_PID_LUSTRE
-		h.PayloadLength = n.pingBuf.size()
-		h.Portal = ReservedPortal
-		h.MatchBits = PingMatchBits
-		h.Data = n.pingBuf
-		n.attachMD(m, md)
-		m.evType = EventSEND
-		if rc := n.send(AnyNID, m, AnyNID); rc != 0 {
-			n.finalize(m, rc)
-		}
+		n.pushTo(AnyNID, p.primary)
+	}
+}
+
+// pushTo sends one push (lnet_peer_send_push, simplified: no ACK): a PUT of the current
+// ping buffer on the reserved portal from src (AnyNID: any NI) to dst.
+func (n *Node) pushTo(src, dst NID) {
+	md := n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: 1})
+	m := n.allocMsg()
+	m.start = n.k.Now()
+	h := &m.Hdr
+	h.Type = MsgPUT
+	h.Dst = dst
+	h.SrcPID, h.DstPID = LNET_PID_LUSTRE, LNET_PID_LUSTRE
+	h.PayloadLength = n.pingBuf.size()
+	h.Portal = ReservedPortal
+	h.MatchBits = PingMatchBits
+	h.Data = n.pingBuf
+	n.attachMD(m, md)
+	m.evType = EventSEND
+	if rc := n.send(src, m, AnyNID); rc != 0 {
+		n.finalize(m, rc)
 	}
 }

@@ -126,3 +126,45 @@ func TestPeersStartDown(t *testing.T) {
 		}
 	}
 }
+
+// TestRouterCheckPushes follows lnet_check_routers (LNET_PEER_FORCE_PUSH on every check) and
+// sanity-lnet 236: each router check pushes the client's ping buffer to the gateway, so the
+// router learns the client is multi-rail with two NIs, sees one of them DOWN while it is
+// fatal (still DOWN after two more checks) and UP again once it recovers.
+func TestRouterCheckPushes(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	tun.AliveRouterCheckInt = 5
+	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
+	c, r := ns[0], ns[1]
+	r.SetRouting(true)
+	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	startAll(t, ns...)
+	runFor(t, k, sim.Second)
+	view := func(s string) NIStatus {
+		t.Helper()
+		lpni := r.PeerNI(nid(s))
+		if lpni == nil {
+			t.Fatalf("at %v the router does not know %s", k.Now(), s)
+		}
+		return lpni.Status()
+	}
+	lp := r.PeerNI(nid("10.0.0.1@o2ib"))
+	if lp == nil || !lp.peer.MultiRail() || len(lp.peer.NIs()) != 2 || lp.peer != r.PeerNI(nid("10.0.1.1@o2ib")).peer {
+		t.Fatal("after the first check the router does not know the client as one multi-rail peer with 2 NIs")
+	}
+	c.SetNIFatal(c.NI(nid("10.0.1.1@o2ib")), true)
+	runFor(t, k, 11*sim.Second) // two more checks
+	if a, b := view("10.0.0.1@o2ib"), view("10.0.1.1@o2ib"); a != NIStatusUp || b != NIStatusDown {
+		t.Fatalf("router's view with the client's second NI fatal: %s %s, want up down", a, b)
+	}
+	if p := c.Gateways()[0].Pings; p != 3 {
+		t.Fatalf("%d router checks, want 3", p)
+	}
+	c.SetNIFatal(c.NI(nid("10.0.1.1@o2ib")), false)
+	runFor(t, k, 5*sim.Second)
+	if a, b := view("10.0.0.1@o2ib"), view("10.0.1.1@o2ib"); a != NIStatusUp || b != NIStatusUp {
+		t.Fatalf("router's view after recovery: %s %s, want up up", a, b)
+	}
+}

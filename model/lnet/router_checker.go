@@ -184,7 +184,11 @@ func (g *gwState) setNextPing(net NetID, t sim.Time) {
 
 // handleRouterPingEvent takes the events of a router checker ping's MD: a failed send or
 // REPLY fails the check, an unlink without a REPLY (the response tracker expired) fails it
-// with -ETIMEDOUT, a REPLY with the gateway's ping buffer completes it.
+// with -ETIMEDOUT, a REPLY with the gateway's ping buffer completes it and, the gateway being
+// multi-rail, pushes this node's ping buffer to it (lnet_check_routers sets
+// LNET_PEER_FORCE_PUSH on every check; lnet_peer_send_push goes from lp_disc_src_nid to
+// lp_disc_dst_nid, the NIDs of the reply). The kernel completes the check after the push's
+// ACK; here the check completes on the REPLY and the push is not waited for.
 func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 	if idx >= len(n.gateways) {
 		return
@@ -208,6 +212,11 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 	case ev.Type == EventREPLY:
 		b, _ := ev.Data.(*PingBuffer)
 		n.rtrPingDone(p, b, 0)
+		if b != nil && p.mr {
+			// LNET_PEER_FORCE_PUSH: the router learns this node's NIs, their status and
+			// that it is multi-rail, from the NI the reply came to, to the NI it came from.
+			n.pushTo(ev.Target, ev.Initiator)
+		}
 	}
 }
 
