@@ -86,9 +86,7 @@ func FuzzPlotInputs(f *testing.F) {
 	f.Add("", "", "", "\x00absent", -1, "")
 	f.Add("type,size,end_ns\n\"PUT\n", "time_ns,node\n1,2,3\n", "a\n\"", "time_ns,kind\n1e400,crash\n", 1<<30, "point,lnet.retry_count,metric,n,mean,ci95_low,ci95_high\np,1e308,resends,1,1e308,-1e308,Inf\n")
 	f.Fuzz(func(t *testing.T, messages, health, timeseries, faults string, bins int, aggregate string) {
-		if bins > 10000 {
-			bins = 10000 // the figure's bins are a flag, not a file
-		}
+		bins = min(max(bins, 1), 10000) // the figure's bins are a flag (1 to MaxBins, checked by the CLI), not a file
 		drawAll(t, []string{messages, health, timeseries, faults}, bins, aggregate)
 	})
 }

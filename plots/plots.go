@@ -340,45 +340,69 @@ func Health(runDir, title, out string) error {
 	return save(p, out, t.name)
 }
 
-// Throughput draws delivered bytes per bin of virtual time, from messages.csv (messages
-// counted when they complete successfully), in Gb/s, with fault markers.
+// Throughput draws delivered payload per bin of virtual time from messages.csv, in Gb/s,
+// with fault markers: writes (PUT) and reads (the REPLY that carries a GET's data) alike.
 func Throughput(runDir, title, out string, bins int) error {
-	t, err := readTable(filepath.Join(runDir, record.MessagesFile))
+	xys, src, err := throughputSeries(runDir, bins)
 	if err != nil {
 		return err
 	}
-	if err := t.need("size", "end_ns", "hstatus", "type"); err != nil {
+	p := newPlot(title, "virtual time (s)", "delivered (Gb/s)")
+	if err := addLine(p, "PUT and REPLY payload (writes and reads)", xys, 0, false); err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	ymax := 0.0
+	for _, xy := range xys {
+		ymax = max(ymax, xy.Y)
+	}
+	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
 		return err
+	}
+	p.X.Min = min(p.X.Min, 0) // as NIThroughput
+	return save(p, out, src)
+}
+
+// throughputSeries is the throughput figure's line: for each of bins equal bins of virtual
+// time up to the last message's end, the payload of the messages completed OK in it, in Gb/s
+// (X the bin's centre in seconds). Payload is what PUTs and REPLYs carry: a GET asks for
+// data and an ACK confirms it, neither carries any. It also returns the file read.
+func throughputSeries(runDir string, bins int) (plotter.XYs, string, error) {
+	t, err := readTable(filepath.Join(runDir, record.MessagesFile))
+	if err != nil {
+		return nil, "", err
+	}
+	if err := t.need("size", "end_ns", "hstatus", "type"); err != nil {
+		return nil, "", err
+	}
+	if bins < 1 || bins > MaxBins {
+		return nil, "", fmt.Errorf("%d time bins: from 1 to %d", bins, MaxBins)
 	}
 	var ends, sizes []float64
 	span := 0.0
 	for i, row := range t.rows {
 		end, err := t.num(row, "end_ns", i)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		if end < 0 {
-			return fmt.Errorf("%s:%d: column end_ns: negative time %s", t.name, i+2, t.str(row, "end_ns"))
+			return nil, "", fmt.Errorf("%s:%d: column end_ns: negative time %s", t.name, i+2, t.str(row, "end_ns"))
 		}
 		span = max(span, end)
-		if t.str(row, "hstatus") != "OK" || t.str(row, "type") == "ACK" || t.str(row, "type") == "REPLY" {
+		if typ := t.str(row, "type"); t.str(row, "hstatus") != "OK" || typ == "ACK" || typ == "GET" {
 			continue
 		}
 		size, err := t.num(row, "size", i)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		ends, sizes = append(ends, end), append(sizes, size)
 	}
 	if len(ends) == 0 || span == 0 {
-		return fmt.Errorf("%s: no completed messages: %w", t.name, ErrNothingToPlot)
-	}
-	if bins < 1 || bins > MaxBins {
-		return fmt.Errorf("%d time bins: from 1 to %d", bins, MaxBins)
+		return nil, "", fmt.Errorf("%s: no completed messages: %w", t.name, ErrNothingToPlot)
 	}
 	width := span / float64(bins)
 	if !(width > 0) {
-		return fmt.Errorf("%s: messages end within %g ns: too short a time to bin", t.name, span)
+		return nil, "", fmt.Errorf("%s: messages end within %g ns: too short a time to bin", t.name, span)
 	}
 	xys := make(plotter.XYs, bins)
 	for i := range xys {
@@ -391,19 +415,7 @@ func Throughput(runDir, title, out string, bins int) error {
 		}
 		xys[b].Y += sizes[i] * 8 / (width / 1e9) / 1e9
 	}
-	p := newPlot(title, "virtual time (s)", "delivered (Gb/s)")
-	if err := addLine(p, "PUT/GET payload", xys, 0, false); err != nil {
-		return fmt.Errorf("%s: %w", t.name, err)
-	}
-	ymax := 0.0
-	for _, xy := range xys {
-		ymax = max(ymax, xy.Y)
-	}
-	if err := faultMarkers(p, runDir, 0, ymax); err != nil {
-		return err
-	}
-	p.X.Min = min(p.X.Min, 0) // as NIThroughput
-	return save(p, out, t.name)
+	return xys, t.name, nil
 }
 
 // NIThroughput draws each NI's send rate over virtual time from timeseries.csv (metric

@@ -70,9 +70,11 @@ func (n *Node) sendAck(m *Msg) int {
 	return rc
 }
 
-// completeMsg decommits and frees the message, telling the tracer.
+// completeMsg decommits and frees the message, telling the tracer. The REPLY to an optimized
+// GET (rdmaReq) is never committed for sending, but it is the data this node sent: the
+// tracer sees it as sent, as lnet_msg_decommit_rx counts its bytes in send_length.
 func (n *Node) completeMsg(m *Msg, status int) {
-	rx := m.rxCommitted && !m.txCommitted
+	rx := m.rxCommitted && !m.txCommitted && !(m.rdmaReq && m.isResponse)
 	n.decommitTx(m, status)
 	n.decommitRx(m, status)
 	m.onActive = false

@@ -184,6 +184,13 @@ func (n *Node) parseGet(m *Msg) int {
 	m.id = n.nextMsgID
 	m.start = n.k.Now()
 	if m.rdmaReq {
+		// The LND sends the data from the NI the GET came in on to the hop it came from. The
+		// kernel leaves this REPLY's header source unset (no LNet header goes on the wire);
+		// it is filled here, and the hand-off traced, so that traces show who sent the bytes.
+		h.Src = rxni.nid
+		if n.tracer != nil {
+			n.tracer.MsgAttempt(n.name, m.id, 0, n.k.Now(), rxni.nid, m.from)
+		}
 		n.recv(m, m.ev.offset, mlen, mlen)
 		return 0
 	}
