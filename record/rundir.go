@@ -13,7 +13,7 @@ import (
 // lnetsim draws into it (lnetsim run --plots, lnetsim plot).
 var runFiles = func() map[string]bool {
 	m := map[string]bool{}
-	for _, f := range []string{SummaryFile, MessagesFile, HealthFile, TimeseriesFile, FaultsFile, CountersFile} {
+	for _, f := range []string{SummaryFile, MessagesFile, HealthFile, TimeseriesFile, FaultsFile, CountersFile, CommandsFile} {
 		m[f] = true
 	}
 	for _, fig := range []string{"health", "throughput", "ni-traffic", "latency"} {

@@ -20,6 +20,9 @@ type Action struct {
 	Undo string
 	// O2IBOnly marks actions only the InfiniBand model can perform.
 	O2IBOnly bool
+	// Cmd is the argument grammar of an lnetctl command (nil for other actions), whose
+	// fault gives it as `lnetctl:`.
+	Cmd *cmdSpec
 	// HCA is the action's part in the loader's HCA fatal-state timeline (resolve_hca.go).
 	HCA hcaEffect
 	// check validates and defaults the action's own fields (after the common checks).
@@ -93,7 +96,14 @@ func (r *resolver) faults() {
 	for i := range r.s.Faults {
 		f := &r.s.Faults[i]
 		p := index("faults", i)
+		if r.d.has(p+".lnetctl") && !r.lnetctl(p, f) {
+			continue
+		}
 		a := actions[f.Action]
+		if a != nil && a.Cmd != nil && f.Cmd == nil {
+			r.errorAt(p+".action", "e.g. lnetctl: \"route del --net o2ib1 --gateway 10.0.0.5@o2ib\"", "%s is an lnetctl command: write it as lnetctl: \"%s ...\"", f.Action, f.Action)
+			continue
+		}
 		if a == nil {
 			if f.Action == "" {
 				r.errorAt(p+".action", "e.g. action: link_down", "action is required")
@@ -147,7 +157,7 @@ func (r *resolver) faultTiming(p string, i int, f *Fault, a *Action) {
 func (r *resolver) faultFields(p string, f *Fault, a *Action) {
 	// A field written with no value (`node:` alone, null) is as missing as one not
 	// written: the runner would have nothing to act on.
-	empty := map[string]bool{"node": f.Node == "", "ni": f.NI == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil}
+	empty := map[string]bool{"node": f.Node == "", "ni": f.NI == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil, "lnetctl": f.Lnetctl == ""}
 	optional := set(a.Optional...)
 	for _, fld := range a.Fields {
 		if optional[fld] {

@@ -206,6 +206,7 @@ var expectChecks = map[string]struct {
 	"throughput":   {[]string{"workload", "node", "ni", "eq", "min", "max"}, "rate"},
 	"nothing_lost": {[]string{"workload"}, ""},
 	"lnetctl":      {[]string{"node", "command", "present", "absent", "equal"}, ""},
+	"command":      {[]string{"fault", "status"}, ""},
 }
 
 var statsCounters = set("resend_count", "failed_resends", "successful_resends", "response_timeout_count",
@@ -233,7 +234,7 @@ func (r *resolver) expectations() {
 			if e.Check == "" {
 				r.errorAt(p+".check", "e.g. check: health", "check is required")
 			} else {
-				r.errorAt(p+".check", "use messages, operations, stats, health, route, ni_status, path, latency, throughput, nothing_lost or lnetctl", "unknown check %q", e.Check)
+				r.errorAt(p+".check", "use messages, operations, stats, health, route, ni_status, path, latency, throughput, nothing_lost, lnetctl or command", "unknown check %q", e.Check)
 			}
 			continue
 		}
@@ -336,10 +337,12 @@ func (r *resolver) expectations() {
 					e.Net = net
 				}
 			}
-			if e.Gateway != "" {
-				r.resolveNI(p+".gateway", e.Gateway)
+			if _, err := ParseNID(e.Gateway); e.Gateway != "" && err != nil {
+				r.resolveNI(p+".gateway", e.Gateway) // a NID may name a gateway no node has
 			}
-			r.state(p, e.State)
+			if e.State != "absent" {
+				r.state(p, e.State)
+			}
 		case "lnetctl":
 			r.lnetctlCheck(p, e)
 		case "ni_status":
@@ -369,6 +372,8 @@ func (r *resolver) expectations() {
 			if bounds == 0 {
 				r.errorAt(p, "", "give eq, min or max")
 			}
+		case "command":
+			r.commandCheck(p, e)
 		}
 	}
 }
@@ -383,4 +388,35 @@ func (r *resolver) state(p, s string) {
 	if s != "up" && s != "down" {
 		r.errorAt(p+".state", "", "state must be up or down, got %q", s)
 	}
+}
+
+// commandCheck checks a command expectation: it names an lnetctl command of the timeline and
+// an outcome (ok, an errno name, not_run; default ok).
+func (r *resolver) commandCheck(p string, e *Expectation) {
+	found := false
+	for i := range r.s.Faults {
+		found = found || (r.s.Faults[i].Cmd != nil && r.s.Faults[i].Name == e.Fault)
+	}
+	if !found {
+		r.errorAt(p+".fault", "name a faults: entry with lnetctl: (its name:, default cmd<i>)", "no lnetctl command named %q", e.Fault)
+	}
+	if e.Status == "" {
+		e.Status = "ok"
+	}
+	if e.Status != "ok" && e.Status != "not_run" && !isErrnoName(e.Status) {
+		r.errorAt(p+".status", "ok, not_run, or an errno name such as ENOENT or EHOSTUNREACH", "unknown command status %q", e.Status)
+	}
+}
+
+// isErrnoName reports whether s looks like an errno name (E followed by capitals).
+func isErrnoName(s string) bool {
+	if len(s) < 3 || s[0] != 'E' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }

@@ -100,8 +100,14 @@ type Fault struct {
 	Count int `yaml:"count" json:"count,omitempty"`
 	// Rule is the LNet drop or delay rule added (drop_rule_add, delay_rule_add).
 	Rule *FaultRule `yaml:"rule" json:"rule,omitempty"`
-	// Name names a rule for its removal (default rule<i>).
+	// Name names a rule for its removal (default rule<i>), or an lnetctl command for the
+	// command check.
 	Name string `yaml:"name" json:"name,omitempty"`
+	// Lnetctl is an lnetctl command run on Node, as typed ("route del --net o2ib1 --gateway
+	// 10.0.0.5@o2ib"); it replaces action.
+	Lnetctl string `yaml:"lnetctl" json:"lnetctl,omitempty"`
+	// Cmd is Lnetctl parsed and checked by the loader.
+	Cmd *Command `yaml:"-" json:"-"`
 }
 
 func (f *Fault) setDefaults() { f.Health = -1 }
@@ -167,14 +173,16 @@ type Expectation struct {
 	// asymmetric route).
 	Counter string `yaml:"counter" json:"counter,omitempty"`
 	// Status selects by outcome: ok, failed, or an hstatus name (messages); ok or failed
-	// (operations).
+	// (operations); ok, an errno name such as ENOENT, or not_run (command).
 	Status string `yaml:"status" json:"status,omitempty"`
 	// Type selects LNet messages by type: put, get, ack, reply (messages, latency).
 	Type string `yaml:"type" json:"type,omitempty"`
+	// Fault names the lnetctl entry of the timeline whose outcome is checked (command).
+	Fault string `yaml:"fault" json:"fault,omitempty"`
 	// Net and Gateway identify a route (route check).
 	Net     string `yaml:"net" json:"net,omitempty"`
 	Gateway string `yaml:"gateway" json:"gateway,omitempty"`
-	// State is up or down (route, ni_status).
+	// State is up or down (route, ni_status), or absent (route: the node has no such route).
 	State string `yaml:"state" json:"state,omitempty"`
 	// Via lists NI references a message must traverse in order (path).
 	Via []string `yaml:"via" json:"via,omitempty"`

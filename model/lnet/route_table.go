@@ -69,8 +69,8 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 			return fmt.Errorf("route to %s via %s already exists", net, gateway)
 		}
 	}
+	p.isRouter = true // again, after DelRoute took its last route
 	if p.gw == nil {
-		p.isRouter = true
 		p.gw = &gwState{idx: len(n.gateways), alive: !n.tun.CheckRoutersBeforeUse}
 		n.gateways = append(n.gateways, p)
 	}

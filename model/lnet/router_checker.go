@@ -48,6 +48,9 @@ func (n *Node) Gateways() []GatewayShow {
 	out := make([]GatewayShow, 0, len(n.gateways))
 	for _, p := range n.gateways {
 		g := p.gw
+		if len(g.routes) == 0 {
+			continue // no longer a router (DelRoute)
+		}
 		gs := GatewayShow{NID: p.primary.String(), Alive: g.alive, Routing: !g.rtrDisabled, Routes: len(g.routes),
 			Pings: g.pings, PingFails: g.pingFails, MinTxCredit: 1 << 30}
 		for _, r := range g.routes {
@@ -112,7 +115,7 @@ func (n *Node) checkRouters() {
 	now := n.k.Now()
 	for _, p := range n.gateways {
 		g := p.gw
-		if g.ping != nil || off && g.pings > 0 {
+		if g.ping != nil || off && g.pings > 0 || len(g.routes) == 0 {
 			continue
 		}
 		pn := n.nextGatewayNet(p, now)

@@ -40,6 +40,8 @@ var actionImpls = map[string]actionImpl{
 	"delay_rule_remove": {ideal: ruleRemove},
 	"set_health":        {ideal: setHealth},
 	"set_peer_health":   {ideal: setPeerHealth},
+	"route add":         {ideal: command(routeAdd)},
+	"route del":         {ideal: command(routeDel)},
 }
 
 // runnable reports why fault i cannot run on this cluster's backend, if it cannot.

@@ -33,7 +33,9 @@ func TestCatalogue(t *testing.T) {
 func invert(e *scenarios.Expectation) {
 	switch {
 	case e.Check == "ni_status" || e.Check == "route":
-		e.State = map[string]string{"up": "down", "down": "up"}[e.State]
+		e.State = map[string]string{"up": "down", "down": "up", "absent": "up"}[e.State]
+	case e.Check == "command":
+		e.Status = map[bool]string{true: "EINVAL", false: "ok"}[e.Status == "ok"]
 	case e.Changed != nil:
 		v := !*e.Changed
 		e.Changed = &v

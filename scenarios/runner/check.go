@@ -36,6 +36,7 @@ func prepare(s *scenarios.Scenario, seed uint64, backend string) (*prepared, err
 	if p.ch, err = newChecker(p.c, s, p.ws); err != nil {
 		return nil, err
 	}
+	p.ch.f = p.faults
 	p.col.ch, p.ws.ch = p.ch, p.ch
 	return p, nil
 }

@@ -23,6 +23,7 @@ type checker struct {
 	c       *cluster
 	s       *scenarios.Scenario
 	ws      *workloads
+	f       *faultState // lnetctl command outcomes
 	hid     sim.HandlerID
 	fromVal []int64 // value snapshotted at From (health, stats)
 	acc     []accum
@@ -143,7 +144,7 @@ func (ch *checker) onOp(o *op) {
 // stateCheck reports whether e reads live model state, so it must be evaluated at its time.
 func stateCheck(e *scenarios.Expectation) bool {
 	switch e.Check {
-	case "health", "ni_status", "stats", "route", "lnetctl":
+	case "health", "ni_status", "stats", "route", "lnetctl", "command":
 		return true
 	}
 	return false
@@ -170,6 +171,10 @@ func (ch *checker) Handle(kind int, arg uint64) {
 	e := &ch.s.Expect[i]
 	if e.Check == "lnetctl" {
 		ch.results[i] = ch.lnetctl(e)
+		return
+	}
+	if e.Check == "command" {
+		ch.results[i] = ch.commandCheck(e)
 		return
 	}
 	v, err := ch.stateValue(e)
@@ -267,6 +272,9 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 				}
 				return 0, nil
 			}
+		}
+		if e.State == "absent" {
+			return -1, nil
 		}
 		return 0, fmt.Errorf("node %s has no route to %s via %s", n.name, net, gw)
 	}
@@ -384,8 +392,11 @@ func (ch *checker) judge(e *scenarios.Expectation, i int, v int64, detail string
 		if e.State == "up" {
 			up = 1
 		}
+		if e.State == "absent" {
+			up = -1
+		}
 		res.Passed = v == up
-		res.Detail = fmt.Sprintf("%s %s at %s, want %s", e.Check, map[int64]string{0: "down", 1: "up"}[v], e.At, e.State)
+		res.Detail = fmt.Sprintf("%s %s at %s, want %s", e.Check, map[int64]string{-1: "absent", 0: "down", 1: "up"}[v], e.At, e.State)
 		return res
 	}
 	if e.Changed != nil {
@@ -412,5 +423,19 @@ func (ch *checker) judge(e *scenarios.Expectation, i int, v int64, detail string
 		got = detail
 	}
 	res.Detail = fmt.Sprintf("%s at %s: got %s, want %s", e.Check, e.At, got, strings.Join(want, " and "))
+	return res
+}
+
+// commandCheck compares the outcome of the last run (by At) of the lnetctl command e names
+// with e's status.
+func (ch *checker) commandCheck(e *scenarios.Expectation) record.Expectation {
+	res := record.Expectation{Name: e.Name}
+	rec, ok := ch.f.commandResult(e.Fault)
+	if !ok {
+		res.Detail = fmt.Sprintf("command %s has not run by %s, want %s", e.Fault, e.At, e.Status)
+		return res
+	}
+	res.Passed = rec.Result == e.Status
+	res.Detail = fmt.Sprintf("command %s (%s) at %s: got %s, want %s", e.Fault, rec.Command, rec.Time, rec.Result, e.Status)
 	return res
 }

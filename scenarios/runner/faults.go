@@ -26,6 +26,7 @@ type faultState struct {
 	s       *scenarios.Scenario
 	hid     sim.HandlerID
 	records []record.Fault
+	cmds    []record.Command // lnetctl commands run, in order
 	// Per fault index: the LNet rules it added, and the hits of rules already removed.
 	dropRules  [][]ruleRef
 	delayRules [][]ruleRef

@@ -229,6 +229,9 @@ func finishRun(run *record.Run, res *Result, c *cluster, f *faultState) {
 			run.Fault(record.Fault{Time: c.s.Duration, Kind: ft.Action + "_hits", Target: ft.Name, Detail: "messages dropped or delayed by the rule", Hits: int(f.ruleHits(i))})
 		}
 	}
+	if hasCommands(c.s) {
+		run.WriteCommands(f.cmds)
+	}
 	run.WriteYAML(record.CountersFile, counters(c))
 	run.WriteJSON(record.SummaryFile, res.Summary)
 }

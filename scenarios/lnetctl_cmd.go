@@ -1,0 +1,272 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Command is an lnetctl command of the fault timeline (`lnetctl: "route del --net o2ib1
+// --gateway 10.0.0.5@o2ib"`), parsed with lnetctl's argument grammar and checked at load as
+// lnetctl and liblnetconfig check it before calling the kernel. Its resolved values are what
+// the runner passes to the model; the kernel's own refusals happen at run time.
+type Command struct {
+	// Verb is the command's words, e.g. "route add", "set routing", "ping".
+	Verb string `json:"verb"`
+	// Args maps each option given (its first long name) to its value ("" for a flag).
+	Args map[string]string `json:"args,omitempty"`
+	// Operands are the words that are not options (set VALUE, ping NID, ...).
+	Operands []string `json:"operands,omitempty"`
+	// Resolved values, as the checks leave them.
+	Net      string   `json:"net,omitempty"`      // --net, canonical (o2ib1)
+	NIDs     []string `json:"nids,omitempty"`     // --gateway, --nid or operand NIDs, ranges expanded
+	Prim     string   `json:"prim,omitempty"`     // --prim_nid
+	Hop      int      `json:"hop,omitempty"`      // route add --hop (-1: undefined)
+	Priority int      `json:"priority,omitempty"` // route add --priority
+	Value    int      `json:"value,omitempty"`    // set VALUE, --health, --conns-per-peer
+	NonMR    bool     `json:"non_mr,omitempty"`   // peer add --non_mr
+}
+
+// cmdOpt is one option of a command: its long names (the first is canonical), short letter
+// (0: none) and whether it takes a value (getopt_long's required_argument).
+type cmdOpt struct {
+	long  []string
+	short byte
+	arg   bool
+}
+
+// cmdSpec is one lnetctl command: its options, how many operands it takes, and its check.
+type cmdSpec struct {
+	verb        string
+	opts        []cmdOpt
+	minOperands int
+	maxOperands int
+	check       func(r *resolver, p string, c *Command)
+	// undo names the command for: runs after the fault's duration ("": none).
+	undo string
+}
+
+// opt is shorthand for a value-taking option.
+func opt(short byte, long ...string) cmdOpt { return cmdOpt{long: long, short: short, arg: true} }
+
+// registerCommand adds an lnetctl command to the action registry under its verb.
+func registerCommand(s *cmdSpec) {
+	register(&Action{Name: s.verb, Fields: []string{"node", "lnetctl", "name"}, Optional: []string{"name"},
+		Undo: s.undo, Cmd: s, check: func(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
+			if f.Name == "" {
+				f.Name = "cmd" + strconv.Itoa(i)
+			}
+			if f.Cmd != nil {
+				s.check(r, p+".lnetctl", f.Cmd)
+			}
+		}})
+}
+
+// splitWords splits a command line into words as a shell would for lnetctl: on blanks,
+// with '...' and "..." quoting.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote != 0 && ch == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(ch)
+		case ch == '\'' || ch == '"':
+			quote, in = ch, true
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated %c quote", quote)
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// findCommand returns the command whose verb the words start with (the longest match) and
+// the remaining words.
+func findCommand(words []string) (*cmdSpec, []string) {
+	words = trimLnetctl(words)
+	for n := min(2, len(words)); n >= 1; n-- {
+		if a := actions[strings.Join(words[:n], " ")]; a != nil && a.Cmd != nil {
+			return a.Cmd, words[n:]
+		}
+	}
+	return nil, words
+}
+
+// trimLnetctl drops a leading "lnetctl" word: the command may be pasted as typed.
+func trimLnetctl(words []string) []string {
+	if len(words) > 0 && words[0] == "lnetctl" {
+		return words[1:]
+	}
+	return words
+}
+
+// lookup returns the option a long name (or, as getopt_long accepts, an unambiguous prefix of
+// one) or short letter names.
+func (s *cmdSpec) lookup(long string, short byte) (*cmdOpt, error) {
+	var match *cmdOpt
+	for i := range s.opts {
+		o := &s.opts[i]
+		if long == "" {
+			if o.short == short && short != 0 {
+				return o, nil
+			}
+			continue
+		}
+		for _, l := range o.long {
+			if l == long {
+				return o, nil
+			}
+			if strings.HasPrefix(l, long) {
+				if match != nil && match != o {
+					return nil, fmt.Errorf("option '--%s' is ambiguous", long)
+				}
+				match = o
+			}
+		}
+	}
+	if match == nil {
+		if long != "" {
+			return nil, fmt.Errorf("unrecognized option '--%s'", long)
+		}
+		return nil, fmt.Errorf("invalid option -- '%c'", short)
+	}
+	return match, nil
+}
+
+// parse reads the words after the verb as getopt_long does: --name value, --name=value,
+// -x value, -xvalue; the other words are operands, wherever they are; "--" ends options.
+func (s *cmdSpec) parse(words []string) (*Command, error) {
+	c := &Command{Verb: s.verb, Args: map[string]string{}}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if w == "--" {
+			c.Operands = append(c.Operands, words[i+1:]...)
+			break
+		}
+		var o *cmdOpt
+		var val string
+		var hasVal bool
+		var err error
+		switch {
+		case strings.HasPrefix(w, "--"):
+			name, v, eq := strings.Cut(w[2:], "=")
+			o, err = s.lookup(name, 0)
+			val, hasVal = v, eq
+			if err == nil && eq && !o.arg {
+				err = fmt.Errorf("option '--%s' doesn't allow an argument", o.long[0])
+			}
+		case len(w) > 1 && w[0] == '-' && !isNumber(w):
+			o, err = s.lookup("", w[1])
+			if err == nil && len(w) > 2 {
+				if !o.arg {
+					err = fmt.Errorf("give each option separately: %s", w)
+				}
+				val, hasVal = w[2:], true
+			}
+		default:
+			c.Operands = append(c.Operands, w)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if o.arg && !hasVal {
+			if i+1 >= len(words) {
+				return nil, fmt.Errorf("option '--%s' requires an argument", o.long[0])
+			}
+			i++
+			val = words[i]
+		}
+		c.Args[o.long[0]] = val
+	}
+	switch {
+	case len(c.Operands) < s.minOperands:
+		return nil, fmt.Errorf("%s needs %d argument(s) after the command", s.verb, s.minOperands)
+	case len(c.Operands) > s.maxOperands:
+		return nil, fmt.Errorf("unexpected argument %q", c.Operands[s.maxOperands])
+	}
+	return c, nil
+}
+
+// isNumber reports whether w is a (negative) integer: an operand, not an option.
+func isNumber(w string) bool {
+	w = strings.TrimPrefix(w, "-")
+	if w == "" {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// usage lists a command's options for a hint.
+func (s *cmdSpec) usage() string {
+	var parts []string
+	for _, o := range s.opts {
+		parts = append(parts, "--"+o.long[0])
+	}
+	if len(parts) == 0 {
+		return "lnetctl " + s.verb
+	}
+	return "lnetctl " + s.verb + " takes " + strings.Join(parts, ", ")
+}
+
+// commandNames lists the lnetctl commands, for a hint.
+func commandNames() string {
+	var names []string
+	for _, a := range Actions() {
+		if a.Cmd != nil {
+			names = append(names, a.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// lnetctl parses and checks a timeline entry's lnetctl command, naming its action after the
+// command's verb. It reports false when the entry cannot be checked further.
+func (r *resolver) lnetctl(p string, f *Fault) bool {
+	if f.Action != "" {
+		r.errorAt(p+".action", "remove action: the command names what is done", "give action or lnetctl, not both")
+		return false
+	}
+	words, err := splitWords(f.Lnetctl)
+	if err == nil && len(trimLnetctl(words)) == 0 {
+		err = fmt.Errorf("the command is empty")
+	}
+	if err != nil {
+		r.errorAt(p+".lnetctl", "e.g. lnetctl: \"route del --net o2ib1 --gateway 10.0.0.5@o2ib\"", "%v", err)
+		return false
+	}
+	spec, rest := findCommand(words)
+	if spec == nil {
+		r.errorAt(p+".lnetctl", "the commands are "+commandNames(), "unknown lnetctl command %q", strings.Join(trimLnetctl(words), " "))
+		return false
+	}
+	c, err := spec.parse(rest)
+	if err != nil {
+		r.errorAt(p+".lnetctl", spec.usage(), "%s: %v", spec.verb, err)
+		return false
+	}
+	f.Action, f.Cmd = spec.verb, c
+	return true
+}

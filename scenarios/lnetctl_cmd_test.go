@@ -1,0 +1,32 @@
+package scenarios
+
+import (
+	"reflect"
+	"strconv"
+	"testing"
+)
+
+// TestLnetctlGrammar: options as getopt_long reads them (long, --opt=value, short letters,
+// -xVALUE, an unambiguous prefix, an alias) resolve to the same command.
+func TestLnetctlGrammar(t *testing.T) {
+	want := &Command{Verb: "route add", Net: "o2ib1", NIDs: []string{"10.0.0.3@o2ib", "10.0.0.4@o2ib", "10.0.0.6@o2ib"}, Hop: 2, Priority: 1}
+	for _, line := range []string{
+		"route add --net o2ib1 --gateway 10.0.0.[3-4,6]@o2ib --hop 2 --priority 1",
+		"lnetctl route add --net=o2ib1 --gate=10.0.0.[3-4]@o2ib,10.0.0.6@o2ib --hop-count 2 -p1",
+		"route add -n o2ib1 -g '10.0.0.3@o2ib 10.0.0.[4-6/2]@o2ib' -c 2 --prio 1",
+	} {
+		src := "duration: 5s\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(line) + "}\n"
+		s, err := Load("t.yaml", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		got := *s.Faults[0].Cmd
+		got.Args, got.Operands = nil, nil
+		if !reflect.DeepEqual(&got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", line, got, *want)
+		}
+		if s.Faults[0].Action != "route add" || s.Faults[0].Name != "cmd0" {
+			t.Errorf("%s: action %q name %q", line, s.Faults[0].Action, s.Faults[0].Name)
+		}
+	}
+}

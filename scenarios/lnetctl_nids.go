@@ -1,0 +1,166 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// maxNIDsPerPeer is LNET_MAX_NIDS_PER_PEER: what one lnetctl NID list may expand to.
+const maxNIDsPerPeer = 128
+
+// expandNIDList expands an lnetctl NID list as liblnetconfig's lustre_lnet_parse_nidstr does
+// (cfs_parse_nidlist, cfs_expand_nidlist): NIDs separated by commas or blanks, each octet of
+// an address a number or a bracketed list of numbers and ranges ("10.0.0.[2-6/2,9]@o2ib"). An
+// asterisk is refused, as is a list of more than 128 NIDs. Each NID comes back canonical. An
+// item without '@' is passed to ref (lnetsim's NI references, node:index).
+func expandNIDList(s string, ref func(string) (string, error)) ([]string, error) {
+	if strings.Contains(s, "*") {
+		return nil, fmt.Errorf("asterisk not allowed in nidstring '%s'", s)
+	}
+	var out []string
+	for _, item := range splitNIDList(s) {
+		var nids []string
+		var err error
+		if strings.Contains(item, "@") {
+			nids, err = expandNID(item)
+		} else {
+			var nid string
+			nid, err = ref(item)
+			nids = []string{nid}
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nids...)
+		if len(out) > maxNIDsPerPeer {
+			return nil, fmt.Errorf("'%s' specifies more than the %d NIDs allowed by this operation", s, maxNIDsPerPeer)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("'%s' did not expand to any nids", s)
+	}
+	return out, nil
+}
+
+// splitNIDList splits on commas and blanks outside brackets (a range list keeps its commas).
+func splitNIDList(s string) []string {
+	var out []string
+	depth, start := 0, -1
+	for i := 0; i <= len(s); i++ {
+		sep := i == len(s) || (depth == 0 && (s[i] == ',' || s[i] == ' ' || s[i] == '\t'))
+		switch {
+		case sep:
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+			continue
+		case s[i] == '[':
+			depth++
+		case s[i] == ']':
+			depth--
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	return out
+}
+
+// expandNID expands one NID pattern whose octets may be bracketed range lists.
+func expandNID(item string) ([]string, error) {
+	addr, net, ok := strings.Cut(item, "@")
+	if !ok {
+		return nil, fmt.Errorf("unable to parse nidlist from: %s", item)
+	}
+	octets := strings.Split(addr, ".")
+	if len(octets) != 4 {
+		return nil, fmt.Errorf("unable to parse nidlist from: %s", item)
+	}
+	addrs := []string{""}
+	for i, o := range octets {
+		vals, err := octetValues(o)
+		if err != nil {
+			return nil, fmt.Errorf("unable to parse nidlist from: %s (%v)", item, err)
+		}
+		var next []string
+		for _, a := range addrs {
+			for _, v := range vals {
+				if i > 0 {
+					next = append(next, a+"."+strconv.Itoa(v))
+				} else {
+					next = append(next, strconv.Itoa(v))
+				}
+				if len(next) > maxNIDsPerPeer {
+					return nil, fmt.Errorf("'%s' specifies more than the %d NIDs allowed by this operation", item, maxNIDsPerPeer)
+				}
+			}
+		}
+		addrs = next
+	}
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		nid, err := ParseNID(a + "@" + net)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nid.String())
+	}
+	return out, nil
+}
+
+// octetValues reads one address octet: N, or [a-b/step,c,...].
+func octetValues(o string) ([]int, error) {
+	if !strings.HasPrefix(o, "[") {
+		v, err := octet(o)
+		return []int{v}, err
+	}
+	if !strings.HasSuffix(o, "]") {
+		return nil, fmt.Errorf("unclosed [ in %q", o)
+	}
+	var vals []int
+	for _, part := range strings.Split(o[1:len(o)-1], ",") {
+		lo, hi, step, err := octetRange(part)
+		if err != nil {
+			return nil, err
+		}
+		for v := lo; v <= hi; v += step {
+			vals = append(vals, v)
+		}
+	}
+	return vals, nil
+}
+
+// octetRange reads a-b/step, a-b or a.
+func octetRange(part string) (lo, hi, step int, err error) {
+	rng, st, hasStep := strings.Cut(part, "/")
+	step = 1
+	if hasStep {
+		if step, err = strconv.Atoi(st); err != nil || step < 1 {
+			return 0, 0, 0, fmt.Errorf("bad step %q", st)
+		}
+	}
+	a, b, isRange := strings.Cut(rng, "-")
+	if lo, err = octet(a); err != nil {
+		return 0, 0, 0, err
+	}
+	hi = lo
+	if isRange {
+		if hi, err = octet(b); err != nil {
+			return 0, 0, 0, err
+		}
+	}
+	if hi < lo {
+		return 0, 0, 0, fmt.Errorf("range %s runs backwards", rng)
+	}
+	return lo, hi, step, nil
+}
+
+func octet(s string) (int, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 || v > 255 || s == "" || s[0] == '+' || s[0] == '-' {
+		return 0, fmt.Errorf("%q is not an address octet (0 to 255)", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/record"
+	"github.com/lnetsim/lnetsim/scenarios"
+)
+
+// cmdFunc runs an lnetctl command on a node's LNet (or with undo, what for: does after the
+// fault's duration) and returns the errno the kernel refused it with (0: done) and a detail.
+type cmdFunc func(n *node, c *scenarios.Command, undo bool) (errno int, detail string)
+
+// command makes an lnetctl command an action: it runs on the fault's node (one that is down
+// runs nothing, as lnetctl on a crashed node cannot) and its outcome is recorded.
+func command(run cmdFunc) actionFunc {
+	return func(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+		n := f.c.byName[ft.Node]
+		text := strings.TrimPrefix(ft.Lnetctl, "lnetctl ")
+		if undo {
+			text = scenarios.LookupAction(ft.Action).Undo + " (for: of " + text + ")"
+		}
+		rec := record.Command{Time: f.c.k.Now(), Node: ft.Node, Name: ft.Name, Command: text}
+		if n.down {
+			rec.Result, rec.Detail = "not_run", "the node is down"
+		} else {
+			errno, detail := run(n, ft.Cmd, undo)
+			rec.Result, rec.Detail = "ok", detail
+			if errno != 0 {
+				rec.Result = lnet.ErrnoName(errno)
+			}
+		}
+		f.cmds = append(f.cmds, rec)
+		if f.tl != nil {
+			f.tl.fault(rec.Time, "lnetctl "+ft.Action, ft.Node)
+		}
+	}
+}
+
+// commandResult returns the outcome of the last run of the command named name at or before
+// the time now (ok, an errno name, not_run), and false if it has not run by then.
+func (f *faultState) commandResult(name string) (record.Command, bool) {
+	for i := len(f.cmds) - 1; i >= 0; i-- {
+		if f.cmds[i].Name == name {
+			return f.cmds[i], true
+		}
+	}
+	return record.Command{}, false
+}
+
+// eachNID runs one call per NID of a command's NID list as lustre_lnet_route_common does:
+// EEXIST counts as done, EHOSTUNREACH is remembered and the next NID tried, any other
+// refusal stops the command. The result is that of the last NID tried; the detail gives each
+// NID's.
+func eachNID(nids []string, call func(lnet.NID) error) (int, string) {
+	errno, details := 0, []string(nil)
+	for _, s := range nids {
+		nid, err := lnet.ParseNID(s)
+		if err == nil {
+			err = call(nid)
+		}
+		errno = 0
+		res := "ok"
+		if err != nil {
+			errno = lnet.ErrnoOf(err)
+			res = err.Error()
+		}
+		details = append(details, s+": "+res)
+		if errno != 0 && errno != lnet.EEXIST && errno != lnet.EHOSTUNREACH {
+			break
+		}
+		if errno == lnet.EEXIST {
+			errno = 0
+		}
+	}
+	return errno, strings.Join(details, "; ")
+}
+
+// routeAdd is lnetctl route add (lustre_lnet_config_route): one lnet_add_route per gateway
+// NID; for: deletes what it added.
+func routeAdd(n *node, c *scenarios.Command, undo bool) (int, string) {
+	net, err := lnet.ParseNet(c.Net)
+	if err != nil {
+		return lnet.EINVAL, err.Error()
+	}
+	if undo {
+		return routeDel(n, c, false)
+	}
+	return eachNID(c.NIDs, func(gw lnet.NID) error { return n.ln.ConfigRoute(net, gw, c.Hop, c.Priority) })
+}
+
+// routeDel is lnetctl route del (lustre_lnet_del_route): one lnet_del_route per gateway NID.
+func routeDel(n *node, c *scenarios.Command, _ bool) (int, string) {
+	net, err := lnet.ParseNet(c.Net)
+	if err != nil {
+		return lnet.EINVAL, err.Error()
+	}
+	return eachNID(c.NIDs, func(gw lnet.NID) error { return n.ln.DelRoute(net, gw) })
+}
+
+// hasCommands reports whether the timeline runs lnetctl commands (commands.csv is written).
+func hasCommands(s *scenarios.Scenario) bool {
+	for i := range s.Faults {
+		if s.Faults[i].Cmd != nil {
+			return true
+		}
+	}
+	return false
+}
