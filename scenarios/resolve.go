@@ -174,6 +174,16 @@ func (r *resolver) niSpec(p, g string, ng *NodeGroup, i int) {
 		r.errorAt(np+".nid", "", "NID %s is not on net %s", ni.NID, ni.Net)
 		ni.NID = NID{}
 	}
+	if j := sharedInterface(ng.NIs[:i], ni); j >= 0 {
+		o := ng.NIs[j]
+		ni.shares = j + 1
+		if ni.HCA < 0 {
+			ni.HCA, ni.Port = o.HCA, o.Port
+		}
+		if ni.Interface == "" {
+			ni.Interface = o.Interface
+		}
+	}
 	if ni.HCA < 0 {
 		ni.HCA = i
 	}
@@ -185,13 +195,50 @@ func (r *resolver) niSpec(p, g string, ng *NodeGroup, i int) {
 	}
 	if ni.Interface == "" {
 		ni.Interface = "ib" + strconv.Itoa(i)
-	}
-	for j := 0; j < i; j++ {
-		o := ng.NIs[j]
-		if o.HCA == ni.HCA && o.Port == ni.Port {
-			r.errorAt(np, "give each NI its own hca or port", "NI %d uses HCA %d port %d, like NI %d", i, ni.HCA, ni.Port, j)
+		for _, o := range ng.NIs[:i] {
+			if o.HCA == ni.HCA && o.Port == ni.Port {
+				ni.Interface = o.Interface // the port's interface
+				break
+			}
 		}
 	}
+	for j := 0; j < i; j++ {
+		if r.samePort(np, i, ni, j, ng.NIs[j]) {
+			break
+		}
+	}
+}
+
+// sharedInterface returns the first of nis whose interface ni also uses (the same
+// explicit address, or the same interface name), -1 none.
+func sharedInterface(nis []NISpec, ni *NISpec) int {
+	for j, o := range nis {
+		if !ni.NID.IsZero() && !o.NID.IsZero() && ni.NID.Addr == o.NID.Addr ||
+			ni.Interface != "" && ni.Interface == o.Interface {
+			return j
+		}
+	}
+	return -1
+}
+
+// samePort checks NI i against an earlier NI j of the node: NIs of different nets may share
+// a port as one IPoIB interface with one address (lnetctl net add --if ib0 for two nets);
+// two NIs of one net on it, two interface names, two addresses, or one address on two
+// ports are refused. It reports whether NI j decided (shares the port or the address).
+func (r *resolver) samePort(np string, i int, ni *NISpec, j int, o NISpec) bool {
+	same := o.HCA == ni.HCA && o.Port == ni.Port
+	sameAddr := !ni.NID.IsZero() && !o.NID.IsZero() && ni.NID.Addr == o.NID.Addr
+	switch {
+	case same && o.Net == ni.Net:
+		r.errorAt(np, "give each NI of a net its own hca or port", "NI %d uses HCA %d port %d, like NI %d of the same net %s", i, ni.HCA, ni.Port, j, ni.Net)
+	case same && o.Interface != ni.Interface:
+		r.errorAt(np+".interface", "a port is one IPoIB interface", "HCA %d port %d is NI %d's interface %s, not %s", ni.HCA, ni.Port, j, o.Interface, ni.Interface)
+	case same && !ni.NID.IsZero() && !o.NID.IsZero() && !sameAddr:
+		r.errorAt(np+".nid", "NIs sharing an interface use its address", "interface %s has NI %d's address %s, not %s", ni.Interface, j, o.NID.Addr, ni.NID.Addr)
+	case !same && sameAddr:
+		r.errorAt(np, "one address is one interface: leave hca and port out to share its port", "address %s is NI %d's, on HCA %d port %d", ni.NID.Addr, j, o.HCA, o.Port)
+	}
+	return same || sameAddr
 }
 
 // assignNIDs builds the member list, giving each NI without a NID the next free address of
@@ -230,6 +277,10 @@ func (r *resolver) assignNIDs() {
 				case ni.Net == "":
 				case !ni.NID.IsZero():
 					mni.NID, _ = ni.NID.next(k)
+				case ni.shares > 0 && m.NIs[ni.shares-1].NID.Addr.IsValid():
+					// another net on the same interface: the interface's address
+					mni.NID = NID{Addr: m.NIs[ni.shares-1].NID.Addr, Net: ni.Net}
+					r.nids[mni.NID] = m.Name
 				default:
 					_, num, _ := ParseNet(ni.Net)
 					for next[ni.Net] < 65535 {

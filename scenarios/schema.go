@@ -102,7 +102,9 @@ type NISpec struct {
 	// up from 1 over the net's NIs in sorted node name order. For a group it is the first
 	// member's address; the others count up from it.
 	NID NID `yaml:"nid" json:"nid"`
-	// Interface is the IPoIB interface name (default ib<i> for the i-th NI).
+	// Interface is the IPoIB interface name (default ib<i> for the i-th NI). NIs of
+	// different nets may share one: same interface name or same address (10.0.0.1@o2ib and
+	// 10.0.0.1@o2ib1) puts them on the same HCA port, with that interface's address.
 	Interface string `yaml:"interface" json:"interface"`
 	// HCA is the index of the HCA on the node (default: the i-th NI uses HCA i).
 	HCA int `yaml:"hca" json:"hca"`
@@ -120,6 +122,9 @@ type NISpec struct {
 	// srcPath is where the NI was written (nis[i], or the lnetctl local NI it came from);
 	// tunablesPath and lndPath locate its tunables, for overlaying only what was written.
 	srcPath, tunablesPath, lndPath string
+	// shares is 1 + the index of an earlier NI of the node whose interface this NI also
+	// uses (same address or same interface name: another net on that port), 0 none.
+	shares int
 }
 
 func (n *NISpec) setDefaults() { n.HCA, n.Port = -1, 1 }

@@ -365,9 +365,15 @@ func (p *Port) Link() *Link {
 }
 
 // AddIP assigns an IPoIB address to the port (what ib0's inet address is to o2iblnd).
+// Assigning it again to the same port does nothing: several NIs (of different LNet nets)
+// share one interface and its address, o2iblnd telling them apart by the NIDs in its
+// messages. An address belongs to one port; giving it to another is a caller's bug.
 func (p *Port) AddIP(a netip.Addr) {
-	if _, dup := p.f.ips[a]; dup {
-		panic(fmt.Sprintf("ib: address %s assigned twice", a))
+	if i, dup := p.f.ips[a]; dup {
+		if int(i) == p.idx {
+			return
+		}
+		panic(fmt.Sprintf("ib: address %s assigned to %s and %s", a, p.f.ports[i], p))
 	}
 	p.f.ips[a] = int32(p.idx)
 	p.ips = append(p.ips, a)

@@ -119,6 +119,21 @@ func netTunables(t *scenarios.NetTunables) lnet.NetTunables {
 // toNID converts a scenario NID to model/lnet's.
 func toNID(n scenarios.NID) (lnet.NID, error) { return lnet.ParseNID(n.String()) }
 
+// sharedPorts refuses, on the ideal backend, NIs of different nets sharing one port: that
+// backend keys its ports and their faults by NI, so they would not share the link.
+func sharedPorts(s *scenarios.Scenario) error {
+	for _, m := range s.Members {
+		for i, a := range m.NIs {
+			for j, b := range m.NIs[:i] {
+				if a.HCA == b.HCA && a.Port == b.Port {
+					return fmt.Errorf("%w: %s:%d and %s:%d share HCA %d port %d, which only the o2ib backend models", ErrUnsupported, m.Name, j, m.Name, i, a.HCA, a.Port)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // buildCluster creates the kernel and one LNet node per member, with its NIs, configured
 // peers and the run's tracer, and starts every node.
 func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend string) (*cluster, error) {
@@ -127,6 +142,9 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend st
 		rate: float64(s.Fabric.LinkRate.BytesPerSecond()) / 1e9}
 	switch backend {
 	case BackendIdeal:
+		if err := sharedPorts(s); err != nil {
+			return nil, err
+		}
 		c.ideal = lnet.NewIdealLND(c.k, idealLatency(s))
 		c.ideal.Hook = c.idealVerdict
 	case BackendO2IB, "":

@@ -18,15 +18,7 @@ expect:
   - {name: all writes complete, check: messages, workload: w, type: put, status: ok, eq: 300}
   - {name: the server link is the bottleneck, check: throughput, workload: w, max: 100Gbps}
 `
-	res, err := Run(load(t, src), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range res.Summary.Expectations {
-		if !e.Passed {
-			t.Errorf("%s: %s", e.Name, e.Detail)
-		}
-	}
+	runPassing(t, src)
 	// Too many hosts for the radix is refused with a hint.
 	big := `
 name: too-big
