@@ -33,7 +33,8 @@ type checker struct {
 // accum is a record check's running value.
 type accum struct {
 	wi    int // workload index, -1 none given
-	hops  []lnet.NID
+	hops  []lnet.NID // path: the via NIs
+	via   []*node    // path: the node of each via NI
 	n     int64 // messages, path attempts
 	bytes int64 // throughput
 	lat   hist  // latency
@@ -50,14 +51,70 @@ func newChecker(c *cluster, s *scenarios.Scenario, ws *workloads) (*checker, err
 			a.wi = ch.workloadIndex(e.Workload)
 		}
 		for _, ref := range e.Via {
-			_, nid, err := c.niRef(ref)
+			n, nid, err := c.niRef(ref)
 			if err != nil {
 				return nil, fmt.Errorf("expect %s: %w", e.Name, err)
 			}
 			a.hops = append(a.hops, nid)
+			a.via = append(a.via, n)
+		}
+		if err := checkVia(a); err != nil {
+			return nil, fmt.Errorf("expect %s: %w", e.Name, err)
 		}
 	}
 	return ch, nil
+}
+
+// checkVia refuses a path that is not hops in pairs (a sending NI, then the next hop's NI on
+// the same net), each next hop but the last a router that forwards from another of its NIs.
+func checkVia(a *accum) error {
+	if len(a.hops) == 0 {
+		return nil
+	}
+	if len(a.hops)%2 != 0 {
+		return fmt.Errorf("via lists hops in pairs (sending NI, next hop), %d NIs given", len(a.hops))
+	}
+	for j := 0; j < len(a.hops); j += 2 {
+		if a.hops[j].Net() != a.hops[j+1].Net() {
+			return fmt.Errorf("via %s and %s: a hop stays on one net", a.hops[j], a.hops[j+1])
+		}
+		if j > 0 && a.via[j] != a.via[j-1] {
+			return fmt.Errorf("via %s then %s: a router forwards from one of its own NIs", a.hops[j-1], a.hops[j])
+		}
+	}
+	return nil
+}
+
+// pathCount returns how many of a finished message's attempts in e's window follow the path:
+// on the sending node for a direct path; for a routed one, on the last router, the forwarded
+// message's attempts over the last hop whose header source is the path's first NI (LNet's
+// records carry no identity across routers: the NIs in between are checked by checkVia).
+func (ch *checker) pathCount(e *scenarios.Expectation, a *accum, r *lnet.MsgRecord, w int, atts []attempt) int64 {
+	last := len(a.hops) - 2
+	origin := a.via[0]
+	if r.Node != a.via[last].name || (e.Node != "" && e.Node != origin.name) {
+		return 0
+	}
+	if last > 0 {
+		if r.Src != a.hops[0] {
+			return 0
+		}
+		if a.wi >= 0 {
+			o := *r
+			o.Node = origin.name
+			w = ch.ws.attribute(&o)
+		}
+	}
+	if a.wi >= 0 && w != a.wi {
+		return 0
+	}
+	var n int64
+	for _, at := range atts {
+		if inWindow(e, at.t) && at.txNI == a.hops[last] && at.nextH == a.hops[last+1] {
+			n++
+		}
+	}
+	return n
 }
 
 func inWindow(e *scenarios.Expectation, t sim.Time) bool { return t >= e.From && t <= e.At }
@@ -68,6 +125,10 @@ func (ch *checker) onMsg(r *lnet.MsgRecord, w int, atts []attempt) {
 	for i := range ch.s.Expect {
 		e := &ch.s.Expect[i]
 		a := &ch.acc[i]
+		if e.Check == "path" {
+			a.n += ch.pathCount(e, a, r, w, atts)
+			continue
+		}
 		if a.wi >= 0 && w != a.wi {
 			continue
 		}
@@ -92,15 +153,6 @@ func (ch *checker) onMsg(r *lnet.MsgRecord, w int, atts []attempt) {
 				}
 			}
 			a.n++
-		case "path":
-			if e.Node != "" && r.Node != e.Node {
-				continue
-			}
-			for _, at := range atts {
-				if inWindow(e, at.t) && (len(a.hops) < 1 || at.txNI == a.hops[0]) && (len(a.hops) < 2 || at.nextH == a.hops[1]) {
-					a.n++
-				}
-			}
 		case "latency":
 			if a.wi < 0 && msgOK(r) && inWindow(e, r.End) && (e.Type == "" || strings.EqualFold(r.Type.String(), e.Type)) {
 				a.lat.add(int64(r.End - r.Start))
