@@ -32,12 +32,12 @@ type checker struct {
 
 // accum is a record check's running value.
 type accum struct {
-	wi    int // workload index, -1 none given
+	wi    int        // workload index, -1 none given
 	hops  []lnet.NID // path: the via NIs
 	via   []*node    // path: the node of each via NI
-	n     int64 // messages, path attempts
-	bytes int64 // throughput
-	lat   hist  // latency
+	n     int64      // messages, path attempts
+	bytes int64      // throughput
+	lat   hist       // latency
 }
 
 func newChecker(c *cluster, s *scenarios.Scenario, ws *workloads) (*checker, error) {
