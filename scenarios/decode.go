@@ -501,7 +501,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			hint, best := suggest(k.Value, si)
 			d.errorf(k, join(path, k.Value), hint, "unknown field %q", k.Value)
 			if best != "" {
-				d.bad[join(path, best)] = true // "best is required" would only repeat this
+				// A misspelt section explains whatever its absence causes (no node named
+				// ...): listed first; and "best is required" would only repeat it.
+				d.errs[len(d.errs)-1].root = path == ""
+				d.bad[join(path, best)] = true
 			}
 			continue
 		}
