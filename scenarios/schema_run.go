@@ -170,7 +170,7 @@ type Expectation struct {
 	// forwarded); and two router counters lnetctl has no name for: router_expired_count
 	// (routed messages dropped past their deadline by the opt-in router_msg_expiry policy)
 	// and router_dropped_count (routed messages dropped otherwise: routing disabled,
-	// asymmetric route).
+	// asymmetric route, no way on, next hop believed dead).
 	Counter string `yaml:"counter" json:"counter,omitempty"`
 	// Status selects by outcome: ok, failed, or an hstatus name (messages); ok or failed
 	// (operations); ok, an errno name such as ENOENT, or not_run (command).

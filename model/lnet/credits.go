@@ -1,6 +1,10 @@
 package lnet
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
 
 // hdrSize is the LNet header's wire size, added to lpni_txqnob with the payload.
 const hdrSize = 72
@@ -12,21 +16,19 @@ const hdrSize = 72
 // -EHOSTUNREACH), refuse a message whose MD was unlinked (-ECANCELED),
 // take a peer NI tx credit then an NI tx credit from the queue of the message's tx CPT
 // (queueing FIFO when either goes negative),
-// let a delay rule capture the message, and hand it to the LND.
-func (n *Node) postSend(m *Msg) {
+// let a delay rule capture the message, and hand it to the LND. A message posted after
+// waiting for a credit (doSend) is finalized with a drop's error; on its first post (from
+// handleSend) the error is returned instead, as the kernel's do_send = 0 returns it up
+// through lnet_send, whose caller ends the message (a forwarded one without a health check,
+// forwardFailed). It returns 0 or that error.
+func (n *Node) postSend(m *Msg, doSend bool) int {
 	now := n.k.Now()
-	if !m.routing && now > m.deadline {
+	if rc := n.checkMessageDrop(m, now); rc != 0 {
 		n.dropOnPost(m)
-		m.HStatus = LNET_MSG_STATUS_NETWORK_TIMEOUT
-		n.finalize(m, -ETIMEDOUT)
-		return
-	}
-	if m.routing && m.txNI.net.Tunables.PeerTimeout > 0 && m.txPeerNI.status != NIStatusUp {
-		// A router does not forward to a peer NI it believes dead (lnet_check_message_drop).
-		n.dropOnPost(m)
-		m.HStatus = LNET_MSG_STATUS_REMOTE_DROPPED
-		n.finalize(m, -EHOSTUNREACH)
-		return
+		if doSend {
+			n.finalize(m, rc)
+		}
+		return rc
 	}
 	if m.routing && n.tun.RouterMsgExpiry && now > m.rtrDeadline {
 		// Opt-in expiry policy (not in the kernel): dropped and counted, no health effect
@@ -36,12 +38,12 @@ func (n *Node) postSend(m *Msg) {
 		m.noResend = true
 		m.HStatus = LNET_MSG_STATUS_OK
 		n.finalize(m, -ETIMEDOUT)
-		return
+		return 0
 	}
 	if md := m.md; md != nil && md.aborted {
 		m.noResend = true
 		n.finalize(m, -ECANCELED)
-		return
+		return 0
 	}
 	lpni, ni := m.txPeerNI, m.txNI
 	if !m.peerCredit {
@@ -53,7 +55,7 @@ func (n *Node) postSend(m *Msg) {
 		}
 		if lpni.txCredits < 0 {
 			lpni.txq.Push(m)
-			return
+			return 0
 		}
 	}
 	if !m.niCredit {
@@ -66,13 +68,30 @@ func (n *Node) postSend(m *Msg) {
 		}
 		if tq.credits < 0 {
 			tq.delayed.Push(m)
-			return
+			return 0
 		}
 	}
 	if len(n.delayRules) > 0 && n.delayOnSend(m) {
-		return
+		return 0
 	}
 	n.lndSend(m)
+	return 0
+}
+
+// checkMessageDrop models lnet_check_message_drop: -ETIMEDOUT (NETWORK_TIMEOUT) for a
+// message past its deadline (never a routed one), -EHOSTUNREACH (REMOTE_DROPPED) for a routed
+// one whose next hop's cached status is not UP when the net's peer_timeout is set (a router
+// does not forward to a peer NI it believes dead); 0 otherwise.
+func (n *Node) checkMessageDrop(m *Msg, now sim.Time) int {
+	switch {
+	case !m.routing && now > m.deadline:
+		m.HStatus = LNET_MSG_STATUS_NETWORK_TIMEOUT
+		return -ETIMEDOUT
+	case m.routing && m.txNI.net.Tunables.PeerTimeout > 0 && m.txPeerNI.status != NIStatusUp:
+		m.HStatus = LNET_MSG_STATUS_REMOTE_DROPPED
+		return -EHOSTUNREACH
+	}
+	return 0
 }
 
 // lndSend models lnet_ni_send: hand the message to its NI's LND. An immediate failure
@@ -124,7 +143,7 @@ func (n *Node) returnTxCredits(m *Msg) {
 		ni.txCredits++
 		if tq.credits <= 0 {
 			if m2 := tq.delayed.Pop(); m2 != nil {
-				n.postSend(m2)
+				n.postSend(m2, true)
 			}
 		}
 	}
@@ -135,7 +154,7 @@ func (n *Node) returnTxCredits(m *Msg) {
 		lpni.txCredits++
 		if lpni.txCredits <= 0 {
 			if m2 := lpni.txq.Pop(); m2 != nil {
-				n.postSend(m2)
+				n.postSend(m2, true)
 			}
 		}
 	}
@@ -154,7 +173,9 @@ func (n *Node) decommitTx(m *Msg, status int) {
 	case status == 0 && m.routing:
 		n.stats.RouteCount++
 		n.stats.RouteLength += ln
-		n.rstats.Forwarded++
+		if m.status == 0 { // not a forward that failed (forwardFailed)
+			n.rstats.Forwarded++
+		}
 		fallthrough
 	case status == 0:
 		if !m.routing {

@@ -31,8 +31,9 @@ func (n *Node) finalize(m *Msg, status int) {
 		if rc == 0 {
 			return
 		}
-		m.noResend = true
-		status = rc
+		n.forwardFailed(m, rc)
+		n.completeMsgCounted(m, 0, rc)
+		return
 	}
 	if status == 0 && m.ackPending {
 		// The PUT becomes its ACK (lnet_complete_msg_locked): from the NID the PUT was
@@ -73,10 +74,14 @@ func (n *Node) sendAck(m *Msg) int {
 // completeMsg decommits and frees the message, telling the tracer. The REPLY to an optimized
 // GET (rdmaReq) is never committed for sending, but it is the data this node sent: the
 // tracer sees it as sent, as lnet_msg_decommit_rx counts its bytes in send_length.
-func (n *Node) completeMsg(m *Msg, status int) {
+func (n *Node) completeMsg(m *Msg, status int) { n.completeMsgCounted(m, status, status) }
+
+// completeMsgCounted is completeMsg with the status the statistics count (lnet_msg_decommit's)
+// apart from the one the message ends with.
+func (n *Node) completeMsgCounted(m *Msg, counted, status int) {
 	rx := m.rxCommitted && !m.txCommitted && !(m.rdmaReq && m.isResponse)
-	n.decommitTx(m, status)
-	n.decommitRx(m, status)
+	n.decommitTx(m, counted)
+	n.decommitRx(m, counted)
 	m.onActive = false
 	n.traceDone(m, status, rx)
 	n.freeMsg(m)

@@ -17,7 +17,7 @@ type RouterPoolShow struct {
 type RouterStats struct {
 	Forwarded   uint64 // messages received for another node and forwarded (route_count)
 	Expired     uint64 // routed messages dropped past their deadline (opt-in expiry policy)
-	Dropped     uint64 // routed messages dropped otherwise (routing off, asymmetric route)
+	Dropped     uint64 // routed messages dropped otherwise (routing off, asymmetric route, not forwardable)
 	RtrPings    uint64 // router checker pings sent
 	RtrPingFail uint64 // router checker pings that failed or timed out
 }
@@ -354,4 +354,18 @@ func (n *Node) returnRxCredits(m *Msg) {
 			}
 		}
 	}
+}
+
+// forwardFailed ends a routed message that could not be forwarded: lnet_send failed in
+// lnet_complete_msg_locked (no route, no NI, or the first post refused by
+// lnet_check_message_drop because the next hop is believed dead). There is no health check
+// and no resend: the kernel's lnet_finalize loop decommits the message with the receive's
+// status, 0, so it counts as received and, if it was committed for sending, as routed
+// (route_count and the send statistics of the NI and peer NI it was to use, besides the
+// drop counted by postSend). The model's router statistics count it as dropped
+// (router_dropped_count), not forwarded. The caller completes it, counted as status 0.
+func (n *Node) forwardFailed(m *Msg, rc int) {
+	m.noResend = true
+	m.status = rc
+	n.rstats.Dropped++
 }

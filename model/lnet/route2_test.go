@@ -323,8 +323,12 @@ func TestRouterNIStatus(t *testing.T) {
 	}
 }
 
-// TestRouterDropsToDeadPeer: a router does not forward to a peer NI it was told is down
-// (lnet_check_message_drop: REMOTE_DROPPED, counted as a drop on the router).
+// TestRouterDropsToDeadPeer follows lnet_post_send_locked (do_send = 0) and
+// lnet_complete_msg_locked: a router does not forward to a peer NI it was told is down
+// (lnet_check_message_drop: counted as a drop on the router); on this first post the error
+// goes back up through lnet_send without a health check (no remote_dropped, no resend, the
+// server's health untouched) and the message is decommitted with the receive's status, so
+// the kernel counts it in route_count too; router_dropped_count counts it, not forwarded.
 func TestRouterDropsToDeadPeer(t *testing.T) {
 	r := newRouted(t, 1, DefaultTunables(), DefaultTunables())
 	rt := r.rs[0]
@@ -333,8 +337,14 @@ func TestRouterDropsToDeadPeer(t *testing.T) {
 	}
 	r.put(t, 100, 0)
 	r.run(t, sim.Second)
-	if r.sEv.count(EventPUT) != 0 || rt.Stats().DropCount == 0 || rt.Stats().RemoteDroppedCount == 0 {
-		t.Fatalf("server got %d PUTs; router drops %d remote_dropped %d", r.sEv.count(EventPUT), rt.Stats().DropCount, rt.Stats().RemoteDroppedCount)
+	st, rs := rt.Stats(), rt.RouterStats()
+	got := []uint64{uint64(r.sEv.count(EventPUT)), st.DropCount, st.RemoteDroppedCount, st.ResendCount,
+		st.RouteCount, rs.Dropped, rs.Forwarded, uint64(rt.PeerNI(r.sNID).Health())}
+	want := []uint64{0, 1, 0, 0, 1, 1, 0, MaxHealth}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("server PUTs, router drop_count, remote_dropped, resends, route_count, router_dropped, forwarded, server health = %v, want %v", got, want)
+		}
 	}
 }
 

@@ -88,6 +88,5 @@ func (n *Node) handleSend(ni *NI, lpni, final *PeerNI, m *Msg) int {
 	if md := m.md; md != nil && md.aborted && !m.routing {
 		return -ECANCELED
 	}
-	n.postSend(m)
-	return 0
+	return n.postSend(m, false)
 }
