@@ -98,6 +98,10 @@ func (n *Node) DiscoverPeer(nid NID) {
 	n.discoverPeer(p)
 }
 
+// handleDiscoveryEvent models lnet_discovery_event_handler for the discovery ping's MD: a
+// REPLY merges the peer's NIs and completes discovery; a failed SEND or an UNLINK (the
+// response tracker expired) fails it. The event is read before anything else runs: finalizing
+// the waiting messages reuses the node's event.
 func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 	lpni := n.findPeerNI(nid)
 	if lpni == nil {
@@ -114,17 +118,25 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 		}
 		n.discoveryDone(p, 0)
 	case ev.Status != 0 || ev.Type == EventUNLINK:
+		if p.discPing == nil {
+			return // the UNLINK of pingFailed's own unlink
+		}
 		rc := ev.Status
 		if rc == 0 {
 			rc = -ETIMEDOUT // the ping's MD was unlinked by its response tracker
 		}
+		n.pingFailed(p, ev.Unlinked)
 		n.discoveryDone(p, rc)
-		if !ev.Unlinked {
-			if md := p.discPing; md != nil {
-				p.discPing = nil
-				n.mdUnlink(md, 0)
-			}
-		}
+	}
+}
+
+// pingFailed models lnet_peer_ping_failed: forget the discovery ping's MD and unlink it unless
+// the failing event already did, so its response tracker cannot expire later.
+func (n *Node) pingFailed(p *Peer, unlinked bool) {
+	md := p.discPing
+	p.discPing = nil
+	if !unlinked {
+		n.mdUnlink(md, 0)
 	}
 }
 
@@ -133,9 +145,7 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 // rediscovered on the next send.
 func (n *Node) discoveryDone(p *Peer, rc int) {
 	p.discovering = false
-	if rc == 0 {
-		p.discPing = nil
-	}
+	p.discPing = nil
 	p.discovered = rc == 0
 	for k := p.pending.Len(); k > 0; k-- {
 		m := p.pending.Pop()
@@ -154,8 +164,7 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 // processPingBuffer merges a peer's advertised NIs (models lnet_peer_data_present /
 // lnet_update_peer_ni status handling): unknown NIDs join the peer (a traffic-created
 // single-NID peer owning one is merged), the multi-rail flag is adopted, and each NI's status
-// is cached. An UP->DOWN change counts as a remote failure; an NI reported UP that we never
-// heard from gets full health. NIDs missing from the buffer are kept (simplification).
+// is cached (discLPNIHealth). NIDs missing from the buffer are kept (simplification).
 func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 	if !p.config {
 		p.setMultiRail(b.MultiRail)
@@ -176,14 +185,21 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 		if lpni == nil {
 			lpni = n.addPeerNI(p, e.NID)
 		}
-		old := lpni.status
-		lpni.status = e.Status
-		switch {
-		case old == NIStatusUp && e.Status == NIStatusDown:
-			n.handleRemoteFailure(lpni, CauseDiscovery)
-		case e.Status == NIStatusUp && !lpni.heardFrom && lpni.health < MaxHealth:
-			n.setPeerHealth(lpni, MaxHealth, CauseDiscovery)
-		}
+		n.discLPNIHealth(lpni, e.Status)
+	}
+}
+
+// discLPNIHealth models handle_disc_lpni_health: a change of advertised status to DOWN counts
+// as a remote failure; an NI reported UP again, never heard from, gets full health (not one
+// that comes back UP from DOWN).
+func (n *Node) discLPNIHealth(lpni *PeerNI, st NIStatus) {
+	old := lpni.status
+	lpni.status = st
+	switch {
+	case old != st && st == NIStatusDown:
+		n.handleRemoteFailure(lpni, CauseDiscovery)
+	case old == st && st == NIStatusUp && !lpni.heardFrom && lpni.health < MaxHealth:
+		n.setPeerHealth(lpni, MaxHealth, CauseDiscovery)
 	}
 }
 
