@@ -1,44 +1,47 @@
 package plots
 
 import (
+	"bytes"
 	"fmt"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/lnetsim/lnetsim/record"
 )
 
-// A legend at the top of a linear axis gets headroom that grows with its rows; one at the
-// bottom, or over a log axis, leaves the range alone.
-func TestLegendRoom(t *testing.T) {
-	mk := func(rows int, top, logY bool) *plot.Plot {
+// The legend goes below the axes, the figure growing by its rows, so it never covers data:
+// a figure without legend keeps the base size.
+func TestLegendBelowData(t *testing.T) {
+	heights := map[int]int{}
+	for _, rows := range []int{0, 1, 4} {
 		p := newPlot("t", "x", "y")
-		p.Legend.Top = top
-		for i := 0; i < rows; i++ {
-			if err := addLine(p, fmt.Sprintf("series %d", i), plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 10}}, i, false); err != nil {
+		for i := range rows {
+			if err := addLine(p, fmt.Sprintf("series %d", i), plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 10}}, i, rows, false); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if logY {
-			p.Y.Scale = plot.LogScale{}
+		wt, err := render(p, "png")
+		if err != nil {
+			t.Fatal(err)
 		}
-		return p
-	}
-	one, four := mk(1, true, false), mk(4, true, false)
-	legendRoom(one)
-	legendRoom(four)
-	if !(one.Y.Max > 10) || !(four.Y.Max > one.Y.Max) {
-		t.Fatalf("top legend headroom: 1 row -> Y.Max %v, 4 rows -> %v; want both above 10, growing", one.Y.Max, four.Y.Max)
-	}
-	for _, p := range []*plot.Plot{mk(4, false, false), mk(4, true, true)} {
-		legendRoom(p)
-		if p.Y.Max != 10 {
-			t.Fatalf("Y.Max %v, want 10 unchanged (bottom legend or log axis)", p.Y.Max)
+		var b bytes.Buffer
+		if _, err := wt.WriteTo(&b); err != nil {
+			t.Fatal(err)
 		}
+		img, err := png.Decode(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		heights[rows] = img.Bounds().Dy()
+	}
+	if heights[0] != 432 || heights[1] != 462 || heights[4] != 502 {
+		t.Fatalf("figure heights by legend rows: %v", heights)
 	}
 }
 
@@ -60,15 +63,25 @@ func TestFaultMarkersSkipHitCounts(t *testing.T) {
 	}
 }
 
-// Series past the palette's colours get a dash pattern: the first 24 all differ.
-func TestSeriesStylesDiffer(t *testing.T) {
-	seen := map[string]int{}
-	for i := 0; i < len(palette)*len(lineDashes); i++ {
-		c, d := seriesStyle(i)
-		key := fmt.Sprint(c, d)
-		if j, ok := seen[key]; ok {
-			t.Fatalf("series %d looks like series %d (%s)", i, j, key)
+// Series past the palette's colours get a dash pattern: the first 24 all differ. Each fault
+// kind has its own marker style and legend entry: the first 18 all differ.
+func TestStylesDiffer(t *testing.T) {
+	for _, st := range []struct {
+		what  string
+		n     int
+		style func(int) (color.Color, []vg.Length)
+	}{
+		{"series", len(palette) * len(lineDashes), seriesStyle},
+		{"fault kind", len(faultDashes) * len(faultGreys), faultStyle},
+	} {
+		seen := map[string]int{}
+		for i := range st.n {
+			c, d := st.style(i)
+			key := fmt.Sprint(c, d)
+			if j, ok := seen[key]; ok {
+				t.Fatalf("%s %d looks like %s %d (%s)", st.what, i, st.what, j, key)
+			}
+			seen[key] = i
 		}
-		seen[key] = i
 	}
 }

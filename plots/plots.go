@@ -112,7 +112,6 @@ func save(p *plot.Plot, path, src string) (err error) {
 	_, logX := p.X.Scale.(plot.LogScale)
 	widenRange(&p.X, logX)
 	widenRange(&p.Y, false)
-	legendRoom(p)
 	var buf bytes.Buffer
 	func() {
 		// gonum's tick markers panic on ranges they cannot mark (values near the float
@@ -123,7 +122,7 @@ func save(p *plot.Plot, path, src string) (err error) {
 			}
 		}()
 		var wt io.WriterTo
-		if wt, err = p.WriterTo(width, height, ext); err != nil {
+		if wt, err = render(p, ext); err != nil {
 			err = fmt.Errorf("%s: %w", path, err)
 			return
 		}
@@ -148,28 +147,37 @@ func save(p *plot.Plot, path, src string) (err error) {
 	return nil
 }
 
-// legendRoom raises the top of a linear Y axis so that a legend drawn at the top of the plot
-// sits above the data instead of over it: the range grows by the legend's share of the data
-// area's height (measured on a canvas of the figure's size).
-func legendRoom(p *plot.Plot) {
-	if !p.Legend.Top {
-		return
+// render draws p on a canvas of the figure's width and height plus the legend's height, the
+// legend below the plot's axes: it never covers data, however many entries it has.
+func render(p *plot.Plot, format string) (io.WriterTo, error) {
+	legend := p.Legend
+	legend.Top, legend.Left = true, true
+	legend.XOffs = legendIndent
+	room := vg.Length(0)
+	if h := legend.Rectangle(draw.New(vgimg.New(width, height))).Size().Y; h > 0 {
+		room = h + 2*legendGap
 	}
-	if _, logY := p.Y.Scale.(plot.LogScale); logY {
-		return
+	c, err := draw.NewFormattedCanvas(width, height+room, format)
+	if err != nil {
+		return nil, err
 	}
-	span := p.Y.Max - p.Y.Min
-	if !(span > 0) || math.IsInf(span, 0) {
-		return
+	dc := draw.New(c)
+	p.Legend = plot.NewLegend()
+	p.Draw(draw.Crop(dc, 0, 0, room, 0))
+	p.Legend = legend
+	if room > 0 {
+		below := dc
+		below.Max.Y = room - legendGap
+		legend.Draw(below)
 	}
-	dc := p.DataCanvas(draw.New(vgimg.New(width, height)))
-	legend := p.Legend.Rectangle(dc).Size().Y
-	area := dc.Size().Y
-	if legend <= 0 || legend > area/2 {
-		return
-	}
-	p.Y.Max += span * float64(legend/(area-legend)) * 1.1
+	return c, nil
 }
+
+// Where the legend goes below a figure's axes.
+const (
+	legendIndent = vg.Inch / 2 // from the left edge, about where the Y axis is
+	legendGap    = 6           // points
+)
 
 // widenRange gives an axis whose data are a single value (a figure of one message, a
 // constant series) a range where gonum's own widening by ±1 fails: below zero on a log axis
@@ -193,13 +201,12 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p
 }
 
 // lineDashes tell apart series that share a colour: the first len(palette) lines are solid,
-// the next dotted, then dash-dotted (the fault markers are the long dashes).
+// the next dotted, then dash-dotted.
 var lineDashes = [][]vg.Length{nil, {vg.Points(1.5), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}}
 
 // seriesStyle is series i's colour and dash pattern: no two of the first
@@ -208,24 +215,57 @@ func seriesStyle(i int) (color.Color, []vg.Length) {
 	return palette[i%len(palette)], lineDashes[i/len(palette)%len(lineDashes)]
 }
 
-// addLine draws series i in its seriesStyle.
-func addLine(p *plot.Plot, name string, xys plotter.XYs, i int, step bool) error {
-	l, err := plotter.NewLine(xys)
+// seriesWidth is the width of series i of n: the first drawn widest, each next one thinner
+// and on top, so series that coincide show as stripes of their colours, none hidden.
+func seriesWidth(i, n int) vg.Length {
+	if n < 2 {
+		return vg.Points(1.5)
+	}
+	return vg.Points(1.5 + 3.5*float64(n-1-i)/float64(n-1))
+}
+
+// addLine draws series i of n (seriesLine) and names it in the legend.
+func addLine(p *plot.Plot, name string, xys plotter.XYs, i, n int, step bool) error {
+	l, err := seriesLine(xys, i, n, step)
 	if err != nil {
 		return err
-	}
-	l.Color, l.Dashes = seriesStyle(i)
-	l.Width = vg.Points(1.5)
-	if step {
-		l.StepStyle = plotter.PostStep
 	}
 	p.Add(l)
 	p.Legend.Add(name, l)
 	return nil
 }
 
-// faultMarkers draws a dashed vertical line at each fault of runDir's faults.csv (if any),
-// spanning [ymin, ymax], and names the first of each kind in the legend. The rows that
+// seriesLine is the line of series i of n in its seriesStyle and seriesWidth.
+func seriesLine(xys plotter.XYs, i, n int, step bool) (*plotter.Line, error) {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, err
+	}
+	l.Color, l.Dashes = seriesStyle(i)
+	l.Width = seriesWidth(i, n)
+	if step {
+		l.StepStyle = plotter.PostStep
+	}
+	return l, nil
+}
+
+// faultDashes and faultGreys style the fault markers by kind, in the order kinds first
+// appear: dash pattern first, then shade, so each kind has its own legend entry and look.
+var (
+	faultDashes = [][]vg.Length{
+		{vg.Points(5), vg.Points(3)}, {vg.Points(1), vg.Points(2.5)}, {vg.Points(9), vg.Points(3), vg.Points(1.5), vg.Points(3)},
+		{vg.Points(2.5), vg.Points(2.5)}, {vg.Points(12), vg.Points(4)}, {vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2), vg.Points(1.5), vg.Points(2)},
+	}
+	faultGreys = []color.Gray{{Y: 40}, {Y: 120}, {Y: 170}}
+)
+
+// faultStyle is the marker style of the k-th fault kind: the first 18 all differ.
+func faultStyle(k int) (color.Color, []vg.Length) {
+	return faultGreys[k/len(faultDashes)%len(faultGreys)], faultDashes[k%len(faultDashes)]
+}
+
+// faultMarkers draws a vertical line at each fault of runDir's faults.csv (if any), spanning
+// [ymin, ymax], each kind in its faultStyle and named once in the legend. The rows that
 // report a rule's hits at the end of the run (kind "<action>_hits") are not faults.
 func faultMarkers(p *plot.Plot, runDir string, ymin, ymax float64) error {
 	t, err := readTable(filepath.Join(runDir, record.FaultsFile))
@@ -238,9 +278,10 @@ func faultMarkers(p *plot.Plot, runDir string, ymin, ymax float64) error {
 	if err := t.need("time_ns", "kind"); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
+	kinds := map[string]int{} // kind -> order of first appearance (lookups only)
 	for i, row := range t.rows {
-		if strings.HasSuffix(t.str(row, "kind"), "_hits") {
+		kind := t.str(row, "kind")
+		if strings.HasSuffix(kind, "_hits") {
 			continue // a rule's hit count at the end of the run, not a fault
 		}
 		at, err := t.num(row, "time_ns", i)
@@ -251,11 +292,15 @@ func faultMarkers(p *plot.Plot, runDir string, ymin, ymax float64) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
-		l.Color = color.Gray{Y: 110}
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		k, seen := kinds[kind]
+		if !seen {
+			k = len(kinds)
+			kinds[kind] = k
+		}
+		l.Color, l.Dashes = faultStyle(k)
+		l.Width = vg.Points(1.2)
 		p.Add(l)
-		if kind := t.str(row, "kind"); !seen[kind] {
-			seen[kind] = true
+		if !seen {
 			p.Legend.Add("fault: "+kind, l)
 		}
 	}
@@ -303,7 +348,6 @@ func Health(runDir, title, out string) error {
 	sort.Strings(keys)
 	p := newPlot(title, "virtual time (s)", "health value (0-1000)")
 	p.Y.Min, p.Y.Max = 0, 1050
-	p.Legend.Top, p.Legend.Left = false, true // health starts and ends high: the corner is free
 	xmax := 0.0
 	for _, k := range keys {
 		xmax = max(xmax, series[k][len(series[k])-1].X)
@@ -330,7 +374,7 @@ func Health(runDir, title, out string) error {
 	for i, k := range names {
 		xys := series[k]
 		xys = append(xys, plotter.XY{X: xmax, Y: xys[len(xys)-1].Y}) // hold the last value
-		if err := addLine(p, k, xys, i, true); err != nil {
+		if err := addLine(p, k, xys, i, len(names), true); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
@@ -348,7 +392,7 @@ func Throughput(runDir, title, out string, bins int) error {
 		return err
 	}
 	p := newPlot(title, "virtual time (s)", "delivered (Gb/s)")
-	if err := addLine(p, "PUT and REPLY payload (writes and reads)", xys, 0, false); err != nil {
+	if err := addLine(p, "PUT and REPLY payload (writes and reads)", xys, 0, 1, false); err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
 	ymax := 0.0
@@ -455,7 +499,6 @@ func NIThroughput(runDir, title, out string) error {
 	}
 	sort.Strings(keys)
 	p := newPlot(title, "virtual time (s)", "sent by the NI (Gb/s)")
-	p.Legend.Left = true // at the top, above the data (legendRoom)
 	var busy []string
 	for _, k := range keys {
 		if total[k] != 0 {
@@ -470,7 +513,7 @@ func NIThroughput(runDir, title, out string) error {
 	}
 	drawn := 0
 	for _, k := range kept {
-		if err := addLine(p, k, series[k], drawn, true); err != nil {
+		if err := addLine(p, k, series[k], drawn, len(kept), true); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 		drawn++
@@ -517,7 +560,6 @@ func LatencyCDF(runDir, title, out string) error {
 	}
 	sort.Strings(types)
 	p := newPlot(title, "completion latency (us, log scale)", "fraction of messages")
-	p.Legend.Top = false // CDFs rise to the top right: the bottom right is free
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Y.Min, p.Y.Max = 0, 1
@@ -528,7 +570,7 @@ func LatencyCDF(runDir, title, out string) error {
 		for j, x := range v {
 			xys[j] = plotter.XY{X: x, Y: float64(j+1) / float64(len(v))}
 		}
-		if err := addLine(p, fmt.Sprintf("%s (n=%d)", typ, len(v)), xys, i, true); err != nil {
+		if err := addLine(p, fmt.Sprintf("%s (n=%d)", typ, len(v)), xys, i, len(types), true); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
