@@ -131,7 +131,10 @@ func newSweepRunCmd() *cobra.Command {
 		Short: "Run a sweep (or one shard of it) on a pool of workers; resumes where it stopped",
 		Long: `Run executes the runs of the plan that are not complete yet under --out, each into
 OUT/runs/<run id>/ written atomically, on --workers parallel workers (each run is
-single-threaded). Interrupting it (Ctrl-C) loses no finished run; running it again resumes.
+single-threaded). Interrupting it (Ctrl-C) loses no finished run; running it again resumes:
+it removes the temporary directories killed runs of its shard left (runs/.<id>.tmp-*), skips
+the runs whose files all read back whole and runs the others, saying why. Every point is
+checked against the base scenario first, as sweep plan does.
 
 Sharding: --shard i/n takes every n-th run starting at i. Without --shard the shard comes from
 a Slurm job array (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT or --shards) or a Kubernetes
