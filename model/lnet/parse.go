@@ -161,7 +161,8 @@ func (n *Node) parsePut(m *Msg) int {
 // parseGet models lnet_parse_get: match an MD, then turn the same message into the REPLY (from
 // the receiving NI, back through the hop it came from). For an rdmaReq GET the LND sends the
 // reply data and finalizes; otherwise LNet consumes the GET and sends the REPLY. The GET event
-// fires when the REPLY finalizes.
+// fires when the REPLY finalizes. Deliberate difference: the rdmaReq REPLY gets the receiving
+// NI as header source and one traced hand-off, so traces show who sent a read's data.
 func (n *Node) parseGet(m *Msg) int {
 	md, mlen := n.matchMD(&m.Hdr, MD_OP_GET)
 	if md == nil {
@@ -184,9 +185,8 @@ func (n *Node) parseGet(m *Msg) int {
 	m.id = n.nextMsgID
 	m.start = n.k.Now()
 	if m.rdmaReq {
-		// The LND sends the data from the NI the GET came in on to the hop it came from. The
-		// kernel leaves this REPLY's header source unset (no LNet header goes on the wire);
-		// it is filled here, and the hand-off traced, so that traces show who sent the bytes.
+		// The LND sends the data from the NI the GET came in on to the hop it came from (the
+		// kernel leaves this REPLY's header source unset: no LNet header goes on the wire).
 		h.Src = rxni.nid
 		if n.tracer != nil {
 			n.tracer.MsgAttempt(n.name, m.id, 0, n.k.Now(), rxni.nid, m.from)
