@@ -81,40 +81,22 @@ func TestSweepKilledThenResumed(t *testing.T) {
 	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	whole, killed := filepath.Join(dir, "whole"), filepath.Join(dir, "killed")
+	whole, killed := filepath.Join(dir, "whole"), ""
 	if code, _, errOut := runCLI(t, "sweep", "run", file, "--out", whole, "--workers", "1"); code != 0 {
 		t.Fatalf("sweep run: exit %d\n%s", code, errOut)
 	}
 
-	child := exec.Command(os.Args[0], "-test.run=^TestSweepChildProcess$")
-	args, _ := json.Marshal([]string{"sweep", "run", file, "--out", killed, "--workers", "1"})
-	child.Env = append(os.Environ(), "LNETSIM_SWEEP_CHILD="+string(args))
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
+	// The kill must land while a run is being written; a child descheduled past that moment
+	// (a loaded machine) is tried again on a fresh directory.
+	var stale []string
+	for attempt := 0; len(stale) == 0; attempt++ {
+		if attempt == 5 {
+			t.Fatal("5 children SIGKILLed, none while a run was being written")
+		}
+		killed = filepath.Join(dir, fmt.Sprintf("killed%d", attempt))
+		stale = killMidRun(t, file, killed)
 	}
-	// Kill it once a run is complete and the next one is being written.
 	runs := filepath.Join(killed, "runs")
-	deadline := time.Now().Add(time.Minute)
-	for {
-		tmp, _ := filepath.Glob(filepath.Join(runs, ".*.tmp-*"))
-		done, _ := filepath.Glob(filepath.Join(runs, "[0-9a-f]*", "summary.json"))
-		if len(tmp) > 0 && len(done) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = child.Process.Kill()
-			t.Fatal("the child sweep never had a run in progress after a complete one")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
-	stale, _ := filepath.Glob(filepath.Join(runs, ".*.tmp-*"))
-	if len(stale) == 0 {
-		t.Fatal("SIGKILL left no temporary run directory: the test did not interrupt a run")
-	}
 
 	code, _, errOut := runCLI(t, "sweep", "run", file, "--out", killed, "--workers", "1")
 	if code != 0 || !strings.Contains(errOut, fmt.Sprintf("sweep: removed %d temporary run directories left by an interrupted sweep\n", len(stale))) {
@@ -131,6 +113,37 @@ func TestSweepKilledThenResumed(t *testing.T) {
 	if a, b := treeFiles(t, whole), treeFiles(t, killed); !maps.Equal(a, b) {
 		t.Fatalf("the resumed sweep's files differ from an uninterrupted sweep's:\n%v\n%v", slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b)))
 	}
+}
+
+// killMidRun starts `sweep run SWEEP --out out --workers 1` in a child process, SIGKILLs it
+// once one run is complete and the next is being written, and returns the temporary run
+// directories it left.
+func killMidRun(t *testing.T, sweepFile, out string) []string {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^TestSweepChildProcess$")
+	args, _ := json.Marshal([]string{"sweep", "run", sweepFile, "--out", out, "--workers", "1"})
+	child.Env = append(os.Environ(), "LNETSIM_SWEEP_CHILD="+string(args))
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(out, "runs")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Millisecond) {
+		tmp, _ := filepath.Glob(filepath.Join(runs, ".*.tmp-*"))
+		done, _ := filepath.Glob(filepath.Join(runs, "[0-9a-f]*", "summary.json"))
+		if len(tmp) > 0 && len(done) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = child.Process.Kill()
+			t.Fatal("the child sweep never had a run in progress after a complete one")
+		}
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	stale, _ := filepath.Glob(filepath.Join(runs, ".*.tmp-*"))
+	return stale
 }
 
 // treeFiles maps every file under root (by relative path) to its content.
