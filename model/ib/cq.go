@@ -70,7 +70,8 @@ type CQ struct {
 	armed   bool
 	pending bool
 	errored bool
-	dead    bool // its node crashed: the CQ is gone
+	dead    bool // destroyed, or its node crashed: the CQ is gone
+	freed   bool // its slot in the fabric's CQ table is free for a new CQ
 	evh     AsyncHandler
 	// Context is for the consumer (cq_context).
 	Context any
@@ -86,7 +87,13 @@ func (h *HCA) CreateCQ(cqe int, handler CQHandler) (*CQ, error) {
 		return nil, ErrDead
 	}
 	cq := &CQ{f: h.f, idx: len(h.f.cqs), hca: h, size: cqe, h: handler}
-	h.f.cqs = append(h.f.cqs, cq)
+	if k := len(h.f.freeCQs); k > 0 {
+		cq.idx = h.f.freeCQs[k-1]
+		h.f.freeCQs = h.f.freeCQs[:k-1]
+		h.f.cqs[cq.idx] = cq
+	} else {
+		h.f.cqs = append(h.f.cqs, cq)
+	}
 	return cq, nil
 }
 
@@ -116,8 +123,26 @@ func (cq *CQ) Poll(wc []WC) int {
 }
 
 // Destroy releases the CQ (ibv_destroy_cq): it takes no more completions and never
-// notifies again. QPs still using it lose their completions.
-func (cq *CQ) Destroy() { cq.dead = true }
+// notifies again. QPs still using it lose their completions. Its slot in the fabric's CQ
+// table goes to the next CQ created, once no notification for it is pending.
+func (cq *CQ) Destroy() {
+	cq.dead = true
+	cq.wcs, cq.head, cq.n = nil, 0, 0
+	cq.release()
+}
+
+// release frees a dead CQ's table slot unless a notification event still names it.
+func (cq *CQ) release() {
+	if !cq.dead || cq.pending || cq.freed {
+		return
+	}
+	cq.freed = true
+	cq.f.freeCQs = append(cq.f.freeCQs, cq.idx)
+}
+
+// CQSlots returns the size of the fabric's CQ table: live CQs plus destroyed ones whose
+// slot no CQ has taken again.
+func (f *Fabric) CQSlots() int { return len(f.cqs) }
 
 // SetEventHandler routes the CQ's CQ_ERR event to a (ib_create_cq's event_handler)
 // instead of the device handlers.
@@ -178,7 +203,11 @@ func (cq *CQ) grow() {
 // notify delivers a completion interrupt to an armed CQ's handler.
 func (cq *CQ) notify() {
 	cq.pending = false
-	if !cq.armed || cq.h == nil || cq.dead {
+	if cq.dead {
+		cq.release()
+		return
+	}
+	if !cq.armed || cq.h == nil {
 		return
 	}
 	cq.armed = false

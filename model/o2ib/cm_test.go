@@ -138,3 +138,23 @@ func TestRejectNoResources(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// kiblnd_destroy_conn destroys the conn's CQ with its QP: across 15 rejected attempts
+// (CONN_STALE, each reconnecting; the last five a second apart, KIB_RECONN_HIGH_RACE) the
+// fabric's CQ table holds no more than the two conns finally established, where it kept
+// one CQ per conn ever created (17).
+func TestCQsDestroyedWithConns(t *testing.T) {
+	c := newCluster(t, clusterOpt{noTrace: true})
+	c.f.InjectCMReject(nidAddr(nidOf(2, 0)), ib.RejStaleConn, nil, 15)
+	c.put(t, 1, 2, 8)
+	c.run(t, 10*sim.Second)
+	if ack := c.src[0].last(lnet.EventACK); ack == nil || ack.Status != 0 {
+		t.Fatalf("ACK %+v", ack)
+	}
+	if st := c.lnd.Stats(); st.Reconnects != 15 || st.ConnsCreated != 17 {
+		t.Fatalf("stats %+v, want 15 reconnects and 17 conns", st)
+	}
+	if n := c.f.CQSlots(); n != 2 {
+		t.Fatalf("CQ table holds %d slots, want 2", n)
+	}
+}

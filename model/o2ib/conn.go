@@ -83,7 +83,8 @@ func (c *conn) concurrentSends() int { return c.peer.net.tun.concurrentSends }
 func (c *conn) sendWRs() int { return 2*c.concurrentSends() + 2 }
 
 // createConn models kiblnd_create_conn: a CQ and an RC QP on the CM id's device, every
-// receive buffer posted without a credit, state as given.
+// receive buffer posted without a credit, state as given. If the QP cannot be made the CQ
+// is destroyed again.
 func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) *conn {
 	c := &conn{l: l, idx: int32(len(l.conns)), peer: p, cmid: id, version: version,
 		queueDepth: p.queueDepth, maxFrags: p.maxFrags, started: l.k.Now()}
@@ -94,6 +95,7 @@ func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) 
 	}
 	qp, err := id.CreateQP(ib.QPInitAttr{SendCQ: cq, RecvCQ: cq, MaxSendWR: c.sendWRs(), MaxRecvWR: c.rxMsgs()})
 	if err != nil {
+		cq.Destroy()
 		return nil
 	}
 	c.cq, c.qp = cq, qp
@@ -213,8 +215,9 @@ func (l *LND) abortActive(c *conn) {
 }
 
 // destroyConn models connd's zombie handling (kiblnd_destroy_conn and the reconnect that
-// follows a reject): the QP is destroyed, and a conn marked for reconnection reconnects
-// its peer now, or next second after reconnHighRace reconnections in a row.
+// follows a reject): the QP and then the CQ are destroyed, and a conn marked for
+// reconnection reconnects its peer now, or next second after reconnHighRace reconnections
+// in a row.
 func (l *LND) destroyConn(c *conn) {
 	if c.destroyed {
 		return
@@ -225,6 +228,9 @@ func (l *LND) destroyConn(c *conn) {
 			l.connByQPN[q] = nil
 		}
 		c.qp.Destroy()
+	}
+	if c.cq != nil {
+		c.cq.Destroy()
 	}
 	if c.cmid != nil && (!c.established || c.cmGone) {
 		// rdma_destroy_id once the CM has nothing more to say: never connected, or
