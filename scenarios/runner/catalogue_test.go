@@ -36,6 +36,12 @@ func invert(e *scenarios.Expectation) {
 		e.State = map[string]string{"up": "down", "down": "up", "absent": "up"}[e.State]
 	case e.Check == "command":
 		e.Status = map[bool]string{true: "EINVAL", false: "ok"}[e.Status == "ok"]
+	case e.Check == "lnetctl":
+		// what must be printed must not be, and the other way round
+		e.Present, e.Absent = e.Absent, e.Present
+		if e.Equal != nil {
+			e.Absent, e.Equal = e.Equal, nil
+		}
 	case e.Changed != nil:
 		v := !*e.Changed
 		e.Changed = &v

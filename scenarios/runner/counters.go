@@ -183,7 +183,7 @@ func showNets(c *cluster, n *node) []lnet.NetShow {
 					ni.Interfaces = map[int]string{0: mni.Interface}
 				}
 				if mni.LND != nil && strings.HasPrefix(nets[i].NetType, "o2ib") {
-					ni.LNDTunables = o2ibShow(mni.LND, ni.Tunables.PeerCredits)
+					ni.LNDTunables = o2ibShow(mni.LND, ni.Tunables.PeerCredits, n.ln.ShowGlobal().LNDTimeout)
 				}
 			}
 		}
@@ -229,15 +229,20 @@ type o2ibTunablesShow struct {
 }
 
 // o2ibShow renders p: peercredits_hiw defaults to half the peer credits and stays below
-// them, concurrent_sends is the effective value.
-func o2ibShow(p *scenarios.O2IBParams, peerCredits int) o2ibTunablesShow {
+// them, concurrent_sends is the effective value, and a timeout of 0 shows the global
+// lnd_timeout the LND then uses (as sanity-lnet test 241 checks).
+func o2ibShow(p *scenarios.O2IBParams, peerCredits, lndTimeout int) o2ibTunablesShow {
+	timeout := int(p.Timeout.WholeSeconds())
+	if timeout == 0 {
+		timeout = lndTimeout
+	}
 	hiw := max(p.PeerCreditsHiw, peerCredits/2)
 	if hiw >= peerCredits {
 		hiw = peerCredits - 1
 	}
 	return o2ibTunablesShow{PeerCreditsHiw: hiw, MapOnDemand: p.MapOnDemand, ConcurrentSends: p.EffectiveConcurrentSends(),
 		FMRPoolSize: p.FMRPoolSize, FMRFlushTrigger: p.FMRFlushTrigger, FMRCache: p.FMRCache, NTX: p.NTX,
-		ConnsPerPeer: p.ConnsPerPeer, Timeout: int(p.Timeout.WholeSeconds()), TOS: p.TOS}
+		ConnsPerPeer: p.ConnsPerPeer, Timeout: timeout, TOS: p.TOS}
 }
 
 func boolInt(b bool) int {

@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/lnetsim/lnetsim/scenarios"
+)
+
+// TestSanityLnetCanFail shows each sanity-lnet translation able to fail: with the behaviour
+// it re-expresses broken (through --set), exactly the named expectations fail; the
+// catalogue runs themselves (all passing) are TestGolden's.
+func TestSanityLnetCanFail(t *testing.T) {
+	// A router that stops routing breaks every assertion of tests 220 and 221.
+	routerDown := []string{"the client's route is up (check_route_aliveness)", "the server's route is up", "the client pings the server", "the server pings the client",
+		"lst rw 4k writes", "lst rw 4k reads", "lst rw 1M writes", "lst rw 1M reads", "no message fails", "the router forwarded the traffic"}
+	for _, c := range []struct {
+		scenario string
+		set      []string
+		fail     []string
+	}{
+		{"sanity-lnet-100", []string{"lnet.routes[0].priority=1"}, []string{"export --backup after route add is test 100's expected YAML", "the route is up once the router checker has pinged the gateway"}},
+		{"sanity-lnet-111", []string{"lnet.routes[498].net=o2ib501"}, []string{"route show lists o2ib2 and o2ib500 through the gateway", "and nothing else", "LNetDist reaches o2ib500 through the gateway at distance 2"}},
+		{"sanity-lnet-219", []string{"lnet.discovery=false"}, []string{"both NIDs are listed under one peer"}},
+		{"sanity-lnet-220", []string{"faults=[{at: 1s, action: router_down, node: rtr}]"}, routerDown},
+		{"sanity-lnet-221", []string{"faults=[{at: 1s, action: router_down, node: rtr}]"}, routerDown},
+		{"sanity-lnet-226", []string{"lnet.drop_asym_route=true"}, []string{"the four pings succeed", "no ping fails"}},
+		{"sanity-lnet-241", []string{"o2ib.o2ib1.timeout=52"}, []string{"lnd-timeout 0 shows the global lnd_timeout"}},
+		{"sanity-lnet-400", []string{"lnet.udsp[0].priority=3"}, []string{"udsp show lists the rule", "the NI shows net priority 0"}},
+		{"sanity-lnet-401", []string{"lnet.udsp[0].priority=2"}, []string{"its NI has the rule's net priority"}},
+		{"sanity-lnet-403", []string{"lnet.udsp[1].src=1.1.1.2@o2ib"}, []string{"src nid rule"}},
+		{"sanity-lnet-404", []string{"lnet.udsp[0].src=o2ib2"}, []string{"src rule - local NI priorities"}},
+	} {
+		var ovs []scenarios.Override
+		for _, s := range c.set {
+			o, err := scenarios.ParseSet(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ovs = append(ovs, o)
+		}
+		s, err := scenarios.LoadBuiltin(c.scenario, ovs...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.scenario, err)
+		}
+		res, err := Run(s, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.scenario, err)
+		}
+		var failed []string
+		for _, e := range res.Summary.Expectations {
+			if !e.Passed {
+				failed = append(failed, e.Name)
+			}
+		}
+		if !slices.Equal(failed, c.fail) {
+			t.Errorf("%s with %v: failed %q\nwant %q", c.scenario, c.set, failed, c.fail)
+		}
+	}
+}
