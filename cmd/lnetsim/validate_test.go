@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/scenarios"
@@ -57,6 +59,36 @@ func TestValidateAgreesWithRun(t *testing.T) {
 			t.Errorf("o2ib: validate accepts %d of %d catalogue scenarios", n, len(catalogue))
 		case backend == runner.BackendIdeal && accepted["../../scenarios/catalogue/cm-reject.yaml"]:
 			t.Error("ideal: cm-reject accepted")
+		}
+	}
+}
+
+// TestValidatePrintsFewErrors runs validate on inputs that printed tens of thousands of
+// lines (100000 NIs on one node: 99,938; a faults list past the value limit: 126,448 with a
+// false first line) and on 25 bad faults: it prints the root cause alone, or the first 20
+// errors and a count of the rest, then its one-line summary.
+func TestValidatePrintsFewErrors(t *testing.T) {
+	dir := t.TempDir()
+	nis := "duration: 10s\nnodes:\n  client:\n    nis:\n" + strings.Repeat("      - o2ib0\n", 100000)
+	faults := "duration: 10s\nnodes:\n  client:\n    nis: [o2ib0]\nfaults:\n" + strings.Repeat("  - {at: 1s, action: link_down, ni: client:0, for: 1ms}\n", 50000)
+	bad := "duration: 10s\nnodes:\n  client:\n    nis: [o2ib0]\nfaults:\n" + strings.Repeat("  - {at: 1s, action: link_dwn, ni: client:0}\n", 25)
+	for _, c := range []struct {
+		name, data string
+		lines      int
+		first      string
+	}{
+		{"nis.yaml", nis, 2, `nis.yaml:5:7: nodes.client.nis: node "client" has 100000 NIs; a node has at most 128`},
+		{"faults.yaml", faults, 2, "faults.yaml:40004:10: document too large: more than 200000 values"},
+		{"bad.yaml", bad, 22, `bad.yaml:6:22: faults[0].action: unknown action "link_dwn"`},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCLI(t, "validate", path)
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if code != 2 || len(lines) != c.lines || !strings.HasPrefix(lines[0], filepath.Join(dir, c.first)) {
+			t.Errorf("%s: exit %d, %d lines, first %q; want exit 2, %d lines, first %s...", c.name, code, len(lines), lines[0], c.lines, c.first)
 		}
 	}
 }
