@@ -18,7 +18,8 @@ const maxCheckErrors = 20
 // the base scenario file exists and loads, and every point (its axis values applied as --set
 // would) passes the scenario loader's checks. A problem with a value is located at the value
 // in the sweep file and listed once however many points share it; one that only a
-// combination shows (located in the scenario) names the point. It lists the first
+// combination shows (located in the scenario) names the point; one every value of an axis
+// gets alike (an unknown path) is listed once at the axis. It lists the first
 // maxCheckErrors problems, then how many more there are.
 func (s *Spec) Check() error {
 	data, err := os.ReadFile(s.Scenario)
@@ -52,6 +53,7 @@ func (s *Spec) Check() error {
 			probs.add(line)
 		}
 	}
+	probs.lines = s.fold(probs.lines)
 	return probs.err(s.File)
 }
 
@@ -71,31 +73,67 @@ func (s *Spec) load(data []byte, params []Param, at []string) error {
 	return err
 }
 
-// problems collects Check's distinct error lines, keeping the first maxCheckErrors.
+// problems collects Check's distinct error lines in the order found.
 type problems struct {
 	lines []string
 	seen  map[string]bool // lookups only
-	n     int             // distinct lines found, kept or not
 }
 
 func (p *problems) add(line string) {
-	if p.seen[line] {
-		return
-	}
-	p.seen[line] = true
-	p.n++
-	if len(p.lines) < maxCheckErrors {
+	if !p.seen[line] {
+		p.seen[line] = true
 		p.lines = append(p.lines, line)
 	}
 }
 
+// err lists the first maxCheckErrors lines, then how many more there are.
 func (p *problems) err(file string) error {
-	if p.n == 0 {
+	if len(p.lines) == 0 {
 		return nil
 	}
-	msg := strings.Join(p.lines, "\n")
-	if p.n > len(p.lines) {
-		msg += fmt.Sprintf("\n... and %d more problems in %s", p.n-len(p.lines), file)
+	msg := strings.Join(p.lines[:min(len(p.lines), maxCheckErrors)], "\n")
+	if more := len(p.lines) - maxCheckErrors; more > 0 {
+		msg += fmt.Sprintf("\n... and %d more problems in %s", more, file)
 	}
 	return errors.New(msg)
+}
+
+// fold replaces the lines every value of an axis got alike (the same message located at each
+// value: an unknown path, a field that takes no such values) by one line at the axis's key.
+func (s *Spec) fold(lines []string) []string {
+	for _, ax := range s.Axes {
+		if len(ax.Values) < 2 {
+			continue
+		}
+		count := map[string]int{} // message -> values of ax it is located at (lookups only)
+		for _, l := range lines {
+			if msg, ok := ax.message(l); ok {
+				count[msg]++
+			}
+		}
+		var out []string
+		folded := map[string]bool{} // lookups only
+		for _, l := range lines {
+			msg, ok := ax.message(l)
+			switch {
+			case !ok || count[msg] < len(ax.Values):
+				out = append(out, l)
+			case !folded[msg]:
+				folded[msg] = true
+				out = append(out, fmt.Sprintf("%s: %s (every value of the axis)", ax.keyAt, msg))
+			}
+		}
+		lines = out
+	}
+	return lines
+}
+
+// message returns line's message when it is located at one of ax's values.
+func (ax Axis) message(line string) (string, bool) {
+	for _, at := range ax.At {
+		if msg, ok := strings.CutPrefix(line, at+": "); ok {
+			return msg, true
+		}
+	}
+	return "", false
 }

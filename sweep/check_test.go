@@ -3,6 +3,7 @@ package sweep
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,8 @@ func TestCheckPlan(t *testing.T) {
 		{"valid", "scenario: base.yaml\nseeds: 3\naxes:\n  lnet.retry_count: [0, 1, 2]\n  lnet.transaction_timeout: [10, 50]\n", ""},
 		{"unknown axis path", "scenario: base.yaml\naxes:\n  lnet.retry_cnt: [1]\n",
 			`S:3:20: lnet.retry_cnt: unknown field "retry_cnt" (did you mean retry_count?)`},
+		{"unknown axis path, several values", "scenario: base.yaml\naxes:\n  lnet.retry_count: [0, 1]\n  lnet.retry_cnt: [1, 2, 3]\n",
+			`S:4:3: lnet.retry_cnt: unknown field "retry_cnt" (did you mean retry_count?) (every value of the axis)`},
 		{"bad values", "scenario: base.yaml\naxes:\n  lnet.retry_count: [0, -1, two]\n",
 			"S:3:25: lnet.retry_count: must not be negative\nS:3:29: lnet.retry_count: expected an integer, got \"two\""},
 		{"a value bad with one of another axis", "scenario: base.yaml\naxes:\n  lnet.retry_count: [1, 5]\n  lnet.transaction_timeout: [2, 50]\n",
@@ -78,12 +81,12 @@ func TestCheckPlan(t *testing.T) {
 func TestCheckCapsErrors(t *testing.T) {
 	vals := make([]string, 30)
 	for i := range vals {
-		vals[i] = "-" + string(rune('1'+i%9)) + strings.Repeat("0", i/9)
+		vals[i] = "x" + strconv.Itoa(i) // each its own message: expected an integer, got "xN"
 	}
-	src := "scenario: base.yaml\nseeds: 2\naxes:\n  lnet.retry_count: [" + strings.Join(vals, ", ") + "]\n  lnet.transaction_timeout: [10, 50]\n"
+	src := "scenario: base.yaml\nseeds: 2\naxes:\n  lnet.retry_count: [1, " + strings.Join(vals, ", ") + "]\n  lnet.transaction_timeout: [10, 50]\n"
 	file, err := checkSweep(t, src)
 	if err == nil {
-		t.Fatal("30 negative retry counts accepted")
+		t.Fatal("30 retry counts that are not numbers accepted")
 	}
 	lines := strings.Split(err.Error(), "\n")
 	if len(lines) != maxCheckErrors+1 || lines[maxCheckErrors] != "... and 10 more problems in "+file {

@@ -55,6 +55,8 @@ type Axis struct {
 	Path   string
 	Values []string
 	At     []string // file:line:col of each value in the sweep file
+
+	keyAt string // file:line:col of the axis's path
 }
 
 // Param is one field of a point: a scenario path and the value it is set to.
@@ -133,7 +135,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 				if pv.Kind != yaml.SequenceNode || len(pv.Content) == 0 {
 					return nil, at(pv, "axes.%s: expected a non-empty list of values, e.g. [0, 1, 2]", pk.Value)
 				}
-				ax := Axis{Path: pk.Value}
+				ax := Axis{Path: pk.Value, keyAt: pos(file, pk)}
 				seen := map[string]bool{}
 				for _, e := range pv.Content {
 					val, err := flow(e)
