@@ -6,12 +6,18 @@ import (
 	"github.com/lnetsim/lnetsim/sim"
 )
 
-// Notify is lnet_notify, an LND's report of a peer NID's aliveness: alive or not, whether to
-// reset its health (alive && reset sets it to 1000), and when that was last known. It is
-// ignored for a NID on another net than ni's, a time in the future, a "down" while auto_down is
-// off, or a report older than the last one. It never decrements health; a "down" is passed to
-// the LND's NotifyPeerDown. For a gateway, reset sets lp_alive to alive, and with discovery
-// disabled the routes added through that NID follow alive.
+// Notify is lnet_notify, an LND's (ni set) or the user's (ni nil) report of a peer NID's
+// aliveness: alive or not, whether to reset its health (alive && reset sets it to 1000), and
+// when that was last known. It is refused for a NID on another net than ni's or a time in
+// the future, and ignored for an LND's "down" while auto_down is off, an unknown NID, or a
+// report older than the last one (an LND's "down" counts from no earlier than the last time
+// the peer NI was heard from, lpni_last_alive). For a gateway, reset sets lp_alive to alive,
+// and while discovery is disabled for it the routes added through that NID follow alive,
+// except that an LND's "down" from a local NI that is not the one selection would use on
+// its net (lnet_local_ni_superseded) leaves them up: the gateway may still be reachable
+// through the healthier NI. Old news (the status it already had from an earlier report)
+// changes nothing more; otherwise the cached status follows, and a "down" is passed to the
+// LND's NotifyPeerDown. It never decrements health.
 func (n *Node) Notify(ni *NI, nid NID, alive, reset bool, when sim.Time) error {
 	if ni != nil && ni.net.ID != nid.Net() {
 		return fmt.Errorf("lnet_notify: %s is not on net %s", nid, ni.net.ID)
@@ -19,39 +25,74 @@ func (n *Node) Notify(ni *NI, nid NID, alive, reset bool, when sim.Time) error {
 	if when > n.k.Now() {
 		return fmt.Errorf("lnet_notify: %s reported alive at %v, in the future", nid, when)
 	}
-	if !alive && !n.tun.AutoDown {
+	if ni != nil && !alive && !n.tun.AutoDown {
 		return nil
 	}
 	lpni := n.findPeerNI(nid)
 	if lpni == nil {
 		return nil
 	}
+	if ni != nil && !alive && when < lpni.lastAlive {
+		when = lpni.lastAlive
+	}
 	if when < lpni.notifyStamp {
 		return nil
 	}
 	lpni.notifyStamp = when
-	if g := lpni.peer.gw; g != nil {
-		if reset {
-			g.alive = alive
-		}
-		if !n.tun.Discovery {
-			for _, r := range g.routes {
-				if r.gwNID == nid {
-					r.alive = alive
-				}
-			}
-		}
+	if lpni.peer.gw != nil {
+		n.notifyGateway(ni, lpni, alive, reset)
 	}
+	status := NIStatusDown
 	if alive {
-		lpni.status = NIStatusUp
+		status = NIStatusUp
+	}
+	if lpni.notified && lpni.status == status {
+		return nil // old news
+	}
+	lpni.notified = true
+	lpni.status = status
+	if alive {
 		if reset {
 			n.setPeerHealth(lpni, MaxHealth, CauseNotify)
 		}
 		return nil
 	}
-	lpni.status = NIStatusDown
 	if ni != nil {
 		ni.net.lnd.NotifyPeerDown(ni, nid)
 	}
 	return nil
+}
+
+// notifyGateway is lnet_notify's part for a gateway's peer NI: reset sets lp_alive; while
+// discovery is disabled for the gateway, its routes through that NID follow alive, unless
+// an LND's "down" comes from a superseded local NI.
+func (n *Node) notifyGateway(ni *NI, lpni *PeerNI, alive, reset bool) {
+	gw := lpni.peer
+	if reset {
+		gw.gw.alive = alive
+	}
+	if !n.gwDiscoveryDisabled(gw) || !alive && ni != nil && localNISuperseded(ni) {
+		return
+	}
+	for _, r := range gw.gw.routes {
+		if r.gwNID == lpni.nid {
+			r.alive = alive
+		}
+	}
+}
+
+// localNISuperseded models lnet_local_ni_superseded: another NI on ni's net is preferred by
+// path selection (ni is fatal and the other is not, or both are in the same fatal state and
+// the other is healthier).
+func localNISuperseded(ni *NI) bool {
+	for _, alt := range ni.net.nis {
+		switch {
+		case alt == ni:
+		case ni.fatal && !alt.fatal:
+			return true
+		case alt.fatal == ni.fatal && alt.health > ni.health:
+			return true
+		}
+	}
+	return false
 }

@@ -103,6 +103,7 @@ type PeerNI struct {
 	lastAlive   sim.Time
 	heardFrom   bool     // lpni_last_alive != 0
 	notifyStamp sim.Time // lpni_timestamp: time of the last lnet_notify report
+	notified    bool     // lpni_notified: an lnet_notify report was applied
 
 	txCredits, maxTxCredits, minTxCredits int
 	txq                                   msgQueue

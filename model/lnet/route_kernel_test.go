@@ -168,3 +168,65 @@ func TestRouterCheckPushes(t *testing.T) {
 		t.Fatalf("router's view after recovery: %s %s, want up up", a, b)
 	}
 }
+
+// TestNotifyKernelRules follows lnet_notify: (1) old news (the status a previous report
+// set) changes nothing, so a second "alive, reset" does not reset health; (2) an LND's
+// "down" counts from no earlier than the last time the peer NI was heard from, so a later
+// report dated before that is out of date; (3) with discovery off, an LND's "down" from a
+// local NI that is not the healthiest on its net (lnet_local_ni_superseded) leaves the
+// route through that gateway NID up, while one from the healthiest NI takes it down.
+func TestNotifyKernelRules(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	tun.Discovery = false
+	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
+	c, r := ns[0], ns[1]
+	r.SetRouting(true)
+	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	startAll(t, ns...)
+	runFor(t, k, 5*sim.Second)
+	gw := nid("10.0.0.3@o2ib")
+	lpni := c.PeerNI(gw)
+	ni0, ni1 := c.NI(nid("10.0.0.1@o2ib")), c.NI(nid("10.0.1.1@o2ib"))
+
+	// (1) old news
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(c.Notify(ni0, gw, true, true, k.Now()))
+	c.setPeerHealth(lpni, 500, CauseManual)
+	must(c.Notify(ni0, gw, true, true, k.Now()))
+	if h := lpni.Health(); h != 500 {
+		t.Fatalf("health %d after a second alive+reset report, want 500 (old news)", h)
+	}
+
+	// (3) superseded local NI: ni0 less healthy than ni1
+	c.setNIHealth(ni0, 900, CauseManual)
+	must(c.Notify(ni0, gw, false, false, k.Now()))
+	if st, s := c.Routes()[0].State, lpni.Status(); st != "up" || s != NIStatusDown {
+		t.Fatalf("down from the superseded NI: route %s, peer NI %s; want up, down", st, s)
+	}
+	must(c.Notify(ni1, gw, false, false, k.Now()))
+	if st := c.Routes()[0].State; st != "down" {
+		t.Fatalf("down from the healthiest NI: route %s, want down", st)
+	}
+
+	// (2) clamped to lpni_last_alive: heard from at the last router check (t = 0)
+	runFor(t, k, 60*sim.Second) // the router check at 60 s: heard from again
+	heard := lpni.lastAlive
+	if heard != 60*sim.Second+2*sim.Microsecond {
+		t.Fatalf("last heard from at %v", heard)
+	}
+	must(c.Notify(ni1, gw, false, false, heard-sim.Second))
+	if s := lpni.Status(); s != NIStatusDown {
+		t.Fatalf("peer NI %s after a down report", s)
+	}
+	must(c.Notify(ni1, gw, true, false, heard-sim.Millisecond))
+	if s := lpni.Status(); s != NIStatusDown {
+		t.Fatalf("peer NI %s after an alive report dated before the down one's clamped time, want down", s)
+	}
+}
