@@ -44,6 +44,8 @@ type cmdSpec struct {
 	check       func(r *resolver, p string, c *Command)
 	// undo names the command for: runs after the fault's duration ("": none).
 	undo string
+	// o2ibOnly: only the InfiniBand model can run it.
+	o2ibOnly bool
 }
 
 // opt is shorthand for a value-taking option.
@@ -52,11 +54,11 @@ func opt(short byte, long ...string) cmdOpt { return cmdOpt{long: long, short: s
 // registerCommand adds an lnetctl command to the action registry under its verb.
 func registerCommand(s *cmdSpec) {
 	register(&Action{Name: s.verb, Fields: []string{"node", "lnetctl", "name"}, Optional: []string{"name"},
-		Undo: s.undo, Cmd: s, check: func(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
+		Undo: s.undo, Cmd: s, O2IBOnly: s.o2ibOnly, check: func(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			if f.Name == "" {
 				f.Name = "cmd" + strconv.Itoa(i)
 			}
-			if f.Cmd != nil {
+			if f.Cmd != nil && s.check != nil {
 				s.check(r, p+".lnetctl", f.Cmd)
 			}
 		}})

@@ -15,8 +15,119 @@ func init() {
 		{verb: "route add", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway"), opt('c', "hop", "hop-count"), opt('p', "priority")},
 			check: checkRouteAdd, undo: "route del"},
 		{verb: "route del", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway")}, check: checkRoute},
+		{verb: "net set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('m', "conns-per-peer"), flagOpt('a', "all")},
+			check: checkNetSet},
+		{verb: "peer set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), flagOpt('a', "all")}, check: checkPeerSet},
+		{verb: "peer add", opts: []cmdOpt{opt('p', "prim_nid"), opt('n', "nid"), flagOpt('m', "non_mr"), flagOpt('l', "lock_prim")},
+			check: checkPeerAdd},
+		{verb: "peer del", opts: []cmdOpt{opt('p', "prim_nid"), opt('n', "nid"), flagOpt('f', "force")}, check: checkPeerDel},
+		{verb: "lnet unconfigure", undo: "lnet configure", o2ibOnly: true},
+		{verb: "lnet configure", opts: []cmdOpt{flagOpt('a', "all")}},
 	} {
 		registerCommand(s)
+	}
+	for _, name := range SetNames {
+		registerCommand(&cmdSpec{verb: "set " + name, minOperands: 1, maxOperands: 1, check: checkSet})
+	}
+}
+
+// SetNames are the `lnetctl set` globals a timeline can change, as lnetctl names them.
+var SetNames = []string{"routing", "discovery", "drop_asym_route", "retry_count", "transaction_timeout",
+	"health_sensitivity", "recovery_interval", "router_sensitivity", "response_tracking", "recovery_limit",
+	"max_recovery_ping_interval", "numa_range", "max_interfaces"}
+
+// flagOpt is shorthand for an option without a value.
+func flagOpt(short byte, long ...string) cmdOpt { return cmdOpt{long: long, short: short} }
+
+// checkSet: lnetctl set NAME VALUE parses VALUE as a number (routing, discovery and
+// drop_asym_route as 0 or 1); a negative value fails the kernel's kstrtoul, refused here.
+func checkSet(r *resolver, p string, c *Command) {
+	name := c.Verb[len("set "):]
+	v, err := strconv.Atoi(c.Operands[0])
+	switch {
+	case err != nil:
+		r.errorAt(p, "", "%s: cannot parse %s value %q", c.Verb, name, c.Operands[0])
+	case (name == "routing" || name == "discovery" || name == "drop_asym_route") && v != 0 && v != 1:
+		r.errorAt(p, "0 disables, 1 enables", "%s: cannot parse %s value %d", c.Verb, name, v)
+	case v < 0:
+		r.errorAt(p, "the kernel reads the value as unsigned and refuses it (EINVAL)", "%s: %d is negative", c.Verb, v)
+	}
+	c.Value = v
+}
+
+// checkHealth reads --health (0..1000, as lnet_ni_set_healthv clamps nothing) and needs --nid
+// or --all.
+func checkHealthSet(r *resolver, p string, c *Command) {
+	_, all := c.Args["all"]
+	if nid, ok := c.Args["nid"]; ok && !all {
+		c.NIDs = r.cmdNIDs(p, nid)
+	} else if !all {
+		r.errorAt(p, "", "%s: missing mandatory parameter: --nid (or --all)", c.Verb)
+	}
+	if r.cmdInt(p, c, "health", &c.Value) && (c.Value < 0 || c.Value > 1000) {
+		r.errorAt(p, "", "%s: health value %d: must be 0 to 1000", c.Verb, c.Value)
+	}
+}
+
+// checkNetSet: net set --health with --nid or --all (lustre_lnet_config_ni_healthv);
+// --conns-per-peer is o2iblnd's and lnetsim does not change it at run time.
+func checkNetSet(r *resolver, p string, c *Command) {
+	if _, ok := c.Args["conns-per-peer"]; ok {
+		r.errorAt(p, "set o2ib conns_per_peer in the scenario", "%s: --conns-per-peer is not modelled at run time", c.Verb)
+	}
+	if r.missing(p, c, "health") {
+		return
+	}
+	checkHealthSet(r, p, c)
+}
+
+// checkPeerSet: peer set --health with --nid or --all (lustre_lnet_config_peer_ni_healthv).
+func checkPeerSet(r *resolver, p string, c *Command) {
+	if r.missing(p, c, "health") {
+		return
+	}
+	checkHealthSet(r, p, c)
+}
+
+// checkPeerAdd: lustre_lnet_config_peer_nid needs --prim_nid (one NID); --nid lists the
+// peer's other NIDs; --non_mr makes a non-Multi-Rail peer.
+func checkPeerAdd(r *resolver, p string, c *Command) {
+	if r.missing(p, c, "prim_nid") {
+		return
+	}
+	r.peerNIDs(p, c)
+	_, c.NonMR = c.Args["non_mr"]
+	notModelled(r, p, c, "lock_prim")
+}
+
+// notModelled refuses an option the model has no counterpart for.
+func notModelled(r *resolver, p string, c *Command, opt string) {
+	if _, ok := c.Args[opt]; ok {
+		r.errorAt(p, "remove it", "%s: --%s is not modelled (lnetsim has no Lustre-locked primary NIDs)", c.Verb, opt)
+	}
+}
+
+// checkPeerDel: lustre_lnet_del_peer_nid needs --prim_nid; --nid lists the NIDs to remove
+// (none: the whole peer).
+func checkPeerDel(r *resolver, p string, c *Command) {
+	if r.missing(p, c, "prim_nid") {
+		return
+	}
+	r.peerNIDs(p, c)
+	notModelled(r, p, c, "force")
+}
+
+// peerNIDs resolves --prim_nid (exactly one NID) and --nid.
+func (r *resolver) peerNIDs(p string, c *Command) {
+	prim := r.cmdNIDs(p, c.Args["prim_nid"])
+	if len(prim) > 1 {
+		r.errorAt(p, "", "%s: --prim_nid takes one NID, got %d", c.Verb, len(prim))
+	}
+	if len(prim) > 0 {
+		c.Prim = prim[0]
+	}
+	if s, ok := c.Args["nid"]; ok {
+		c.NIDs = r.cmdNIDs(p, s)
 	}
 }
 

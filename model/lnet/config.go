@@ -12,13 +12,14 @@ import (
 // Errnos of configuration refusals, besides those of msg.go.
 const (
 	EPERM  = 1
+	ECHILD = 10 // lnet_peer_del_nid: the NI is another peer's
 	EBUSY  = 16
 	EEXIST = 17
 	ENODEV = 19
 )
 
 var errnoNames = map[int]string{
-	EPERM: "EPERM", ENOENT: "ENOENT", EIO: "EIO", EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EBUSY: "EBUSY",
+	EPERM: "EPERM", ECHILD: "ECHILD", ENOENT: "ENOENT", EIO: "EIO", EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EBUSY: "EBUSY",
 	EEXIST: "EEXIST", ENODEV: "ENODEV", EINVAL: "EINVAL", ENODATA: "ENODATA", EPROTO: "EPROTO",
 	ENETDOWN: "ENETDOWN", ECONNABORTED: "ECONNABORTED", ESHUTDOWN: "ESHUTDOWN", ETIMEDOUT: "ETIMEDOUT",
 	EHOSTUNREACH: "EHOSTUNREACH", ECANCELED: "ECANCELED",
@@ -137,4 +138,231 @@ func (n *Node) dropGatewayRoute(r *Route) {
 		p.isRouter = false
 		g.discNet = 0
 	}
+}
+
+// SetGlobal sets a global tunable at run time as `lnetctl set NAME VALUE` does, through the
+// kernel's module-parameter setters: health_sensitivity (sensitivity_set: at most 1000; 0
+// forces retry_count 0), transaction_timeout (transaction_to_set: above retry_count),
+// retry_count (retry_count_set: 0 while health_sensitivity is 0, at most
+// transaction_timeout), response_tracking (0..3), max_recovery_ping_interval (> 0),
+// max_interfaces (below 16 becomes 4096, intf_max_set), recovery_limit, numa_range,
+// drop_asym_route, router_sensitivity and recovery_interval (deprecated: stored, no effect),
+// discovery (SetDiscovery) and routing (SetRouting). Refusals are EINVAL.
+func (n *Node) SetGlobal(name string, v int) error {
+	t := n.tun
+	switch name {
+	case "health_sensitivity":
+		if v > MaxHealth {
+			return refuse(EINVAL, "health_sensitivity %d: at most %d", v, MaxHealth)
+		}
+		t.HealthSensitivity = v
+	case "transaction_timeout":
+		if v <= t.RetryCount || v == 0 {
+			return refuse(EINVAL, "transaction_timeout %d: must be above retry_count %d", v, t.RetryCount)
+		}
+		t.TransactionTimeout = v
+	case "retry_count":
+		if t.HealthSensitivity == 0 && v > 0 {
+			return refuse(EINVAL, "retry_count %d: health_sensitivity is 0", v)
+		}
+		if v > t.TransactionTimeout {
+			return refuse(EINVAL, "retry_count %d: above transaction_timeout %d", v, t.TransactionTimeout)
+		}
+		t.RetryCount = v
+	case "response_tracking":
+		if v > 3 {
+			return refuse(EINVAL, "response_tracking %d: 0 to 3", v)
+		}
+		t.ResponseTracking = v
+	case "max_recovery_ping_interval":
+		if v == 0 {
+			return refuse(EINVAL, "max_recovery_ping_interval must be > 0")
+		}
+		t.MaxRecoveryPingInterval = v
+	case "max_interfaces":
+		if v < 16 {
+			v = 4096
+		}
+		t.MaxInterfaces = v
+	case "discovery":
+		n.SetDiscovery(v != 0)
+		return nil
+	case "routing":
+		n.SetRouting(v != 0)
+		return nil
+	default:
+		if p := globalInt(&t, name); p != nil {
+			*p = v
+		} else if name == "drop_asym_route" {
+			t.DropAsymRoute = v != 0
+		} else {
+			return refuse(EINVAL, "%s cannot be set at run time", name)
+		}
+	}
+	t.Normalize()
+	n.tun = t
+	return nil
+}
+
+// globalInt returns the plain integer tunables lnetctl set writes without a check.
+func globalInt(t *Tunables, name string) *int {
+	switch name {
+	case "recovery_limit":
+		return &t.RecoveryLimit
+	case "numa_range":
+		return &t.NUMARange
+	case "router_sensitivity":
+		return &t.RouterSensitivity
+	case "recovery_interval":
+		return &t.RecoveryInterval
+	}
+	return nil
+}
+
+// SetDiscovery turns peer discovery on or off at run time (discovery_set): the ping buffer's
+// discovery feature changes and the node pushes it to its discovered multi-rail peers.
+func (n *Node) SetDiscovery(on bool) {
+	if n.tun.Discovery == on {
+		return
+	}
+	n.tun.Discovery = on
+	if !n.started {
+		return
+	}
+	n.updatePingBuffer()
+	n.pushToPeers()
+}
+
+// ConfigNIHealth is `lnetctl net set --nid NID --health V` (or with all, every NI):
+// lnet_ni_set_healthv. ENOENT when the node has no such NI.
+func (n *Node) ConfigNIHealth(nid NID, all bool, v int) error {
+	if all {
+		for _, ni := range n.nis {
+			_ = n.SetNIHealth(ni.nid, v)
+		}
+		return nil
+	}
+	if err := n.SetNIHealth(nid, v); err != nil {
+		return refuse(ENOENT, "%v", err)
+	}
+	return nil
+}
+
+// ConfigPeerNIHealth is `lnetctl peer set --nid NID --health V` (or with all, every peer
+// NI): lnet_peer_ni_set_healthv. ENOENT when the node knows no such peer NI.
+func (n *Node) ConfigPeerNIHealth(nid NID, all bool, v int) error {
+	if all {
+		for _, p := range n.peers {
+			for _, lpni := range p.nis {
+				_ = n.SetPeerHealth(lpni.nid, v)
+			}
+		}
+		return nil
+	}
+	if err := n.SetPeerHealth(nid, v); err != nil {
+		return refuse(ENOENT, "%v", err)
+	}
+	return nil
+}
+
+// ConfigPeer is `lnetctl peer add --prim_nid P --nid N1,N2 [--non_mr]` (lnet_add_peer_ni
+// with LNET_PEER_CONFIGURED): a peer already configured with P as primary keeps it (its NIDs
+// are added) unless its Multi-Rail state differs (EPERM); P a non-primary NID of a configured
+// peer is EEXIST, as is a NID of another configured peer. A peer known from traffic becomes
+// the configured one.
+func (n *Node) ConfigPeer(prim NID, nids []NID, mr bool) error {
+	if lpni := n.peerNIs[prim]; lpni != nil && lpni.peer.config {
+		p := lpni.peer
+		switch {
+		case p.primary != prim:
+			return refuse(EEXIST, "%s is a NID of peer %s", prim, p.primary)
+		case p.mr != mr:
+			return refuse(EPERM, "peer %s: Multi-Rail state differs", prim)
+		}
+	}
+	for _, nid := range nids {
+		if lpni := n.peerNIs[nid]; lpni != nil && lpni.peer.primary != prim && lpni.peer.config {
+			return refuse(EEXIST, "%s is a NID of peer %s", nid, lpni.peer.primary)
+		}
+	}
+	if _, err := n.AddPeer(prim, nids, !mr); err != nil {
+		return refuse(EEXIST, "%v", err)
+	}
+	return nil
+}
+
+// DelPeer is `lnetctl peer del --prim_nid P [--nid N1,N2]` (lnet_del_peer_ni): ENOENT for an
+// unknown P, ENODEV when P is not the peer's primary NID, EBUSY when the peer is a gateway of
+// a route. Without NIDs (or with P among them) the whole peer goes; otherwise each NID
+// (lnet_peer_del_nid: ENOENT unknown, ECHILD another peer's). A deleted peer NI leaves the recovery queue; messages already using it finish
+// as they would.
+func (n *Node) DelPeer(prim NID, nids []NID) error {
+	lpni := n.peerNIs[prim]
+	if lpni == nil {
+		return refuse(ENOENT, "no peer %s", prim)
+	}
+	p := lpni.peer
+	switch {
+	case p.primary != prim:
+		return refuse(ENODEV, "%s is not the primary NID of peer %s", prim, p.primary)
+	case p.isRouter:
+		return refuse(EBUSY, "%s is a router", prim)
+	}
+	if len(nids) == 0 || containsNID(nids, prim) {
+		for _, x := range p.nis {
+			n.dropPeerRecovery(x)
+		}
+		n.removePeer(p)
+		return nil
+	}
+	for _, nid := range nids {
+		x := n.peerNIs[nid]
+		switch {
+		case x == nil:
+			return refuse(ENOENT, "no peer NI %s", nid)
+		case x.peer != p:
+			return refuse(ECHILD, "%s belongs to peer %s", nid, x.peer.primary)
+		}
+		n.detachPeerNI(x)
+	}
+	return nil
+}
+
+func containsNID(nids []NID, nid NID) bool {
+	for _, x := range nids {
+		if x == nid {
+			return true
+		}
+	}
+	return false
+}
+
+// detachPeerNI removes one NI from its peer (lnet_peer_detach_peer_ni_locked): from the
+// peer's lists, its peer net's (a net left empty goes), the NID table and the recovery queue.
+func (n *Node) detachPeerNI(lpni *PeerNI) {
+	p, pn := lpni.peer, lpni.pnet
+	p.nis = removePtr(p.nis, lpni)
+	pn.nis = removePtr(pn.nis, lpni)
+	if len(pn.nis) == 0 {
+		p.nets = removePtr(p.nets, pn)
+	} else {
+		pn.updateHealth()
+	}
+	delete(n.peerNIs, lpni.nid)
+	n.dropPeerRecovery(lpni)
+}
+
+// dropPeerRecovery takes a peer NI off the recovery queue.
+func (n *Node) dropPeerRecovery(lpni *PeerNI) {
+	n.peerRecov = removePtr(n.peerRecov, lpni)
+	lpni.inRecovery = false
+}
+
+func removePtr[T comparable](s []T, x T) []T {
+	for i, y := range s {
+		if y == x {
+			return append(s[:i], s[i+1:]...)
+		}
+	}
+	return s
 }

@@ -84,3 +84,39 @@ func TestConfigRouteErrnos(t *testing.T) {
 		}
 	}
 }
+
+// TestSetGlobal: lnetctl set through the kernel's setters: accepted values take effect,
+// health_sensitivity 0 forces retry_count 0 and retry_count is then refused, max_interfaces
+// below 16 becomes 4096, discovery off is advertised in a new ping buffer.
+func TestSetGlobal(t *testing.T) {
+	r := newRouted(t, 1, DefaultTunables(), DefaultTunables())
+	n := r.c
+	steps := []struct {
+		name  string
+		v     int
+		errno int
+	}{
+		{"retry_count", 3, 0}, {"transaction_timeout", 3, EINVAL}, {"transaction_timeout", 40, 0},
+		{"retry_count", 41, EINVAL}, {"health_sensitivity", 0, 0}, {"retry_count", 1, EINVAL},
+		{"response_tracking", 4, EINVAL}, {"max_recovery_ping_interval", 0, EINVAL},
+		{"max_interfaces", 8, 0}, {"recovery_limit", 30, 0}, {"drop_asym_route", 1, 0}, {"tiny_buffers", 1, EINVAL},
+	}
+	for _, s := range steps {
+		err := n.SetGlobal(s.name, s.v)
+		if got := map[bool]int{true: 0, false: ErrnoOf(err)}[err == nil]; got != s.errno {
+			t.Errorf("set %s %d: %v, want errno %d", s.name, s.v, err, s.errno)
+		}
+	}
+	tun := n.Tunables()
+	if tun.RetryCount != 0 || tun.TransactionTimeout != 40 || tun.HealthSensitivity != 0 || tun.MaxInterfaces != 4096 ||
+		tun.RecoveryLimit != 30 || !tun.DropAsymRoute {
+		t.Errorf("tunables after the sets: %+v", tun)
+	}
+	seq := n.PingBuffer().Seq
+	if err := n.SetGlobal("discovery", 0); err != nil {
+		t.Fatal(err)
+	}
+	if b := n.PingBuffer(); b.Discovery || b.Seq != seq+1 {
+		t.Errorf("ping buffer after discovery off: discovery %v seq %d (was %d)", b.Discovery, b.Seq, seq)
+	}
+}

@@ -212,6 +212,9 @@ func (l *LND) Shutdown(ni *lnet.NI) {
 	}
 	l.nets = removeNet(l.nets, n)
 	n.dev.nets = removeNet(n.dev.nets, n)
+	if len(n.dev.nets) == 0 {
+		l.destroyDev(n.dev)
+	}
 	if len(l.nets) == 0 {
 		l.k.Disarm(&l.connd) // nothing left to check: let the event queue drain
 	}
@@ -288,4 +291,20 @@ func (l *LND) lnetNotify(n *kibNet, nid lnet.NID, when sim.Time) {
 	l.stats.NotifyDown++
 	l.connEvent(n, nid, "notify_down", 0, 0, 0)
 	_ = n.node.Notify(n.ni, nid, false, false, when)
+}
+
+// destroyDev models kiblnd_destroy_dev when the last net on a device shuts down (lnetctl lnet
+// unconfigure, net del): the listener goes, so a peer's CONNREQ meets no listener and the CM
+// rejects it (invalid service ID); a later Startup creates the device afresh.
+func (l *LND) destroyDev(d *dev) {
+	if d.listen != nil {
+		d.listen.Destroy()
+		d.listen = nil
+	}
+	for i, x := range l.devs {
+		if x == d {
+			l.devs = append(l.devs[:i], l.devs[i+1:]...)
+			break
+		}
+	}
 }

@@ -40,8 +40,20 @@ var actionImpls = map[string]actionImpl{
 	"delay_rule_remove": {ideal: ruleRemove},
 	"set_health":        {ideal: setHealth},
 	"set_peer_health":   {ideal: setPeerHealth},
-	"route add":         {ideal: command(routeAdd)},
-	"route del":         {ideal: command(routeDel)},
+	"route add":         {ideal: command(onNode(routeAdd))},
+	"route del":         {ideal: command(onNode(routeDel))},
+	"net set":           {ideal: command(onNode(netSet))},
+	"peer set":          {ideal: command(onNode(peerSet))},
+	"peer add":          {ideal: command(onNode(peerAdd))},
+	"peer del":          {ideal: command(onNode(peerDel))},
+	"lnet unconfigure":  {o2ib: command(lnetUnconfigure)},
+	"lnet configure":    {ideal: command(lnetConfigure)},
+}
+
+func init() {
+	for _, name := range scenarios.SetNames {
+		actionImpls["set "+name] = actionImpl{ideal: command(onNode(setGlobal))}
+	}
 }
 
 // runnable reports why fault i cannot run on this cluster's backend, if it cannot.

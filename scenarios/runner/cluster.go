@@ -16,6 +16,8 @@ type node struct {
 	ln   *lnet.Node
 	nids []lnet.NID
 	down bool // crashed (o2ib backend): its LNet is gone until it restarts
+	// unconfigured: lnetctl lnet unconfigure stopped its LNet (the node and HCA are up)
+	unconfigured bool
 }
 
 // cluster is the simulated system of one run.

@@ -12,9 +12,17 @@ import (
 // fault's duration) and returns the errno the kernel refused it with (0: done) and a detail.
 type cmdFunc func(n *node, c *scenarios.Command, undo bool) (errno int, detail string)
 
+// cfgFunc is a command that changes what runs on the node (lnet configure/unconfigure).
+type cfgFunc func(f *faultState, n *node, c *scenarios.Command, undo bool) (errno int, detail string)
+
+// onNode adapts a cmdFunc, which needs only the node.
+func onNode(run cmdFunc) cfgFunc {
+	return func(_ *faultState, n *node, c *scenarios.Command, undo bool) (int, string) { return run(n, c, undo) }
+}
+
 // command makes an lnetctl command an action: it runs on the fault's node (one that is down
 // runs nothing, as lnetctl on a crashed node cannot) and its outcome is recorded.
-func command(run cmdFunc) actionFunc {
+func command(run cfgFunc) actionFunc {
 	return func(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 		n := f.c.byName[ft.Node]
 		text := strings.TrimPrefix(ft.Lnetctl, "lnetctl ")
@@ -22,10 +30,14 @@ func command(run cmdFunc) actionFunc {
 			text = scenarios.LookupAction(ft.Action).Undo + " (for: of " + text + ")"
 		}
 		rec := record.Command{Time: f.c.k.Now(), Node: ft.Node, Name: ft.Name, Command: text}
-		if n.down {
+		switch {
+		case n.down:
 			rec.Result, rec.Detail = "not_run", "the node is down"
-		} else {
-			errno, detail := run(n, ft.Cmd, undo)
+		case n.unconfigured && !strings.HasPrefix(ft.Action, "lnet "):
+			// lnetctl's ioctls fail while LNet is not configured.
+			rec.Result, rec.Detail = lnet.ErrnoName(lnet.ENETDOWN), "LNet is not configured"
+		default:
+			errno, detail := run(f, n, ft.Cmd, undo)
 			rec.Result, rec.Detail = "ok", detail
 			if errno != 0 {
 				rec.Result = lnet.ErrnoName(errno)
@@ -107,4 +119,64 @@ func hasCommands(s *scenarios.Scenario) bool {
 		}
 	}
 	return false
+}
+
+// parseNIDs converts a command's resolved NIDs.
+func parseNIDs(ss []string) []lnet.NID {
+	out := make([]lnet.NID, 0, len(ss))
+	for _, s := range ss {
+		if nid, err := lnet.ParseNID(s); err == nil {
+			out = append(out, nid)
+		}
+	}
+	return out
+}
+
+// result turns a model refusal into the command's outcome.
+func result(err error) (int, string) {
+	if err != nil {
+		return lnet.ErrnoOf(err), err.Error()
+	}
+	return 0, ""
+}
+
+// setGlobal is lnetctl set NAME VALUE (the kernel's module-parameter setters).
+func setGlobal(n *node, c *scenarios.Command, _ bool) (int, string) {
+	return result(n.ln.SetGlobal(strings.TrimPrefix(c.Verb, "set "), c.Value))
+}
+
+// netSet is lnetctl net set --nid NID|--all --health V (lnet_ni_set_healthv).
+func netSet(n *node, c *scenarios.Command, _ bool) (int, string) {
+	_, all := c.Args["all"]
+	if all {
+		return result(n.ln.ConfigNIHealth(0, true, c.Value))
+	}
+	return eachNID(c.NIDs, func(nid lnet.NID) error { return n.ln.ConfigNIHealth(nid, false, c.Value) })
+}
+
+// peerSet is lnetctl peer set --nid NID|--all --health V (lnet_peer_ni_set_healthv).
+func peerSet(n *node, c *scenarios.Command, _ bool) (int, string) {
+	_, all := c.Args["all"]
+	if all {
+		return result(n.ln.ConfigPeerNIHealth(0, true, c.Value))
+	}
+	return eachNID(c.NIDs, func(nid lnet.NID) error { return n.ln.ConfigPeerNIHealth(nid, false, c.Value) })
+}
+
+// peerAdd is lnetctl peer add (lustre_lnet_config_peer_nid).
+func peerAdd(n *node, c *scenarios.Command, _ bool) (int, string) {
+	prim, err := lnet.ParseNID(c.Prim)
+	if err != nil {
+		return lnet.EINVAL, err.Error()
+	}
+	return result(n.ln.ConfigPeer(prim, parseNIDs(c.NIDs), !c.NonMR))
+}
+
+// peerDel is lnetctl peer del (lustre_lnet_del_peer_nid).
+func peerDel(n *node, c *scenarios.Command, _ bool) (int, string) {
+	prim, err := lnet.ParseNID(c.Prim)
+	if err != nil {
+		return lnet.EINVAL, err.Error()
+	}
+	return result(n.ln.DelPeer(prim, parseNIDs(c.NIDs)))
 }

@@ -1,0 +1,84 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+)
+
+// lnetctlCommands runs each modelled lnetctl command with the kernel's refusals on a client
+// with two NIs, a server, a router and a server behind it.
+const lnetctlCommands = `
+name: commands
+seed: 1
+duration: 10s
+nodes:
+  client: {nis: [o2ib0, o2ib0]}
+  rtr: {routing: true, nis: [o2ib0, o2ib1]}
+  server: {nis: [o2ib0, o2ib0]}
+  oss: {nis: [o2ib1]}
+lnet:
+  alive_router_check_interval: 1
+  router_ping_timeout: 1
+  routes:
+    - {net: o2ib1, gateway: rtr, nodes: client}
+    - {net: o2ib0, gateway: rtr, nodes: oss}
+workload:
+  - {name: w, type: brw, op: write, from: client, to: server, size: 4KiB, interval: 100ms}
+faults:
+  - {at: 1s, node: client, name: retry, lnetctl: "set retry_count 3"}
+  - {at: 1s, node: client, name: tt-too-small, lnetctl: "set transaction_timeout 3"}
+  - {at: 1s, node: client, name: sens-too-big, lnetctl: "set health_sensitivity 1001"}
+  - {at: 1s, node: client, name: rt-too-big, lnetctl: "set response_tracking 4"}
+  - {at: 1s, node: client, name: disc-off, lnetctl: "set discovery 0"}
+  - {at: 2s, node: client, name: ni-health, lnetctl: "net set --nid 10.0.0.2@o2ib --health 300"}
+  - {at: 2s, node: client, name: ni-health-none, lnetctl: "net set --nid 10.0.0.99@o2ib --health 300"}
+  - {at: 2s, node: client, name: peer-health, lnetctl: "peer set --nid server:1 --health 400"}
+  - {at: 2s, node: client, name: peer-health-none, lnetctl: "peer set --nid 10.0.0.99@o2ib --health 400"}
+  - {at: 3s, node: client, name: del-gw, lnetctl: "peer del --prim_nid rtr:0"}
+  - {at: 3s, node: client, name: del-unknown, lnetctl: "peer del --prim_nid 10.0.0.99@o2ib"}
+  - {at: 3s, node: client, name: del-not-primary, lnetctl: "peer del --prim_nid server:1"}
+  - {at: 3s, node: client, name: add-ghost, lnetctl: "peer add --prim_nid 10.0.0.50@o2ib --nid 10.0.0.51@o2ib"}
+  - {at: 3s, node: client, name: add-ghost-nonmr, lnetctl: "peer add --prim_nid 10.0.0.50@o2ib --non_mr"}
+  - {at: 3s, node: client, name: add-ghost-again, lnetctl: "peer add --prim_nid 10.0.0.51@o2ib"}
+  - {at: 4s, node: client, name: del-ghost-ni, lnetctl: "peer del --prim_nid 10.0.0.50@o2ib --nid 10.0.0.51@o2ib"}
+  - {at: 4s, node: client, name: del-ghost, lnetctl: "peer del --prim_nid 10.0.0.50@o2ib"}
+  - {at: 4s, node: client, name: del-ghost-again, lnetctl: "peer del --prim_nid 10.0.0.50@o2ib"}
+  - {at: 5s, node: rtr, name: routing-off, lnetctl: "set routing 0"}
+expect:
+  - {check: command, fault: retry, status: ok}
+  - {check: command, fault: tt-too-small, status: EINVAL}
+  - {check: command, fault: sens-too-big, status: EINVAL}
+  - {check: command, fault: rt-too-big, status: EINVAL}
+  - {check: command, fault: disc-off, status: ok}
+  - {check: command, fault: ni-health, status: ok}
+  - {check: health, at: 2s, ni: "client:1", eq: 300}
+  - {check: command, fault: ni-health-none, status: ENOENT}
+  - {check: command, fault: peer-health, status: ok}
+  - {check: health, at: 2s, node: client, peer_ni: "server:1", eq: 400}
+  - {check: command, fault: peer-health-none, status: ENOENT}
+  - {check: command, fault: del-gw, status: EBUSY}
+  - {check: command, fault: del-unknown, status: ENOENT}
+  - {check: command, fault: del-not-primary, status: ENODEV}
+  - {check: command, fault: add-ghost, status: ok}
+  - {check: command, fault: add-ghost-nonmr, status: EPERM}
+  - {check: command, fault: add-ghost-again, status: EEXIST}
+  - {check: command, fault: del-ghost-ni, status: ok}
+  - {check: command, fault: del-ghost, status: ok}
+  - {check: command, fault: del-ghost-again, status: ENOENT}
+  - {check: command, fault: routing-off, status: ok}
+  - {check: route, at: 9s, node: client, net: o2ib1, gateway: "rtr:0", state: down}
+`
+
+// TestLnetctlCommands: set (a value the kernel accepts, its EINVAL refusals), net set and
+// peer set --health (the health they set; ENOENT for an unknown NID), peer del (EBUSY for a
+// route's gateway, ENOENT unknown, ENODEV not the primary), peer add (EPERM for a Multi-Rail
+// mismatch, EEXIST for another peer's NID), peer del of one NID then of the peer, set routing
+// 0 on the router (its route goes down at the client's next router check). Exact outcomes are
+// in commands.csv.
+func TestLnetctlCommands(t *testing.T) {
+	runExpecting(t, lnetctlCommands, BackendIdeal, "commands.csv")
+	csv := string(runExpecting(t, lnetctlCommands, BackendO2IB, "commands.csv"))
+	if want := "2000000000,client,peer-health,peer set --nid server:1 --health 400,ok,10.0.0.5@o2ib: ok\n"; !strings.Contains(csv, want) {
+		t.Errorf("commands.csv lacks %q:\n%s", want, csv)
+	}
+}
