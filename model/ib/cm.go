@@ -134,6 +134,62 @@ const (
 	cmDestroyed
 )
 
+var cmStateNames = [...]string{"IDLE", "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY", "ROUTE_RESOLVED",
+	"CONNECTING", "LISTEN", "CONNECT_REQ", "ACCEPTING", "ESTABLISHED", "DISCONNECTING", "DISCONNECTED",
+	"FAILED", "DESTROYED"}
+
+// String returns the state's name.
+func (s cmState) String() string { return cmStateNames[s] }
+
+// legalCMTransition reports whether a CM id may move from one state to another: address
+// then route resolution (each falling back one step on error), connect, the passive side's
+// request and accept, establishment or failure, disconnection, and destruction from any
+// state.
+func legalCMTransition(from, to cmState) bool {
+	switch to {
+	case cmDestroyed:
+		return true
+	case cmIdle:
+		return from == cmAddrQuery
+	case cmListen, cmAddrQuery, cmConnectReq:
+		return from == cmIdle
+	case cmAddrResolved:
+		return from == cmAddrQuery || from == cmRouteQuery
+	case cmRouteQuery:
+		return from == cmAddrResolved
+	case cmRouteResolved:
+		return from == cmRouteQuery
+	case cmConnecting:
+		return from == cmRouteResolved
+	case cmAccepting:
+		return from == cmConnectReq
+	case cmEstablished:
+		return from == cmConnecting || from == cmAccepting
+	case cmFailed:
+		return from == cmConnecting || from == cmAccepting || from == cmConnectReq
+	case cmDisconnecting:
+		return from == cmConnecting || from == cmAccepting || from == cmEstablished
+	case cmDisconnected:
+		return from == cmAccepting || from == cmEstablished || from == cmDisconnecting
+	}
+	return false
+}
+
+// setState moves the id to state to if the transition is legal; an illegal one changes
+// nothing and is counted (Fabric.CMBadTransitions), as it can only be a model bug.
+func (id *CMID) setState(to cmState) bool {
+	if !legalCMTransition(id.state, to) {
+		id.f.cmBadTransitions++
+		return false
+	}
+	id.state = to
+	return true
+}
+
+// CMBadTransitions returns how many illegal CM id state changes were refused (0 unless the
+// model has a bug; tests check it).
+func (f *Fabric) CMBadTransitions() int { return f.cmBadTransitions }
+
 // CMID is an RDMA CM identifier (struct rdma_cm_id).
 type CMID struct {
 	f       *Fabric
@@ -248,7 +304,7 @@ func (id *CMID) Listen(backlog int) error {
 			return fmt.Errorf("%w: address in use (EADDRINUSE)", ErrInvalid)
 		}
 	}
-	id.state = cmListen
+	id.setState(cmListen)
 	id.backlog = backlog
 	id.node.listeners = append(id.node.listeners, id)
 	return nil
@@ -288,7 +344,7 @@ func (id *CMID) ResolveAddr(src netip.Addr, dst netip.AddrPort, timeout sim.Time
 		id.local = netip.AddrPortFrom(a, id.local.Port())
 	}
 	id.remote = dst
-	id.state = cmAddrQuery
+	id.setState(cmAddrQuery)
 	id.deadline = id.f.k.Now() + timeout
 	d := id.f.cfg.CM.AddrResolve
 	if d > timeout {
@@ -305,7 +361,7 @@ func (id *CMID) ResolveRoute(timeout sim.Time) error {
 	if id.state != cmAddrResolved {
 		return ErrBadState
 	}
-	id.state = cmRouteQuery
+	id.setState(cmRouteQuery)
 	id.deadline = id.f.k.Now() + timeout
 	d := id.f.cfg.CM.RouteResolve
 	if d > timeout {
@@ -354,7 +410,7 @@ func (id *CMID) Connect(p ConnParam) error {
 		return ErrInvalid
 	}
 	id.param = p
-	id.state = cmConnecting
+	id.setState(cmConnecting)
 	id.retries = 0
 	id.reqPriv = append([]byte(nil), p.PrivateData...)
 	id.sendREQ()
@@ -381,7 +437,7 @@ func (id *CMID) Accept(p ConnParam) error {
 	if err := id.qp.Modify(QPRTR, id.rtrAttr()); err != nil {
 		return err
 	}
-	id.state = cmAccepting
+	id.setState(cmAccepting)
 	id.retries = 0
 	id.sendREP()
 	return nil
@@ -402,7 +458,7 @@ func (id *CMID) Reject(priv []byte) error {
 	if len(priv) > MaxRejPrivate {
 		return ErrInvalid
 	}
-	id.state = cmFailed
+	id.setState(cmFailed)
 	id.f.sendMAD(cmMsg{typ: mREJ, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort,
 		priv: append([]byte(nil), priv...), reason: RejConsumerDefined})
 	return nil
@@ -421,7 +477,7 @@ func (id *CMID) Disconnect() error {
 	if id.qp != nil && id.qp.state != QPErr {
 		id.qp.toErr()
 	}
-	id.state = cmDisconnecting
+	id.setState(cmDisconnecting)
 	id.retries = 0
 	id.sendDREQ()
 	return nil
@@ -447,7 +503,7 @@ func (id *CMID) Destroy() {
 		}
 	}
 	id.f.k.Disarm(&id.timer)
-	id.state = cmDestroyed
+	id.setState(cmDestroyed)
 	id.f.cmids[id.idx] = nil
 	id.f.dropListener(id)
 }
@@ -491,7 +547,7 @@ func (id *CMID) timeout() {
 		}
 		id.dstPort = f.PortByIP(id.remote.Addr())
 		if id.timerOp == tAddr && id.reachable() {
-			id.state = cmAddrResolved
+			id.setState(cmAddrResolved)
 			id.event(CMAddrResolved, 0, nil)
 			return
 		}
@@ -499,14 +555,14 @@ func (id *CMID) timeout() {
 			id.arm(tAddrFail, id.deadline-now)
 			return
 		}
-		id.state = cmIdle
+		id.setState(cmIdle)
 		id.event(CMAddrError, ETIMEDOUT, nil)
 	case tRoute, tRouteFail:
 		if id.state != cmRouteQuery {
 			return
 		}
 		if id.timerOp == tRoute && id.reachable() {
-			id.state = cmRouteResolved
+			id.setState(cmRouteResolved)
 			id.event(CMRouteResolved, 0, nil)
 			return
 		}
@@ -514,14 +570,14 @@ func (id *CMID) timeout() {
 			id.arm(tRouteFail, id.deadline-now)
 			return
 		}
-		id.state = cmAddrResolved
+		id.setState(cmAddrResolved)
 		id.event(CMRouteError, ETIMEDOUT, nil)
 	case tReq:
 		if id.state != cmConnecting {
 			return
 		}
 		if id.retries++; id.retries > f.cfg.CM.MaxRetries {
-			id.state = cmFailed
+			id.setState(cmFailed)
 			id.event(CMUnreachable, ETIMEDOUT, nil)
 			return
 		}
@@ -531,7 +587,7 @@ func (id *CMID) timeout() {
 			return
 		}
 		if id.retries++; id.retries > f.cfg.CM.MaxRetries {
-			id.state = cmFailed
+			id.setState(cmFailed)
 			if id.qp != nil {
 				id.qp.toErr()
 			}
@@ -553,7 +609,7 @@ func (id *CMID) timeout() {
 
 func (id *CMID) disconnected() {
 	id.f.k.Disarm(&id.timer)
-	id.state = cmDisconnected
+	id.setState(cmDisconnected)
 	id.event(CMDisconnected, 0, nil)
 	id.eventLater(id.f.cfg.CM.Timewait, CMTimewaitExit, 0)
 }

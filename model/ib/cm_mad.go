@@ -81,12 +81,12 @@ func (f *Fabric) cmReceive(m cmMsg) {
 		f.k.Disarm(&id.timer)
 		id.peer, id.peerQPN = m.from, m.qpn
 		if id.qp == nil || id.qp.Modify(QPRTR, id.rtrAttr()) != nil || id.qp.Modify(QPRTS, id.rtsAttr()) != nil {
-			id.state = cmFailed
+			id.setState(cmFailed)
 			f.sendMAD(cmMsg{typ: mREJ, from: id.idx, to: m.from, src: m.dst, dst: m.src, reason: RejNoQP})
 			id.event(CMConnectError, ECONNRESET, nil)
 			return
 		}
-		id.state = cmEstablished
+		id.setState(cmEstablished)
 		f.sendMAD(cmMsg{typ: mRTU, from: id.idx, to: m.from, src: m.dst, dst: m.src})
 		id.event(CMEstablished, 0, m.priv)
 	case mRTU:
@@ -95,18 +95,18 @@ func (f *Fabric) cmReceive(m cmMsg) {
 		}
 		f.k.Disarm(&id.timer)
 		if id.qp == nil || id.qp.Modify(QPRTS, id.rtsAttr()) != nil {
-			id.state = cmFailed
+			id.setState(cmFailed)
 			id.event(CMConnectError, ECONNRESET, nil)
 			return
 		}
-		id.state = cmEstablished
+		id.setState(cmEstablished)
 		id.event(CMEstablished, 0, nil)
 	case mREJ:
 		switch id.state {
 		case cmConnecting, cmAccepting:
 			f.k.Disarm(&id.timer)
 			was := id.state
-			id.state = cmFailed
+			id.setState(cmFailed)
 			if id.qp != nil && was == cmAccepting {
 				id.qp.toErr()
 			}
@@ -170,7 +170,7 @@ func (f *Fabric) cmREQ(m cmMsg) {
 	id := lis.node.CreateID(lis.h)
 	id.passive = true
 	f.passive[m.from] = id.idx
-	id.state = cmConnectReq
+	id.setState(cmConnectReq)
 	id.port, id.dstPort = m.dst, m.src
 	id.local, id.remote = m.addr, m.srcAddr
 	id.peer, id.peerQPN = m.from, m.qpn

@@ -347,3 +347,58 @@ func TestCommEst(t *testing.T) {
 		t.Fatalf("completions %+v / %+v", a.r.wcs, b.r.wcs)
 	}
 }
+
+// TestCMTransitions checks legalCMTransition against the CM id state diagram written out
+// pair by pair (every state may be destroyed).
+func TestCMTransitions(t *testing.T) {
+	legal := map[[2]cmState]bool{
+		{cmIdle, cmListen}: true, {cmIdle, cmAddrQuery}: true, {cmIdle, cmConnectReq}: true,
+		{cmAddrQuery, cmAddrResolved}: true, {cmAddrQuery, cmIdle}: true,
+		{cmAddrResolved, cmRouteQuery}:  true,
+		{cmRouteQuery, cmRouteResolved}: true, {cmRouteQuery, cmAddrResolved}: true,
+		{cmRouteResolved, cmConnecting}: true,
+		{cmConnecting, cmEstablished}:   true, {cmConnecting, cmFailed}: true, {cmConnecting, cmDisconnecting}: true,
+		{cmConnectReq, cmAccepting}: true, {cmConnectReq, cmFailed}: true,
+		{cmAccepting, cmEstablished}: true, {cmAccepting, cmFailed}: true, {cmAccepting, cmDisconnecting}: true,
+		{cmAccepting, cmDisconnected}:    true,
+		{cmEstablished, cmDisconnecting}: true, {cmEstablished, cmDisconnected}: true,
+		{cmDisconnecting, cmDisconnected}: true,
+	}
+	for from := cmIdle; from <= cmDestroyed; from++ {
+		for to := cmIdle; to <= cmDestroyed; to++ {
+			want := legal[[2]cmState{from, to}] || to == cmDestroyed
+			if got := legalCMTransition(from, to); got != want {
+				t.Errorf("%v -> %v: legal=%v, want %v", from, to, got, want)
+			}
+		}
+	}
+}
+
+// TestCMStateWalk follows both ids of a connection through their states, and checks that an
+// illegal change is refused, leaves the state as it was and is counted.
+func TestCMStateWalk(t *testing.T) {
+	k, f, a, b := cmSetup(t, Config{CM: cmTest})
+	a.connect(t, ipB)
+	if a.id.state != cmAddrQuery {
+		t.Fatalf("after ResolveAddr: %v", a.id.state)
+	}
+	run(t, k)
+	if a.id.state != cmEstablished || b.id.state != cmEstablished {
+		t.Fatalf("connected: %v / %v", a.id.state, b.id.state)
+	}
+	if a.id.setState(cmConnecting) || a.id.state != cmEstablished || f.CMBadTransitions() != 1 {
+		t.Fatalf("ESTABLISHED -> CONNECTING: state %v, refused %d", a.id.state, f.CMBadTransitions())
+	}
+	must(t, a.id.Disconnect())
+	if a.id.state != cmDisconnecting {
+		t.Fatalf("after Disconnect: %v", a.id.state)
+	}
+	run(t, k)
+	if a.id.state != cmDisconnected || b.id.state != cmDisconnected {
+		t.Fatalf("disconnected: %v / %v", a.id.state, b.id.state)
+	}
+	a.id.Destroy()
+	if a.id.state != cmDestroyed || f.CMBadTransitions() != 1 {
+		t.Fatalf("destroyed: %v, refused %d", a.id.state, f.CMBadTransitions())
+	}
+}

@@ -84,13 +84,14 @@ type Fabric struct {
 	fast       []fastRec   // cutThrough chunks, in sending order, that may not have reached their switch
 	arriveEv   sim.EventID // the arrival event send scheduled last
 
-	qps     []*QP // by QPN-1
-	cqs     []*CQ
-	freeCQs []int // slots of destroyed CQs, reused by CreateCQ
-	mrs     []mr  // by rkey-1
-	cmids   []*CMID
-	pend    []pending
-	freeP   []int32
+	qps              []*QP // by QPN-1
+	cqs              []*CQ
+	freeCQs          []int // slots of destroyed CQs, reused by CreateCQ
+	cmBadTransitions int   // illegal CM id state changes refused (CMID.setState)
+	mrs              []mr  // by rkey-1
+	cmids            []*CMID
+	pend             []pending
+	freeP            []int32
 
 	ips      map[netip.Addr]int32 // IPoIB address -> port index (lookups only, never iterated)
 	routed   bool

@@ -221,7 +221,7 @@ func (n *Node) CrashNode() {
 	}
 	for _, id := range f.cmids {
 		if id != nil && id.node == n {
-			id.state = cmDestroyed // silently: a crashed node sends no DREQ or REJ
+			id.setState(cmDestroyed) // silently: a crashed node sends no DREQ or REJ
 			id.Destroy()
 		}
 	}

@@ -277,7 +277,7 @@ func (l *LND) connreqDone(c *conn, status int) {
 		return
 	}
 	c.lastSend = l.k.Now()
-	c.state = connEstablished
+	c.setState(connEstablished)
 	c.established = true
 	l.peerAlive(p)
 	p.conns = append(p.conns, c)

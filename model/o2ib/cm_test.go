@@ -158,3 +158,45 @@ func TestCQsDestroyedWithConns(t *testing.T) {
 		t.Fatalf("CQ table holds %d slots, want 2", n)
 	}
 }
+
+// TestConnTransitions checks legalConnTransition against ibc_state's moves written out pair
+// by pair.
+func TestConnTransitions(t *testing.T) {
+	legal := map[[2]connState]bool{
+		{connInit, connActiveConnect}: true, {connInit, connPassiveWait}: true,
+		{connActiveConnect, connEstablished}: true, {connPassiveWait, connEstablished}: true,
+		{connActiveConnect, connDisconnected}: true, {connPassiveWait, connDisconnected}: true,
+		{connEstablished, connClosing}: true, {connClosing, connDisconnected}: true,
+	}
+	for from := connInit; from <= connDisconnected; from++ {
+		for to := connInit; to <= connDisconnected; to++ {
+			if got, want := legalConnTransition(from, to), legal[[2]connState{from, to}]; got != want {
+				t.Errorf("%v -> %v: legal=%v, want %v", from, to, got, want)
+			}
+		}
+	}
+}
+
+// TestConnStateWalk follows an active conn from creation to its end and checks that an
+// illegal change is refused, leaves the state as it was and is counted.
+func TestConnStateWalk(t *testing.T) {
+	c := newCluster(t, clusterOpt{noTrace: true})
+	c.put(t, 1, 2, 8)
+	c.run(t, sim.Second)
+	cn := c.lnd.conns[0]
+	if cn.state != connEstablished {
+		t.Fatalf("connected: %v", cn.state)
+	}
+	if cn.setState(connPassiveWait) || cn.state != connEstablished || c.lnd.stats.BadConnStates != 1 {
+		t.Fatalf("ESTABLISHED -> PASSIVE_WAIT: state %v, refused %d", cn.state, c.lnd.stats.BadConnStates)
+	}
+	c.lnd.stats.BadConnStates = 0
+	c.lnd.closeConn(cn, -lnet.EIO)
+	if cn.state != connClosing {
+		t.Fatalf("closed: %v", cn.state)
+	}
+	c.run(t, sim.Millisecond)
+	if cn.state != connDisconnected || !cn.destroyed {
+		t.Fatalf("after connd: %v, destroyed %v", cn.state, cn.destroyed)
+	}
+}

@@ -18,6 +18,41 @@ const (
 	connDisconnected  connState = 5 // IBLND_CONN_DISCONNECTED
 )
 
+var connStateNames = [...]string{"INIT", "ACTIVE_CONNECT", "PASSIVE_WAIT", "ESTABLISHED", "CLOSING", "DISCONNECTED"}
+
+// String returns the kernel's name without its IBLND_CONN_ prefix.
+func (s connState) String() string { return connStateNames[s] }
+
+// legalConnTransition reports whether ibc_state may move from one state to another, as
+// kiblnd_set_conn_state's callers move it: a new conn connects actively or waits passively
+// (kiblnd_create_conn), a connection request succeeds (kiblnd_connreq_done) or fails
+// (kiblnd_finalise_conn), an established conn closes (kiblnd_close_conn_locked) and connd
+// finalises it.
+func legalConnTransition(from, to connState) bool {
+	switch to {
+	case connActiveConnect, connPassiveWait:
+		return from == connInit
+	case connEstablished:
+		return from == connActiveConnect || from == connPassiveWait
+	case connClosing:
+		return from == connEstablished
+	case connDisconnected:
+		return from == connActiveConnect || from == connPassiveWait || from == connClosing
+	}
+	return false
+}
+
+// setState models kiblnd_set_conn_state with the transition checked: an illegal change is
+// refused and counted (Stats.BadConnStates), as it can only be a model bug.
+func (c *conn) setState(to connState) bool {
+	if !legalConnTransition(c.state, to) {
+		c.l.stats.BadConnStates++
+		return false
+	}
+	c.state = to
+	return true
+}
+
 // rx is struct kib_rx: one receive buffer of a conn. Its contents (msg) exist only from the
 // receive completion, which takes the message the SEND carried (conn.rxWire), until the
 // buffer is posted again, which returns it to the LND's free list: a posted, empty buffer
@@ -109,7 +144,7 @@ func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) 
 	for i := range c.rxs {
 		c.rxs[i] = rx{conn: c, idx: int32(i)}
 	}
-	c.state = state
+	c.setState(state)
 	for i := range c.rxs {
 		l.postRx(&c.rxs[i], postNoCredit)
 	}
@@ -138,7 +173,7 @@ func (l *LND) closeConn(c *conn, err int) {
 		l.unlinkPeer(p)
 		p.err = c.commsError
 	}
-	c.state = connClosing
+	c.setState(connClosing)
 	l.stats.ConnsClosed++
 	l.connEvent(p.net, p.nid, "closed", err, 0, 0)
 	l.k.After(0, l.hid, evDisconnect, uint64(c.idx))
@@ -161,7 +196,7 @@ func (l *LND) finaliseConn(c *conn) {
 	if c.qp != nil && c.qp.State() != ib.QPErr {
 		_ = c.qp.Modify(ib.QPErr, ib.QPAttr{})
 	}
-	c.state = connDisconnected
+	c.setState(connDisconnected)
 	l.abortTxs(c, &c.txNocred)
 	l.abortTxs(c, &c.txQueue)
 	l.abortTxs(c, &c.txRsrvd)

@@ -42,7 +42,7 @@ func (l *LND) NodeCrashed(n *ib.Node) {
 		if c.destroyed || !c.peer.net.crashed {
 			continue
 		}
-		c.state = connDisconnected
+		c.state = connDisconnected // no transition: the conn vanishes with its node
 		c.destroyed = true
 		c.active = nil
 		c.txNocred.Drain()

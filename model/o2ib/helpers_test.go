@@ -246,6 +246,9 @@ func (c *cluster) run(t testing.TB, d sim.Time) {
 	if err := c.k.RunUntil(c.k.Now() + d); err != nil {
 		t.Fatal(err)
 	}
+	if b, cm := c.lnd.stats.BadConnStates, c.f.CMBadTransitions(); b != 0 || cm != 0 {
+		t.Fatalf("illegal state changes refused: %d conn, %d CM id", b, cm)
+	}
 }
 
 // golden compares lines with testdata/name.golden (rewritten with -update).

@@ -43,15 +43,16 @@ type LND struct {
 
 // Stats are LND-wide counters for tests and reports.
 type Stats struct {
-	TxPoolGrown  uint64 // a net's tx pool grew by ntx descriptors
-	ConnsCreated uint64
-	ConnsClosed  uint64
-	Rejects      uint64 // connection requests this LND rejected
-	Rejected     uint64 // connection requests of this LND that were rejected
-	Reconnects   uint64
-	TimedOutTxs  uint64 // txs found past their deadline by the connection check
-	NotifyDown   uint64 // lnet_notify(alive=false) calls
-	NoopsPosted  uint64
+	TxPoolGrown   uint64 // a net's tx pool grew by ntx descriptors
+	ConnsCreated  uint64
+	ConnsClosed   uint64
+	Rejects       uint64 // connection requests this LND rejected
+	Rejected      uint64 // connection requests of this LND that were rejected
+	Reconnects    uint64
+	TimedOutTxs   uint64 // txs found past their deadline by the connection check
+	NotifyDown    uint64 // lnet_notify(alive=false) calls
+	NoopsPosted   uint64
+	BadConnStates uint64 // illegal conn state changes refused (conn.setState; 0 unless a model bug)
 }
 
 type netParams struct {
