@@ -61,7 +61,7 @@
 // (Msg.TargetIsRouter) and its header keeps the final destination. On the router, Parse
 // sees a message for another node and parseForward (lnet_parse_forward_locked) takes a router
 // credit of the sending peer NI and a buffer of the tiny/small/large pool (queueing on the
-// peer NI's rtrq or the pool's rbp_msgs), then receives the payload; its Finalize forwards it
+// peer's rtrq or the pool's rbp_msgs), then receives the payload; its Finalize forwards it
 // with lnet_send (Msg.Routing) with its own selection and tx credits; the buffer and router
 // credit return when the forward completes. ACK and REPLY are made by the final destination
 // and return through the gateway they came from. The router checker pings every gateway

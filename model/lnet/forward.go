@@ -204,11 +204,9 @@ func (n *Node) dropAllRouted() {
 		}
 	}
 	for _, p := range n.peers {
-		for _, lpni := range p.nis {
-			for m := lpni.rtrq.Pop(); m != nil; m = lpni.rtrq.Pop() {
-				m.rtrQueued = false
-				n.dropRoutedRx(m, LNET_MSG_STATUS_REMOTE_ERROR, -ECANCELED, false)
-			}
+		for m := p.rtrq.Pop(); m != nil; m = p.rtrq.Pop() {
+			m.rtrQueued = false
+			n.dropRoutedRx(m, LNET_MSG_STATUS_REMOTE_ERROR, -ECANCELED, false)
 		}
 	}
 }
@@ -252,7 +250,8 @@ func (n *Node) parseForward(m *Msg) {
 }
 
 // postRoutedRecv models lnet_post_routed_recv_locked: take a router credit of the sending
-// peer NI (queueing on its rtrq when none is left), then a credit of the buffer pool
+// peer NI (lpni_rtrcredits; when none is left, queueing on its peer's lp_rtrq, shared by
+// all the peer's NIs), then a credit of the buffer pool
 // (queueing on rbp_msgs), then receive the payload into the buffer (the LND's Recv, with
 // delayed set when the message had to wait; its Finalize forwards the message). Minimum
 // credits are tracked.
@@ -266,7 +265,7 @@ func (n *Node) postRoutedRecv(m *Msg, delayed bool) {
 		}
 		if lpni.rtrCredits < 0 {
 			m.rtrQueued = true
-			lpni.rtrq.Push(m)
+			lpni.peer.rtrq.Push(m)
 			return
 		}
 	}
@@ -331,8 +330,9 @@ func (n *Node) dropRoutedRx(m *Msg, hs HStatus, rc int, expired bool) {
 }
 
 // returnRxCredits models lnet_return_rx_credits_locked: free the router buffer (the first
-// message waiting on the pool gets it) and the peer NI's router credit (the first message on
-// its rtrq goes on).
+// message waiting on the pool gets it) and the peer NI's router credit; then the first
+// message on the peer's lp_rtrq, whichever of the peer's NIs it came from (it already holds
+// its own NI's credit), goes on.
 func (n *Node) returnRxCredits(m *Msg) {
 	if m.rtrPool != 0 {
 		pool := n.rtrPools[m.rtrPool-1]
@@ -348,10 +348,8 @@ func (n *Node) returnRxCredits(m *Msg) {
 		m.peerRtrCredit = false
 		lpni := m.rxPeerNI
 		lpni.rtrCredits++
-		if lpni.rtrCredits <= 0 {
-			if m2 := lpni.rtrq.Pop(); m2 != nil {
-				n.repostRouted(m2)
-			}
+		if m2 := lpni.peer.rtrq.Pop(); m2 != nil {
+			n.repostRouted(m2)
 		}
 	}
 }

@@ -45,6 +45,7 @@ type Peer struct {
 	pending     msgQueue // messages waiting for discovery (LNET_DC_WAIT)
 	isRouter    bool     // a gateway of some route (lnet_peer_is_router)
 	gw          *gwState // gateway state, nil if the peer is no gateway
+	rtrq        msgQueue // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
 }
 
 // Primary returns the peer's primary NID.
@@ -112,7 +113,6 @@ type PeerNI struct {
 
 	// Router credits (lpni_rtrcredits), used when this node forwards (issue 6).
 	rtrCredits, maxRtrCredits, minRtrCredits int
-	rtrq                                     msgQueue // routed messages waiting for a router credit (lpni_rtrq)
 
 	stats  PeerNIStats
 	hstats PeerNIHealthStats

@@ -230,3 +230,55 @@ func TestNotifyKernelRules(t *testing.T) {
 		t.Fatalf("peer NI %s after an alive report dated before the down one's clamped time, want down", s)
 	}
 }
+
+// TestRouterCreditsQueuePerPeer follows lnet_post_routed_recv_locked and
+// lnet_return_rx_credits_locked: router credits are per peer NI (peer_buffer_credits 1
+// here), but a message short of one waits on its peer's lp_rtrq, and any of the peer's NIs
+// returning a credit releases the head of that queue. The multi-rail client sends one PUT
+// from NI A and two from NI B; the router holds B's forwards 10 ms each. B's second PUT
+// is released when A's PUT is forwarded (microseconds), not when B's first is (10 ms), so
+// all three reach the server within 15 ms.
+func TestRouterCreditsQueuePerPeer(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	rtun := DefaultTunables()
+	rtun.PeerBufferCredits = 1
+	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.1.0.2@o2ib1"})
+	c, s := ns[0], ns[1]
+	r := mkNodes(t, k, l, rtun, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})[0]
+	r.SetRouting(true)
+	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", 1, 0)
+	startAll(t, c, r, s)
+	sev := &evRec{}
+	sink(s, sev)
+	runFor(t, k, sim.Second) // the router check's push: the router knows the client's two NIs
+	a, b := nid("10.0.0.1@o2ib"), nid("10.0.1.1@o2ib")
+	if r.PeerNI(a).peer != r.PeerNI(b).peer {
+		t.Fatal("the router does not see the client's NIs as one peer")
+	}
+	l.Hook = func(m *Msg) IdealVerdict {
+		if m.Node() == r && m.Hdr.Type == MsgPUT && m.Hdr.Src == b {
+			return IdealVerdict{Delay: 10 * sim.Millisecond}
+		}
+		return IdealVerdict{}
+	}
+	cev := &evRec{}
+	for _, src := range []NID{b, b, a} {
+		md := c.MDBind(MDSpec{Length: 1000, Threshold: 2, Handler: cev})
+		if err := c.Put(src, md, AckReqAck, nid("10.1.0.2@o2ib1"), testPortal, 0, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runFor(t, k, 15*sim.Millisecond)
+	if n := sev.count(EventPUT); n != 3 {
+		t.Fatalf("server got %d PUTs within 15 ms, want 3", n)
+	}
+	if ca, cb := r.PeerNI(a).rtrCredits, r.PeerNI(b).rtrCredits; ca != 1 || cb != 1 {
+		t.Fatalf("router credits A %d B %d after all forwards, want 1 1", ca, cb)
+	}
+	if m := r.PeerNI(b).minRtrCredits; m != -1 {
+		t.Fatalf("B's min router credits %d, want -1", m)
+	}
+}
