@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/lnetsim/lnetsim/sim"
 )
 
 // TestLnetctlGrammar: options as getopt_long reads them (long, --opt=value, short letters,
@@ -28,5 +30,41 @@ func TestLnetctlGrammar(t *testing.T) {
 		if s.Faults[0].Action != "route add" || s.Faults[0].Name != "cmd0" {
 			t.Errorf("%s: action %q name %q", line, s.Faults[0].Action, s.Faults[0].Name)
 		}
+	}
+}
+
+// TestKernelConfigForms: what lnetctl accepts in a configuration loads: peer_timeout -1 (the
+// o2ib module's value), o2ib timeout 0 (the global LND timeout), a gateway NID range (one
+// route per NID) and a gateway NID no node has (accepted; unreachable when run).
+func TestKernelConfigForms(t *testing.T) {
+	src := `
+duration: 5s
+nodes:
+  client: {nis: [o2ib0]}
+  rtr: {count: 2, routing: true, nis: [o2ib0, o2ib1]}
+  oss: {nis: [o2ib1]}
+o2ib:
+  o2ib0: {timeout: 0, peer_timeout: 100}
+lnet:
+  nets:
+    o2ib0: {peer_timeout: -1, peer_credits: -1}
+  routes:
+    - {net: o2ib1, gateway: "10.0.0.[2-3]@o2ib", nodes: client}
+    - {net: o2ib1, gateway: "10.0.0.77@o2ib", nodes: client}
+    - {net: o2ib0, gateway: rtr0, nodes: oss}
+`
+	s, err := Load("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nt := s.LNet.Nets["o2ib0"]; nt.PeerTimeout != 100*sim.Second || nt.PeerCredits != 8 {
+		t.Errorf("o2ib0 tunables %+v, want the o2ib module's peer_timeout 100s and peer_credits 8", *nt)
+	}
+	var gws []string
+	for _, r := range s.Member("client").Routes {
+		gws = append(gws, r.Gateway.String())
+	}
+	if want := []string{"10.0.0.2@o2ib", "10.0.0.3@o2ib", "10.0.0.77@o2ib"}; !reflect.DeepEqual(gws, want) {
+		t.Errorf("client gateways %v, want %v", gws, want)
 	}
 }

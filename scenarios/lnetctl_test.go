@@ -90,14 +90,15 @@ func TestLnetctlImport(t *testing.T) {
 
 func TestLnetctlImportErrors(t *testing.T) {
 	data := withExport(t, "testdata/lnetctl/client-export.yaml")
-	data = []byte(strings.Replace(string(data), "gateway: 192.168.10.250@o2ib", "gateway: 192.168.10.99@o2ib", 1))
+	// A gateway no node has is accepted, as the kernel does; one on no net of the node is not.
+	data = []byte(strings.Replace(string(data), "gateway: 192.168.10.250@o2ib", "gateway: 192.168.10.99@o2ib7", 1))
 	data = []byte(strings.Replace(string(data), "peer_credits: 32", "peer_credits: 300", 1))
 	_, err := Load("import.yaml", data)
 	if err == nil {
 		t.Fatal("accepted")
 	}
 	for _, want := range []string{
-		"import.yaml:124:22: nodes.client.lnetctl.route[0].gateway: no node has NID 192.168.10.99@o2ib",
+		"import.yaml:124:22: nodes.client.lnetctl.route[0].gateway: gateway 192.168.10.99@o2ib7 is not on a net of client",
 		"nodes.client.lnetctl.net[1].local NI(s)[0].tunables.peer_credits: must be from 1 to 255, got 300",
 	} {
 		if !strings.Contains(err.Error(), want) {

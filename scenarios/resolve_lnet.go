@@ -425,11 +425,25 @@ func (r *resolver) gatewayNID(p string, ref string, m *Member) (NID, bool) {
 		r.errorAt(p, "the gateway must share a net with the node", "router %s has no NI on a net of %s", gw.Name, m.Name)
 		return NID{}, false
 	}
+	if nid, err := ParseNID(ref); err == nil {
+		// Any NID, also one no node has: the kernel accepts such a gateway, which is then
+		// unreachable.
+		return nid, true
+	}
 	gw, i, ok := r.resolveNI(p, ref)
 	if !ok {
 		return NID{}, false
 	}
 	return gw.NIs[i].NID, true
+}
+
+// gatewayRefs expands a route's gateway: a NID list or range (10.0.0.[2-6]@o2ib), as
+// lnetctl route add takes it, gives one route per NID; anything else is one reference.
+func (r *resolver) gatewayRefs(p, ref string) []string {
+	if !strings.ContainsAny(ref, "[, ") {
+		return []string{ref}
+	}
+	return r.cmdNIDs(p, ref)
 }
 
 func (r *resolver) addRoute(p string, rt Route, targets []*Member) {
@@ -460,22 +474,29 @@ func (r *resolver) addRoute(p string, rt Route, targets []*Member) {
 			r.errorAt(p+".net", "", "%s has an NI on %s; a route to a local net is refused", m.Name, net)
 			return
 		}
-		nid, ok := r.gatewayNID(p+".gateway", rt.Gateway, m)
-		if !ok {
-			return
-		}
-		if !hasNet(m, nid.Net) {
-			r.errorAt(p+".gateway", "", "gateway %s is not on a net of %s", nid, m.Name)
-			return
-		}
-		if owner := r.s.Member(r.nids[nid]); owner != nil && !owner.Routing {
-			r.errorAt(p+".gateway", "set routing: true on "+owner.Group, "gateway %s (%s) does not route", nid, owner.Name)
-			return
-		}
-		if !r.addRouteOnce(p, m, ResolvedRoute{Net: net, Gateway: nid, Hop: rt.Hop, Priority: rt.Priority}) {
-			return
+		for _, ref := range r.gatewayRefs(p+".gateway", rt.Gateway) {
+			if !r.addGatewayRoute(p, m, net, ref, rt) {
+				return
+			}
 		}
 	}
+}
+
+// addGatewayRoute adds m's route to net through gateway ref; false after an error.
+func (r *resolver) addGatewayRoute(p string, m *Member, net, ref string, rt Route) bool {
+	nid, ok := r.gatewayNID(p+".gateway", ref, m)
+	if !ok {
+		return false
+	}
+	if !hasNet(m, nid.Net) {
+		r.errorAt(p+".gateway", "", "gateway %s is not on a net of %s", nid, m.Name)
+		return false
+	}
+	if owner := r.s.Member(r.nids[nid]); owner != nil && !owner.Routing {
+		r.errorAt(p+".gateway", "set routing: true on "+owner.Group, "gateway %s (%s) does not route", nid, owner.Name)
+		return false
+	}
+	return r.addRouteOnce(p, m, ResolvedRoute{Net: net, Gateway: nid, Hop: rt.Hop, Priority: rt.Priority})
 }
 
 func (r *resolver) addPeer(p string, pr Peer, targets []*Member) {
