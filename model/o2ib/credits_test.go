@@ -46,6 +46,20 @@ func (u *pumper) next() {
 	}
 }
 
+// streamSmallPuts sends 500 PUTs of 512 bytes without ACK from node 1 to node 2, 32 at a
+// time, and checks that all were sent within a second.
+func streamSmallPuts(t *testing.T, c *cluster) {
+	t.Helper()
+	u := &pumper{c: c, size: 512, remaining: 500, tb: t}
+	for i := 0; i < 32; i++ {
+		u.next()
+	}
+	c.run(t, sim.Second)
+	if u.done != 500 {
+		t.Fatalf("done %d of 500", u.done)
+	}
+}
+
 // A stream of small PUTs never has more than concurrent_sends posted on a conn, and with
 // the reverse path idle (no ACKs) the receiver returns credits by NOOP at the high-water mark.
 func TestCreditsStream(t *testing.T) {
@@ -63,14 +77,7 @@ func TestCreditsStream(t *testing.T) {
 		}
 	}
 	c.lnd.SetObserver(h)
-	u := &pumper{c: c, size: 512, remaining: 500, tb: t}
-	for i := 0; i < 32; i++ {
-		u.next()
-	}
-	c.run(t, sim.Second)
-	if u.done != 500 {
-		t.Fatalf("done %d of 500", u.done)
-	}
+	streamSmallPuts(t, c)
 	cs := c.lnd.nets[0].tun.concurrentSends
 	if maxPosted > cs || maxPosted < 2 {
 		t.Fatalf("max posted sends %d, concurrent_sends %d", maxPosted, cs)
@@ -182,14 +189,7 @@ func TestNoopHighwaterScalesWithQueueDepth(t *testing.T) {
 	big := DefaultParams()
 	big.PeerCredits = 32
 	c := newClusterWith(t, clusterOpt{}, map[lnet.NID]Params{nidOf(2, 0): big})
-	u := &pumper{c: c, size: 512, remaining: 500, tb: t}
-	for i := 0; i < 32; i++ {
-		u.next()
-	}
-	c.run(t, sim.Second)
-	if u.done != 500 {
-		t.Fatalf("done %d of 500", u.done)
-	}
+	streamSmallPuts(t, c)
 	if hw := c.lnd.conns[1].creditsHighwater(); hw != 4 {
 		t.Fatalf("receiver's high-water %d, want 4", hw)
 	}
