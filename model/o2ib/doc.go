@@ -61,4 +61,6 @@
 //     successful receive completion, which RC's in-order delivery makes exact.
 //   - One memory region per device stands for FMR/FastReg mappings: an RDMA is one WR.
 //   - Only protocol version 2 is spoken; no device failover, no GPU paths, no checksums.
+//   - Module parameters, timeout included, are per net or per NI (one LND value serves every
+//     node); the kernel has one set per module.
 package o2ib
