@@ -269,7 +269,8 @@ func (n *Node) ConfigPeerNIHealth(nid NID, all bool, v int) error {
 // with LNET_PEER_CONFIGURED): a peer already configured with P as primary keeps it (its NIDs
 // are added) unless its Multi-Rail state differs (EPERM); P a non-primary NID of a configured
 // peer is EEXIST, as is a NID of another configured peer. A peer known from traffic becomes
-// the configured one.
+// the configured one, which the kernel does by deleting it and adding it again
+// (lnet_peer_add): a gateway's peer cannot be deleted, so that is EBUSY.
 func (n *Node) ConfigPeer(prim NID, nids []NID, mr bool) error {
 	if lpni := n.peerNIs[prim]; lpni != nil && lpni.peer.config {
 		p := lpni.peer
@@ -279,6 +280,8 @@ func (n *Node) ConfigPeer(prim NID, nids []NID, mr bool) error {
 		case p.mr != mr:
 			return refuse(EPERM, "peer %s: Multi-Rail state differs", prim)
 		}
+	} else if lpni != nil && lpni.peer.isRouter {
+		return refuse(EBUSY, "%s is a router: its peer cannot be recreated as configured", prim)
 	}
 	for _, nid := range nids {
 		if lpni := n.peerNIs[nid]; lpni != nil && lpni.peer.primary != prim && lpni.peer.config {

@@ -23,6 +23,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-101", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.[2-5]@o2ib"}, []string{"export --backup after route add is test 101's expected YAML", "and the five gateways as peers, in the order added"}},
 		{"sanity-lnet-102", []string{"faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.3@o2ib"}, []string{"after route del the export lists the gateways it listed before (none)"}},
 		{"sanity-lnet-103", []string{"faults[1].lnetctl=route del --net o2ib103 --gateway 10.0.0.[2-5/2]@o2ib"}, []string{"after route del the export lists no gateway, as before"}},
+		{"sanity-lnet-105", []string{"faults[0].at=3s"}, []string{"peer add of the gateway fails"}},
+		{"sanity-lnet-106", []string{"faults[0].at=3s"}, []string{"peer del of the gateway fails"}},
 		{"sanity-lnet-111", []string{"lnet.routes[498].net=o2ib501"}, []string{"route show lists o2ib2 and o2ib500 through the gateway", "and nothing else", "LNetDist reaches o2ib500 through the gateway at distance 2"}},
 		{"sanity-lnet-219", []string{"lnet.discovery=false"}, []string{"both NIDs are listed under one peer"}},
 		{"sanity-lnet-220", []string{"faults=[{at: 1s, action: router_down, node: rtr}]"}, routerDown},
