@@ -31,3 +31,20 @@ func TestHugeInputsListTheRootCauseOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkloadReachCountsTimelineRoutes: a workload whose only route to its target is added
+// by the timeline (lnetctl route add) loads; without that entry it is refused, located at
+// the workload's to.
+func TestWorkloadReachCountsTimelineRoutes(t *testing.T) {
+	base := "duration: 10s\nnodes:\n  client: {nis: [o2ib0]}\n  rtr: {routing: true, nis: [o2ib0, o2ib1]}\n  server: {nis: [o2ib1]}\n" +
+		"workload:\n  - {name: w, type: brw, from: client, to: server}\n"
+	add := "faults:\n  - {at: 2s, node: client, lnetctl: \"route add --net o2ib1 --gateway 10.0.0.2@o2ib\"}\n"
+	if _, err := Load("t.yaml", []byte(base+add)); err != nil {
+		t.Errorf("with the timeline's route add: %v", err)
+	}
+	_, err := Load("t.yaml", []byte(base))
+	want := "t.yaml:7:44: workload[0].to: workload w: no route from client to server (on o2ib1) (add a route in lnet.routes through a router on both nets)"
+	if err == nil || err.Error() != want {
+		t.Errorf("without it:\n got %v\nwant %s", err, want)
+	}
+}

@@ -59,6 +59,7 @@ func (r *resolver) run() {
 	r.workloads()
 	r.faults()
 	r.faultLimits()
+	r.workloadReach()
 	r.expectations()
 }
 

@@ -11,10 +11,20 @@ type routeKey struct {
 	gateway   NID
 }
 
-// routeTable is the routes the resolver has added, with where each was written.
+// routeTable is the routes the resolver has added, with where each was written, and the
+// workloads whose reach is checked once the timeline is resolved.
 type routeTable struct {
-	path map[routeKey]string
-	memo map[reachKey]bool
+	path     map[routeKey]string
+	memo     map[reachKey]bool
+	timeline map[string][]ResolvedRoute // member -> routes its timeline adds (route add)
+	pairs    []workloadPairs
+}
+
+// workloadPairs is a workload at path p with its source and target members.
+type workloadPairs struct {
+	p          string
+	w          *Workload
+	srcs, dsts []*Member
 }
 
 type reachKey struct {
@@ -39,21 +49,51 @@ func (r *resolver) addRouteOnce(p string, m *Member, rt ResolvedRoute) bool {
 	return true
 }
 
-// routesOf lists the routes node m has at some time of the run: its static ones (a
-// timeline that adds routes would add them here).
-func (r *resolver) routesOf(m *Member) []ResolvedRoute { return m.Routes }
+// routesOf lists the routes node m has at some time of the run: its static ones and those
+// its timeline adds (lnetctl route add), whenever they are added.
+func (r *resolver) routesOf(m *Member) []ResolvedRoute {
+	if t := r.routes.timeline[m.Name]; len(t) > 0 {
+		return append(append([]ResolvedRoute{}, m.Routes...), t...)
+	}
+	return m.Routes
+}
+
+// timelineRoutes collects the routes the fault timeline adds, per node.
+func (r *resolver) timelineRoutes() map[string][]ResolvedRoute {
+	out := map[string][]ResolvedRoute{}
+	for _, f := range r.s.Faults {
+		if f.Action != "route add" || f.Cmd == nil {
+			continue
+		}
+		for _, g := range f.Cmd.NIDs {
+			if nid, err := ParseNID(g); err == nil {
+				out[f.Node] = append(out[f.Node], ResolvedRoute{Net: f.Cmd.Net, Gateway: nid})
+			}
+		}
+	}
+	return out
+}
+
+// workloadReach checks each workload's reach (workloadRoutes) once the timeline's routes
+// are known: a workload may count on a route added later in the run.
+func (r *resolver) workloadReach() {
+	r.routes.timeline = r.timelineRoutes()
+	for _, wp := range r.routes.pairs {
+		r.workloadRoutes(wp.p, wp.w, wp.srcs, wp.dsts)
+	}
+}
 
 // gatewayOf is the member owning a route's gateway NID, or nil.
 func (r *resolver) gatewayOf(rt ResolvedRoute) *Member { return r.s.Member(r.nids[rt.Gateway]) }
 
-// routeLoops refuses a route whose gateway routes back: for each remote net, the graph
+// routeLoops refuses a static route whose gateway routes back: for each remote net, the graph
 // "node -> gateway of one of its routes to that net, when the gateway is not on the net
 // itself" must have no cycle, or a message would circle between the routers for ever
 // (LNet has no hop limit). Each cycle is reported once, at the route that closes it.
 func (r *resolver) routeLoops() {
 	nets := map[string]bool{}
 	for i := range r.s.Members {
-		for _, rt := range r.routesOf(&r.s.Members[i]) {
+		for _, rt := range r.s.Members[i].Routes {
 			nets[rt.Net] = true
 		}
 	}
@@ -73,7 +113,7 @@ func (r *resolver) loopFrom(net string, i int, state []int8, stack []int) {
 	state[i] = 1
 	stack = append(stack, i)
 	m := &r.s.Members[i]
-	for _, rt := range r.routesOf(m) {
+	for _, rt := range m.Routes {
 		gw := r.gatewayOf(rt)
 		if rt.Net != net || gw == nil || hasNet(gw, net) {
 			continue

@@ -40,7 +40,7 @@ func (r *resolver) workloads() {
 		}
 		srcs, dsts := r.expandNames(p+".from", w.From), r.expandNames(p+".to", w.To)
 		if len(srcs) > 0 && len(dsts) > 0 {
-			r.workloadRoutes(p, w, srcs, dsts)
+			r.routes.pairs = append(r.routes.pairs, workloadPairs{p, w, srcs, dsts})
 		}
 		switch w.Distribution {
 		case "1:1", "1:n", "all-to-all":
