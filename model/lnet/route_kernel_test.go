@@ -282,3 +282,38 @@ func TestRouterCreditsQueuePerPeer(t *testing.T) {
 		t.Fatalf("B's min router credits %d, want -1", m)
 	}
 }
+
+// TestRouterCheckPingFromAnyNI follows lnet_check_routers and lnet_send_ping: the router
+// check pings the gateway's primary NID with no source NID, so when its GET fails on the
+// client's broken NI A the resend selects again and leaves from NI B: no check fails and
+// the gateway stays alive: over 7 checks, 3 start on A (A's health recovers between them)
+// and each is resent from B. (Pinned to A, as before, those 3 checks failed all 3 attempts
+// each and took the gateway down.)
+func TestRouterCheckPingFromAnyNI(t *testing.T) {
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	tun := DefaultTunables()
+	tun.AliveRouterCheckInt = 5
+	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"},
+		[]string{"10.0.0.3@o2ib", "10.0.1.3@o2ib", "10.1.0.3@o2ib1"})
+	c, r := ns[0], ns[1]
+	r.SetRouting(true)
+	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+	startAll(t, ns...)
+	runFor(t, k, sim.Second)
+	a := nid("10.0.0.1@o2ib")
+	failed := 0
+	l.Hook = func(m *Msg) IdealVerdict {
+		if m.Node() == c && m.Hdr.Type == MsgGET && m.Hdr.Src == a && r.isLocalNID(m.Target()) {
+			failed++
+			return IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_LOCAL_DROPPED}
+		}
+		return IdealVerdict{}
+	}
+	runFor(t, k, 30*sim.Second)
+	g := c.Gateways()[0]
+	if g.Pings != 7 || g.PingFails != 0 || !g.Alive || g.RoutesUp != 1 || failed != 3 || c.Stats().ResendCount != 3 {
+		t.Fatalf("pings %d failed %d alive %v routes up %d; GETs failed on A %d, resends %d; want 7 0 true 1, 3, 3",
+			g.Pings, g.PingFails, g.Alive, g.RoutesUp, failed, c.Stats().ResendCount)
+	}
+}

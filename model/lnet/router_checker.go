@@ -100,9 +100,11 @@ func (n *Node) updateNIStatus() {
 // each gateway not being pinged already (LNET_PEER_RTR_DISCOVERY), walk its peer nets
 // round-robin from the one after the net of its last ping (lp_disc_net_id,
 // lnet_get_next_peer_net_locked), skipping nets that are not local, and take the first whose
-// lpn_next_ping is due; ping the gateway on it (the discovery ping goes out on that net,
-// lnet_select_pathway's lp_disc_net_id rule: the best local NI there to the gateway's best
-// peer NI there) and set that net's next ping alive_router_check_interval later. So a
+// lpn_next_ping is due; ping the gateway's primary NID from any NI (lnet_send_ping) and set
+// that net's next ping alive_router_check_interval later. Selection sends a multi-rail
+// gateway's ping on that net (rtrDiscNet: the best local NI there to the gateway's best peer
+// NI there), and a resent ping selects again, so it may leave from another NI or reach
+// another of the gateway's NIs on that net. So a
 // gateway reached over two local nets is pinged over each in turn, each every interval. The
 // ping is response-tracked (LNET_MD_TRACK_RESPONSE, as lnet_send_ping sets it): it fails
 // when its GET fails or when its response tracker expires after transaction_timeout;
@@ -124,20 +126,12 @@ func (n *Node) checkRouters() {
 		}
 		g.discNet = pn.id
 		g.setNextPing(pn.id, now+sim.Time(n.tun.AliveRouterCheckInt)*sim.Second)
-		src, dst := AnyNID, p.primary
-		if p.mr {
-			if ni := n.bestNI(n.netByID(pn.id)); ni != nil {
-				if lpni := n.selectPeerNI(ni, pn); lpni != nil {
-					src, dst = ni.nid, lpni.nid
-				}
-			}
-		}
 		md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
 			Handler: &n.sysH, User: sysRouterRef<<56 | uint64(g.idx)})
 		g.ping = md
 		g.pings++
 		n.rstats.RtrPings++
-		n.get(src, md, dst, ReservedPortal, PingMatchBits, 0, false)
+		n.get(AnyNID, md, p.primary, ReservedPortal, PingMatchBits, 0, false)
 	}
 }
 
@@ -321,4 +315,21 @@ func (n *Node) peerNIStartStatus() NIStatus {
 		return NIStatusDown
 	}
 	return NIStatusUp
+}
+
+// rtrDiscNet models the lp_disc_net_id rule of lnet_find_best_ni_on_local_net: while a
+// router check of gateway p is in flight (LNET_PEER_RTR_DISCOVERY), its ping (m, on the
+// check's MD) goes out on the net chosen for the check, if that net is local; nil
+// otherwise (normal selection).
+func (n *Node) rtrDiscNet(p *Peer, m *Msg) (*PeerNet, *Net) {
+	g := p.gw
+	if g == nil || g.ping == nil || m.md != g.ping {
+		return nil, nil
+	}
+	for _, lpn := range p.nets {
+		if net := n.netByID(lpn.id); lpn.id == g.discNet && net != nil && len(lpn.nis) > 0 {
+			return lpn, net
+		}
+	}
+	return nil, nil
 }

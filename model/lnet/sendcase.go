@@ -149,7 +149,7 @@ func (n *Node) handleAnyMRDst(sd *sendData) int {
 
 // handleAnyMRDsta models lnet_handle_any_mr_dsta: a response goes to the NID given from the
 // best NI on its net; a fresh PUT or GET takes the best of the peer's nets that are local
-// (bestLocalNet), the best NI on it and the best peer NI there (lnet_find_best_lpni), and is
+// (bestLocalNet; a router check's ping, the net of the check, rtrDiscNet), the best NI on it and the best peer NI there (lnet_find_best_lpni), and is
 // sent directly, the header naming the chosen peer NI. done is false when the peer has no
 // local net (PASS_THROUGH).
 func (n *Node) handleAnyMRDsta(sd *sendData) (rc int, done bool) {
@@ -159,7 +159,10 @@ func (n *Node) handleAnyMRDsta(sd *sendData) (rc int, done bool) {
 		}
 		return n.sendDirect(sd), true
 	}
-	lpn, net := n.bestLocalNet(sd.lpni.peer)
+	lpn, net := n.rtrDiscNet(sd.lpni.peer, sd.m)
+	if lpn == nil {
+		lpn, net = n.bestLocalNet(sd.lpni.peer)
+	}
 	if lpn == nil {
 		return 0, false
 	}
