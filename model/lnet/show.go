@@ -13,8 +13,8 @@ type NIShow struct {
 	LNDTunables any            `yaml:"lnd tunables,omitempty"` // filled by the caller (the LND's)
 	DevCPT      *int           `yaml:"dev cpt,omitempty"`      // filled by the caller
 	CPT         string         `yaml:"CPT,omitempty"`          // filled by the caller: "[0,1]"
-	Credits     NICreditsShow  `yaml:"credits"`
-	CPTCredits  []TxQueue      `yaml:"cpt credits,omitempty"` // per CPT, with more than one
+	Credits     *NICreditsShow `yaml:"credits,omitempty"`     // lnetsim's (see ShowNICredits)
+	CPTCredits  []TxQueue      `yaml:"cpt credits,omitempty"` // lnetsim's: per CPT, with more than one
 	UDSP        *UDSPInfo      `yaml:"udsp info,omitempty"`   // only on a node with UDSP rules
 }
 
@@ -39,7 +39,9 @@ type NetShow struct {
 	NIs     []NIShow `yaml:"local NI(s)"`
 }
 
-// ShowNets returns the node's nets in `lnetctl net show -v` shape (without 0@lo).
+// ShowNets returns the node's nets in `lnetctl net show -v` shape (without 0@lo), with
+// each NI's tx credits (credits, and cpt credits with more than one CPT), which lnetctl
+// does not print; WithoutCredits drops them.
 func (n *Node) ShowNets() []NetShow {
 	out := make([]NetShow, 0, len(n.nets))
 	for _, nt := range n.nets {
@@ -54,7 +56,7 @@ func (n *Node) ShowNets() []NetShow {
 				NID: ni.nid.String(), Status: ni.Status().String(), Statistics: ni.stats,
 				HealthStats: NIHealthShow{HealthValue: ni.health, NIHealthStats: ni.HealthStats()},
 				Tunables:    nt.Tunables,
-				Credits:     NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.TxQueued()},
+				Credits:     &NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.TxQueued()},
 				CPTCredits:  perCPT,
 				UDSP:        n.udspInfoShow(ni.nid),
 			})
@@ -62,6 +64,16 @@ func (n *Node) ShowNets() []NetShow {
 		out = append(out, ns)
 	}
 	return out
+}
+
+// WithoutCredits removes the NIs' tx credit blocks lnetctl does not print.
+func WithoutCredits(nets []NetShow) []NetShow {
+	for i := range nets {
+		for j := range nets[i].NIs {
+			nets[i].NIs[j].Credits, nets[i].NIs[j].CPTCredits = nil, nil
+		}
+	}
+	return nets
 }
 
 // PeerNIShow is one peer NI as `lnetctl peer show -v` prints it.

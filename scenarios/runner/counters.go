@@ -11,15 +11,15 @@ import (
 
 // counters returns each node's state in the shapes lnetctl prints, rendered by the same
 // functions the lnetctl check reads (show): `lnetctl stats show` (statistics), `net show -v`
-// (net), `peer show -v` (peer), `route show -v` (route), `global show` (global), on a
+// (net, plus each NI's tx credits, which lnetctl does not print), `peer show -v` (peer), `route show -v` (route), `global show` (global), on a
 // router `routing show` (routing, buffers) plus the routing counters lnetctl has no name for
 // (router counters), and on a node with rules `udsp show` (udsp). yaml.v3 writes map keys
 // sorted.
 func counters(c *cluster) map[string]any {
 	out := map[string]any{}
 	for _, n := range c.nodes {
-		m := map[string]any{}
-		for _, cmd := range []string{"stats show", "net show -v", "peer show -v", "route show -v", "global show"} {
+		m := map[string]any{"net": showNets(c, n)} // with lnetsim's tx credits
+		for _, cmd := range []string{"stats show", "peer show -v", "route show -v", "global show"} {
 			for k, v := range show(c, n, cmd) {
 				m[k] = v
 			}
@@ -46,7 +46,7 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 	ln := n.ln
 	switch cmd {
 	case "net show -v":
-		return map[string]any{"net": showNets(c, n)}
+		return map[string]any{"net": lnet.WithoutCredits(showNets(c, n))}
 	case "peer show -v":
 		return map[string]any{"peer": ln.ShowPeers()}
 	case "route show -v":
@@ -74,7 +74,7 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 // exportShow is `lnetctl export`: every section at full detail.
 func exportShow(c *cluster, n *node) map[string]any {
 	r, b := n.ln.ShowRouting()
-	m := map[string]any{"net": showNets(c, n), "route": n.ln.Routes(), "routing": r, "buffers": b,
+	m := map[string]any{"net": lnet.WithoutCredits(showNets(c, n)), "route": n.ln.Routes(), "routing": r, "buffers": b,
 		"peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal()}
 	if u := n.ln.UDSPs(); len(u) > 0 {
 		m["udsp"] = u

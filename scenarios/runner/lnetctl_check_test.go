@@ -100,6 +100,12 @@ expect:
     node: client
     command: peer show -v
     present: {peer: [{primary nid: 10.0.0.3@o2ib, Multi-Rail: True, peer ni: [{nid: 10.1.0.3@o2ib1}, {nid: 10.0.0.3@o2ib}]}]}
+  - name: net show -v has lnetctl's keys, not lnetsim's tx credits
+    check: lnetctl
+    node: client
+    command: net show -v
+    present: {net: [{net type: o2ib, local NI(s): [{nid: 10.0.0.1@o2ib, status: up, interfaces: {0: ib0}, dev cpt: -1, CPT: "[0]", tunables: {peer_credits: 8}, lnd tunables: {peercredits_hiw: 4}}]}]}
+    absent: {net: [{local NI(s): [{credits: {max_tx_credits: 256}}]}]}
 `
 
 // TestLnetctlCheck: each present/absent/equal form passes on the state lnetctl would print
@@ -122,6 +128,7 @@ func TestLnetctlCheck(t *testing.T) {
 		{true, "lnetctl which_nid 10.1.0.1@o2ib1 10.0.0.1@o2ib 10.0.0.3@o2ib 10.9.0.1@o2ib9 on client at 12s"},
 		{true, "lnetctl routing show on rtr1 at 12s"},
 		{true, "lnetctl peer show -v on client at 12s"},
+		{true, "lnetctl net show -v on client at 12s"},
 	}
 	got := res.Summary.Expectations
 	if len(got) != len(want) {
