@@ -13,7 +13,7 @@ type NIShow struct {
 	LNDTunables any            `yaml:"lnd tunables,omitempty"` // filled by the caller (the LND's)
 	DevCPT      *int           `yaml:"dev cpt,omitempty"`      // filled by the caller
 	CPT         string         `yaml:"CPT,omitempty"`          // filled by the caller: "[0,1]"
-	Credits     *NICreditsShow `yaml:"credits,omitempty"`      // lnetsim's (see ShowNICredits)
+	Credits     *NICreditsShow `yaml:"credits,omitempty"`      // lnetsim's (see WithoutCredits)
 	CPTCredits  []TxQueue      `yaml:"cpt credits,omitempty"`  // lnetsim's: per CPT, with more than one
 	UDSP        *UDSPInfo      `yaml:"udsp info,omitempty"`    // only on a node with UDSP rules
 }
