@@ -13,10 +13,12 @@ type Command struct {
 	Name    string // the timeline entry's name (the command check refers to it)
 	Command string // as written
 	Result  string // ok or an errno name
-	Detail  string
+	// AnsweredBy is the NID whose REPLY answered a ping ("" for other commands).
+	AnsweredBy string
+	Detail     string
 }
 
-var commandsHeader = []string{"time_ns", "node", "name", "command", "result", "detail"}
+var commandsHeader = []string{"time_ns", "node", "name", "command", "result", "answered_by", "detail"}
 
 // WriteCommands writes commands.csv.
 func (r *Run) WriteCommands(cmds []Command) {
@@ -27,6 +29,7 @@ func (r *Run) WriteCommands(cmds []Command) {
 		t.str(c.Name)
 		t.str(c.Command)
 		t.str(c.Result)
+		t.str(c.AnsweredBy)
 		t.str(c.Detail)
 		r.end(t)
 	}

@@ -23,6 +23,8 @@ func init() {
 		{verb: "peer del", opts: []cmdOpt{opt('p', "prim_nid"), opt('n', "nid"), flagOpt('f', "force")}, check: checkPeerDel},
 		{verb: "lnet unconfigure", undo: "lnet configure", o2ibOnly: true},
 		{verb: "lnet configure", opts: []cmdOpt{flagOpt('a', "all")}},
+		{verb: "ping", opts: []cmdOpt{opt('s', "source"), opt('t', "timeout")}, minOperands: 1, maxOperands: 1, check: checkPing},
+		{verb: "discover", opts: []cmdOpt{flagOpt('f', "force")}, minOperands: 1, maxOperands: 1, check: checkDiscover},
 	} {
 		registerCommand(s)
 	}
@@ -216,4 +218,26 @@ func checkRouteAdd(r *resolver, p string, c *Command) {
 	} else if c.Priority < 0 {
 		r.errorAt(p, "", "route add: invalid priority %d, must be greater than 0", c.Priority)
 	}
+}
+
+// checkPing: lnetctl ping NID[,NID...] [--source NID] [--timeout S]; the timeout is whole
+// seconds (1 when absent, as lnetctl's 1000 ms), at most 180 in the kernel.
+func checkPing(r *resolver, p string, c *Command) {
+	c.NIDs = r.cmdNIDs(p, c.Operands[0])
+	if s, ok := c.Args["source"]; ok {
+		if src := r.cmdNIDs(p, s); len(src) == 1 {
+			c.Prim = src[0]
+		} else if len(src) > 1 {
+			r.errorAt(p, "", "ping: --source takes one NID")
+		}
+	}
+	if r.cmdInt(p, c, "timeout", &c.Value) && c.Value < 1 {
+		r.errorAt(p, "lnetctl ping --timeout is in seconds", "ping: timeout %d: must be at least 1", c.Value)
+	}
+}
+
+// checkDiscover: lnetctl discover NID[,NID...].
+func checkDiscover(r *resolver, p string, c *Command) {
+	c.NIDs = r.cmdNIDs(p, c.Operands[0])
+	notModelled(r, p, c, "force")
 }

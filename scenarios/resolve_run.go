@@ -206,7 +206,7 @@ var expectChecks = map[string]struct {
 	"throughput":   {[]string{"workload", "node", "ni", "eq", "min", "max"}, "rate"},
 	"nothing_lost": {[]string{"workload"}, ""},
 	"lnetctl":      {[]string{"node", "command", "present", "absent", "equal"}, ""},
-	"command":      {[]string{"fault", "status"}, ""},
+	"command":      {[]string{"fault", "status", "answered_by"}, ""},
 }
 
 var statsCounters = set("resend_count", "failed_resends", "successful_resends", "response_timeout_count",
@@ -399,6 +399,11 @@ func (r *resolver) commandCheck(p string, e *Expectation) {
 	}
 	if !found {
 		r.errorAt(p+".fault", "name a faults: entry with lnetctl: (its name:, default cmd<i>)", "no lnetctl command named %q", e.Fault)
+	}
+	if e.AnsweredBy != "" {
+		if nids := r.cmdNIDs(p+".answered_by", e.AnsweredBy); len(nids) == 1 {
+			e.AnsweredBy = nids[0]
+		}
 	}
 	if e.Status == "" {
 		e.Status = "ok"

@@ -179,6 +179,8 @@ type Expectation struct {
 	Type string `yaml:"type" json:"type,omitempty"`
 	// Fault names the lnetctl entry of the timeline whose outcome is checked (command).
 	Fault string `yaml:"fault" json:"fault,omitempty"`
+	// AnsweredBy is the NID (or NI reference) whose REPLY answered a ping (command).
+	AnsweredBy string `yaml:"answered_by" json:"answered_by,omitempty"`
 	// Net and Gateway identify a route (route check).
 	Net     string `yaml:"net" json:"net,omitempty"`
 	Gateway string `yaml:"gateway" json:"gateway,omitempty"`

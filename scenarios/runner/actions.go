@@ -48,6 +48,8 @@ var actionImpls = map[string]actionImpl{
 	"peer del":          {ideal: command(onNode(peerDel))},
 	"lnet unconfigure":  {o2ib: command(lnetUnconfigure)},
 	"lnet configure":    {ideal: command(lnetConfigure)},
+	"ping":              {ideal: pingCmd},
+	"discover":          {ideal: command(onNode(discoverCmd))},
 }
 
 func init() {

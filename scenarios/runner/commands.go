@@ -30,13 +30,9 @@ func command(run cfgFunc) actionFunc {
 			text = scenarios.LookupAction(ft.Action).Undo + " (for: of " + text + ")"
 		}
 		rec := record.Command{Time: f.c.k.Now(), Node: ft.Node, Name: ft.Name, Command: text}
-		switch {
-		case n.down:
-			rec.Result, rec.Detail = "not_run", "the node is down"
-		case n.unconfigured && !strings.HasPrefix(ft.Action, "lnet "):
-			// lnetctl's ioctls fail while LNet is not configured.
-			rec.Result, rec.Detail = lnet.ErrnoName(lnet.ENETDOWN), "LNet is not configured"
-		default:
+		if b := f.cmdBlocked(n, ft); b != nil {
+			rec.Result, rec.Detail = b.Result, b.Detail
+		} else {
 			errno, detail := run(f, n, ft.Cmd, undo)
 			rec.Result, rec.Detail = "ok", detail
 			if errno != 0 {

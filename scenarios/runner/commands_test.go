@@ -78,7 +78,50 @@ expect:
 func TestLnetctlCommands(t *testing.T) {
 	runExpecting(t, lnetctlCommands, BackendIdeal, "commands.csv")
 	csv := string(runExpecting(t, lnetctlCommands, BackendO2IB, "commands.csv"))
-	if want := "2000000000,client,peer-health,peer set --nid server:1 --health 400,ok,10.0.0.5@o2ib: ok\n"; !strings.Contains(csv, want) {
+	if want := "2000000000,client,peer-health,peer set --nid server:1 --health 400,ok,,10.0.0.5@o2ib: ok\n"; !strings.Contains(csv, want) {
 		t.Errorf("commands.csv lacks %q:\n%s", want, csv)
+	}
+}
+
+const lnetctlPing = `
+name: ping
+seed: 1
+duration: 10s
+nodes:
+  client: {nis: [o2ib0, o2ib0]}
+  server: {nis: [o2ib0, o2ib0]}
+faults:
+  - {at: 1s, node: client, name: p-ok, lnetctl: "ping server:1"}
+  - {at: 1s, node: client, name: p-src, lnetctl: "ping 10.0.0.4@o2ib --source 10.0.0.2@o2ib"}
+  - {at: 1s, node: client, name: p-badsrc, lnetctl: "ping 10.0.0.4@o2ib --source 10.0.0.9@o2ib"}
+  - {at: 1s, node: client, name: p-ghost, lnetctl: "ping 10.0.0.99@o2ib"}
+  - {at: 3s, action: link_down, ni: "server:0"}
+  - {at: 4s, node: client, name: p-down, lnetctl: "ping server:0 --timeout 5"}
+  - {at: 4s, node: client, name: disc, lnetctl: "discover server:1"}
+expect:
+  - {check: command, at: 2s, fault: p-ok, status: ok, answered_by: "server:1"}
+  - {check: command, at: 2s, fault: p-src, status: ok, answered_by: 10.0.0.4@o2ib}
+  - {check: command, fault: p-badsrc, status: EINVAL}
+  - {check: command, fault: p-down, status: EHOSTUNREACH}
+  - {check: command, fault: p-ghost, status: EHOSTUNREACH}
+  - {check: command, fault: disc, status: ok}
+`
+
+// TestLnetctlPing: lnetctl ping as lnet_ping: the REPLY's NID and round trip; --source must be
+// a local NID (EINVAL); without a REPLY by the timeout the ping ends when its GET does: a NID
+// no node has at 6s (o2iblnd's address resolution fails, EHOSTUNREACH) although the
+// timeout is 1s, a downed port's NI at 9s (timeout 5s).
+func TestLnetctlPing(t *testing.T) {
+	got := string(runExpecting(t, lnetctlPing, BackendO2IB, "commands.csv"))
+	want := `time_ns,node,name,command,result,answered_by,detail
+1000000000,client,p-badsrc,ping 10.0.0.4@o2ib --source 10.0.0.9@o2ib [10.0.0.4@o2ib],EINVAL,,source 10.0.0.9@o2ib is not a local NID
+1000170630,client,p-ok,ping server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.63us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
+1000170649,client,p-src,ping 10.0.0.4@o2ib --source 10.0.0.2@o2ib [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.649us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
+4000000000,client,disc,discover server:1,ok,,discovery started: 10.0.0.4@o2ib
+6000000000,client,p-ghost,ping 10.0.0.99@o2ib [10.0.0.99@o2ib],EHOSTUNREACH,,no reply
+9000000000,client,p-down,ping server:0 --timeout 5 [10.0.0.3@o2ib],EHOSTUNREACH,,no reply
+`
+	if got != want {
+		t.Errorf("commands.csv:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -487,7 +487,10 @@ func (ch *checker) commandCheck(e *scenarios.Expectation) record.Expectation {
 		res.Detail = fmt.Sprintf("command %s has not run by %s, want %s", e.Fault, e.At, e.Status)
 		return res
 	}
-	res.Passed = rec.Result == e.Status
+	res.Passed = rec.Result == e.Status && (e.AnsweredBy == "" || rec.AnsweredBy == e.AnsweredBy)
 	res.Detail = fmt.Sprintf("command %s (%s) at %s: got %s, want %s", e.Fault, rec.Command, rec.Time, rec.Result, e.Status)
+	if e.AnsweredBy != "" {
+		res.Detail += fmt.Sprintf("; answered by %q, want %s", rec.AnsweredBy, e.AnsweredBy)
+	}
 	return res
 }

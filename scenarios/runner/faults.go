@@ -27,6 +27,7 @@ type faultState struct {
 	hid     sim.HandlerID
 	records []record.Fault
 	cmds    []record.Command // lnetctl commands run, in order
+	pings   []*cmdPing       // lnetctl pings, by index (evCmdPingTimeout)
 	// Per fault index: the LNet rules it added, and the hits of rules already removed.
 	dropRules  [][]ruleRef
 	delayRules [][]ruleRef
@@ -79,6 +80,10 @@ func (f *faultState) schedule() {
 // Handle applies or undoes fault number arg, and schedules its next occurrence.
 func (f *faultState) Handle(kind int, arg uint64) {
 	i := int(arg)
+	if kind == evCmdPingTimeout {
+		f.pings[i].timedOut()
+		return
+	}
 	ft := &f.s.Faults[i]
 	now := f.c.k.Now()
 	if kind == evFaultUndo {

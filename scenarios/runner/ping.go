@@ -1,0 +1,160 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/record"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// evCmdPingTimeout ends an lnetctl ping that had no REPLY by its timeout (arg: its index).
+const evCmdPingTimeout = evFaultUndo + 1
+
+// cmdPing is one lnetctl ping of one NID in flight: its MD's events decide the outcome.
+type cmdPing struct {
+	f      *faultState
+	n      *node
+	ft     *scenarios.Fault
+	target lnet.NID
+	md     lnet.MDHandle
+	start  sim.Time
+	done   bool
+	gaveUp bool
+	status int
+	// answeredBy is the NID whose REPLY came back.
+	answeredBy string
+}
+
+// pingCmd is lnetctl ping NID[,NID...] [--source NID] [--timeout S] (lnet_ping, one per NID):
+// a GET of the target's ping buffer on the reserved portal. Each ends with its REPLY (ok,
+// recording the NID that answered and the NIDs it lists), a failed send (its errno), or no
+// REPLY by the timeout (1 s by default, as lnetctl's; at most 180 s): the MD is unlinked and
+// the ping fails with EIO, as lnet_ping reports it. The outcome is recorded when it ends.
+func pingCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
+	n := f.c.byName[ft.Node]
+	for _, s := range ft.Cmd.NIDs {
+		target, err := lnet.ParseNID(s)
+		if err != nil {
+			continue
+		}
+		p := &cmdPing{f: f, n: n, ft: ft, target: target, start: f.c.k.Now()}
+		if reason := f.cmdBlocked(n, ft); reason != nil {
+			p.record(reason.Result, reason.Detail)
+			continue
+		}
+		f.pings = append(f.pings, p)
+		p.send(len(f.pings) - 1)
+	}
+}
+
+// send posts the GET and arms the timeout.
+func (p *cmdPing) send(idx int) {
+	ln, c := p.n.ln, p.ft.Cmd
+	src := lnet.AnyNID
+	if c.Prim != "" {
+		src, _ = lnet.ParseNID(c.Prim)
+		if ln.NI(src) == nil {
+			p.record(lnet.ErrnoName(lnet.EINVAL), "source "+c.Prim+" is not a local NID")
+			return
+		}
+	}
+	p.md = ln.MDBind(lnet.MDSpec{Length: 16 + 16*16, Threshold: 2, Handler: p, Options: lnet.MD_TRUNCATE})
+	if err := ln.Get(src, p.md, p.target, lnet.ReservedPortal, lnet.PingMatchBits, 0); err != nil {
+		p.record(lnet.ErrnoName(lnet.EIO), err.Error())
+		return
+	}
+	timeout := min(max(sim.Time(c.Value)*sim.Second, 0), pingTimeoutMax)
+	if c.Value == 0 {
+		timeout = pingTimeoutDefault
+	}
+	p.f.c.k.After(timeout, p.f.hid, evCmdPingTimeout, uint64(idx))
+}
+
+// timedOut unlinks the MD of a ping without its REPLY; its UNLINK event ends it.
+func (p *cmdPing) timedOut() {
+	if p.done {
+		return
+	}
+	p.gaveUp = true
+	if p.n.ln.MDUnlink(p.md) != nil {
+		p.record(lnet.ErrnoName(lnet.EIO), "no reply")
+	}
+}
+
+// OnEvent ends the ping on its REPLY, a failed SEND, or the UNLINK after its timeout.
+func (p *cmdPing) OnEvent(ev *lnet.Event) {
+	if p.done {
+		return
+	}
+	switch {
+	case ev.Type == lnet.EventSEND && ev.Status != 0:
+		p.status = ev.Status
+	case ev.Type == lnet.EventREPLY && ev.Status == 0:
+		p.answeredBy = ev.Initiator.String()
+		p.record("ok", p.replyDetail(ev))
+		if !ev.Unlinked {
+			_ = p.n.ln.MDUnlink(p.md)
+		}
+		return
+	case ev.Type == lnet.EventREPLY:
+		p.status = ev.Status
+	}
+	if ev.Unlinked || (p.status != 0 && ev.Type == lnet.EventREPLY) {
+		st := p.status
+		if st == 0 {
+			st = -lnet.EIO
+		}
+		p.record(lnet.ErrnoName(st), "no reply")
+	}
+}
+
+// replyDetail gives the ping's round trip and the NIDs the answer's ping buffer lists.
+func (p *cmdPing) replyDetail(ev *lnet.Event) string {
+	var nids []string
+	if b, ok := ev.Data.(*lnet.PingBuffer); ok {
+		for _, ni := range b.NIs {
+			if ni.NID != lnet.LoNID {
+				nids = append(nids, ni.NID.String())
+			}
+		}
+	}
+	return fmt.Sprintf("after %s; NIDs %s", p.f.c.k.Now()-p.start, strings.Join(nids, ","))
+}
+
+// record writes the ping's outcome (once).
+func (p *cmdPing) record(result, detail string) {
+	if p.done {
+		return
+	}
+	p.done = true
+	f := p.f
+	f.cmds = append(f.cmds, record.Command{Time: f.c.k.Now(), Node: p.ft.Node, Name: p.ft.Name,
+		Command: strings.TrimPrefix(p.ft.Lnetctl, "lnetctl ") + " [" + p.target.String() + "]", Result: result, AnsweredBy: p.answeredBy, Detail: detail})
+}
+
+// cmdBlocked returns the record of a command its node cannot run (down or LNet
+// unconfigured), or nil.
+func (f *faultState) cmdBlocked(n *node, ft *scenarios.Fault) *record.Command {
+	switch {
+	case n.down:
+		return &record.Command{Result: "not_run", Detail: "the node is down"}
+	case n.unconfigured && !strings.HasPrefix(ft.Action, "lnet "):
+		// lnetctl's ioctls fail while LNet is not configured.
+		return &record.Command{Result: lnet.ErrnoName(lnet.ENETDOWN), Detail: "LNet is not configured"}
+	}
+	return nil
+}
+
+// discoverCmd is lnetctl discover NID[,NID...] (lnet_discover): discovery of each peer;
+// recorded as started (the model's discovery is the ping of its peer).
+func discoverCmd(n *node, c *scenarios.Command, _ bool) (int, string) {
+	for _, s := range c.NIDs {
+		if nid, err := lnet.ParseNID(s); err == nil {
+			n.ln.DiscoverPeer(nid)
+		}
+	}
+	return 0, "discovery started: " + strings.Join(c.NIDs, ",")
+}
