@@ -318,7 +318,12 @@ func (y *YAMLDoc) decodeYAML(d *decoder, n *yaml.Node, path string) {
 		}
 		doc = root.Content[0]
 	}
-	m, ok := PlainYAML(doc, 0).(map[string]any)
+	budget := maxNodes
+	m, ok := plainYAML(doc, 0, &budget).(map[string]any)
+	if budget == 0 {
+		d.errorf(n, path, "write the YAML without aliases that multiply it", "the document is too large (more than %d values)", maxNodes)
+		return
+	}
 	if !ok {
 		d.errorf(n, path, "e.g. route: [{net: o2ib1, gateway: 10.0.0.2@o2ib}]", "expected a mapping of lnetctl's top-level keys, got %s", describe(n))
 		return
@@ -332,28 +337,38 @@ func (y YAMLDoc) MarshalJSON() ([]byte, error) { return json.Marshal(y.Value) }
 // PlainYAML converts a parsed YAML node to plain values as a YAML loader types them:
 // mappings to map[string]any (keys as written, so `0: ib0` has key "0"), sequences to []any,
 // scalars to bool, int, float64, string or nil. Aliases are followed up to maxDepth.
-func PlainYAML(n *yaml.Node, depth int) any {
-	if n == nil || depth > maxDepth {
+func PlainYAML(n *yaml.Node) any {
+	budget := -1
+	return plainYAML(n, 0, &budget)
+}
+
+// plainYAML is PlainYAML visiting at most *budget nodes (aliases expanded each time they
+// are met; -1 no limit); once it is spent, the rest reads as nil.
+func plainYAML(n *yaml.Node, depth int, budget *int) any {
+	if n == nil || depth > maxDepth || *budget == 0 {
 		return nil
+	}
+	if *budget > 0 {
+		*budget--
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil
 		}
-		return PlainYAML(n.Content[0], depth+1)
+		return plainYAML(n.Content[0], depth+1, budget)
 	case yaml.AliasNode:
-		return PlainYAML(n.Alias, depth+1)
+		return plainYAML(n.Alias, depth+1, budget)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[n.Content[i].Value] = PlainYAML(n.Content[i+1], depth+1)
+			m[n.Content[i].Value] = plainYAML(n.Content[i+1], depth+1, budget)
 		}
 		return m
 	case yaml.SequenceNode:
 		s := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			s = append(s, PlainYAML(c, depth+1))
+			s = append(s, plainYAML(c, depth+1, budget))
 		}
 		return s
 	}

@@ -239,3 +239,18 @@ func TestLnetctlImportModuleValues(t *testing.T) {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
+
+// TestLnetctlCheckAliasBomb: a comparison document whose aliases multiply it past the
+// decoder's bound is refused, located, instead of expanding without end.
+func TestLnetctlCheckAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("duration: 1s\nnodes:\n  a: {nis: [o2ib]}\nexpect:\n  - check: lnetctl\n    node: a\n    command: export\n    present:\n      x0: &x0 [1, 1, 1, 1, 1, 1, 1, 1]\n")
+	for i := 1; i < 12; i++ {
+		fmt.Fprintf(&b, "      x%d: &x%d [*x%d, *x%d, *x%d, *x%d, *x%d, *x%d, *x%d, *x%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	_, err := Load("bomb.yaml", []byte(b.String()))
+	want := "bomb.yaml:9:7: expect[0].present: the document is too large (more than 200000 values)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+}

@@ -66,7 +66,7 @@ func plainDoc(doc map[string]any) (map[string]any, error) {
 	if err := yaml.Unmarshal(b, &n); err != nil {
 		return nil, err
 	}
-	m, _ := scenarios.PlainYAML(&n, 0).(map[string]any)
+	m, _ := scenarios.PlainYAML(&n).(map[string]any)
 	return m, nil
 }
 
