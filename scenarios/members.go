@@ -46,6 +46,20 @@ type MemberNI struct {
 	LND       *O2IBParams  `json:"-"`
 }
 
+// HostPorts is how many fabric ports member m's HCAs have cabled: each HCA it uses, up to
+// the highest port one of its NIs uses (an NI on port 2 alone still cables port 1).
+func (m *Member) HostPorts() int {
+	ports := map[int]int{}
+	for _, ni := range m.NIs {
+		ports[ni.HCA] = max(ports[ni.HCA], ni.Port)
+	}
+	n := 0
+	for _, p := range ports {
+		n += p
+	}
+	return n
+}
+
 // ResolvedRoute is a route on a member with its gateway as a NID.
 type ResolvedRoute struct {
 	Net      string `json:"net"`

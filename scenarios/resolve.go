@@ -51,6 +51,7 @@ func (r *resolver) run() {
 	}
 	r.fabric()
 	r.members()
+	r.fabricFits()
 	r.netTables()
 	r.globals("lnet", &s.LNet.Globals)
 	r.nodeConfig()

@@ -36,3 +36,27 @@ func (r *resolver) faultRepeat(p string, f *Fault) {
 		r.errorAt(p+field, "fire less often, or set until to stop sooner", "the fault would fire about %.0f times from %s to %s, more than the limit of %d", n, f.At, f.Until, maxFirings)
 	}
 }
+
+// fabricFits refuses a fat tree too small for the members' HCA ports, as the runner would
+// when cabling it: a leaf of radix R with oversubscription down:up keeps R*up/(down+up)
+// ports for uplinks (one per spine) and the rest for hosts, and a spine has R ports, one per
+// leaf.
+func (r *resolver) fabricFits() {
+	f := &r.s.Fabric
+	if f.Topology != "fat-tree" || f.Radix < 4 || f.Oversubscription.Down+f.Oversubscription.Up > f.Radix {
+		return // unknown topology or radix: reported by fabric
+	}
+	up := f.Radix * f.Oversubscription.Up / (f.Oversubscription.Down + f.Oversubscription.Up)
+	down := f.Radix - up
+	if up < 1 || down < 1 {
+		r.errorAt("fabric.oversubscription", "", "%d:%d leaves a leaf of %d ports no uplink or no host port", f.Oversubscription.Down, f.Oversubscription.Up, f.Radix)
+		return
+	}
+	ports := 0
+	for i := range r.s.Members {
+		ports += r.s.Members[i].HostPorts()
+	}
+	if leaves := (ports + down - 1) / down; leaves > f.Radix {
+		r.errorAt("fabric.radix", "use a larger radix, or more host ports per leaf: oversubscription 2:1 or 3:1", "%d host ports need %d leaves of %d host ports, more than a spine's %d ports", ports, leaves, down, f.Radix)
+	}
+}

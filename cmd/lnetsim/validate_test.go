@@ -92,3 +92,38 @@ func TestValidatePrintsFewErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateFatTreeCountsCabledPorts: an NI on port 2 alone cables its HCA's port 1 too.
+// The fabric counted one host port per NI, gave two such nodes one leaf of two host ports,
+// then cabled four ports and panicked (index out of range) in validate and run alike; a
+// fat tree too small for the ports cabled is refused at load, located at fabric.radix.
+func TestValidateFatTreeCountsCabledPorts(t *testing.T) {
+	dir := t.TempDir()
+	head := "duration: 1s\nfabric: {topology: fat-tree, radix: 4, oversubscription: \"1:1\"}\nnodes:\n"
+	fits := head + "  a: {nis: [{net: o2ib0, port: 2}]}\n  b: {nis: [{net: o2ib0, port: 2}]}\n"
+	tooMany := head + "  a: {count: 5, nis: [{net: o2ib0, port: 2}]}\n"
+	for _, c := range []struct {
+		name, data string
+		code       int
+		stderr     string
+	}{
+		{"fits.yaml", fits, 0, ""},
+		{"too-many.yaml", tooMany, 2, "too-many.yaml:2:37: fabric.radix: 10 host ports need 5 leaves of 2 host ports, more than a spine's 4 ports"},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCLI(t, "validate", "-q", path)
+		want := ""
+		if c.stderr != "" {
+			want = filepath.Join(dir, c.stderr)
+		}
+		if code != c.code || !strings.HasPrefix(stderr, want) || want == "" && stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d, %q...", c.name, code, stderr, c.code, want)
+		}
+		if c.code == 0 && !runStarts(path, runner.BackendO2IB) {
+			t.Errorf("%s: validate accepts it but the run does not start", c.name)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package runner
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lnetsim/lnetsim/scenarios"
+)
 
 // Sixteen clients on a 2:1 oversubscribed fat tree of radix 6 (4 hosts per leaf, 2 spines)
 // write to one server: traffic crosses leaves and spines and every write completes.
@@ -19,7 +23,7 @@ expect:
   - {name: the server link is the bottleneck, check: throughput, workload: w, max: 100Gbps}
 `
 	runPassing(t, src)
-	// Too many hosts for the radix is refused with a hint.
+	// Too many hosts for the radix is refused at load, located, with a hint.
 	big := `
 name: too-big
 duration: 1s
@@ -27,7 +31,9 @@ fabric: {topology: fat-tree, radix: 4}
 nodes:
   client: {count: 40, nis: [o2ib0]}
 `
-	if _, err := Run(load(t, big), Options{}); err == nil {
-		t.Fatal("an impossible fat tree was accepted")
+	_, err := scenarios.Load("test.yaml", []byte(big))
+	want := "test.yaml:4:37: fabric.radix: 40 host ports need 20 leaves of 2 host ports, more than a spine's 4 ports (use a larger radix, or more host ports per leaf: oversubscription 2:1 or 3:1)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("an impossible fat tree: got %v, want %s", err, want)
 	}
 }

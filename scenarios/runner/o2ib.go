@@ -100,7 +100,7 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 	}
 	hostPorts := 0
 	for i := range s.Members {
-		hostPorts += len(s.Members[i].NIs)
+		hostPorts += s.Members[i].HostPorts()
 	}
 	attach, err := switchFor(fb.f, s, hostPorts)
 	if err != nil {
