@@ -25,6 +25,7 @@ type Command struct {
 	Priority int      `json:"priority,omitempty"` // route add --priority
 	Value    int      `json:"value,omitempty"`    // set VALUE, --health, --conns-per-peer
 	NonMR    bool     `json:"non_mr,omitempty"`   // peer add --non_mr
+	node     string   // the node it runs on (for checks that resolve references there)
 }
 
 // cmdOpt is one option of a command: its long names (the first is canonical), short letter
@@ -59,6 +60,7 @@ func registerCommand(s *cmdSpec) {
 				f.Name = "cmd" + strconv.Itoa(i)
 			}
 			if f.Cmd != nil && s.check != nil {
+				f.Cmd.node = f.Node
 				s.check(r, p+".lnetctl", f.Cmd)
 			}
 		}})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
 // The lnetctl commands a timeline can run, with lnetctl's verbs and option names
@@ -24,6 +26,9 @@ func init() {
 		{verb: "lnet unconfigure", undo: "lnet configure", o2ibOnly: true},
 		{verb: "lnet configure", opts: []cmdOpt{flagOpt('a', "all")}},
 		{verb: "ping", opts: []cmdOpt{opt('s', "source"), opt('t', "timeout")}, minOperands: 1, maxOperands: 1, check: checkPing},
+		{verb: "udsp add", opts: []cmdOpt{opt('s', "src"), opt('d', "dst"), opt('r', "rte"), opt('p', "priority"), opt('i', "idx")},
+			check: checkUDSPAdd},
+		{verb: "udsp del", opts: []cmdOpt{flagOpt('a', "all"), opt('i', "idx")}, check: checkUDSPDel},
 		{verb: "discover", opts: []cmdOpt{flagOpt('f', "force")}, minOperands: 1, maxOperands: 1, check: checkDiscover},
 	} {
 		registerCommand(s)
@@ -240,4 +245,45 @@ func checkPing(r *resolver, p string, c *Command) {
 func checkDiscover(r *resolver, p string, c *Command) {
 	c.NIDs = r.cmdNIDs(p, c.Operands[0])
 	notModelled(r, p, c, "force")
+}
+
+// checkUDSPAdd: lnetctl udsp add: descriptors as the kernel parses them (or lnetsim's node
+// references), priority >= 0 (-1: none given), idx >= -1 (-1: append), and the rule
+// combinations lnet_udsp_add_policy accepts. The resolved rule travels in Args.
+func checkUDSPAdd(r *resolver, p string, c *Command) {
+	c.Value, c.Priority = -1, -1
+	if r.cmdInt(p, c, "priority", &c.Priority) && c.Priority < 0 {
+		r.errorAt(p, "", "udsp add: invalid priority %d, must be 0 or more", c.Priority)
+	}
+	if r.cmdInt(p, c, "idx", &c.Value) && c.Value < -1 {
+		r.errorAt(p, "", "udsp add: invalid index %d", c.Value)
+	}
+	m := r.s.Member(c.node)
+	for _, f := range []string{"src", "dst", "rte"} {
+		if v, ok := c.Args[f]; ok && m != nil {
+			if d, ok := r.udspDescr(p, v, m, f == "rte"); ok {
+				c.Args[f] = d
+			}
+		}
+	}
+	spec := lnet.UDSPSpec{Src: c.Args["src"], Dst: c.Args["dst"], Rte: c.Args["rte"], Priority: int64(c.Priority)}
+	if err := spec.Validate(); err != nil {
+		r.errorAt(p, "", "udsp add: %v", strings.TrimPrefix(err.Error(), "udsp: "))
+	}
+}
+
+// checkUDSPDel: lnetctl udsp del --idx N, or --all (not both; one of them).
+func checkUDSPDel(r *resolver, p string, c *Command) {
+	_, all := c.Args["all"]
+	_, hasIdx := c.Args["idx"]
+	switch {
+	case all && hasIdx:
+		r.errorAt(p, "", "udsp del: give --idx or --all, not both")
+	case all:
+		c.Value = -1
+	case !hasIdx:
+		r.errorAt(p, "", "udsp del: missing mandatory parameter: --idx (or --all)")
+	case r.cmdInt(p, c, "idx", &c.Value) && c.Value < 0:
+		r.errorAt(p, "", "udsp del: invalid index %d", c.Value)
+	}
 }

@@ -176,3 +176,22 @@ func peerDel(n *node, c *scenarios.Command, _ bool) (int, string) {
 	}
 	return result(n.ln.DelPeer(prim, parseNIDs(c.NIDs)))
 }
+
+// udspAdd is lnetctl udsp add (lnet_udsp_add_policy): EALREADY for a rule equal to one there
+// (an equal priority rule updates its priority instead).
+func udspAdd(n *node, c *scenarios.Command, _ bool) (int, string) {
+	spec := lnet.UDSPSpec{Src: c.Args["src"], Dst: c.Args["dst"], Rte: c.Args["rte"], Priority: int64(c.Priority)}
+	if err := n.ln.AddUDSP(spec, c.Value); err != nil {
+		return lnet.EALREADY, err.Error()
+	}
+	return 0, ""
+}
+
+// udspDel is lnetctl udsp del --idx N | --all (lnet_udsp_del_policy): ENOENT for no policy
+// at that index.
+func udspDel(n *node, c *scenarios.Command, _ bool) (int, string) {
+	if err := n.ln.DelUDSP(c.Value); err != nil {
+		return lnet.ENOENT, err.Error()
+	}
+	return 0, ""
+}

@@ -44,6 +44,12 @@ faults:
   - {at: 4s, node: client, name: del-ghost, lnetctl: "peer del --prim_nid 10.0.0.50@o2ib"}
   - {at: 4s, node: client, name: del-ghost-again, lnetctl: "peer del --prim_nid 10.0.0.50@o2ib"}
   - {at: 5s, node: rtr, name: routing-off, lnetctl: "set routing 0"}
+  - {at: 6s, node: client, name: udsp-add, lnetctl: "udsp add --src o2ib0 --priority 1"}
+  - {at: 6s, node: client, name: udsp-update, lnetctl: "udsp add --src o2ib0 --priority 2"}
+  - {at: 6s, node: client, name: udsp-pref, lnetctl: "udsp add --dst server:1 --src client:0"}
+  - {at: 6s, node: client, name: udsp-pref-again, lnetctl: "udsp add --dst server:1 --src client:0"}
+  - {at: 7s, node: client, name: udsp-del-none, lnetctl: "udsp del --idx 5"}
+  - {at: 7s, node: client, name: udsp-del, lnetctl: "udsp del --idx 0"}
 expect:
   - {check: command, fault: retry, status: ok}
   - {check: command, fault: tt-too-small, status: EINVAL}
@@ -66,6 +72,14 @@ expect:
   - {check: command, fault: del-ghost, status: ok}
   - {check: command, fault: del-ghost-again, status: ENOENT}
   - {check: command, fault: routing-off, status: ok}
+  - {check: command, fault: udsp-add, status: ok}
+  - {check: command, fault: udsp-update, status: ok}
+  - {check: command, fault: udsp-pref, status: ok}
+  - {check: command, fault: udsp-pref-again, status: EALREADY}
+  - {check: command, fault: udsp-del-none, status: ENOENT}
+  - {check: command, fault: udsp-del, status: ok}
+  - {check: lnetctl, at: 6500ms, node: client, command: udsp show, equal: {udsp: [{idx: 0, src: o2ib0, action: {priority: 2}}, {idx: 1, src: 10.0.0.1@o2ib, dst: 10.0.0.5@o2ib}]}}
+  - {check: lnetctl, at: 8s, node: client, command: udsp show, equal: {udsp: [{idx: 0, src: 10.0.0.1@o2ib, dst: 10.0.0.5@o2ib}]}}
   - {check: route, at: 9s, node: client, net: o2ib1, gateway: "rtr:0", state: down}
 `
 
