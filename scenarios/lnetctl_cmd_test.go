@@ -11,7 +11,7 @@ import (
 // TestLnetctlGrammar: options as getopt_long reads them (long, --opt=value, short letters,
 // -xVALUE, an unambiguous prefix, an alias) resolve to the same command.
 func TestLnetctlGrammar(t *testing.T) {
-	want := &Command{Verb: "route add", Net: "o2ib1", NIDs: []string{"10.0.0.3@o2ib", "10.0.0.4@o2ib", "10.0.0.6@o2ib"}, Hop: 2, Priority: 1}
+	want := &Command{Verb: "route add", Net: "o2ib1", NIDs: []string{"10.0.0.3@o2ib", "10.0.0.4@o2ib", "10.0.0.6@o2ib"}, Hop: 2, Priority: 1, node: "client"}
 	for _, line := range []string{
 		"route add --net o2ib1 --gateway 10.0.0.[3-4,6]@o2ib --hop 2 --priority 1",
 		"lnetctl route add --net=o2ib1 --gate=10.0.0.[3-4]@o2ib,10.0.0.6@o2ib --hop-count 2 -p1",
