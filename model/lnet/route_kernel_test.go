@@ -16,24 +16,52 @@ func gwPeerNIStatus(t *testing.T, n *Node, gw string) NIStatus {
 	return lpni.Status()
 }
 
+// gwNet is a client c with a 1-hop route to o2ib1 through router r's first NID and, when
+// built with a server, a server s (10.1.0.2@o2ib1) routing back through r's last NID: nodes
+// a, b (and c) on one ideal LND, not started.
+type gwNet struct {
+	k       *sim.Kernel
+	l       *IdealLND
+	c, r, s *Node
+	all     []*Node
+}
+
+func newGWNet(t *testing.T, tun Tunables, cNIDs, rNIDs []string, server bool) *gwNet {
+	t.Helper()
+	k := sim.New(1)
+	l := NewIdealLND(k, sim.Microsecond)
+	specs := [][]string{cNIDs, rNIDs}
+	if server {
+		specs = append(specs, []string{"10.1.0.2@o2ib1"})
+	}
+	g := &gwNet{k: k, l: l, all: mkNodes(t, k, l, tun, specs...)}
+	g.c, g.r = g.all[0], g.all[1]
+	g.r.SetRouting(true)
+	mustRoute(t, g.c, "o2ib1", rNIDs[0], 1, 0)
+	if server {
+		g.s = g.all[2]
+		mustRoute(t, g.s, "o2ib", rNIDs[len(rNIDs)-1], 1, 0)
+	}
+	return g
+}
+
+// start starts every node and runs d.
+func (g *gwNet) start(t *testing.T, d sim.Time) {
+	t.Helper()
+	startAll(t, g.all...)
+	runFor(t, g.k, d)
+}
+
 // TestGatewayRevivedByTraffic follows lnet_parse: a message that arrives through a gateway
 // thought dead revives it and marks its NIs on the source's net UP, so with
 // avoid_asym_router_failure the single-hop route through it is up at once, not at the next
 // router check (60 s later here).
 func TestGatewayRevivedByTraffic(t *testing.T) {
-	k := sim.New(1)
-	l := NewIdealLND(k, sim.Microsecond)
-	tun := DefaultTunables()
-	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"},
-		[]string{"10.1.0.2@o2ib1"})
-	c, r, s := ns[0], ns[1], ns[2]
-	r.SetRouting(true)
-	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
-	mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", 1, 0)
-	startAll(t, ns...)
+	g := newGWNet(t, DefaultTunables(), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
+	k, c, s := g.k, g.c, g.s
 	cev, sev := &evRec{}, &evRec{}
 	sink(c, cev)
-	runFor(t, k, 2*sim.Second)
+	g.start(t, 2*sim.Second)
 	if st := c.Routes()[0].State; st != "up" {
 		t.Fatalf("route %s after the first router check", st)
 	}
@@ -70,15 +98,11 @@ func TestGatewayRevivedByTraffic(t *testing.T) {
 // NIs.
 func TestRouteAliveBeforeFirstPing(t *testing.T) {
 	for _, check := range []bool{false, true} {
-		k := sim.New(1)
-		l := NewIdealLND(k, sim.Microsecond)
 		tun := DefaultTunables()
 		tun.CheckRoutersBeforeUse = check
 		tun.AliveRouterCheckInt = 5
-		ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
-		c, r := ns[0], ns[1]
-		r.SetRouting(true)
-		mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+		g := newGWNet(t, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, false)
+		k, c, r := g.k, g.c, g.r
 		want := "up"
 		if check {
 			want = "down"
@@ -86,8 +110,7 @@ func TestRouteAliveBeforeFirstPing(t *testing.T) {
 		if st := c.Routes()[0].State; st != want {
 			t.Fatalf("check_routers_before_use=%v: 1-hop route %s before the first ping, want %s", check, st, want)
 		}
-		startAll(t, ns...)
-		runFor(t, k, sim.Second)
+		g.start(t, sim.Second)
 		if st := c.Routes()[0].State; st != "up" || !c.PeerNI(nid("10.0.0.3@o2ib")).peer.mr {
 			t.Fatalf("check_routers_before_use=%v: route %s after the first ping", check, st)
 		}
@@ -132,16 +155,11 @@ func TestPeersStartDown(t *testing.T) {
 // router learns the client is multi-rail with two NIs, sees one of them DOWN while it is
 // fatal (still DOWN after two more checks) and UP again once it recovers.
 func TestRouterCheckPushes(t *testing.T) {
-	k := sim.New(1)
-	l := NewIdealLND(k, sim.Microsecond)
 	tun := DefaultTunables()
 	tun.AliveRouterCheckInt = 5
-	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
-	c, r := ns[0], ns[1]
-	r.SetRouting(true)
-	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
-	startAll(t, ns...)
-	runFor(t, k, sim.Second)
+	g := newGWNet(t, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, false)
+	k, c, r := g.k, g.c, g.r
+	g.start(t, sim.Second)
 	view := func(s string) NIStatus {
 		t.Helper()
 		lpni := r.PeerNI(nid(s))
@@ -176,16 +194,11 @@ func TestRouterCheckPushes(t *testing.T) {
 // local NI that is not the healthiest on its net (lnet_local_ni_superseded) leaves the
 // route through that gateway NID up, while one from the healthiest NI takes it down.
 func TestNotifyKernelRules(t *testing.T) {
-	k := sim.New(1)
-	l := NewIdealLND(k, sim.Microsecond)
 	tun := DefaultTunables()
 	tun.Discovery = false
-	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})
-	c, r := ns[0], ns[1]
-	r.SetRouting(true)
-	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
-	startAll(t, ns...)
-	runFor(t, k, 5*sim.Second)
+	g := newGWNet(t, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, false)
+	k, c := g.k, g.c
+	g.start(t, 5*sim.Second)
 	gw := nid("10.0.0.3@o2ib")
 	lpni := c.PeerNI(gw)
 	ni0, ni1 := c.NI(nid("10.0.0.1@o2ib")), c.NI(nid("10.0.1.1@o2ib"))
@@ -239,21 +252,13 @@ func TestNotifyKernelRules(t *testing.T) {
 // is released when A's PUT is forwarded (microseconds), not when B's first is (10 ms), so
 // all three reach the server within 15 ms.
 func TestRouterCreditsQueuePerPeer(t *testing.T) {
-	k := sim.New(1)
-	l := NewIdealLND(k, sim.Microsecond)
 	tun := DefaultTunables()
-	rtun := DefaultTunables()
-	rtun.PeerBufferCredits = 1
-	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.1.0.2@o2ib1"})
-	c, s := ns[0], ns[1]
-	r := mkNodes(t, k, l, rtun, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"})[0]
-	r.SetRouting(true)
-	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
-	mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", 1, 0)
-	startAll(t, c, r, s)
+	tun.PeerBufferCredits = 1 // on the router: one router credit per peer NI
+	g := newGWNet(t, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
+	k, l, c, r := g.k, g.l, g.c, g.r
 	sev := &evRec{}
-	sink(s, sev)
-	runFor(t, k, sim.Second) // the router check's push: the router knows the client's two NIs
+	sink(g.s, sev)
+	g.start(t, sim.Second) // the router check's push: the router knows the client's two NIs
 	a, b := nid("10.0.0.1@o2ib"), nid("10.0.1.1@o2ib")
 	if r.PeerNI(a).peer != r.PeerNI(b).peer {
 		t.Fatal("the router does not see the client's NIs as one peer")
@@ -290,17 +295,11 @@ func TestRouterCreditsQueuePerPeer(t *testing.T) {
 // and each is resent from B. (Pinned to A, as before, those 3 checks failed all 3 attempts
 // each and took the gateway down.)
 func TestRouterCheckPingFromAnyNI(t *testing.T) {
-	k := sim.New(1)
-	l := NewIdealLND(k, sim.Microsecond)
 	tun := DefaultTunables()
 	tun.AliveRouterCheckInt = 5
-	ns := mkNodes(t, k, l, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"},
-		[]string{"10.0.0.3@o2ib", "10.0.1.3@o2ib", "10.1.0.3@o2ib1"})
-	c, r := ns[0], ns[1]
-	r.SetRouting(true)
-	mustRoute(t, c, "o2ib1", "10.0.0.3@o2ib", 1, 0)
-	startAll(t, ns...)
-	runFor(t, k, sim.Second)
+	g := newGWNet(t, tun, []string{"10.0.0.1@o2ib", "10.0.1.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.0.1.3@o2ib", "10.1.0.3@o2ib1"}, false)
+	k, l, c, r := g.k, g.l, g.c, g.r
+	g.start(t, sim.Second)
 	a := nid("10.0.0.1@o2ib")
 	failed := 0
 	l.Hook = func(m *Msg) IdealVerdict {
@@ -311,9 +310,9 @@ func TestRouterCheckPingFromAnyNI(t *testing.T) {
 		return IdealVerdict{}
 	}
 	runFor(t, k, 30*sim.Second)
-	g := c.Gateways()[0]
-	if g.Pings != 7 || g.PingFails != 0 || !g.Alive || g.RoutesUp != 1 || failed != 3 || c.Stats().ResendCount != 3 {
+	gs := c.Gateways()[0]
+	if gs.Pings != 7 || gs.PingFails != 0 || !gs.Alive || gs.RoutesUp != 1 || failed != 3 || c.Stats().ResendCount != 3 {
 		t.Fatalf("pings %d failed %d alive %v routes up %d; GETs failed on A %d, resends %d; want 7 0 true 1, 3, 3",
-			g.Pings, g.PingFails, g.Alive, g.RoutesUp, failed, c.Stats().ResendCount)
+			gs.Pings, gs.PingFails, gs.Alive, gs.RoutesUp, failed, c.Stats().ResendCount)
 	}
 }
