@@ -66,8 +66,9 @@
 // credit return when the forward completes. ACK and REPLY are made by the final destination
 // and return through the gateway they came from. The router checker pings every gateway
 // over each of its local nets in turn, each every alive_router_check_interval (a
-// response-tracked GET: it fails with its send or at transaction_timeout); the replies decide
-// lp_alive and, through lnet_is_route_alive, each route's state. An opt-in policy the kernel
+// response-tracked GET to its primary NID from any NI: it fails with its send or at
+// transaction_timeout) and then pushes this node's NIs to it; the replies decide lp_alive
+// and, through lnet_is_route_alive, each route's state. An opt-in policy the kernel
 // lacks (Tunables.RouterMsgExpiry) drops routed messages still queued past their arrival
 // deadline.
 //
