@@ -1,8 +1,12 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lnetsim/lnetsim/scenarios"
 )
 
 // lnetctlCommands runs each modelled lnetctl command with the kernel's refusals on a client
@@ -137,5 +141,28 @@ func TestLnetctlPing(t *testing.T) {
 `
 	if got != want {
 		t.Errorf("commands.csv:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSendRateAfterNewInstance: an NI's send rate sample after lnet configure (a new LNet
+// instance whose counters start from 0) is what the new instance sent, not the unsigned
+// difference with the old instance's count (1.48e20 b/s before the fix).
+func TestSendRateAfterNewInstance(t *testing.T) {
+	s, err := scenarios.LoadBuiltin("router-lnet-unconfigure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	if _, err := Run(s, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := os.ReadFile(filepath.Join(out, "timeseries.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n15000000000,rtr0,ni_tx_bps,10.0.0.3@o2ib,0\n", "\n15000000000,rtr0,ni_tx_bps,10.1.0.2@o2ib1,0\n"} {
+		if !strings.Contains(string(ts), want) {
+			t.Errorf("timeseries.csv lacks %q", want)
+		}
 	}
 }

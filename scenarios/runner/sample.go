@@ -44,8 +44,12 @@ func (s *sampler) Handle(int, uint64) {
 			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_credits", Key: key, Value: float64(avail)})
 			s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_queued", Key: key, Value: float64(ni.TxQueued())})
 			sent := ni.Stats().SendLength
+			delta := sent - s.lastSent[ni.NID()]
+			if sent < s.lastSent[ni.NID()] {
+				delta = sent // a new LNet instance (node_restart, lnet configure) counts from 0
+			}
 			if now > 0 {
-				s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_bps", Key: key, Value: float64(sent-s.lastSent[ni.NID()]) * 8 / s.every.Seconds()})
+				s.add(record.Sample{Time: now, Node: n.name, Metric: "ni_tx_bps", Key: key, Value: float64(delta) * 8 / s.every.Seconds()})
 			}
 			s.lastSent[ni.NID()] = sent
 		}
