@@ -254,3 +254,21 @@ func TestLnetctlCheckAliasBomb(t *testing.T) {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 }
+
+// TestLnetctlImportRoutingList: export's `routing:` list (per-CPT pools, then enable) sets
+// routing from its enable item, as export --backup's mapping does.
+func TestLnetctlImportRoutingList(t *testing.T) {
+	data := strings.Replace(string(withExport(t, "testdata/lnetctl-export/2.10.yaml")), "- enable: 0", "- enable: 1", 1)
+	s, err := Load("r.yaml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Member("client").Routing {
+		t.Fatal("routing: [..., {enable: 1}] did not enable routing")
+	}
+	_, err = Load("r.yaml", []byte(strings.Replace(data, "- enable: 1", "- enabled: 1", 1)))
+	want := "r.yaml:128:13: nodes.client.lnetctl.routing[2]: expected cpt[N]: or enable:, got a mapping (paste lnetctl's routing section)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+}
