@@ -125,7 +125,25 @@ func yamlSyntaxError(file string, data []byte, err error) *Error {
 	if e.Hint == "" && e.Line <= len(lines) && bytes.Contains(lines[e.Line-1], []byte("\t")) {
 		e.Hint = "indent with spaces; YAML does not allow tabs"
 	}
+	for _, h := range syntaxHints {
+		if e.Hint == "" && strings.Contains(text, h[0]) {
+			e.Hint = h[1]
+		}
+	}
 	return e
+}
+
+// syntaxHints name the usual fix for yaml.v3's syntax messages.
+var syntaxHints = [][2]string{
+	{"did not find expected key", "line this key up with the keys above it, or indent it under one"},
+	{"did not find expected ',' or ']'", "close the list with ], or separate its items with commas"},
+	{"did not find expected ',' or '}'", "close the mapping with }, or separate its entries with commas"},
+	{"did not find expected node content", "give a value here, or close what is open"},
+	{"mapping values are not allowed", "quote a value that contains ': ', or start a new line for a nested key"},
+	{"found unexpected end of stream", "close the quote"},
+	{"cannot start any token", "quote a value that starts with @ or `"},
+	{"unknown anchor", "define the anchor with &name before an alias *name refers to it"},
+	{"did not find expected '-' indicator", "line this item's - up with the items above it"},
 }
 
 // isReaderError reports whether a yaml.v3 message is about the characters of the input
