@@ -26,6 +26,11 @@ func init() {
 		{verb: "lnet unconfigure", undo: "lnet configure", o2ibOnly: true},
 		{verb: "lnet configure", opts: []cmdOpt{flagOpt('a', "all")}},
 		{verb: "ping", opts: []cmdOpt{opt('s', "source"), opt('t', "timeout")}, minOperands: 1, maxOperands: 1, check: checkPing},
+		{verb: "net add", opts: []cmdOpt{opt('n', "net"), opt('i', "if"), opt(0, "nid"), opt('t', "peer-timeout"),
+			opt('c', "peer-credits"), opt('b', "peer-buffer-credits"), opt('r', "credits"), opt('s', "cpt"),
+			opt('m', "conns-per-peer"), opt('p', "ip2net"), opt('a', "auth-key"), opt('T', "traffic-class"), opt(0, "tos"),
+			flagOpt('k', "skip-mr-route-setup")}, check: checkNetAdd},
+		{verb: "net del", opts: []cmdOpt{opt('n', "net"), opt('i', "if"), opt(0, "nid")}, check: checkNetDel},
 		{verb: "udsp add", opts: []cmdOpt{opt('s', "src"), opt('d', "dst"), opt('r', "rte"), opt('p', "priority"), opt('i', "idx")},
 			check: checkUDSPAdd},
 		{verb: "udsp del", opts: []cmdOpt{flagOpt('a', "all"), opt('i', "idx")}, check: checkUDSPDel},
@@ -285,5 +290,74 @@ func checkUDSPDel(r *resolver, p string, c *Command) {
 		r.errorAt(p, "", "udsp del: missing mandatory parameter: --idx (or --all)")
 	case r.cmdInt(p, c, "idx", &c.Value) && c.Value < 0:
 		r.errorAt(p, "", "udsp del: invalid index %d", c.Value)
+	}
+}
+
+// NetAddTunables are the net add options that set the new net's LNet tunables (-1 or
+// absent: the o2ib module's value), in Command.Args.
+var NetAddTunables = []string{"peer-timeout", "peer-credits", "peer-buffer-credits", "credits"}
+
+// checkNetAdd: lnetctl net add needs --net and one of --if (an interface of the node) or
+// --nid (a NID on one of its interfaces' addresses); the new NI's NID goes in NIDs. The
+// tunables are integers (-1: the module's value); the options of other LNDs or of CPU and
+// IP configuration are not modelled.
+func checkNetAdd(r *resolver, p string, c *Command) {
+	for _, o := range []string{"cpt", "conns-per-peer", "ip2net", "auth-key", "traffic-class", "tos"} {
+		if _, ok := c.Args[o]; ok {
+			r.errorAt(p, "set it in the scenario's o2ib or nodes sections", "net add: --%s is not modelled at run time", o)
+		}
+	}
+	for _, o := range NetAddTunables {
+		var v int
+		if r.cmdInt(p, c, o, &v) && v < -1 {
+			r.errorAt(p, "-1 is the module's value", "net add: --%s %d must not be negative", o, v)
+		}
+	}
+	if r.missing(p, c, "net") {
+		return
+	}
+	checkNetNI(r, p, c, true)
+}
+
+// checkNetDel: lnetctl net del --net N [--if IF | --nid NID]: without an interface or NID,
+// every NI of the net goes.
+func checkNetDel(r *resolver, p string, c *Command) {
+	if r.missing(p, c, "net") {
+		return
+	}
+	checkNetNI(r, p, c, false)
+}
+
+// checkNetNI resolves --net and the NI that --if or --nid names on the command's node (one of
+// them is required when need).
+func checkNetNI(r *resolver, p string, c *Command, need bool) {
+	r.cmdNet(p, c, "")
+	ifname, byIf := c.Args["if"]
+	nid, byNID := c.Args["nid"]
+	m := r.s.Member(c.node)
+	switch {
+	case c.Net == "" || m == nil:
+	case byIf && byNID:
+		r.errorAt(p, "", "%s: give --if or --nid, not both", c.Verb)
+	case byIf:
+		for _, ni := range m.NIs {
+			if ni.Interface == ifname {
+				c.NIDs = []string{NID{Addr: ni.NID.Addr, Net: c.Net}.String()}
+				return
+			}
+		}
+		r.errorAt(p, "the node's interfaces are named by its NIs (ib0, ib1, ...)", "%s: %s has no interface %s", c.Verb, m.Name, ifname)
+	case byNID:
+		x, err := ParseNID(nid)
+		if err == nil && x.Net != c.Net {
+			err = fmt.Errorf("NID %s is not on net %s", nid, c.Net)
+		}
+		if err != nil {
+			r.errorAt(p, "", "%s: %v", c.Verb, err)
+			return
+		}
+		c.NIDs = []string{x.String()}
+	case need:
+		r.errorAt(p, "", "%s: missing mandatory parameter: --if or --nid", c.Verb)
 	}
 }

@@ -24,7 +24,7 @@ var errnoNames = map[int]string{
 	EPERM: "EPERM", ECHILD: "ECHILD", ENOENT: "ENOENT", EIO: "EIO", EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EBUSY: "EBUSY",
 	EEXIST: "EEXIST", ENODEV: "ENODEV", EINVAL: "EINVAL", ENODATA: "ENODATA", EPROTO: "EPROTO",
 	ENETDOWN: "ENETDOWN", ECONNABORTED: "ECONNABORTED", ESHUTDOWN: "ESHUTDOWN", ETIMEDOUT: "ETIMEDOUT",
-	EHOSTUNREACH: "EHOSTUNREACH", EALREADY: "EALREADY", ECANCELED: "ECANCELED",
+	EHOSTUNREACH: "EHOSTUNREACH", EALREADY: "EALREADY", EUSERS: "EUSERS", 111: "ECONNREFUSED", ECANCELED: "ECANCELED",
 }
 
 // ErrnoName returns the symbolic name of a (positive or negative) errno, e.g. "ENOENT".
@@ -370,4 +370,77 @@ func removePtr[T comparable](s []T, x T) []T {
 		}
 	}
 	return s
+}
+
+// EUSERS: lnet_add_net_common refuses a net that is a remote net of a route.
+const EUSERS = 87
+
+// ConfigNI adds a local NI at run time (`lnetctl net add --net N --if IF`, lnet_dyn_add_ni):
+// EUSERS when the node has routes to that net, EEXIST when the NI exists; otherwise its LND
+// starts it (lnet_startup_lndni) and the node publishes a new ping buffer and pushes it to
+// its peers (lnet_ping_target_update). Before Startup it is AddNI.
+func (n *Node) ConfigNI(nid NID, lnd LND, tun NetTunables) error {
+	switch {
+	case n.remoteNetIndex(nid.Net()) >= 0:
+		return refuse(EUSERS, "adding net %s would invalidate the routes to it", nid.Net())
+	case n.niByNID[nid] != nil:
+		return refuse(EEXIST, "NI %s exists", nid)
+	case !n.started:
+		_, err := n.AddNI(nid, lnd, tun)
+		return err
+	}
+	ni, err := n.addNI(nid, lnd, tun)
+	if err != nil {
+		return refuse(EINVAL, "%v", err)
+	}
+	if err := lnd.Startup(ni); err != nil {
+		n.detachNI(ni)
+		return refuse(ENETDOWN, "%v", err)
+	}
+	ni.net.lastAlive = n.k.Now()
+	n.updatePingBuffer()
+	n.pushToPeers()
+	return nil
+}
+
+// DelNI deletes local NIs at run time (`lnetctl net del --net N [--if IF]`,
+// lnet_dyn_del_ni / lnet_dyn_del_net): the NI with NID nid, or with nid's address 0 every NI
+// of the net. ENOENT when the net or NI does not exist. The LND shuts each down (its
+// connections close, their messages fail), the NI leaves the node (and its net with its last
+// NI) and the node pushes its new ping buffer. Messages still waiting for the NI's credits
+// stay queued: the model does not drain them (the kernel waits for them before freeing the
+// NI).
+func (n *Node) DelNI(nid NID) error {
+	nt := n.netByID(nid.Net())
+	if nt == nil {
+		return refuse(ENOENT, "no local net %s", nid.Net())
+	}
+	var gone []*NI
+	for _, ni := range nt.nis {
+		if nid.Addr() == 0 || ni.nid == nid {
+			gone = append(gone, ni)
+		}
+	}
+	if len(gone) == 0 {
+		return refuse(ENOENT, "no local NI %s", nid)
+	}
+	for _, ni := range gone {
+		nt.lnd.Shutdown(ni)
+		n.detachNI(ni)
+	}
+	n.updatePingBuffer()
+	n.pushToPeers()
+	return nil
+}
+
+// detachNI removes an NI from the node's tables, and its net with its last NI.
+func (n *Node) detachNI(ni *NI) {
+	nt := ni.net
+	nt.nis = removePtr(nt.nis, ni)
+	n.nis = removePtr(n.nis, ni)
+	delete(n.niByNID, ni.nid)
+	n.localRecov = removePtr(n.localRecov, ni)
+	if len(nt.nis) == 0 {
+		n.nets = removePtr(n.nets, nt)
+	}
 }

@@ -137,6 +137,11 @@ func (n *Node) AddNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
 	if n.started {
 		return nil, fmt.Errorf("node %s: add NIs before Startup", n.name)
 	}
+	return n.addNI(nid, lnd, tun)
+}
+
+// addNI creates a local NI (AddNI, ConfigNI).
+func (n *Node) addNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
 	if nid.Net().Type() == LOLND {
 		return nil, fmt.Errorf("node %s: 0@lo is implicit", n.name)
 	}

@@ -166,3 +166,53 @@ func TestSendRateAfterNewInstance(t *testing.T) {
 		}
 	}
 }
+
+const lnetctlNet = `
+name: netadd
+seed: 1
+duration: 12s
+nodes:
+  client: {nis: [o2ib0]}
+  server: {nis: [o2ib0]}
+workload:
+  - {name: w0, type: brw, op: write, from: client, to: server, size: 4KiB, interval: 100ms}
+faults:
+  - {at: 1s, node: server, name: add-srv, lnetctl: "net add --net o2ib1 --if ib0"}
+  - {at: 1s, node: client, name: add-cli, lnetctl: "net add --net o2ib1 --if ib0 --peer-credits 16"}
+  - {at: 1s, node: client, name: add-again, lnetctl: "net add --net o2ib1 --if ib0"}
+  - {at: 2s, node: client, name: ping1, lnetctl: "ping 10.0.0.2@o2ib1"}
+  - {at: 5s, node: server, name: del-srv, lnetctl: "net del --net o2ib1"}
+  - {at: 5s, node: server, name: del-again, lnetctl: "net del --net o2ib1"}
+  - {at: 6s, node: client, name: ping2, lnetctl: "ping 10.0.0.2@o2ib1 --timeout 2"}
+expect:
+  - {check: command, fault: add-srv, status: ok}
+  - {check: command, fault: add-cli, status: ok}
+  - {check: command, fault: add-again, status: EEXIST}
+  - {check: command, fault: ping1, status: ok, answered_by: 10.0.0.2@o2ib1}
+  - {check: command, fault: del-srv, status: ok}
+  - {check: command, fault: del-again, status: ENOENT}
+  - {check: lnetctl, at: 3s, node: client, command: net show -v, present: {net: [{net type: o2ib1, local NI(s): [{nid: 10.0.0.1@o2ib1}]}]}}
+  - {check: messages, workload: w0, status: failed, eq: 0}
+`
+
+// TestLnetctlNet: net add of a second net on an interface that carries one (its NI shares
+// the port and address: 10.0.0.1@o2ib1 beside 10.0.0.1@o2ib), reachable at once (a ping
+// answered by 10.0.0.2@o2ib1, whose buffer lists both NIDs), while traffic on o2ib0 goes on
+// unharmed; EEXIST for an NI that exists; net del of the whole net, then ENOENT; a ping to
+// the deleted NI is refused by the server's o2iblnd (ECONNREFUSED at 8s, its 2s timeout
+// past).
+func TestLnetctlNet(t *testing.T) {
+	got := string(runExpecting(t, lnetctlNet, BackendO2IB, "commands.csv"))
+	want := `time_ns,node,name,command,result,answered_by,detail
+1000000000,server,add-srv,net add --net o2ib1 --if ib0,ok,,
+1000000000,client,add-cli,net add --net o2ib1 --if ib0 --peer-credits 16,ok,,
+1000000000,client,add-again,net add --net o2ib1 --if ib0,EEXIST,,NI 10.0.0.1@o2ib1 exists (EEXIST)
+2000340630,client,ping1,ping 10.0.0.2@o2ib1 [10.0.0.2@o2ib1],ok,10.0.0.2@o2ib1,"after 340.63us; NIDs 10.0.0.2@o2ib,10.0.0.2@o2ib1"
+5000000000,server,del-srv,net del --net o2ib1,ok,,
+5000000000,server,del-again,net del --net o2ib1,ENOENT,,no local net o2ib1 (ENOENT)
+8000000000,client,ping2,ping 10.0.0.2@o2ib1 --timeout 2 [10.0.0.2@o2ib1],ECONNREFUSED,,no reply
+`
+	if got != want {
+		t.Errorf("commands.csv:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"net/netip"
+	"strconv"
+
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/scenarios"
 )
@@ -59,4 +62,58 @@ func lnetConfigure(f *faultState, n *node, _ *scenarios.Command, _ bool) (int, s
 	}
 	n.unconfigured = false
 	return 0, ""
+}
+
+// netAdd is lnetctl net add (lnet_dyn_add_ni): the NI runs on the net's LND with the net's
+// tunables (the scenario's for that net, or the defaults), each option given replacing one
+// (-1: the module's value); on the o2ib backend it uses the port whose IPoIB address it
+// has, so a second net on an interface shares its port.
+func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) {
+	cl := f.c
+	nid, err := lnet.ParseNID(c.NIDs[0])
+	if err != nil {
+		return lnet.EINVAL, err.Error()
+	}
+	if err := n.ln.ConfigNI(nid, cl.lndFor(c.Net), netAddTunables(cl.s, c)); err != nil {
+		return lnet.ErrnoOf(err), err.Error()
+	}
+	cl.owner[nid] = n
+	if cl.fab != nil {
+		a := nid.Addr()
+		if p := cl.fab.f.PortByIP(netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)})); p != nil {
+			cl.fab.ports[nid] = p
+		}
+	}
+	return 0, ""
+}
+
+// netAddTunables are the new net's tunables: the scenario's for the net (or the defaults),
+// with the options net add was given.
+func netAddTunables(s *scenarios.Scenario, c *scenarios.Command) lnet.NetTunables {
+	t := lnet.DefaultNetTunables()
+	if nt := s.LNet.Nets[c.Net]; nt != nil {
+		t = netTunables(nt)
+	}
+	for i, p := range []*int{&t.PeerTimeout, &t.PeerCredits, &t.PeerBufferCredits, &t.Credits} {
+		if v, err := strconv.Atoi(c.Args[scenarios.NetAddTunables[i]]); err == nil && v != -1 {
+			*p = v
+		}
+	}
+	return t
+}
+
+// netDel is lnetctl net del (lnet_dyn_del_ni / lnet_dyn_del_net): the NI named, or every NI
+// of the net.
+func netDel(_ *faultState, n *node, c *scenarios.Command, _ bool) (int, string) {
+	net, err := lnet.ParseNet(c.Net)
+	if err != nil {
+		return lnet.EINVAL, err.Error()
+	}
+	nid := lnet.MakeNID(net, 0)
+	if len(c.NIDs) > 0 {
+		if nid, err = lnet.ParseNID(c.NIDs[0]); err != nil {
+			return lnet.EINVAL, err.Error()
+		}
+	}
+	return result(n.ln.DelNI(nid))
 }
