@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,5 +242,30 @@ func TestCapsEndRunWithExit4(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "run", "--out", "", "--max-memory", "lots", file); code != exitUsage {
 		t.Fatalf("--max-memory lots: exit %d, want 2\n%s", code, errOut)
+	}
+}
+
+// TestRunReproducesCommittedResults: what README promises a user: lnetsim run of a catalogue
+// scenario writes a directory byte-identical to the one committed under results/ (their
+// summary.json records the release, as the user's run does, not a placeholder).
+func TestRunReproducesCommittedResults(t *testing.T) {
+	out := t.TempDir()
+	if code, _, errOut := runCLI(t, "run", "-q", "--out", out, "../../scenarios/catalogue/cm-reject.yaml"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	want := "../../results/cm-reject"
+	names, err := os.ReadDir(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(t, filepath.Join(out, "cm-reject")); len(got) != len(names)+1 {
+		t.Fatalf("run wrote %v, results/ holds %d files", got, len(names))
+	}
+	for _, e := range names {
+		a, _ := os.ReadFile(filepath.Join(want, e.Name()))
+		b, err := os.ReadFile(filepath.Join(out, "cm-reject", e.Name()))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs from results/cm-reject (%v)", e.Name(), err)
+		}
 	}
 }

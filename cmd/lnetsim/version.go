@@ -2,26 +2,14 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/lnetsim/lnetsim/internal/version"
 )
 
-// version is the lnetsim release; results files record it.
-const version = "0.1.0-dev"
-
-// buildVersion returns the release and, when built from a git checkout, the revision.
-func buildVersion() string {
-	v := version
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += "+" + s.Value[:12]
-			}
-		}
-	}
-	return v
-}
+// buildVersion is what runs record and version prints (see package version).
+func buildVersion() string { return version.Build() }
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
