@@ -70,12 +70,7 @@ func checkSet(r *resolver, p string, c *Command) {
 // checkHealth reads --health (0..1000, as lnet_ni_set_healthv clamps nothing) and needs --nid
 // or --all.
 func checkHealthSet(r *resolver, p string, c *Command) {
-	_, all := c.Args["all"]
-	if nid, ok := c.Args["nid"]; ok && !all {
-		c.NIDs = r.cmdNIDs(p, nid)
-	} else if !all {
-		r.errorAt(p, "", "%s: missing mandatory parameter: --nid (or --all)", c.Verb)
-	}
+	checkNIs(r, p, c)
 	if r.cmdInt(p, c, "health", &c.Value) && (c.Value < 0 || c.Value > 1000) {
 		r.errorAt(p, "", "%s: health value %d: must be 0 to 1000", c.Verb, c.Value)
 	}
@@ -84,13 +79,29 @@ func checkHealthSet(r *resolver, p string, c *Command) {
 // checkNetSet: net set --health with --nid or --all (lustre_lnet_config_ni_healthv);
 // --conns-per-peer is o2iblnd's and lnetsim does not change it at run time.
 func checkNetSet(r *resolver, p string, c *Command) {
-	if _, ok := c.Args["conns-per-peer"]; ok {
-		r.errorAt(p, "set o2ib conns_per_peer in the scenario", "%s: --conns-per-peer is not modelled at run time", c.Verb)
+	_, cpp := c.Args["conns-per-peer"]
+	_, health := c.Args["health"]
+	switch {
+	case cpp && health:
+		r.errorAt(p, "one value per command", "%s: give --health or --conns-per-peer, not both", c.Verb)
+	case cpp:
+		checkNIs(r, p, c)
+		if r.cmdInt(p, c, "conns-per-peer", &c.Value) && (c.Value < 1 || c.Value > 127) {
+			r.errorAt(p, "", "%s: conns-per-peer %d: must be 1 to 127", c.Verb, c.Value)
+		}
+	case !r.missing(p, c, "health"):
+		checkHealthSet(r, p, c)
 	}
-	if r.missing(p, c, "health") {
-		return
+}
+
+// checkNIs reads --nid (a NID list) or --all, one of which is required.
+func checkNIs(r *resolver, p string, c *Command) {
+	_, all := c.Args["all"]
+	if nid, ok := c.Args["nid"]; ok && !all {
+		c.NIDs = r.cmdNIDs(p, nid)
+	} else if !all {
+		r.errorAt(p, "", "%s: missing mandatory parameter: --nid (or --all)", c.Verb)
 	}
-	checkHealthSet(r, p, c)
 }
 
 // checkPeerSet: peer set --health with --nid or --all (lustre_lnet_config_peer_ni_healthv).

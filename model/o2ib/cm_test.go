@@ -200,3 +200,17 @@ func TestConnStateWalk(t *testing.T) {
 		t.Fatalf("after connd: %v, destroyed %v", cn.state, cn.destroyed)
 	}
 }
+
+// SetConnsPerPeer (lnetctl net set --conns-per-peer) takes effect for peers created after it:
+// with 2 set on node 1's NI before its first send, its peer gets two connections.
+func TestSetConnsPerPeer(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	if !c.lnd.SetConnsPerPeer(c.lnd.nets[0].ni, 2) {
+		t.Fatal("refused")
+	}
+	c.put(t, 1, 2, 1<<20)
+	c.run(t, sim.Second)
+	if p := c.lnd.nets[0].peers[nidOf(2, 0)]; p == nil || len(p.conns) != 2 {
+		t.Fatalf("peer %+v", p)
+	}
+}

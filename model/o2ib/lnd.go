@@ -309,3 +309,15 @@ func (l *LND) destroyDev(d *dev) {
 		}
 	}
 }
+
+// SetConnsPerPeer changes an NI's conns_per_peer at run time (`lnetctl net set
+// --conns-per-peer`, the NI's lnd_conns_per_peer): peers created after it open that many
+// connections; peers already connected keep theirs. False when the NI is not o2iblnd's.
+func (l *LND) SetConnsPerPeer(ni *lnet.NI, v int) bool {
+	n, _ := ni.LNDData.(*kibNet)
+	if n == nil || n.shutdown {
+		return false
+	}
+	n.tun.ConnsPerPeer = v
+	return true
+}

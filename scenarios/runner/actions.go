@@ -42,7 +42,7 @@ var actionImpls = map[string]actionImpl{
 	"set_peer_health":   {ideal: setPeerHealth},
 	"route add":         {ideal: command(onNode(routeAdd))},
 	"route del":         {ideal: command(onNode(routeDel))},
-	"net set":           {ideal: command(onNode(netSet))},
+	"net set":           {ideal: command(netSet)},
 	"peer set":          {ideal: command(onNode(peerSet))},
 	"peer add":          {ideal: command(onNode(peerAdd))},
 	"peer del":          {ideal: command(onNode(peerDel))},

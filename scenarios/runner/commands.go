@@ -141,13 +141,42 @@ func setGlobal(n *node, c *scenarios.Command, _ bool) (int, string) {
 	return result(n.ln.SetGlobal(strings.TrimPrefix(c.Verb, "set "), c.Value))
 }
 
-// netSet is lnetctl net set --nid NID|--all --health V (lnet_ni_set_healthv).
-func netSet(n *node, c *scenarios.Command, _ bool) (int, string) {
+// netSet is lnetctl net set --nid NID|--all with --health V (lnet_ni_set_healthv) or
+// --conns-per-peer V (the NI's o2iblnd conns_per_peer: peers created after it open V
+// connections; the ideal LND has no connections, so there it changes nothing).
+func netSet(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) {
 	_, all := c.Args["all"]
+	if _, cpp := c.Args["conns-per-peer"]; cpp {
+		return connsPerPeer(f, n, c, all)
+	}
 	if all {
 		return result(n.ln.ConfigNIHealth(0, true, c.Value))
 	}
 	return eachNID(c.NIDs, func(nid lnet.NID) error { return n.ln.ConfigNIHealth(nid, false, c.Value) })
+}
+
+// connsPerPeer sets conns_per_peer on the NIs named (or all), ENOENT for a NID that is not
+// a local NI.
+func connsPerPeer(f *faultState, n *node, c *scenarios.Command, all bool) (int, string) {
+	set := func(ni *lnet.NI) {
+		if f.c.fab != nil {
+			f.c.fab.lnd.SetConnsPerPeer(ni, c.Value)
+		}
+	}
+	if all {
+		for _, ni := range n.ln.NIs() {
+			set(ni)
+		}
+		return 0, ""
+	}
+	return eachNID(c.NIDs, func(nid lnet.NID) error {
+		ni := n.ln.NI(nid)
+		if ni == nil {
+			return &lnet.ConfigError{Errno: lnet.ENOENT, Msg: "no local NI " + nid.String()}
+		}
+		set(ni)
+		return nil
+	})
 }
 
 // peerSet is lnetctl peer set --nid NID|--all --health V (lnet_peer_ni_set_healthv).

@@ -54,6 +54,8 @@ faults:
   - {at: 6s, node: client, name: udsp-pref-again, lnetctl: "udsp add --dst server:1 --src client:0"}
   - {at: 7s, node: client, name: udsp-del-none, lnetctl: "udsp del --idx 5"}
   - {at: 7s, node: client, name: udsp-del, lnetctl: "udsp del --idx 0"}
+  - {at: 7s, node: client, name: cpp, lnetctl: "net set --nid client:0 --conns-per-peer 2"}
+  - {at: 7s, node: client, name: cpp-none, lnetctl: "net set --nid 10.0.0.99@o2ib --conns-per-peer 2"}
 expect:
   - {check: command, fault: retry, status: ok}
   - {check: command, fault: tt-too-small, status: EINVAL}
@@ -82,6 +84,8 @@ expect:
   - {check: command, fault: udsp-pref-again, status: EALREADY}
   - {check: command, fault: udsp-del-none, status: ENOENT}
   - {check: command, fault: udsp-del, status: ok}
+  - {check: command, fault: cpp, status: ok}
+  - {check: command, fault: cpp-none, status: ENOENT}
   - {check: lnetctl, at: 6500ms, node: client, command: udsp show, equal: {udsp: [{idx: 0, src: o2ib0, action: {priority: 2}}, {idx: 1, src: 10.0.0.1@o2ib, dst: 10.0.0.5@o2ib}]}}
   - {check: lnetctl, at: 8s, node: client, command: udsp show, equal: {udsp: [{idx: 0, src: 10.0.0.1@o2ib, dst: 10.0.0.5@o2ib}]}}
   - {check: route, at: 9s, node: client, net: o2ib1, gateway: "rtr:0", state: down}
