@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -50,9 +52,9 @@ func (b *byteReader) Read(p []byte) (int, error) {
 // (one less for a parser error) and no column. Fed one byte at a time, the parser stops
 // reading at the problem, give or take the token it was reading: that bounds the search.
 // The problem is where the shortest prefix of data that fails with the same message ends,
-// as the parser reads its input in order: halving over whole lines from fromLine (1-based, 0
-// if unknown; no prefix ending before it holds the problem), then over the line, finds it.
-// When that would parse more than locateBudget bytes, the last byte read is the answer.
+// as the parser reads its input in order. A prefix that merely leaves a flow collection
+// open fails like one that closes it wrongly; with the closer yaml.v3 expected appended,
+// only the second still fails, so that is tried first.
 func syntaxPos(data []byte, msg string, fromLine int) int {
 	br := &byteReader{data: data}
 	firstYAMLError(br)
@@ -60,15 +62,43 @@ func syntaxPos(data []byte, msg string, fromLine int) int {
 		return 0
 	}
 	hi := min(max(br.n, 1), len(data))
+	if c := closerFor(msg); c != "" {
+		if off, ok := prefixSearch(data, msg, c, fromLine, hi); ok {
+			return off
+		}
+	}
+	if off, ok := prefixSearch(data, msg, "", fromLine, hi); ok {
+		return off
+	}
+	return hi - 1
+}
+
+// closerFor is what closes the flow collection a message says is not closed, or "".
+func closerFor(msg string) string {
+	switch {
+	case strings.HasSuffix(msg, "expected ',' or ']'"):
+		return "]"
+	case strings.HasSuffix(msg, "expected ',' or '}'"):
+		return "}"
+	}
+	return ""
+}
+
+// prefixSearch finds the shortest prefix of data[:hi] that, with suffix appended, fails
+// with msg: halving over whole lines from fromLine (1-based, 0 if unknown; no prefix ending
+// before it holds the problem), then over the line. It gives up (false) when data[:hi]
+// does not fail so or finding the line would parse more than locateBudget bytes; past the
+// budget within the line it returns the end of the part not yet ruled out.
+func prefixSearch(data []byte, msg, suffix string, fromLine, hi int) (int, bool) {
 	spent := 0
 	fails := func(k int) bool {
 		spent += k
-		return firstYAMLError(bytes.NewReader(data[:k])) == msg
+		return firstYAMLError(io.MultiReader(bytes.NewReader(data[:k]), strings.NewReader(suffix))) == msg
 	}
 	ends := lineEnds(data[:hi])
 	lo := min(max(fromLine-2, 0), len(ends)-1)
-	if (len(ends)-lo+8)*hi > locateBudget || !fails(hi) {
-		return hi - 1
+	if (bits.Len(uint(len(ends)-lo))+1)*hi > locateBudget || !fails(hi) {
+		return 0, false
 	}
 	last := len(ends) - 1
 	for lo < last {
@@ -82,7 +112,7 @@ func syntaxPos(data []byte, msg string, fromLine int) int {
 	if last > 0 {
 		a = ends[last-1]
 	}
-	for a+1 < b {
+	for a+1 < b && spent+b <= locateBudget {
 		mid := (a + b) / 2
 		for mid > a+1 && !utf8.RuneStart(data[mid]) {
 			mid--
@@ -93,7 +123,7 @@ func syntaxPos(data []byte, msg string, fromLine int) int {
 			a = mid
 		}
 	}
-	return b - 1
+	return b - 1, true
 }
 
 // badChar returns the offset and description of the first character YAML refuses (a

@@ -18,7 +18,7 @@ func TestSyntaxErrorLocations(t *testing.T) {
 		{"unclosed flow map", head + "  server: {\n", "f.yaml:5:11: YAML syntax: did not find expected node content (give a value here, or close what is open)"},
 		{"unclosed quote", head + "  server: \"abc\n", "f.yaml:5:11: YAML syntax: found unexpected end of stream (close the quote)"},
 		{"mapping in a value", head + "  server: a: b\n", "f.yaml:5:12: YAML syntax: mapping values are not allowed in this context (quote a value that contains ': ', or start a new line for a nested key)"},
-		{"wrong closing bracket", head + "  server: {a: 1]\n", "f.yaml:5:12: YAML syntax: did not find expected ',' or '}' (close the mapping with }, or separate its entries with commas)"},
+		{"wrong closing bracket", head + "  server: {a: 1]\n", "f.yaml:5:16: YAML syntax: did not find expected ',' or '}' (close the mapping with }, or separate its entries with commas)"},
 		{"sequence in a mapping", head + "  - x\n", "f.yaml:5:3: YAML syntax: did not find expected key (line this key up with the keys above it, or indent it under one)"},
 		{"unknown anchor", "duration: 60s\nx: *nope\n", "f.yaml:2:8: YAML syntax: unknown anchor 'nope' referenced (define the anchor with &name before an alias *name refers to it)"},
 		{"second document", "duration: 60s\n---\nx: [\n", "f.yaml:3:4: YAML syntax: did not find expected node content (give a value here, or close what is open)"},
