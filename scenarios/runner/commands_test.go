@@ -56,6 +56,7 @@ faults:
   - {at: 7s, node: client, name: udsp-del, lnetctl: "udsp del --idx 0"}
   - {at: 7s, node: client, name: cpp, lnetctl: "net set --nid client:0 --conns-per-peer 2"}
   - {at: 7s, node: client, name: cpp-none, lnetctl: "net set --nid 10.0.0.99@o2ib --conns-per-peer 2"}
+  - {at: 8s, node: client, name: add-for, lnetctl: "route add --net o2ib2 --gateway rtr:0", for: 1s}
 expect:
   - {check: command, fault: retry, status: ok}
   - {check: command, fault: tt-too-small, status: EINVAL}
@@ -86,6 +87,9 @@ expect:
   - {check: command, fault: udsp-del, status: ok}
   - {check: command, fault: cpp, status: ok}
   - {check: command, fault: cpp-none, status: ENOENT}
+  - {check: lnetctl, at: 8500ms, node: client, command: route show -v, present: {route: [{net: o2ib2, gateway: 10.0.0.3@o2ib}]}}
+  - {check: lnetctl, at: 9500ms, node: client, command: route show -v, absent: {route: [{net: o2ib2}]}}
+  - {check: command, fault: add-for, status: ok}
   - {check: lnetctl, at: 6500ms, node: client, command: udsp show, equal: {udsp: [{idx: 0, src: o2ib0, action: {priority: 2}}, {idx: 1, src: 10.0.0.1@o2ib, dst: 10.0.0.5@o2ib}]}}
   - {check: lnetctl, at: 8s, node: client, command: udsp show, equal: {udsp: [{idx: 0, src: 10.0.0.1@o2ib, dst: 10.0.0.5@o2ib}]}}
   - {check: route, at: 9s, node: client, net: o2ib1, gateway: "rtr:0", state: down}
@@ -188,6 +192,8 @@ faults:
   - {at: 5s, node: server, name: del-srv, lnetctl: "net del --net o2ib1"}
   - {at: 5s, node: server, name: del-again, lnetctl: "net del --net o2ib1"}
   - {at: 6s, node: client, name: ping2, lnetctl: "ping 10.0.0.2@o2ib1 --timeout 2"}
+  - {at: 10s, action: node_crash, node: server}
+  - {at: 11s, node: server, name: on-crashed, lnetctl: "set retry_count 1"}
 expect:
   - {check: command, fault: add-srv, status: ok}
   - {check: command, fault: add-cli, status: ok}
@@ -196,7 +202,7 @@ expect:
   - {check: command, fault: del-srv, status: ok}
   - {check: command, fault: del-again, status: ENOENT}
   - {check: lnetctl, at: 3s, node: client, command: net show -v, present: {net: [{net type: o2ib1, local NI(s): [{nid: 10.0.0.1@o2ib1}]}]}}
-  - {check: messages, workload: w0, status: failed, eq: 0}
+  - {check: messages, workload: w0, status: failed, at: 10s, eq: 0}
 `
 
 // TestLnetctlNet: net add of a second net on an interface that carries one (its NI shares
@@ -215,6 +221,7 @@ func TestLnetctlNet(t *testing.T) {
 5000000000,server,del-srv,net del --net o2ib1,ok,,
 5000000000,server,del-again,net del --net o2ib1,ENOENT,,no local net o2ib1 (ENOENT)
 8000000000,client,ping2,ping 10.0.0.2@o2ib1 --timeout 2 [10.0.0.2@o2ib1],ECONNREFUSED,,no reply
+11000000000,server,on-crashed,set retry_count 1,not_run,,the node is down
 `
 	if got != want {
 		t.Errorf("commands.csv:\n%s\nwant:\n%s", got, want)
