@@ -16,7 +16,7 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Benchmarks of the simulator itself",
 	}
-	cmd.AddCommand(newBenchPholdCmd())
+	cmd.AddCommand(newBenchPholdCmd(), newBenchClusterCmd())
 	return cmd
 }
 

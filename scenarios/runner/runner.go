@@ -46,6 +46,9 @@ type Options struct {
 	PcapLink pcap.Link
 	// Trace, if set, is a Chrome trace-event JSON file of the run (Perfetto, chrome://tracing).
 	Trace string
+	// AtStart, if set, is called once the cluster is built and the workloads are posted, just
+	// before the first event fires: lnetsim bench cluster times the set-up there.
+	AtStart func()
 	// AtEnd, if set, is called when the simulation has reached its end, while the whole
 	// simulated cluster is still live: lnetsim --memprofile snapshots the heap there.
 	AtEnd func()
@@ -129,6 +132,9 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	faults.schedule()
 	ch.schedule()
 	smp.start()
+	if opt.AtStart != nil {
+		opt.AtStart()
+	}
 	runErr := runCapped(c.k, s.Duration, opt.MaxEvents, opt.Monitor)
 	var capErr *CapError
 	if runErr != nil && (!errors.As(runErr, &capErr) || !opt.WriteIncomplete) {

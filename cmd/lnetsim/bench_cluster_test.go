@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// smallCluster is the size the tests and BenchmarkCluster run: 100 clients, 4 routers, 10
+// servers, 10 ms.
+var smallCluster = clusterSpec{Clients: 100, Routers: 4, Servers: 10, Duration: 10 * sim.Millisecond}
+
+func TestBenchCluster(t *testing.T) {
+	args := []string{"bench", "cluster", "--clients", "100", "--routers", "4", "--servers", "10", "--duration", "10ms", "--json"}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res clusterResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	// Every hop of the writes and reads through the routers is counted; the figures are those
+	// of the deterministic run.
+	if res.Messages != 4125 || res.Events != 141497 || res.Checksum != "23f9903642abf63a" {
+		t.Fatalf("messages %d events %d checksum %s; want 4125 141497 23f9903642abf63a", res.Messages, res.Events, res.Checksum)
+	}
+	if res.EventsPerMessage != float64(141497)/4125 || res.SetupSeconds <= 0 || res.LoopSeconds <= 0 || res.PeakHeapMiB <= 0 {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+// TestBenchClusterScenario: --print-scenario prints a scenario that loads as it is, with one
+// route per router each way.
+func TestBenchClusterScenario(t *testing.T) {
+	code, out, errOut := runCLI(t, "bench", "cluster", "--clients", "3", "--routers", "2", "--servers", "1", "--print-scenario")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	s, err := scenarios.Load("printed.yaml", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Members) != 6 || len(s.LNet.Routes) != 4 || len(s.Workload) != 2 || s.Duration != 100*sim.Millisecond {
+		t.Fatalf("members %d routes %d workloads %d duration %s", len(s.Members), len(s.LNet.Routes), len(s.Workload), s.Duration)
+	}
+}
+
+func TestBenchClusterUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "cluster", "--clients", "0"},
+		{"bench", "cluster", "--duration", "0s"},
+		{"bench", "cluster", "--backend", "tcp"},
+	} {
+		if code, _, errOut := runCLI(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2", args, code, errOut)
+		}
+	}
+}
+
+// BenchmarkCluster is `lnetsim bench cluster` at the small size: it reports LNet messages per
+// wall-second of the event loop, events per message and ns per event.
+//
+//	go test -run '^$' -bench Cluster -benchtime 3x ./cmd/lnetsim/
+func BenchmarkCluster(b *testing.B) {
+	var msgs, events uint64
+	var loop float64
+	for b.Loop() {
+		r, err := benchCluster(smallCluster, "o2ib")
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs, events, loop = msgs+r.Messages, events+r.Events, loop+r.LoopSeconds
+	}
+	b.ReportMetric(float64(msgs)/loop, "msgs/s")
+	b.ReportMetric(float64(events)/float64(msgs), "events/msg")
+	b.ReportMetric(loop*1e9/float64(events), "ns/event")
+}
