@@ -9,11 +9,23 @@ import (
 
 // CMTiming holds the RDMA CM's delays. Zero fields take the defaults shown.
 type CMTiming struct {
-	AddrResolve  sim.Time // IPoIB ARP resolution (default 50us)
-	RouteResolve sim.Time // SA path record query (default 100us)
+	AddrResolve  sim.Time // an answered IPoIB ARP probe, request and reply (default 50us)
+	RouteResolve sim.Time // an answered SA path record query (default 100us)
 	MAD          sim.Time // one-way delivery of a CM MAD: REQ, REP, RTU, REJ, DREQ, DREP (default 10us)
-	// ResponseTimeout is the CM's wait for a reply to a REQ or DREQ before resending it
-	// (default 4.096us * 2^20, about 4.3s, the rdma_cm's CMA_CM_RESPONSE_TIMEOUT).
+	// ARPProbes and ARPRetrans pace address resolution: an unanswered ARP request is resent
+	// after ARPRetrans, ARPProbes requests in all (defaults 3 and 1s, Linux's neighbour
+	// mcast_solicit and retrans_time); then rdma_resolve_addr waits for its timeout.
+	ARPProbes  int
+	ARPRetrans sim.Time
+	// SARetries is how many times a path record query is resent, each attempt waiting
+	// 1/SARetries of rdma_resolve_route's timeout (default 10, Linux's sa_query
+	// nmbr_sa_query_retries; the last attempt ends at the timeout).
+	SARetries int
+	// ResponseTimeout is the CM's wait for a reply to a REQ or DREQ before resending it.
+	// The default is what the IB CM computes for rdma_cm's requests: twice the path's packet
+	// lifetime plus the remote CM response time, each an IBA exponent converted to 2^(e-8)
+	// ms: packet lifetime 18 (OpenSM's default) and CMA_CM_RESPONSE_TIMEOUT 20 give
+	// 2*1024 + 4096 = 6144 ms.
 	ResponseTimeout sim.Time
 	MaxRetries      int      // resends before giving up (default 15, CMA_MAX_CM_RETRIES)
 	Timewait        sim.Time // from DISCONNECTED to TIMEWAIT_EXIT (default 1s)
@@ -29,11 +41,27 @@ func (c *CMTiming) fill() {
 	def(&c.AddrResolve, 50*sim.Microsecond)
 	def(&c.RouteResolve, 100*sim.Microsecond)
 	def(&c.MAD, 10*sim.Microsecond)
-	def(&c.ResponseTimeout, AckTimeout(20))
+	def(&c.ResponseTimeout, 2*cmConvert(18)+cmConvert(20))
+	def(&c.ARPRetrans, sim.Second)
+	if c.ARPProbes == 0 {
+		c.ARPProbes = 3
+	}
+	if c.SARetries == 0 {
+		c.SARetries = 10
+	}
 	def(&c.Timewait, sim.Second)
 	if c.MaxRetries == 0 {
 		c.MaxRetries = 15
 	}
+}
+
+// cmConvert converts an IBA time exponent to the IB CM's rounded milliseconds (2^(e-8) ms
+// for 4.096us * 2^e), as the Linux IB CM does for its MAD timeouts.
+func cmConvert(e int) sim.Time {
+	if e < 8 {
+		e = 8
+	}
+	return sim.Time(1<<(e-8)) * sim.Millisecond
 }
 
 // CMEventType is an RDMA CM event (enum rdma_cm_event_type).
@@ -211,6 +239,8 @@ type CMID struct {
 	timerOp  uint8
 	deadline sim.Time
 	retries  int
+	probes   int      // ARP requests or path record queries sent by this resolution
+	every    sim.Time // path record query: the wait for each answer
 	reqPriv  []byte
 	passive  bool // created by a CONNECT_REQUEST: indexed in Fabric.passive by peer
 
@@ -219,9 +249,11 @@ type CMID struct {
 }
 
 const (
-	tAddr = iota
+	tAddr      = iota // an ARP reply arrives
+	tAddrProbe        // time to resend the ARP request
 	tAddrFail
 	tRoute
+	tRouteRetry
 	tRouteFail
 	tReq
 	tRTU
@@ -310,10 +342,13 @@ func (id *CMID) Listen(backlog int) error {
 	return nil
 }
 
-// ResolveAddr resolves dst to a local port and the destination port (rdma_resolve_addr):
-// ADDR_RESOLVED after CMTiming.AddrResolve if the destination answers ARP over IPoIB then
-// (its node up, its port active, a path up), else ADDR_ERROR (ETIMEDOUT) when timeout
-// expires. src picks the local address; if invalid, the node's first port with an address.
+// ResolveAddr resolves dst to a local port and the destination port (rdma_resolve_addr,
+// modelling Linux's rdma_resolve_ip over the IPoIB neighbour table): an ARP request goes
+// out at once and every CMTiming.ARPRetrans while unanswered, CMTiming.ARPProbes in all;
+// ADDR_RESOLVED comes CMTiming.AddrResolve (plus any link_delay) after the first request
+// whose request and reply both cross the fabric (see cm_path.go), else ADDR_ERROR
+// (ETIMEDOUT) when timeout expires. src picks the local address; if invalid, the node's
+// first port with an address.
 func (id *CMID) ResolveAddr(src netip.Addr, dst netip.AddrPort, timeout sim.Time) error {
 	if id.state != cmIdle {
 		return ErrBadState
@@ -346,29 +381,76 @@ func (id *CMID) ResolveAddr(src netip.Addr, dst netip.AddrPort, timeout sim.Time
 	id.remote = dst
 	id.setState(cmAddrQuery)
 	id.deadline = id.f.k.Now() + timeout
-	d := id.f.cfg.CM.AddrResolve
-	if d > timeout {
-		d = timeout
-	}
-	id.arm(tAddr, d)
+	id.probes = 0
+	id.arpProbe()
 	return nil
 }
 
-// ResolveRoute obtains a path to the resolved destination (rdma_resolve_route):
-// ROUTE_RESOLVED after CMTiming.RouteResolve if the subnet has a path of up links, else
-// ROUTE_ERROR (ETIMEDOUT) when timeout expires.
+// arpProbe sends an ARP request: its reply arms tAddr, a loss the next request or, after
+// the last, the wait for the deadline.
+func (id *CMID) arpProbe() {
+	f := id.f
+	now := f.k.Now()
+	id.probes++
+	id.dstPort = f.PortByIP(id.remote.Addr())
+	if id.dstPort != nil && id.port.hca.alive() {
+		if extra, ok := f.roundTrip(id.port, id.dstPort); ok && now+f.cfg.CM.AddrResolve+extra < id.deadline {
+			id.arm(tAddr, f.cfg.CM.AddrResolve+extra)
+			return
+		}
+	}
+	id.nextProbe()
+}
+
+// nextProbe arms the next ARP request, or the deadline after the last.
+func (id *CMID) nextProbe() {
+	id.again(tAddrProbe, tAddrFail, id.f.cfg.CM.ARPProbes, id.f.cfg.CM.ARPRetrans)
+}
+
+// again arms op after every if fewer than max requests went out and the next one starts
+// before the deadline, else fail at the deadline.
+func (id *CMID) again(op, fail uint8, max int, every sim.Time) {
+	now := id.f.k.Now()
+	if id.probes < max && now+every < id.deadline {
+		id.arm(op, every)
+		return
+	}
+	id.arm(fail, id.deadline-now)
+}
+
+// ResolveRoute obtains a path to the resolved destination (rdma_resolve_route, modelling
+// Linux's SA path record query): ROUTE_RESOLVED after CMTiming.RouteResolve (plus any
+// link_delay) once a query and its answer cross the local link with the subnet manager up
+// and the subnet has a path of up links when the answer arrives; an unanswered query is
+// resent every timeout/CMTiming.SARetries; ROUTE_ERROR (ETIMEDOUT) when timeout expires.
 func (id *CMID) ResolveRoute(timeout sim.Time) error {
 	if id.state != cmAddrResolved {
 		return ErrBadState
 	}
 	id.setState(cmRouteQuery)
 	id.deadline = id.f.k.Now() + timeout
-	d := id.f.cfg.CM.RouteResolve
-	if d > timeout {
-		d = timeout
-	}
-	id.arm(tRoute, d)
+	id.probes = 0
+	id.every = timeout / sim.Time(id.f.cfg.CM.SARetries)
+	id.saSend()
 	return nil
+}
+
+// saSend sends a path record query: its answer arms tRoute, a loss the next query or,
+// after the last, the wait for the deadline.
+func (id *CMID) saSend() {
+	f := id.f
+	id.probes++
+	extra, ok := f.saQuery(id.port)
+	if d := f.cfg.CM.RouteResolve + extra; ok && d < id.every && f.k.Now()+d < id.deadline {
+		id.arm(tRoute, d)
+		return
+	}
+	id.nextQuery()
+}
+
+// nextQuery arms the next path record query, or the deadline after the last.
+func (id *CMID) nextQuery() {
+	id.again(tRouteRetry, tRouteFail, id.f.cfg.CM.SARetries+1, id.every)
 }
 
 func (id *CMID) reachable() bool {
@@ -541,33 +623,38 @@ func (id *CMID) rtsAttr() QPAttr {
 func (id *CMID) timeout() {
 	f := id.f
 	switch id.timerOp {
-	case tAddr, tAddrFail:
+	case tAddr, tAddrProbe, tAddrFail:
 		if id.state != cmAddrQuery {
 			return
 		}
-		id.dstPort = f.PortByIP(id.remote.Addr())
-		if id.timerOp == tAddr && id.reachable() {
+		switch {
+		case id.timerOp == tAddrProbe:
+			id.arpProbe()
+			return
+		case id.timerOp == tAddr && id.reachable():
 			id.setState(cmAddrResolved)
 			id.event(CMAddrResolved, 0, nil)
 			return
-		}
-		if now := f.k.Now(); now < id.deadline {
-			id.arm(tAddrFail, id.deadline-now)
+		case id.timerOp == tAddr:
+			id.nextProbe()
 			return
 		}
 		id.setState(cmIdle)
 		id.event(CMAddrError, ETIMEDOUT, nil)
-	case tRoute, tRouteFail:
+	case tRoute, tRouteRetry, tRouteFail:
 		if id.state != cmRouteQuery {
 			return
 		}
-		if id.timerOp == tRoute && id.reachable() {
+		switch {
+		case id.timerOp == tRouteRetry:
+			id.saSend()
+			return
+		case id.timerOp == tRoute && id.reachable():
 			id.setState(cmRouteResolved)
 			id.event(CMRouteResolved, 0, nil)
 			return
-		}
-		if now := f.k.Now(); now < id.deadline {
-			id.arm(tRouteFail, id.deadline-now)
+		case id.timerOp == tRoute:
+			id.nextQuery()
 			return
 		}
 		id.setState(cmAddrResolved)

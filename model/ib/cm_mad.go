@@ -3,8 +3,9 @@ package ib
 import "net/netip"
 
 // cmMsg is a CM MAD in flight (IB CM REQ, REP, RTU, REJ, DREQ, DREP). MADs travel as timed
-// messages (CMTiming.MAD), not as chunks: they are lost when, on arrival, the path between
-// the two ports is down or either HCA is dead, and are otherwise never lost.
+// messages, not as chunks: at sending, madFate walks the route (a lane down, or a loss or
+// corruption draw, loses the MAD; link_delay adds to CMTiming.MAD); on arrival the MAD is
+// lost again if the path went down meanwhile or either HCA died.
 type cmMsg struct {
 	typ      uint8
 	from, to int32 // sender's id; receiver's id (-1 for a REQ: the listener is looked up)
@@ -31,7 +32,12 @@ func (f *Fabric) sendMAD(m cmMsg) {
 	if m.src == nil || m.dst == nil {
 		return
 	}
-	f.defer_(f.cfg.CM.MAD, pending{op: pCMMsg, msg: m})
+	extra, ok := f.madFate(m.src, m.dst)
+	if !ok {
+		f.mgmt.lost++
+		return
+	}
+	f.defer_(f.cfg.CM.MAD+extra, pending{op: pCMMsg, msg: m})
 }
 
 func (f *Fabric) madLost(m cmMsg) bool {
@@ -54,6 +60,7 @@ func (f *Fabric) idAt(i int32) *CMID {
 // cmReceive is the CM state machine's handling of an arriving MAD.
 func (f *Fabric) cmReceive(m cmMsg) {
 	if !m.local && f.madLost(m) {
+		f.mgmt.lost++
 		return
 	}
 	if m.typ == mREQ {

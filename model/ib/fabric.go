@@ -97,6 +97,7 @@ type Fabric struct {
 	routed   bool
 	passive  map[int32]int32 // active CM id -> the passive id its REQ created (lookups only)
 	cmFaults []cmFault
+	mgmt     mgmtState // management traffic: the SM's reachability, MAD loss draws and counts
 }
 
 // New returns an empty fabric on kernel k.

@@ -46,8 +46,10 @@ func TestMsgDeadlineFromLNDTimeout(t *testing.T) {
 // side's wait for the RTU is the CM's business. Node 1's cable goes down as node 2 accepts,
 // so the REP never arrives: node 1's request is aborted by its connd (-ENETDOWN = -100) at
 // 15 s, the first check of its bucket more than connreq_timeout (12.5 s) after rdma_connect, while
-// node 2's conn stays PASSIVE_WAIT until its CM gives up resending the REP (16 x 4.3 s:
-// CONNECT_ERROR, -ENOTCONN = -107).
+// node 2's conn stays PASSIVE_WAIT until its CM gives up resending the REP (16 x 6.144 s
+// after the REP at 160 us: CONNECT_ERROR, -ENOTCONN = -107). Meanwhile node 1's LNet pings
+// its own NI (recovery), and with its port down the path record query of each loopback
+// connect gets no answer: ROUTE_ERROR 5 s later, -EHOSTUNREACH = -113.
 func TestConnreqTimeoutActiveOnly(t *testing.T) {
 	tun := lnet.DefaultTunables()
 	tun.RetryCount = 0
@@ -69,7 +71,13 @@ func TestConnreqTimeoutActiveOnly(t *testing.T) {
 	}
 	want := []string{
 		"15s 10.0.0.1@o2ib conn 10.0.0.2@o2ib failed status=-100",
-		"68.719636736s 10.0.0.2@o2ib conn 10.0.0.1@o2ib failed status=-107",
+		"21.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"27.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"33.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"41.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"57.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"89.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"98.30416s 10.0.0.2@o2ib conn 10.0.0.1@o2ib failed status=-107",
 	}
 	if strings.Join(fails, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("connection failures:\n%s\nwant\n%s", strings.Join(fails, "\n"), strings.Join(want, "\n"))

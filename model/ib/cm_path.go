@@ -1,0 +1,112 @@
+package ib
+
+import (
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// This file decides the fate of management traffic: CM MADs, the ARP exchange of address
+// resolution and the path record query of route resolution. Each packet crosses the lanes
+// of its route: a lane that is down loses it, a lane with loss or corruption draws on the
+// link's own stream "ib.link.<index>.mad" (never the data stream, so data draws do not
+// shift), and every lane's injected extra delay (link_delay) adds to its delivery time.
+// The fault-free delivery times (CMTiming) already include the wire's nominal latency, and
+// MADs take no bandwidth and never queue behind data.
+
+// mgmtState is the fabric's management traffic state.
+type mgmtState struct {
+	smDown bool          // the subnet manager answers no path record query (SMDown)
+	rng    []*sim.Stream // MAD loss draws, by link, created on first use
+	lost   uint64        // management packets lost to link faults
+}
+
+// SMDown makes the subnet manager unreachable: path record queries (rdma_resolve_route)
+// get no answer and end in ROUTE_ERROR at their timeout. Established connections and
+// address resolution are unaffected.
+func (f *Fabric) SMDown() { f.mgmt.smDown = true }
+
+// SMUp makes the subnet manager reachable again.
+func (f *Fabric) SMUp() { f.mgmt.smDown = false }
+
+// MADsLost returns how many management packets (CM MADs, ARP probes and replies, path
+// record queries and answers) link faults lost.
+func (f *Fabric) MADsLost() uint64 { return f.mgmt.lost }
+
+// madRNG returns the MAD loss stream of link i.
+func (f *Fabric) madRNG(i int32) *sim.Stream {
+	for int(i) >= len(f.mgmt.rng) {
+		f.mgmt.rng = append(f.mgmt.rng, nil)
+	}
+	if f.mgmt.rng[i] == nil {
+		f.mgmt.rng[i] = f.k.Rand(fmt.Sprintf("ib.link.%d.mad", i))
+	}
+	return f.mgmt.rng[i]
+}
+
+// laneFate reports whether a one-packet MAD crosses ln, and the lane's injected delay.
+func (f *Fabric) laneFate(ln *lane) (sim.Time, bool) {
+	if !ln.up {
+		return 0, false
+	}
+	if ln.loss > 0 || ln.corrupt > 0 {
+		r := f.madRNG(ln.link)
+		if r.Bernoulli(ln.loss) || r.Bernoulli(ln.corrupt) {
+			return 0, false
+		}
+	}
+	return ln.extra, true
+}
+
+// madFate decides at sending time whether a MAD from src reaches dst: both ports active
+// and every lane of the route crossed. It returns the extra delay the lanes add.
+func (f *Fabric) madFate(src, dst *Port) (sim.Time, bool) {
+	if !src.hca.alive() || !dst.hca.alive() {
+		return 0, false
+	}
+	if src.hca.node == dst.hca.node {
+		return 0, true
+	}
+	if src.state != PortActive || dst.state != PortActive {
+		return 0, false
+	}
+	var extra sim.Time
+	ok := f.walk(src, dst, func(ln *lane) bool {
+		d, up := f.laneFate(ln)
+		extra += d
+		return up
+	})
+	return extra, ok
+}
+
+// roundTrip decides a request from src to dst and its answer: both must cross. It returns
+// the extra delay of both ways and counts a loss.
+func (f *Fabric) roundTrip(src, dst *Port) (sim.Time, bool) {
+	there, ok := f.madFate(src, dst)
+	if ok {
+		var back sim.Time
+		if back, ok = f.madFate(dst, src); ok {
+			return there + back, true
+		}
+	}
+	f.mgmt.lost++
+	return 0, false
+}
+
+// saQuery decides a path record query from p to the subnet manager and its answer. The SM
+// is modelled one link away: the query crosses p's own link both ways, and fails if the SM
+// is down.
+func (f *Fabric) saQuery(p *Port) (sim.Time, bool) {
+	if f.mgmt.smDown || !p.hca.alive() || p.state != PortActive || p.lane < 0 {
+		return 0, false
+	}
+	there, ok := f.laneFate(&f.lanes[p.lane])
+	if ok {
+		var back sim.Time
+		if back, ok = f.laneFate(&f.lanes[p.lane^1]); ok {
+			return there + back, true
+		}
+	}
+	f.mgmt.lost++
+	return 0, false
+}
