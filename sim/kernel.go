@@ -27,6 +27,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lnetsim/lnetsim/internal/invariants"
 )
 
 // Handler receives the events scheduled for it. A handler is registered once with
@@ -98,6 +100,7 @@ type Kernel struct {
 
 	observer Observer
 	funcID   HandlerID
+	checks   []func() error // invariant checks (run only under the invariants build tag)
 
 	seed    uint64
 	streams map[string]*Stream
@@ -139,6 +142,26 @@ func (k *Kernel) SetLimits(l Limits) { k.limits = l }
 // SetObserver installs fn to see every fired event (nil removes it). Without an observer the
 // hook costs one nil check per event.
 func (k *Kernel) SetObserver(fn Observer) { k.observer = fn }
+
+// AddInvariant registers check, which reports the first violated invariant of a model (or
+// nil). Under the invariants build tag the kernel runs every check between two events every
+// invariants.CheckEvery events and when a Run or RunUntil finishes, and panics with the
+// violation, the virtual time and the event count. Without the tag checks are never run.
+func (k *Kernel) AddInvariant(check func() error) {
+	if invariants.Enabled {
+		k.checks = append(k.checks, check)
+	}
+}
+
+// CheckInvariants runs the registered checks now (under the tag) and panics on the first
+// violation. Model code between events is inconsistent: call it only from outside a handler.
+func (k *Kernel) CheckInvariants() {
+	for _, c := range k.checks {
+		if err := c(); err != nil {
+			panic(fmt.Sprintf("invariant violated at %s after %d events: %v", k.now, k.fired, err))
+		}
+	}
+}
 
 // Stop asks the running loop to return after the current event. Run and RunUntil return nil
 // and leave the clock at the time of that event.
@@ -339,6 +362,9 @@ func (k *Kernel) run(until Time, advance bool) error {
 			}
 			return fmt.Errorf("sim: %w: %d events fired by %s (%d pending)", ErrEventLimit, k.fired, k.now, k.Pending())
 		}
+		if invariants.Enabled && k.fired%invariants.CheckEvery == 0 {
+			k.CheckInvariants() // between two events, the next one still queued
+		}
 		k.q.head++
 		at, h, kind, arg, slot := e.at, e.h, int(e.kind), e.arg, e.slot
 		// Retire the slot (see retire), written out: this is the hottest loop.
@@ -359,6 +385,9 @@ func (k *Kernel) run(until Time, advance bool) error {
 // live event lies between the kernel's MaxTime and the requested horizon, else advances the
 // clock to the horizon if asked.
 func (k *Kernel) finish(until Time, advance, timeLimited bool) error {
+	if invariants.Enabled {
+		k.CheckInvariants()
+	}
 	if timeLimited && k.Pending() > 0 {
 		k.compact() // so that peek sees a live event, not a cancelled one
 		if next, ok := k.q.peek(); ok && next <= until {

@@ -105,6 +105,7 @@ func New(k *sim.Kernel, cfg Config) *Fabric {
 	cfg.fill()
 	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32), passive: make(map[int32]int32)}
 	f.hid = k.Register(f)
+	f.registerInvariants()
 	return f
 }
 

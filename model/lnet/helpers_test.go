@@ -137,43 +137,11 @@ func (p *pair) run(t testing.TB, d sim.Time) {
 	checkInvariants(t, p.b)
 }
 
-// checkInvariants asserts the kernel's credit invariant (counter < 0 iff queue non-empty),
-// credit bounds and health bounds on every NI and peer NI of n.
+// checkInvariants fails t when n breaks one of its invariants (Node.checkInvariants, which
+// the invariants build tag also runs between events).
 func checkInvariants(t testing.TB, n *Node) {
 	t.Helper()
-	for _, ni := range n.NIs() {
-		a, mx, mn := ni.TxCredits()
-		// "credits < 0 iff queued" holds per CPT queue (below); with one CPT also for the sum.
-		if len(ni.TxQueues()) == 1 && (a < 0) != (ni.TxQueued() > 0) || a > mx || mn > a || ni.Health() < 0 || ni.Health() > MaxHealth {
-			t.Fatalf("%s NI %s: credits %d/%d/%d queued %d health %d", n.Name(), ni.NID(), a, mx, mn, ni.TxQueued(), ni.Health())
-		}
-		sum := 0
-		for _, q := range ni.TxQueues() {
-			sum += q.Available
-			if (q.Available < 0) != (q.Queued > 0) || q.Available > q.Max || q.Min > q.Available {
-				t.Fatalf("%s NI %s CPT %d: %+v", n.Name(), ni.NID(), q.CPT, q)
-			}
-		}
-		if len(ni.TxQueues()) > 1 && sum != a {
-			t.Fatalf("%s NI %s: CPT credits sum to %d, ni_tx_credits %d", n.Name(), ni.NID(), sum, a)
-		}
-	}
-	for _, p := range n.Peers() {
-		best := 0
-		for _, lpni := range p.NIs() {
-			a, mx, mn := lpni.TxCredits()
-			if (a < 0) != (lpni.TxQueued() > 0) || a > mx || mn > a || lpni.Health() < 0 || lpni.Health() > MaxHealth {
-				t.Fatalf("%s peer NI %s: credits %d/%d/%d queued %d health %d", n.Name(), lpni.NID(), a, mx, mn, lpni.TxQueued(), lpni.Health())
-			}
-		}
-		for _, pn := range p.Nets() {
-			best = 0
-			for _, lpni := range pn.nis {
-				best = max(best, lpni.Health())
-			}
-			if pn.Health() != best {
-				t.Fatalf("%s peer net %s health %d, best NI %d", n.Name(), pn.ID(), pn.Health(), best)
-			}
-		}
+	if err := n.checkInvariants(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -275,6 +275,7 @@ func (n *Node) allocMsg() *Msg {
 
 // freeMsg returns a message to the pool (models lnet_msg_free).
 func (n *Node) freeMsg(m *Msg) {
+	n.checkFreeMsg(m)
 	m.gen++
 	m.md = nil
 	m.private = nil

@@ -87,6 +87,7 @@ func NewNode(k *sim.Kernel, name string, tun Tunables) (*Node, error) {
 	n.hid = k.Register(n)
 	n.monitor = sim.Timer{H: n.hid, Kind: evMonitor}
 	n.sysH = sysHandler{n}
+	n.registerInvariants()
 	return n, nil
 }
 

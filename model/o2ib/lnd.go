@@ -73,6 +73,7 @@ func New(f *ib.Fabric) *LND {
 	l := &LND{f: f, k: f.Kernel()}
 	l.hid = l.k.Register(l)
 	l.connd = sim.Timer{H: l.hid, Kind: evConnd}
+	l.registerInvariants()
 	return l
 }
 

@@ -1,0 +1,70 @@
+package ib
+
+import (
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/internal/invariants"
+)
+
+// registerInvariants hands the fabric's checks to its kernel (a no-op without the
+// invariants build tag; see package internal/invariants).
+func (f *Fabric) registerInvariants() {
+	if invariants.Enabled {
+		f.k.AddInvariant(f.checkInvariants)
+	}
+}
+
+// checkInvariants checks the fabric's CQ and QP tables: each CQ sits in its own slot and
+// holds no more completions than its size; the free CQ slots are exactly the destroyed CQs
+// whose slot was released, each once; each live QP sits at its QPN and uses CQs of its
+// own HCA that are in the table.
+func (f *Fabric) checkInvariants() error {
+	if err := f.checkCQs(); err != nil {
+		return err
+	}
+	for i, qp := range f.qps {
+		if qp == nil {
+			continue
+		}
+		if qp.num != uint32(i+1) {
+			return fmt.Errorf("ib: QP %d sits in the slot of QPN %d", qp.num, i+1)
+		}
+		for _, cq := range []*CQ{qp.init.SendCQ, qp.init.RecvCQ} {
+			if cq != nil && !cq.freed && (cq.idx >= len(f.cqs) || f.cqs[cq.idx] != cq) {
+				return fmt.Errorf("ib: QP %d on %s uses a CQ missing from the fabric's table (slot %d)", qp.num, qp.hca.Name, cq.idx)
+			}
+		}
+	}
+	return nil
+}
+
+// checkCQs checks the CQ table against its free list.
+func (f *Fabric) checkCQs() error {
+	freed := 0
+	for i, cq := range f.cqs {
+		switch {
+		case cq.idx != i:
+			return fmt.Errorf("ib: CQ in slot %d thinks it is in slot %d", i, cq.idx)
+		case cq.n > cq.size || cq.n < 0:
+			return fmt.Errorf("ib: CQ %d on %s holds %d completions, size %d", i, cq.hca.Name, cq.n, cq.size)
+		case cq.freed && !cq.dead:
+			return fmt.Errorf("ib: CQ %d on %s is live but its slot is free", i, cq.hca.Name)
+		case cq.freed:
+			freed++
+		}
+	}
+	seen := make(map[int]bool, len(f.freeCQs))
+	for _, i := range f.freeCQs {
+		if seen[i] || i >= len(f.cqs) || !f.cqs[i].freed {
+			return fmt.Errorf("ib: free CQ slot %d listed twice or not freed (%d slots, %d free)", i, len(f.cqs), len(f.freeCQs))
+		}
+		seen[i] = true
+	}
+	if freed != len(f.freeCQs) {
+		return fmt.Errorf("ib: %d CQs released, %d free slots listed: CQ count unbalanced", freed, len(f.freeCQs))
+	}
+	return nil
+}
+
+// Dead reports whether the CQ was destroyed or its node crashed.
+func (cq *CQ) Dead() bool { return cq.dead }

@@ -1,0 +1,74 @@
+package o2ib
+
+import (
+	"fmt"
+
+	"github.com/lnetsim/lnetsim/internal/invariants"
+)
+
+// registerInvariants hands the LND's checks to its kernel (a no-op without the invariants
+// build tag; see package internal/invariants).
+func (l *LND) registerInvariants() {
+	if invariants.Enabled {
+		l.k.AddInvariant(l.checkInvariants)
+	}
+}
+
+// checkInvariants checks the LND's connections and peers: the conns created and not yet
+// destroyed are exactly those whose CQ is alive, and each owns its QP number; a peer's
+// conns are established, not destroyed and its own; and a tx waiting on a peer for a
+// connection always has connd's timer to time it out.
+func (l *LND) checkInvariants() error {
+	live := 0
+	for _, c := range l.conns {
+		if err := l.checkConn(c); err != nil {
+			return err
+		}
+		if !c.destroyed {
+			live++
+		}
+	}
+	if uint64(len(l.conns)) != l.stats.ConnsCreated {
+		return fmt.Errorf("o2ib: %d conns created, %d in the table: conn count unbalanced", l.stats.ConnsCreated, len(l.conns))
+	}
+	for b := range l.peerTab {
+		for _, p := range l.peerTab[b] {
+			if err := l.checkPeer(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkConn: a live conn's CQ is alive and its QP maps back to it; a destroyed one's CQ is
+// destroyed (an LND that forgot to destroy it grows the fabric's CQ table forever).
+func (l *LND) checkConn(c *conn) error {
+	name := func() string { return fmt.Sprintf("o2ib conn %d to %s (state %d)", c.idx, c.peer.nid, c.state) }
+	switch {
+	case c.cq != nil && c.cq.Dead() != c.destroyed:
+		return fmt.Errorf("%s: destroyed %v but its CQ dead %v: CQ and conn counts unbalanced", name(), c.destroyed, c.cq.Dead())
+	case !c.destroyed && c.qp != nil && (int(c.qp.Num()) >= len(l.connByQPN) || l.connByQPN[c.qp.Num()] != nil && l.connByQPN[c.qp.Num()] != c):
+		return fmt.Errorf("%s: QP %d is mapped to another conn", name(), c.qp.Num())
+	case c.credits < 0 || c.outstanding < 0:
+		return fmt.Errorf("%s: credits %d, outstanding credits %d", name(), c.credits, c.outstanding)
+	}
+	return nil
+}
+
+// checkPeer: every conn of a linked peer is established, live and its own; a peer with txs
+// waiting for a connection is in the table and connd's timer is armed to time them out.
+func (l *LND) checkPeer(p *peer) error {
+	if !p.linked {
+		return fmt.Errorf("o2ib peer %s is in the peer table but not linked", p.nid)
+	}
+	for _, c := range p.conns {
+		if c.peer != p || c.destroyed || c.state != connEstablished {
+			return fmt.Errorf("o2ib peer %s: conn %d (state %d, destroyed %v) on its list", p.nid, c.idx, c.state, c.destroyed)
+		}
+	}
+	if len(p.txQueue) > 0 && !l.k.Armed(&l.connd) {
+		return fmt.Errorf("o2ib peer %s: %d txs wait for a connection and connd's timer is not armed: nothing will time them out", p.nid, len(p.txQueue))
+	}
+	return nil
+}
