@@ -444,3 +444,15 @@ func (n *Node) detachNI(ni *NI) {
 		n.nets = removePtr(n.nets, nt)
 	}
 }
+
+// SetDiscoveryHook installs f, called with a peer's primary NID and the result (0 or a
+// negative errno) each time a discovery of it ends: what `lnetctl discover` waits for
+// (lnet_discover).
+func (n *Node) SetDiscoveryHook(f func(peer NID, rc int)) { n.discHook = f }
+
+// DiscoverNID starts the discovery of the peer of nid (lnet_discover) and returns its
+// primary NID, under which the hook reports the end.
+func (n *Node) DiscoverNID(nid NID) NID {
+	n.DiscoverPeer(nid)
+	return n.nid2peerni(nid).peer.primary
+}

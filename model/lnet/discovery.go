@@ -147,6 +147,9 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 	p.discovering = false
 	p.discPing = nil
 	p.discovered = rc == 0
+	if n.discHook != nil {
+		n.discHook(p.primary, rc)
+	}
 	for k := p.pending.Len(); k > 0; k-- {
 		m := p.pending.Pop()
 		if rc != 0 {

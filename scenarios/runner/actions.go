@@ -53,7 +53,7 @@ var actionImpls = map[string]actionImpl{
 	"net del":           {ideal: command(netDel)},
 	"udsp add":          {ideal: command(onNode(udspAdd))},
 	"udsp del":          {ideal: command(onNode(udspDel))},
-	"discover":          {ideal: command(onNode(discoverCmd))},
+	"discover":          {ideal: discoverCmd},
 }
 
 func init() {

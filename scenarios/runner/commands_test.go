@@ -124,28 +124,33 @@ faults:
   - {at: 3s, action: link_down, ni: "server:0"}
   - {at: 4s, node: client, name: p-down, lnetctl: "ping server:0 --timeout 5"}
   - {at: 4s, node: client, name: disc, lnetctl: "discover server:1"}
+  - {at: 4s, node: client, name: disc-ghost, lnetctl: "discover 10.0.0.98@o2ib"}
 expect:
   - {check: command, at: 2s, fault: p-ok, status: ok, answered_by: "server:1"}
   - {check: command, at: 2s, fault: p-src, status: ok, answered_by: 10.0.0.4@o2ib}
   - {check: command, fault: p-badsrc, status: EINVAL}
   - {check: command, fault: p-down, status: EHOSTUNREACH}
   - {check: command, fault: p-ghost, status: EHOSTUNREACH}
-  - {check: command, fault: disc, status: ok}
+  - {check: command, fault: disc, status: ok, answered_by: 10.0.0.4@o2ib}
+  - {check: command, fault: disc-ghost, status: EHOSTUNREACH}
 `
 
 // TestLnetctlPing: lnetctl ping as lnet_ping: the REPLY's NID and round trip; --source must be
 // a local NID (EINVAL); without a REPLY by the timeout the ping ends when its GET does: a NID
 // no node has at 6s (o2iblnd's address resolution fails, EHOSTUNREACH) although the
-// timeout is 1s, a downed port's NI at 9s (timeout 5s).
+// timeout is 1s, a downed port's NI at 9s (timeout 5s). lnetctl discover ends with the
+// peer's discovery: its primary NID and NIDs, or the errno (EHOSTUNREACH for a NID no node
+// has, at 9s).
 func TestLnetctlPing(t *testing.T) {
 	got := string(runExpecting(t, lnetctlPing, BackendO2IB, "commands.csv"))
 	want := `time_ns,node,name,command,result,answered_by,detail
 1000000000,client,p-badsrc,ping 10.0.0.4@o2ib --source 10.0.0.9@o2ib [10.0.0.4@o2ib],EINVAL,,source 10.0.0.9@o2ib is not a local NID
 1000170630,client,p-ok,ping server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.63us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
 1000170649,client,p-src,ping 10.0.0.4@o2ib --source 10.0.0.2@o2ib [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.649us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
-4000000000,client,disc,discover server:1,ok,,discovery started: 10.0.0.4@o2ib
+4000000630,client,disc,discover server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 630ns; NIDs 10.0.0.4@o2ib,10.0.0.3@o2ib"
 6000000000,client,p-ghost,ping 10.0.0.99@o2ib [10.0.0.99@o2ib],EHOSTUNREACH,,no reply
 9000000000,client,p-down,ping server:0 --timeout 5 [10.0.0.3@o2ib],EHOSTUNREACH,,no reply
+9000000000,client,disc-ghost,discover 10.0.0.98@o2ib [10.0.0.98@o2ib],EHOSTUNREACH,,discovery failed
 `
 	if got != want {
 		t.Errorf("commands.csv:\n%s\nwant:\n%s", got, want)

@@ -28,6 +28,8 @@ type faultState struct {
 	records []record.Fault
 	cmds    []record.Command // lnetctl commands run, in order
 	pings   []*cmdPing       // lnetctl pings, by index (evCmdPingTimeout)
+	// discovers are the lnetctl discovers waiting for their peer's discovery to end.
+	discovers []*cmdDiscover
 	// Per fault index: the LNet rules it added, and the hits of rules already removed.
 	dropRules  [][]ruleRef
 	delayRules [][]ruleRef

@@ -132,7 +132,7 @@ func (p *cmdPing) record(result, detail string) {
 	p.done = true
 	f := p.f
 	f.cmds = append(f.cmds, record.Command{Time: f.c.k.Now(), Node: p.ft.Node, Name: p.ft.Name,
-		Command: strings.TrimPrefix(p.ft.Lnetctl, "lnetctl ") + " [" + p.target.String() + "]", Result: result, AnsweredBy: p.answeredBy, Detail: detail})
+		Command: cmdText(p.ft, p.target.String()), Result: result, AnsweredBy: p.answeredBy, Detail: detail})
 }
 
 // cmdBlocked returns the record of a command its node cannot run (down or LNet
@@ -148,13 +148,68 @@ func (f *faultState) cmdBlocked(n *node, ft *scenarios.Fault) *record.Command {
 	return nil
 }
 
-// discoverCmd is lnetctl discover NID[,NID...] (lnet_discover): discovery of each peer;
-// recorded as started (the model's discovery is the ping of its peer).
-func discoverCmd(n *node, c *scenarios.Command, _ bool) (int, string) {
-	for _, s := range c.NIDs {
-		if nid, err := lnet.ParseNID(s); err == nil {
-			n.ln.DiscoverPeer(nid)
+// cmdDiscover is one lnetctl discover of one NID in flight.
+type cmdDiscover struct {
+	ft      *scenarios.Fault
+	nid     string
+	primary lnet.NID
+	start   sim.Time
+}
+
+// discoverCmd is lnetctl discover NID[,NID...] (lnet_discover, one per NID): each peer's
+// discovery, recorded when it ends: ok with the peer's primary NID as answered_by and the
+// NIDs the peer now has, or the discovery's errno.
+func discoverCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
+	n := f.c.byName[ft.Node]
+	for _, s := range ft.Cmd.NIDs {
+		if b := f.cmdBlocked(n, ft); b != nil {
+			f.cmds = append(f.cmds, record.Command{Time: f.c.k.Now(), Node: ft.Node, Name: ft.Name,
+				Command: cmdText(ft, s), Result: b.Result, Detail: b.Detail})
+			continue
+		}
+		nid, err := lnet.ParseNID(s)
+		if err != nil {
+			continue
+		}
+		n.ln.SetDiscoveryHook(func(peer lnet.NID, rc int) { f.discovered(n, peer, rc) })
+		d := &cmdDiscover{ft: ft, nid: s, start: f.c.k.Now()}
+		d.primary = n.ln.DiscoverNID(nid)
+		f.discovers = append(f.discovers, d)
+	}
+}
+
+// discovered records the end of every discover command waiting for peer on node n.
+func (f *faultState) discovered(n *node, peer lnet.NID, rc int) {
+	keep := f.discovers[:0]
+	for _, d := range f.discovers {
+		if d.primary != peer || f.c.byName[d.ft.Node] != n {
+			keep = append(keep, d)
+			continue
+		}
+		rec := record.Command{Time: f.c.k.Now(), Node: d.ft.Node, Name: d.ft.Name, Command: cmdText(d.ft, d.nid), Result: "ok"}
+		if rc != 0 {
+			rec.Result, rec.Detail = lnet.ErrnoName(rc), "discovery failed"
+		} else {
+			rec.AnsweredBy = peer.String()
+			rec.Detail = fmt.Sprintf("after %s; NIDs %s", f.c.k.Now()-d.start, peerNIDs(n, peer))
+		}
+		f.cmds = append(f.cmds, rec)
+	}
+	f.discovers = keep
+}
+
+// peerNIDs lists the NIDs node n knows for the peer with that primary NID.
+func peerNIDs(n *node, primary lnet.NID) string {
+	var out []string
+	if lpni := n.ln.PeerNI(primary); lpni != nil {
+		for _, x := range lpni.Peer().NIs() {
+			out = append(out, x.NID().String())
 		}
 	}
-	return 0, "discovery started: " + strings.Join(c.NIDs, ",")
+	return strings.Join(out, ",")
+}
+
+// cmdText is a one-NID command's text in commands.csv: as written, with the NID it is for.
+func cmdText(ft *scenarios.Fault, nid string) string {
+	return strings.TrimPrefix(ft.Lnetctl, "lnetctl ") + " [" + nid + "]"
 }
