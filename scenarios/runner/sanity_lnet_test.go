@@ -27,7 +27,7 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-103", []string{"faults[1].lnetctl=route del --net o2ib103 --gateway 10.0.0.[2-5/2]@o2ib"}, []string{"after route del the export lists no gateway, as before"}},
 		{"sanity-lnet-105", []string{"faults[0].at=3s"}, []string{"peer add of the gateway fails"}},
 		{"sanity-lnet-106", []string{"faults[0].at=3s"}, []string{"peer del of the gateway fails"}},
-		{"sanity-lnet-111", []string{"lnet.routes[498].net=o2ib501"}, []string{"route show lists o2ib2 and o2ib500 through the gateway", "and nothing else", "LNetDist reaches o2ib500 through the gateway at distance 2"}},
+		{"sanity-lnet-111", []string{"faults[498].lnetctl=route add -n o2ib501 -g 10.0.0.2@o2ib"}, []string{"the export lists exactly the 499 routes, in the order added", "route show lists o2ib2 and o2ib500 through the gateway", "and nothing else", "LNetDist reaches o2ib500 through the gateway at distance 2"}},
 		{"sanity-lnet-215", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"25 more from nid1 - only nid1's NI counts them", "50 pings of nid2 - both NIs count", "50 more from nid2 - only nid2's NI counts them"}},
 		{"sanity-lnet-219", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"both NIDs are listed under one peer"}},
 		{"sanity-lnet-220", stopRouter, routerDown},
