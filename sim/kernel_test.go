@@ -57,9 +57,9 @@ func TestFIFOTies(t *testing.T) {
 func TestCancel(t *testing.T) {
 	tests := []struct {
 		name string
-		run  func(k *Kernel, r *recorder) []string
+		run  func(t *testing.T, k *Kernel, r *recorder) []string
 	}{
-		{"before fire", func(k *Kernel, r *recorder) []string {
+		{"before fire", func(t *testing.T, k *Kernel, r *recorder) []string {
 			a := k.Schedule(10, r.id, 1, 0)
 			k.Schedule(20, r.id, 2, 0)
 			if !k.Cancel(a) {
@@ -70,7 +70,7 @@ func TestCancel(t *testing.T) {
 			}
 			return []string{"20ns:2:0"}
 		}},
-		{"after fire is a no-op", func(k *Kernel, r *recorder) []string {
+		{"after fire is a no-op", func(t *testing.T, k *Kernel, r *recorder) []string {
 			a := k.Schedule(10, r.id, 1, 0)
 			if err := k.RunUntil(15); err != nil {
 				t.Fatal(err)
@@ -85,14 +85,14 @@ func TestCancel(t *testing.T) {
 			}
 			return []string{"10ns:1:0", "20ns:2:0"}
 		}},
-		{"zero handle", func(k *Kernel, r *recorder) []string {
+		{"zero handle", func(t *testing.T, k *Kernel, r *recorder) []string {
 			if k.Cancel(EventID{}) {
 				t.Error("Cancel(zero) returned true")
 			}
 			k.Schedule(1, r.id, 1, 0)
 			return []string{"1ns:1:0"}
 		}},
-		{"inside a same-time batch", func(k *Kernel, r *recorder) []string {
+		{"inside a same-time batch", func(t *testing.T, k *Kernel, r *recorder) []string {
 			k.Schedule(10, r.id, 1, 0)
 			later := k.Schedule(10, r.id, 2, 0)
 			k.Schedule(10, r.id, 3, 0)
@@ -103,7 +103,7 @@ func TestCancel(t *testing.T) {
 			}
 			return []string{"10ns:1:0", "10ns:3:0"}
 		}},
-		{"self-cancel while firing is a no-op", func(k *Kernel, r *recorder) []string {
+		{"self-cancel while firing is a no-op", func(t *testing.T, k *Kernel, r *recorder) []string {
 			self := k.Schedule(10, r.id, 1, 0)
 			r.hook = func(int, uint64) {
 				if k.Cancel(self) {
@@ -117,7 +117,7 @@ func TestCancel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			k := New(1)
 			r := newRecorder(k)
-			want := tc.run(k, r)
+			want := tc.run(t, k, r)
 			if err := k.Run(); err != nil {
 				t.Fatal(err)
 			}

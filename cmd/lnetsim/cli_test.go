@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,16 +80,33 @@ func TestSweepPlanAndEmit(t *testing.T) {
 	}
 }
 
+// TestPlotCommand: plot draws every figure the run has data for as a PNG file in the run
+// directory, names each on stdout, and says on stderr why the others were not drawn.
 func TestPlotCommand(t *testing.T) {
 	dir := plotRunDir(t, "")
-	code, out, errOut := runCLI(t, "plot", dir, "--format", "svg")
+	code, out, errOut := runCLI(t, "plot", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, f := range []string{"health.svg", "throughput.svg", "latency.svg"} {
-		if !strings.Contains(out, f) {
-			t.Errorf("plot did not write %s:\n%s%s", f, out, errOut)
+	var wrote []string
+	for _, name := range []string{"health", "throughput", "ni-traffic", "latency"} {
+		path := filepath.Join(dir, name+".png")
+		f, err := os.Open(path)
+		if err != nil {
+			continue
 		}
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil || cfg.Width != 768 || cfg.Height != 462 {
+			t.Errorf("%s: %dx%d, %v; want a 768x462 PNG", path, cfg.Width, cfg.Height, err)
+		}
+		wrote = append(wrote, "wrote "+path+"\n")
+	}
+	if want := strings.Join(wrote, ""); len(wrote) != 3 || out != want {
+		t.Fatalf("stdout %q, want %q (3 figures)", out, want)
+	}
+	if !strings.HasPrefix(errOut, "lnetsim plot: ni-traffic not drawn: ") {
+		t.Fatalf("stderr %q, want the reason ni-traffic was not drawn", errOut)
 	}
 }
 
