@@ -39,7 +39,7 @@ func init() {
 		registerCommand(s)
 	}
 	for _, name := range SetNames {
-		registerCommand(&cmdSpec{verb: "set " + name, minOperands: 1, maxOperands: 1, check: checkSet})
+		registerCommand(&cmdSpec{verb: "set " + name, minOperands: 1, maxOperands: 1, check: checkSet, undo: "set " + name})
 	}
 }
 

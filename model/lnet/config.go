@@ -456,3 +456,34 @@ func (n *Node) DiscoverNID(nid NID) NID {
 	n.DiscoverPeer(nid)
 	return n.nid2peerni(nid).peer.primary
 }
+
+// Global returns the value `lnetctl global show` prints for a tunable SetGlobal sets (0/1 for
+// the booleans), and false for a name it does not know.
+func (n *Node) Global(name string) (int, bool) {
+	t := n.tun
+	b := map[bool]int{true: 1}
+	switch name {
+	case "health_sensitivity":
+		return t.HealthSensitivity, true
+	case "transaction_timeout":
+		return t.TransactionTimeout, true
+	case "retry_count":
+		return t.RetryCount, true
+	case "response_tracking":
+		return t.ResponseTracking, true
+	case "max_recovery_ping_interval":
+		return t.MaxRecoveryPingInterval, true
+	case "max_interfaces":
+		return t.MaxInterfaces, true
+	case "discovery":
+		return b[t.Discovery], true
+	case "routing":
+		return b[n.routing], true
+	case "drop_asym_route":
+		return b[t.DropAsymRoute], true
+	}
+	if p := globalInt(&t, name); p != nil {
+		return *p, true
+	}
+	return 0, false
+}

@@ -58,7 +58,7 @@ var actionImpls = map[string]actionImpl{
 
 func init() {
 	for _, name := range scenarios.SetNames {
-		actionImpls["set "+name] = actionImpl{ideal: command(onNode(setGlobal))}
+		actionImpls["set "+name] = actionImpl{ideal: command(setGlobal)}
 	}
 }
 

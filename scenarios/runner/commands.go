@@ -136,9 +136,24 @@ func result(err error) (int, string) {
 	return 0, ""
 }
 
-// setGlobal is lnetctl set NAME VALUE (the kernel's module-parameter setters).
-func setGlobal(n *node, c *scenarios.Command, _ bool) (int, string) {
-	return result(n.ln.SetGlobal(strings.TrimPrefix(c.Verb, "set "), c.Value))
+// setGlobal is lnetctl set NAME VALUE (the kernel's module-parameter setters); with undo
+// (for:) it sets the value the tunable had before.
+func setGlobal(f *faultState, n *node, c *scenarios.Command, undo bool) (int, string) {
+	name := strings.TrimPrefix(c.Verb, "set ")
+	if undo {
+		prev, ok := f.prevGlobal[c]
+		if !ok {
+			return 0, "nothing to restore: the set was refused"
+		}
+		delete(f.prevGlobal, c)
+		return result(n.ln.SetGlobal(name, prev))
+	}
+	prev, _ := n.ln.Global(name)
+	errno, detail := result(n.ln.SetGlobal(name, c.Value))
+	if errno == 0 {
+		f.prevGlobal[c] = prev
+	}
+	return errno, detail
 }
 
 // netSet is lnetctl net set --nid NID|--all with --health V (lnet_ni_set_healthv) or

@@ -57,6 +57,7 @@ faults:
   - {at: 7s, node: client, name: cpp, lnetctl: "net set --nid client:0 --conns-per-peer 2"}
   - {at: 7s, node: client, name: cpp-none, lnetctl: "net set --nid 10.0.0.99@o2ib --conns-per-peer 2"}
   - {at: 8s, node: client, name: add-for, lnetctl: "route add --net o2ib2 --gateway rtr:0", for: 1s}
+  - {at: 8s, node: client, name: rc-for, lnetctl: "set retry_count 0", for: 1s}
 expect:
   - {check: command, fault: retry, status: ok}
   - {check: command, fault: tt-too-small, status: EINVAL}
@@ -90,6 +91,8 @@ expect:
   - {check: lnetctl, at: 8500ms, node: client, command: route show -v, present: {route: [{net: o2ib2, gateway: 10.0.0.3@o2ib}]}}
   - {check: lnetctl, at: 9500ms, node: client, command: route show -v, absent: {route: [{net: o2ib2}]}}
   - {check: command, fault: add-for, status: ok}
+  - {check: lnetctl, at: 8500ms, node: client, command: global show, present: {global: {retry_count: 0}}}
+  - {check: lnetctl, at: 9500ms, node: client, command: global show, present: {global: {retry_count: 3}}}
   - {check: lnetctl, at: 6500ms, node: client, command: udsp show, equal: {udsp: [{idx: 0, src: o2ib0, action: {priority: 2}}, {idx: 1, src: 10.0.0.1@o2ib, dst: 10.0.0.5@o2ib}]}}
   - {check: lnetctl, at: 8s, node: client, command: udsp show, equal: {udsp: [{idx: 0, src: 10.0.0.1@o2ib, dst: 10.0.0.5@o2ib}]}}
   - {check: route, at: 9s, node: client, net: o2ib1, gateway: "rtr:0", state: down}

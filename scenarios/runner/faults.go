@@ -28,6 +28,9 @@ type faultState struct {
 	records []record.Fault
 	cmds    []record.Command // lnetctl commands run, in order
 	pings   []*cmdPing       // lnetctl pings, by index (evCmdPingTimeout)
+	// prevGlobal is, per lnetctl set command with for:, the value its undo restores
+	// (lookups only).
+	prevGlobal map[*scenarios.Command]int
 	// discovers are the lnetctl discovers waiting for their peer's discovery to end.
 	discovers []*cmdDiscover
 	// Per fault index: the LNet rules it added, and the hits of rules already removed.
@@ -47,7 +50,8 @@ type ruleRef struct {
 
 func newFaults(c *cluster, s *scenarios.Scenario) (*faultState, error) {
 	f := &faultState{c: c, s: s, dropRules: make([][]ruleRef, len(s.Faults)), delayRules: make([][]ruleRef, len(s.Faults)),
-		pastHits: make([]uint64, len(s.Faults)), rnd: make([]*sim.Stream, len(s.Faults)), fatalHCA: map[hcaKey]bool{}}
+		pastHits: make([]uint64, len(s.Faults)), rnd: make([]*sim.Stream, len(s.Faults)), fatalHCA: map[hcaKey]bool{},
+		prevGlobal: map[*scenarios.Command]int{}}
 	f.hid = c.k.Register(f)
 	for i := range s.Faults {
 		ft := &s.Faults[i]
