@@ -68,3 +68,20 @@ lnet:
 		t.Errorf("client gateways %v, want %v", gws, want)
 	}
 }
+
+// FuzzLnetctlCommand: any lnetctl text on the timeline loads or is refused with located
+// errors, never a panic (the word splitter, getopt reading, NID list expansion, checks).
+func FuzzLnetctlCommand(f *testing.F) {
+	for _, s := range []string{"route add --net o2ib1 --gateway 10.0.0.[2-3/1,9]@o2ib --hop 2", "route del -n o2ib1 -g client:0",
+		"set retry_count 3", "net add --net o2ib1 --if ib0 --peer-credits -1", "peer add --prim_nid 10.0.0.5@o2ib --nid 10.0.0.[6-7]@o2ib --non_mr",
+		"ping 10.0.0.2@o2ib --source 10.0.0.1@o2ib --timeout 3", "udsp add --src o2ib0 --priority 1", "lnet unconfigure", "'\"--"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		src := "duration: 5s\nnodes:\n  client: {nis: [o2ib0, o2ib1]}\n  rtr: {routing: true, nis: [o2ib0, o2ib2]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
+		s, err := Load("f.yaml", []byte(src))
+		if err == nil && (s.Faults[0].Cmd == nil || LookupAction(s.Faults[0].Action) == nil) {
+			t.Fatalf("%q loaded without a command", cmd)
+		}
+	})
+}
