@@ -6,12 +6,17 @@ package ib
 // candidates[LID mod len(candidates)], a stable D-mod-K-like rule that spreads destinations
 // over a fat tree's spines. Routes are recomputed only when the topology is built or
 // Faults.Resweep runs (a subnet manager sweep), never implicitly on a link failure.
+//
+// The cost is linear in ports times switch-to-switch lanes: the search from each destination
+// walks only the lanes between switches (interSwitchLanes), and the last hop is the one lane
+// into the port, so a single switch with n hosts is routed in O(n).
 func (f *Fabric) computeRoutes() {
 	f.settle()
 	ns := len(f.switches)
 	for _, s := range f.switches {
 		s.route = make([]int32, len(f.ports))
 	}
+	inter := f.interSwitchLanes()
 	dist := make([]int32, ns)
 	queue := make([]int32, 0, ns)
 	var cand []int32
@@ -22,7 +27,6 @@ func (f *Fabric) computeRoutes() {
 		for _, s := range f.switches {
 			s.route[pi] = -1
 		}
-		queue = queue[:0]
 		if p.lane < 0 {
 			continue
 		}
@@ -32,42 +36,50 @@ func (f *Fabric) computeRoutes() {
 			continue
 		}
 		dist[bl.from.idx] = 1
-		queue = append(queue, bl.from.idx)
+		queue = append(queue[:0], bl.from.idx)
 		for qi := 0; qi < len(queue); qi++ {
-			s := f.switches[queue[qi]]
-			for _, li := range s.out {
+			s := queue[qi]
+			for _, li := range inter[s] {
 				// A switch t reaches s over the lane t->s, the reverse of s->t.
 				rl := &f.lanes[li]
-				if rl.to.kind != epSwitch || !rl.up || dist[rl.to.idx] >= 0 {
+				if !rl.up || dist[rl.to.idx] >= 0 {
 					continue
 				}
-				dist[rl.to.idx] = dist[s.idx] + 1
+				dist[rl.to.idx] = dist[s] + 1
 				queue = append(queue, rl.to.idx)
 			}
 		}
-		for _, s := range f.switches {
-			d := dist[s.idx]
-			if d < 0 {
-				continue
-			}
+		// The switch the port is cabled to forwards on that cable, its only lane to the port.
+		f.switches[bl.from.idx].route[pi] = back
+		for _, si := range queue[1:] {
+			d := dist[si]
 			cand = cand[:0]
-			for _, li := range s.out {
+			for _, li := range inter[si] {
 				ln := &f.lanes[li]
-				if !ln.up {
-					continue
-				}
-				if d == 1 && ln.to.kind == epPort && int(ln.to.idx) == pi {
-					cand = append(cand, li)
-				} else if d > 1 && ln.to.kind == epSwitch && dist[ln.to.idx] == d-1 {
+				if ln.up && dist[ln.to.idx] == d-1 {
 					cand = append(cand, li)
 				}
 			}
 			if len(cand) > 0 {
-				s.route[pi] = cand[int(p.LID())%len(cand)]
+				f.switches[si].route[pi] = cand[int(p.LID())%len(cand)]
 			}
 		}
 	}
 	f.routed = true
+}
+
+// interSwitchLanes lists, per switch, the lanes it has to other switches, in lane creation
+// order (the order of Switch.out).
+func (f *Fabric) interSwitchLanes() [][]int32 {
+	inter := make([][]int32, len(f.switches))
+	for _, s := range f.switches {
+		for _, li := range s.out {
+			if f.lanes[li].to.kind == epSwitch {
+				inter[s.idx] = append(inter[s.idx], li)
+			}
+		}
+	}
+	return inter
 }
 
 // walk follows the route from port src to port dst and calls fn on every lane, stopping

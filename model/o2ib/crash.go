@@ -18,6 +18,7 @@ func (l *LND) NodeCrashed(n *ib.Node) {
 			keepDevs = append(keepDevs, d)
 			continue
 		}
+		delete(l.devOf, d.port)
 		for _, kn := range d.nets {
 			kn.shutdown = true
 			kn.crashed = true

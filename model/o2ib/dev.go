@@ -25,10 +25,8 @@ type dev struct {
 // devFor returns the device of port, creating it (kiblnd_create_dev and kiblnd_dev_failover's
 // set-up: listener on the service port, a region covering memory, the event handler).
 func (l *LND) devFor(port *ib.Port, ip netip.Addr, service int) (*dev, error) {
-	for _, d := range l.devs {
-		if d.port == port {
-			return d, nil
-		}
+	if d := l.devOf[port]; d != nil {
+		return d, nil
 	}
 	h := port.HCA()
 	d := &dev{l: l, port: port, ip: ip, node: h.Node(), svc: service}
@@ -37,6 +35,7 @@ func (l *LND) devFor(port *ib.Port, ip netip.Addr, service int) (*dev, error) {
 	}
 	h.RegisterEventHandler(d)
 	l.devs = append(l.devs, d)
+	l.devOf[port] = d
 	return d, nil
 }
 

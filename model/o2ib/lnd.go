@@ -17,8 +17,9 @@ type LND struct {
 	k   *sim.Kernel
 	hid sim.HandlerID
 
-	params    []netParams
+	params    map[paramKey]Params // lookups only: a net's (nid 0) or one NI's parameters
 	devs      []*dev
+	devOf     map[*ib.Port]*dev // lookups only: the device of each port in devs
 	nets      []*kibNet
 	conns     []*conn
 	liveFrom  int
@@ -55,10 +56,10 @@ type Stats struct {
 	BadConnStates uint64 // illegal conn state changes refused (conn.setState; 0 unless a model bug)
 }
 
-type netParams struct {
+// paramKey names what a Params value is set for: a net (nid 0) or one NI's override.
+type paramKey struct {
 	net lnet.NetID
-	nid lnet.NID // non-zero: one NI's override
-	p   Params
+	nid lnet.NID
 }
 
 // Event kinds of the LND's handler.
@@ -70,7 +71,7 @@ const (
 
 // New returns an o2iblnd on fabric f with DefaultParams for every net.
 func New(f *ib.Fabric) *LND {
-	l := &LND{f: f, k: f.Kernel()}
+	l := &LND{f: f, k: f.Kernel(), params: make(map[paramKey]Params), devOf: make(map[*ib.Port]*dev)}
 	l.hid = l.k.Register(l)
 	l.connd = sim.Timer{H: l.hid, Kind: evConnd}
 	l.registerInvariants()
@@ -79,47 +80,37 @@ func New(f *ib.Fabric) *LND {
 
 // SetParams sets the module parameters of one net (before its NIs start).
 func (l *LND) SetParams(net lnet.NetID, p Params) error {
-	return l.putParams(netParams{net: net, p: p}, net)
+	return l.putParams(paramKey{net: net}, p, net)
 }
 
 // SetNIParams overrides the parameters of one NI (a node whose module was loaded with
 // other values than its peers'), before it starts.
 func (l *LND) SetNIParams(nid lnet.NID, p Params) error {
-	return l.putParams(netParams{net: nid.Net(), nid: nid, p: p}, nid)
+	return l.putParams(paramKey{net: nid.Net(), nid: nid}, p, nid)
 }
 
-// putParams validates np.p and stores it for np's net (nid 0) or NI, replacing what was
-// set for it before; errors name who (the net or the NID).
-func (l *LND) putParams(np netParams, who fmt.Stringer) error {
-	if err := np.p.Validate(); err != nil {
+// putParams validates p and stores it for key's net or NI, replacing what was set for it
+// before; errors name who (the net or the NID).
+func (l *LND) putParams(key paramKey, p Params, who fmt.Stringer) error {
+	if err := p.Validate(); err != nil {
 		return fmt.Errorf("o2ib %s: %w", who, err)
 	}
-	for i := range l.params {
-		if l.params[i].net == np.net && l.params[i].nid == np.nid {
-			l.params[i].p = np.p
-			return nil
-		}
-	}
-	l.params = append(l.params, np)
+	l.params[key] = p
 	return nil
 }
 
 // Params returns the parameters of a net.
 func (l *LND) Params(net lnet.NetID) Params {
-	for _, np := range l.params {
-		if np.net == net && np.nid == 0 {
-			return np.p
-		}
+	if p, ok := l.params[paramKey{net: net}]; ok {
+		return p
 	}
 	return DefaultParams()
 }
 
 // niParams returns an NI's parameters: its override, else its net's.
 func (l *LND) niParams(nid lnet.NID) Params {
-	for _, np := range l.params {
-		if np.nid == nid {
-			return np.p
-		}
+	if p, ok := l.params[paramKey{net: nid.Net(), nid: nid}]; ok {
+		return p
 	}
 	return l.Params(nid.Net())
 }
@@ -309,6 +300,7 @@ func (l *LND) destroyDev(d *dev) {
 			break
 		}
 	}
+	delete(l.devOf, d.port)
 }
 
 // SetConnsPerPeer changes an NI's conns_per_peer at run time (`lnetctl net set
