@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -21,6 +22,7 @@ type resolver struct {
 	nets   map[string]bool
 	nids   map[NID]string // NID -> member name, to detect duplicates
 	routes routeTable
+	rel    map[string]lnet.Release // group -> its release
 }
 
 func newResolver(d *decoder, s *Scenario) *resolver {
@@ -52,6 +54,7 @@ func (r *resolver) run() {
 	r.fabric()
 	r.members()
 	r.fabricFits()
+	r.releases()
 	r.netTables()
 	r.globals("lnet", &s.LNet.Globals)
 	r.nodeConfig()

@@ -150,6 +150,7 @@ func (r *resolver) netTables() {
 			} else {
 				ni.LND = &l
 			}
+			r.releaseO2IB(g, o2ibKey[ni.Net], ni)
 		}
 		for k := 0; k < ng.Count; k++ {
 			m := s.Member(memberName(g, k, ng.Count))
@@ -336,6 +337,7 @@ func (r *resolver) nodeConfig() {
 				ng.Peers = append(ng.Peers, Peer{PrimaryNID: pr.PrimaryNID, MultiRail: pr.MultiRail, NIDs: nids, Nodes: NameList{"\x00" + index(lp+".peer", i)}})
 			}
 		}
+		r.releaseGlobals(g, gp+".lnetctl.global", &glob)
 		gl := glob
 		for k := 0; k < ng.Count; k++ {
 			m := s.Member(memberName(g, k, ng.Count))

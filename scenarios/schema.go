@@ -76,6 +76,8 @@ type NodeGroup struct {
 	Count int `yaml:"count" json:"count"`
 	// Routing enables LNet routing on these nodes (lnetctl set routing 1): they are routers.
 	Routing bool `yaml:"routing" json:"routing"`
+	// Release is the Lustre release these nodes run (default: lnet.release).
+	Release string `yaml:"release" json:"release,omitempty"`
 	// NIs are the node's network interfaces, in order. Shorthand: a net name ("o2ib0").
 	NIs []NISpec `yaml:"nis" json:"nis"`
 	// Routes of this node, added to lnet.routes that apply to it.

@@ -49,6 +49,10 @@ func (l *LNet) setDefaults() { l.Globals.setDefaults() }
 // with the kernel's names, defaults and units. Durations given as plain integers are seconds,
 // as the kernel counts them.
 type Globals struct {
+	// Release is the Lustre release every node runs unless it names its own (default
+	// master): it selects the release's defaults of the tunables below that are not
+	// written, and its behaviour rules (lnet.Profile).
+	Release string `yaml:"release" json:"release,omitempty"`
 	// TransactionTimeout is lnet_transaction_timeout (default 150 s); must exceed retry_count.
 	TransactionTimeout sim.Time `yaml:"transaction_timeout" unit:"s" json:"transaction_timeout"`
 	// RetryCount is lnet_retry_count (default 2).

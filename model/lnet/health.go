@@ -1,9 +1,13 @@
 package lnet
 
 // isHealthCheck models lnet_is_health_check: only committed messages on the active list with
-// a peer, whose status and hstatus agree (0 iff OK), are health-checked.
+// a peer, whose status and hstatus agree (0 iff OK), are health-checked; under
+// HealthFromSendsOnly (2.12) only messages committed for sending.
 func (n *Node) isHealthCheck(m *Msg) bool {
 	if !m.onActive || !(m.txCommitted || m.rxCommitted) {
+		return false
+	}
+	if n.tun.Profile.HealthFromSendsOnly && !m.txCommitted {
 		return false
 	}
 	if m.txCommitted && m.txPeerNI == nil || m.rxCommitted && m.rxPeerNI == nil {
@@ -36,26 +40,15 @@ func (n *Node) healthCheck(m *Msg) bool {
 		if m.retries > 0 {
 			n.stats.SuccessfulResends++
 		}
-		n.incNIHealth(ni, CauseSuccess)
-		if m.rxCommitted && lpni != nil {
-			// Received from lpni: it is alive.
-			lpni.pingCount = 0
-			ni.pingCount = 0
-			if lpni.peer.isRouter || n.routing {
-				n.setPeerHealth(lpni, MaxHealth, CauseRouter)
-			} else {
-				n.incPeerHealth(lpni, CauseSuccess)
-			}
-			if lpni.health < MaxHealth {
-				n.peerNIAddToRecovery(lpni)
-			}
-		}
+		n.healthSuccess(m, ni, lpni)
 		return false
 	}
-	localResend := n.nonLoNIs() > 1
+	multiRail := n.nonLoNIs() > 1
+	localResend := multiRail || n.tun.Profile.SingleRailResend
+	localHealth := multiRail || !n.tun.Profile.SingleRailNoLocalHealth
 	remoteResend := true
 	remoteLpni := lpni
-	if lpni != nil && len(lpni.peer.nis) <= 1 {
+	if lpni != nil && len(lpni.peer.nis) <= 1 && !n.tun.Profile.SingleRailResend {
 		remoteResend = false
 		if !lpni.peer.isRouter && !n.routing {
 			remoteLpni = nil
@@ -66,6 +59,9 @@ func (n *Node) healthCheck(m *Msg) bool {
 	}
 	n.stats.countHStatus(hs)
 	countNIHStatus(ni, lpni, hs)
+	if !localHealth {
+		ni = nil
+	}
 	resend := false
 	switch hs {
 	case LNET_MSG_STATUS_LOCAL_INTERRUPT, LNET_MSG_STATUS_LOCAL_DROPPED,
@@ -82,7 +78,9 @@ func (n *Node) healthCheck(m *Msg) bool {
 		n.handleRemoteFailure(remoteLpni, CauseFailure)
 	case LNET_MSG_STATUS_NETWORK_TIMEOUT:
 		n.handleRemoteFailure(remoteLpni, CauseFailure)
-		n.handleLocalFailure(ni)
+		if !n.tun.Profile.NetworkTimeoutRemoteOnly {
+			n.handleLocalFailure(ni)
+		}
 	}
 	if !resend || !m.txCommitted {
 		return false
@@ -90,9 +88,39 @@ func (n *Node) healthCheck(m *Msg) bool {
 	return n.attemptResend(m)
 }
 
+// healthSuccess applies a success (the OK case of lnet_health_check): the NI gains the
+// profile's increment; a peer NI we received from is alive (routers and gateways to full
+// health), or, under HealthFromSendsOnly (2.12), the peer NI we sent to gains the increment.
+func (n *Node) healthSuccess(m *Msg, ni *NI, lpni *PeerNI) {
+	n.incNIHealth(ni, CauseSuccess)
+	if n.tun.Profile.HealthFromSendsOnly {
+		if lpni != nil {
+			n.incPeerHealth(lpni, CauseSuccess)
+		}
+		return
+	}
+	if !m.rxCommitted || lpni == nil {
+		return
+	}
+	lpni.pingCount = 0
+	ni.pingCount = 0
+	if lpni.peer.isRouter || n.routing {
+		n.setPeerHealth(lpni, MaxHealth, CauseRouter)
+	} else {
+		n.incPeerHealth(lpni, CauseSuccess)
+	}
+	if lpni.health < MaxHealth {
+		n.peerNIAddToRecovery(lpni)
+	}
+}
+
 // handleLocalFailure models lnet_handle_local_failure: decrement the NI's health and put it on
-// the local recovery queue.
+// the local recovery queue; nil (a single-NI node whose profile skips local health) is a
+// no-op.
 func (n *Node) handleLocalFailure(ni *NI) {
+	if ni == nil {
+		return
+	}
 	n.decNIHealth(ni, CauseFailure)
 	n.niAddToRecovery(ni)
 }
@@ -122,11 +150,20 @@ func (n *Node) decNIHealth(ni *NI, cause HealthCause) {
 
 // incNIHealth models lnet_inc_healthv on a local NI; reaching 1000 sets status UP.
 func (n *Node) incNIHealth(ni *NI, cause HealthCause) {
-	s := n.tun.HealthSensitivity
+	s := n.healthIncrement()
 	if s == 0 || ni.health == MaxHealth {
 		return
 	}
 	n.setNIHealth(ni, min(ni.health+s, MaxHealth), cause)
+}
+
+// healthIncrement is what a success adds to health: health_sensitivity, or 1 under
+// HealthIncrementOne (2.12's lnet_inc_healthv).
+func (n *Node) healthIncrement() int {
+	if n.tun.Profile.HealthIncrementOne {
+		return 1
+	}
+	return n.tun.HealthSensitivity
 }
 
 // setNIHealth sets a local NI's health, traces it, and applies the status edges (LU-19476):
@@ -184,7 +221,7 @@ func (n *Node) decPeerHealth(lpni *PeerNI, cause HealthCause) {
 
 // incPeerHealth increments a peer NI's health (lnet_inc_healthv).
 func (n *Node) incPeerHealth(lpni *PeerNI, cause HealthCause) {
-	s := n.tun.HealthSensitivity
+	s := n.healthIncrement()
 	if s == 0 || lpni.health == MaxHealth {
 		return
 	}

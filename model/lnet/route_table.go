@@ -138,24 +138,33 @@ func (n *Node) routeAlive(r *Route) bool {
 	if n.gwDiscoveryDisabled(gw) {
 		return r.alive
 	}
-	if gw.gw.rtrDisabled || !gwNetUp(gw, r.gwNID.Net()) {
+	if gw.gw.rtrDisabled || !n.gwNetUp(gw, r.gwNID.Net()) {
 		return false
 	}
-	if n.tun.AvoidAsymRouterFailure && (r.hops == 1 || r.singleHop) && !gwNetUp(gw, r.net) {
+	if n.tun.AvoidAsymRouterFailure && (r.hops == 1 || r.singleHop) && !n.gwNetUp(gw, r.net) {
 		return false
 	}
 	return true
 }
 
-// gwNetUp reports whether the gateway has an NI on net whose cached status is UP
-// (lnet_is_gateway_net_alive).
-func gwNetUp(gw *Peer, net NetID) bool {
+// gwNIAlive models lnet_is_peer_ni_alive for a gateway's peer NI: its cached status is UP
+// and, under RouteNeedsGatewayHealth (2.15, 2.16), its health is at least
+// router_sensitivity percent of the maximum.
+func (n *Node) gwNIAlive(lpni *PeerNI) bool {
+	if n.tun.Profile.RouteNeedsGatewayHealth && lpni.health < MaxHealth*n.tun.RouterSensitivity/100 {
+		return false
+	}
+	return lpni.status == NIStatusUp
+}
+
+// gwNetUp reports whether the gateway has an alive NI on net (lnet_is_gateway_net_alive).
+func (n *Node) gwNetUp(gw *Peer, net NetID) bool {
 	for _, pn := range gw.nets {
 		if pn.id != net {
 			continue
 		}
 		for _, lpni := range pn.nis {
-			if lpni.status == NIStatusUp {
+			if n.gwNIAlive(lpni) {
 				return true
 			}
 		}

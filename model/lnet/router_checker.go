@@ -262,10 +262,10 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 			}
 		}
 		switch {
-		case g.rtrDisabled || !gwNetUp(p, r.gwNID.Net()):
+		case g.rtrDisabled || !n.gwNetUp(p, r.gwNID.Net()):
 			r.alive = false
 		case (r.hops == 1 || r.singleHop) && n.tun.AvoidAsymRouterFailure:
-			r.alive = gwNetUp(p, r.net)
+			r.alive = n.gwNetUp(p, r.net)
 		default:
 			r.alive = true
 		}

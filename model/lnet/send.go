@@ -28,10 +28,11 @@ func (n *Node) commitTx(m *Msg) {
 	m.deadline = n.deadline(m.txNI)
 }
 
-// deadline models get_msg_deadline for a message sent or received on ni.
+// deadline models get_msg_deadline for a message sent or received on ni; under a profile
+// before 2.17 it is lnet_msg_commit's now + transaction_timeout whatever the LND.
 func (n *Node) deadline(ni *NI) sim.Time {
 	now := n.k.Now()
-	if t := ni.net.timeoutLND; t != nil {
+	if t := ni.net.timeoutLND; t != nil && !n.tun.Profile.DeadlineFromTransactionTimeout {
 		if lt := t.Timeout(ni); lt > 0 {
 			return now + lt*sim.Time(n.tun.RetryCount+1) + sim.Second
 		}

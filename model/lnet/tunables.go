@@ -44,6 +44,8 @@ type Tunables struct {
 	// router drops a routed message still queued past the deadline it got on arrival.
 	// Off by default; off, routers behave as the kernel's.
 	RouterMsgExpiry bool `yaml:"router_msg_expiry"`
+	// Profile is the node's release behaviour rules (profile.go); the zero value is master.
+	Profile Profile `yaml:"-" json:"-"`
 }
 
 // DefaultTunables returns the kernel's defaults (master, see the reference section a).
@@ -131,8 +133,12 @@ func (t *Tunables) Normalize() {
 }
 
 // LNDTimeout is the global lnet_lnd_timeout, max((transaction_timeout-1)/(retry_count+1), 1)
-// seconds (models lnet_set_lnd_timeout). An LND whose own timeout parameter is 0 uses it.
+// seconds (models lnet_set_lnd_timeout), or the profile's fixed value (2.12). An LND whose
+// own timeout parameter is 0 uses it.
 func (t *Tunables) LNDTimeout() sim.Time {
+	if f := t.Profile.FixedLNDTimeout; f > 0 {
+		return sim.Time(f) * sim.Second
+	}
 	v := (t.TransactionTimeout - 1) / (t.RetryCount + 1)
 	if v < 1 {
 		v = 1
@@ -150,8 +156,12 @@ func (t *Tunables) maxRecoveryPingCount() int {
 
 // recoveryInterval is the recovery-ping backoff for a ping count: 2^count seconds while count
 // <= lnet_max_recovery_ping_count, else max_recovery_ping_interval (models
-// lnet_get_next_recovery_ping).
+// lnet_get_next_recovery_ping); recovery_interval whatever the count under a 2.12 profile,
+// whose monitor thread recovers every recovery_interval.
 func (t *Tunables) recoveryInterval(count int) sim.Time {
+	if t.Profile.FixedRecoveryInterval {
+		return sim.Time(max(t.RecoveryInterval, 1)) * sim.Second
+	}
 	if count <= t.maxRecoveryPingCount() {
 		return sim.Time(1<<uint(count)) * sim.Second
 	}

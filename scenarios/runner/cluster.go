@@ -106,6 +106,9 @@ func globalsToTunables(g *scenarios.Globals) lnet.Tunables {
 	t.LargeRouterBuffers = g.LargeRouterBuffers
 	t.RouterMsgExpiry = g.RouterMsgExpiry
 	t.CPTs = g.CPTs
+	if rel, err := lnet.LookupRelease(g.Release); err == nil {
+		t.Profile = rel.Profile // an empty Release (master) keeps the zero Profile
+	}
 	return t
 }
 

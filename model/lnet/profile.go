@@ -1,0 +1,132 @@
+package lnet
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Profile holds the behaviour rules that differ between the Lustre releases the model knows,
+// one field per rule. The zero value is master: each field is the older behaviour, set by
+// the releases before the change its comment names. Model code tests these fields, never a
+// release name.
+type Profile struct {
+	// HealthIncrementOne: a success adds 1 to an NI's health instead of health_sensitivity
+	// (up to 2.12; LU-12303 recovers at the rate health decays from 2.14, so 2.15).
+	HealthIncrementOne bool
+	// HealthFromSendsOnly: only messages committed for sending are health-checked, and a
+	// successful send raises its peer NI's health too (up to 2.12; LU-11477 checks incoming
+	// messages and raises a peer NI only on receipt from it from 2.13, so 2.15).
+	HealthFromSendsOnly bool
+	// SingleRailResend: a failure is charged and resent even on a single-NI node or to a
+	// single-NI peer (up to 2.12; LU-13501 skips both from 2.14, so 2.15).
+	SingleRailResend bool
+	// SingleRailNoLocalHealth: a single-NI node does not charge its own NI for local
+	// failures (2.15 and 2.16: LU-13501; LU-19476 charges it again from 2.17).
+	SingleRailNoLocalHealth bool
+	// NetworkTimeoutRemoteOnly: NETWORK_TIMEOUT charges the peer NI only (up to 2.12;
+	// LU-13571 charges the local NI too from 2.14, so 2.15).
+	NetworkTimeoutRemoteOnly bool
+	// FixedLNDTimeout, when not 0, is LNet's lnd_timeout in seconds instead of the value
+	// derived from transaction_timeout and retry_count (2.12: 5 s, LNET_LND_DEFAULT_TIMEOUT;
+	// LU-13510 derives it from 2.14, so 2.15).
+	FixedLNDTimeout int
+	// DeadlineFromTransactionTimeout: a message's deadline is now + transaction_timeout
+	// whatever the LND's timeout (up to 2.16; LU-18566 derives it from the LND timeout, x
+	// (retry_count + 1) + 1 s, from 2.17).
+	DeadlineFromTransactionTimeout bool
+	// FixedRecoveryInterval: recovery pings go every recovery_interval (up to 2.12; LU-13569
+	// backs off exponentially from 2.15).
+	FixedRecoveryInterval bool
+	// RouteNeedsGatewayHealth: a gateway's peer NI counts as alive only with health at or
+	// above router_sensitivity percent of the maximum, besides status UP (2.15 and 2.16:
+	// LU-11300 from 2.13; LU-18444 judges by status only from 2.17).
+	RouteNeedsGatewayHealth bool
+}
+
+// ReleaseDefaults are the global tunables whose defaults a release changed.
+type ReleaseDefaults struct {
+	TransactionTimeout int // lnet_transaction_timeout, s
+	RetryCount         int // lnet_retry_count
+	HealthSensitivity  int // lnet_health_sensitivity
+	O2IBTimeout        int // ko2iblnd timeout, s (0: LNet's lnd_timeout)
+}
+
+// Release is one Lustre release the model knows: its defaults and behaviour rules.
+type Release struct {
+	Name     string
+	Defaults ReleaseDefaults
+	Profile  Profile
+}
+
+// profile212 is 2.12.x: none of the 2.13/2.14 health, recovery, LND timeout and router
+// checker rewrites.
+var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
+	SingleRailResend: true, NetworkTimeoutRemoteOnly: true, FixedLNDTimeout: 5,
+	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true}
+
+// profile215 is 2.15 (and 2.16, which changed defaults but none of these rules).
+var profile215 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
+	RouteNeedsGatewayHealth: true}
+
+var (
+	defaults2120 = ReleaseDefaults{TransactionTimeout: 50, RetryCount: 0, HealthSensitivity: 0}
+	defaults2123 = ReleaseDefaults{TransactionTimeout: 10, RetryCount: 3, HealthSensitivity: 100}
+	defaults2124 = ReleaseDefaults{TransactionTimeout: 50, RetryCount: 2, HealthSensitivity: 100}
+	defaults216  = ReleaseDefaults{TransactionTimeout: 150, RetryCount: 2, HealthSensitivity: 100}
+)
+
+// releases lists the known releases in the order they are reported. 2.12.0-2.12.2 ship with
+// health off (LU-11816 sets 100/3/10 s in 2.12.3), LU-13145 sets retry 2 and 50 s in 2.12.4;
+// 2.16 raises transaction_timeout to 150 s (LU-15288); 2.17 fixes ko2iblnd timeout at 50 s
+// (LU-18566).
+var releases = []Release{
+	{"2.12.0", defaults2120, profile212}, {"2.12.1", defaults2120, profile212},
+	{"2.12.2", defaults2120, profile212}, {"2.12.3", defaults2123, profile212},
+	{"2.12.4", defaults2124, profile212}, {"2.12.5", defaults2124, profile212},
+	{"2.12.6", defaults2124, profile212}, {"2.12.7", defaults2124, profile212},
+	{"2.12.8", defaults2124, profile212}, {"2.12.9", defaults2124, profile212},
+	{"2.12", defaults2124, profile212},
+	{"2.15", defaults2124, profile215},
+	{"2.16", defaults216, profile215},
+	{"2.17", withO2IBTimeout(defaults216, 50), Profile{}},
+	{"master", withO2IBTimeout(defaults216, 50), Profile{}},
+}
+
+func withO2IBTimeout(d ReleaseDefaults, s int) ReleaseDefaults {
+	d.O2IBTimeout = s
+	return d
+}
+
+// DefaultRelease is the release a node runs when the scenario names none.
+const DefaultRelease = "master"
+
+// LookupRelease returns the named release; an unknown name is an error listing the known
+// ones.
+func LookupRelease(name string) (Release, error) {
+	for _, r := range releases {
+		if r.Name == name {
+			return r, nil
+		}
+	}
+	return Release{}, fmt.Errorf("unknown release %q (known: %s)", name, strings.Join(KnownReleases(), ", "))
+}
+
+// KnownReleases lists the release names LookupRelease accepts.
+func KnownReleases() []string {
+	names := make([]string, len(releases))
+	for i, r := range releases {
+		names[i] = r.Name
+	}
+	return names
+}
+
+// Tunables returns the kernel's default tunables as this release has them, with its
+// behaviour rules.
+func (r Release) Tunables() Tunables {
+	t := DefaultTunables()
+	t.TransactionTimeout = r.Defaults.TransactionTimeout
+	t.RetryCount = r.Defaults.RetryCount
+	t.HealthSensitivity = r.Defaults.HealthSensitivity
+	t.Profile = r.Profile
+	return t
+}

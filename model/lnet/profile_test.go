@@ -1,0 +1,234 @@
+package lnet
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// relTunables returns release name's default tunables and rules.
+func relTunables(t *testing.T, name string) Tunables {
+	t.Helper()
+	rel, err := LookupRelease(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel.Tunables()
+}
+
+// An unknown release is refused with the list of known ones; 2.12 is 2.12.9; the 2.12.x
+// defaults change at 2.12.3 (LU-11816) and 2.12.4 (LU-13145), transaction_timeout at 2.16
+// (LU-15288), the ko2iblnd timeout at 2.17 (LU-18566).
+func TestReleaseDefaults(t *testing.T) {
+	_, err := LookupRelease("2.14")
+	if err == nil || !strings.Contains(err.Error(), `unknown release "2.14" (known: 2.12.0, 2.12.1,`) ||
+		!strings.HasSuffix(err.Error(), "2.12, 2.15, 2.16, 2.17, master)") {
+		t.Fatalf("unknown release: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		want ReleaseDefaults
+	}{
+		{"2.12.2", ReleaseDefaults{50, 0, 0, 0}},
+		{"2.12.3", ReleaseDefaults{10, 3, 100, 0}},
+		{"2.12.4", ReleaseDefaults{50, 2, 100, 0}},
+		{"2.12", ReleaseDefaults{50, 2, 100, 0}},
+		{"2.15", ReleaseDefaults{50, 2, 100, 0}},
+		{"2.16", ReleaseDefaults{150, 2, 100, 0}},
+		{"2.17", ReleaseDefaults{150, 2, 100, 50}},
+		{"master", ReleaseDefaults{150, 2, 100, 50}},
+	} {
+		rel, err := LookupRelease(c.name)
+		if err != nil || rel.Defaults != c.want {
+			t.Errorf("%s: defaults %+v (%v), want %+v", c.name, rel.Defaults, err, c.want)
+		}
+	}
+	if rel, _ := LookupRelease("master"); rel.Profile != (Profile{}) || rel.Tunables() != DefaultTunables() {
+		t.Fatalf("master is not the zero profile with the default tunables: %+v", rel)
+	}
+}
+
+// failOnce makes the next PUT A sends from NI from fail with hs, and sends two PUTs so one
+// takes that NI; it runs 1 ms.
+func (p *pair) failOnce(t *testing.T, from string, hs HStatus) {
+	t.Helper()
+	p.lnd.AddRule(IdealRule{From: NIDPattern{NID: nid(from)}, Types: MaskPUT, Count: 1, Verdict: IdealVerdict{Action: IdealFail, HStatus: hs}})
+	p.put(t, 100)
+	p.put(t, 100)
+	p.run(t, sim.Millisecond)
+}
+
+// A success adds 1 to health up to 2.12 and health_sensitivity from 2.15 (LU-12303): an NI
+// charged one local failure (1000 -> 900) climbs back by one per successful recovery ping
+// (one a second) in 2.12, and is back to 1000 after its first ping in 2.15.
+func TestProfileHealthIncrement(t *testing.T) {
+	for _, c := range []struct {
+		rel  string
+		want []int // the NI's health 1 ms, 1.5 s, 10.5 s after the failure
+	}{
+		{"2.12.9", []int{900, 902, 920}}, // each ping's GET and REPLY: +1 each
+		{"2.15", []int{900, 1000, 1000}},
+		{"master", []int{900, 1000, 1000}},
+	} {
+		p := newPair(t, 2, 2, relTunables(t, c.rel), NetTunables{})
+		p.put(t, 100)
+		p.run(t, sim.Millisecond)
+		p.failOnce(t, "10.0.1.1@o2ib", LNET_MSG_STATUS_LOCAL_DROPPED)
+		ni := p.a.NI(nid("10.0.1.1@o2ib"))
+		got := []int{ni.Health()}
+		p.run(t, 1500*sim.Millisecond)
+		got = append(got, ni.Health())
+		p.run(t, 9*sim.Second)
+		got = append(got, ni.Health())
+		if !equalInts(got, c.want) {
+			t.Errorf("%s: health %v, want %v", c.rel, got, c.want)
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Single rail (LU-13501, 2.15): 2.12 charges and resends a local failure on a single-NI node
+// and a remote one to a single-NI peer; 2.15 and 2.16 do neither; master (LU-19476) charges
+// the local NI again but still does not resend. Two PUTs each failing twice, locally then
+// remotely.
+func TestProfileSingleRail(t *testing.T) {
+	for _, c := range []struct {
+		rel                  string
+		resends, local, peer int
+	}{
+		{"2.12", 4, 802, 801}, // -100 per failure, +1 per success
+		{"2.15", 0, 1000, 1000},
+		{"2.16", 0, 1000, 1000},
+		{"master", 0, 900, 1000},
+	} {
+		p := newPair(t, 1, 1, relTunables(t, c.rel), NetTunables{})
+		p.put(t, 100)
+		p.run(t, sim.Millisecond)
+		for _, hs := range []HStatus{LNET_MSG_STATUS_LOCAL_DROPPED, LNET_MSG_STATUS_REMOTE_DROPPED} {
+			p.lnd.ClearRules()
+			p.lnd.AddRule(IdealRule{Types: MaskPUT, Count: 2, Verdict: IdealVerdict{Action: IdealFail, HStatus: hs}})
+			p.put(t, 100)
+			p.run(t, sim.Millisecond)
+		}
+		peer := p.a.PeerNI(nid("10.0.0.2@o2ib"))
+		got := []int{int(p.a.Stats().ResendCount), p.a.NIs()[0].Health(), peer.Health()}
+		if want := []int{c.resends, c.local, c.peer}; !equalInts(got, want) {
+			t.Errorf("%s: resends, local health, peer health %v, want %v", c.rel, got, want)
+		}
+	}
+}
+
+// The LND timeout and message deadline: 2.12 has a fixed 5 s lnd_timeout and deadline
+// transaction_timeout (50 s); 2.15 derives lnd_timeout (LU-13510): (50-1)/3 = 16 s, deadline
+// 50 s; 2.16: 49 s, 150 s; from 2.17 the deadline follows the LND timeout (LU-18566): with
+// o2iblnd's timeout 50, 50 x 3 + 1 = 151 s.
+func TestProfileLNDTimeout(t *testing.T) {
+	for _, c := range []struct {
+		rel            string
+		o2ib           sim.Time // the net's own LND timeout (ko2iblnd timeout)
+		lndt, deadline sim.Time
+	}{
+		{"2.12", 0, 5, 50},
+		{"2.15", 0, 16, 50},
+		{"2.16", 0, 49, 150},
+		{"2.17", 50, 50, 151},
+		{"master", 50, 50, 151},
+	} {
+		p := newPair(t, 1, 1, relTunables(t, c.rel), NetTunables{})
+		ni := p.a.NIs()[0]
+		ni.Net().LNDTimeout = c.o2ib * sim.Second
+		if lt, d := ni.LNDTimeout(), p.a.deadline(ni); lt != c.lndt*sim.Second || d != c.deadline*sim.Second {
+			t.Errorf("%s: lnd timeout %v, deadline %v; want %ds, %ds", c.rel, lt, d, c.lndt, c.deadline)
+		}
+	}
+}
+
+// Recovery pings (LU-13569, 2.15): every recovery_interval (1 s) in 2.12, 2^n s backoff
+// from 2.15.
+func TestProfileRecoverySchedule(t *testing.T) {
+	for _, c := range []struct {
+		rel   string
+		n     int // pings in 200 s
+		first []int
+	}{
+		{"2.12", 200, []int{0, 1, 2, 3, 4, 5, 6}},
+		{"2.15", 7, []int{0, 2, 6, 14, 30, 62, 126}},
+		{"master", 7, []int{0, 2, 6, 14, 30, 62, 126}},
+	} {
+		p := newPair(t, 1, 2, relTunables(t, c.rel), NetTunables{})
+		for i := 0; i < 2; i++ {
+			p.put(t, 100)
+			p.run(t, sim.Millisecond)
+		}
+		bad := nid("10.0.1.2@o2ib")
+		p.lnd.AddRule(IdealRule{To: NIDPattern{NID: bad}, Count: -1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
+		p.put(t, 100)
+		p.run(t, sim.Millisecond)
+		p.ta.attempts = nil
+		p.run(t, 200*sim.Second)
+		got := attemptTimes(p.ta, bad)
+		if len(got) != c.n {
+			t.Errorf("%s: %d pings in 200 s, want %d", c.rel, len(got), c.n)
+		}
+		wantSeconds(t, got, c.first)
+	}
+}
+
+// Route aliveness from gateway health (LU-11300 in 2.13, reverted by LU-18444 in 2.17): one
+// send through the router failing REMOTE_DROPPED takes the route down in 2.15 and 2.16, not
+// in 2.12 nor 2.17.
+func TestProfileRouteAliveness(t *testing.T) {
+	for _, c := range []struct {
+		rel    string
+		want   string
+		health int // the gateway NI's: 2.12 charges -100 then +1 for the resend's success
+	}{
+		{"2.12", "up", 901}, {"2.15", "down", 900}, {"2.16", "down", 900}, {"2.17", "up", 900}, {"master", "up", 900},
+	} {
+		g := newGWNet(t, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
+		g.start(t, 2*sim.Second)
+		g.l.AddRule(IdealRule{To: NIDPattern{NID: nid("10.0.0.3@o2ib")}, Types: MaskPUT, Count: 1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
+		putTo(t, g.c, "10.1.0.2@o2ib1", &evRec{})
+		runFor(t, g.k, 10*sim.Millisecond)
+		st, h := g.c.Routes()[0].State, g.c.PeerNI(nid("10.0.0.3@o2ib")).Health()
+		if st != c.want || h != c.health {
+			t.Errorf("%s: route %s, gateway NI health %d; want %s, %d", c.rel, st, h, c.want, c.health)
+		}
+	}
+}
+
+// NETWORK_TIMEOUT charges the peer NI only up to 2.12, the local NI too from 2.15
+// (LU-13571): one failed PUT between multi-rail nodes, before any success heals them.
+func TestProfileNetworkTimeout(t *testing.T) {
+	for _, c := range []struct {
+		rel         string
+		local, peer int // sums over the two NIs
+	}{
+		{"2.12", 2000, 1900}, {"2.15", 1900, 1900}, {"master", 1900, 1900},
+	} {
+		p := newPair(t, 2, 2, relTunables(t, c.rel), NetTunables{})
+		p.put(t, 100)
+		p.put(t, 100)
+		p.run(t, sim.Millisecond)
+		p.lnd.AddRule(IdealRule{From: NIDPattern{NID: nid("10.0.1.1@o2ib")}, Types: MaskPUT, Count: 1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_NETWORK_TIMEOUT}})
+		p.put(t, 100)
+		p.put(t, 100)
+		p.run(t, sim.Millisecond)
+		local, peer := sumNIHealth(p.a), sumPeerHealth(p.a, p.a.PeerNI(nid("10.0.0.2@o2ib")).Peer())
+		if local != c.local || peer != c.peer {
+			t.Errorf("%s: health of the local NIs %d, of the peer NIs %d; want %d, %d", c.rel, local, peer, c.local, c.peer)
+		}
+	}
+}
