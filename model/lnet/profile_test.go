@@ -168,13 +168,7 @@ func TestProfileRecoverySchedule(t *testing.T) {
 		{"master", 7, []int{0, 2, 6, 14, 30, 62, 126}},
 	} {
 		p := newPair(t, 1, 2, relTunables(t, c.rel), NetTunables{})
-		for i := 0; i < 2; i++ {
-			p.put(t, 100)
-			p.run(t, sim.Millisecond)
-		}
-		bad := nid("10.0.1.2@o2ib")
-		p.lnd.AddRule(IdealRule{To: NIDPattern{NID: bad}, Count: -1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
-		p.put(t, 100)
+		bad := p.failSecondPeerNI(t)
 		p.run(t, sim.Millisecond)
 		p.ta.attempts = nil
 		p.run(t, 200*sim.Second)

@@ -145,13 +145,7 @@ func TestRecoveryLimit(t *testing.T) {
 	tun := DefaultTunables()
 	tun.RecoveryLimit = 10
 	p := newPair(t, 1, 2, tun, NetTunables{})
-	for i := 0; i < 2; i++ {
-		p.put(t, 100)
-		p.run(t, sim.Millisecond)
-	}
-	bad := nid("10.0.1.2@o2ib")
-	p.lnd.AddRule(IdealRule{To: NIDPattern{NID: bad}, Count: -1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
-	p.put(t, 100)
+	bad := p.failSecondPeerNI(t)
 	p.ta.attempts = nil
 	p.run(t, 100*sim.Second)
 	got := attemptTimes(p.ta, bad)
@@ -162,4 +156,18 @@ func TestRecoveryLimit(t *testing.T) {
 	if p.a.PeerNI(bad).InRecovery() {
 		t.Fatal("still in recovery")
 	}
+}
+
+// failSecondPeerNI has A hear from both of B's NIs, makes every message to B's second NI fail
+// REMOTE_DROPPED from then on, and sends a PUT (round robin takes that NI); it returns the NID.
+func (p *pair) failSecondPeerNI(t *testing.T) NID {
+	t.Helper()
+	for i := 0; i < 2; i++ {
+		p.put(t, 100)
+		p.run(t, sim.Millisecond)
+	}
+	bad := nid("10.0.1.2@o2ib")
+	p.lnd.AddRule(IdealRule{To: NIDPattern{NID: bad}, Count: -1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
+	p.put(t, 100)
+	return bad
 }
