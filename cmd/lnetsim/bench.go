@@ -40,7 +40,7 @@ func newBenchPholdCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "phold",
 		Short: "Run the PHOLD benchmark on the event kernel",
-		Long: `Runs PHOLD exactly as specified in shared/bench/phold (splitmix64 seed 42, lookahead
+		Long: `Runs PHOLD exactly as specified in sim/phold/REFERENCE.md (splitmix64 seed 42, lookahead
 100us, exponential mean 900us, FIFO ties) on the sim kernel's public API and prints the event
 count, the event-loop wall time (set-up excluded), events per second and the checksum, which
 must equal the other engines' for the same configuration:

@@ -1,5 +1,5 @@
-// Package phold is the PHOLD benchmark on the sim kernel, specified exactly as in
-// shared/bench/phold so that its event count and checksum can be compared bit for bit with
+// Package phold is the PHOLD benchmark on the sim kernel, specified exactly (REFERENCE.md
+// in this directory) so that its event count and checksum can be compared bit for bit with
 // ns-3, SimGrid, SimPy and plain Go queues running the same model.
 //
 // Model: lps logical processes and pop initial events; initial event i goes to LP i mod lps at

@@ -7,7 +7,7 @@ import (
 	"github.com/lnetsim/lnetsim/sim"
 )
 
-// Reference values from shared/bench/phold (identical across ns-3, SimGrid, SimPy, Go queues).
+// Reference values of REFERENCE.md (identical across ns-3, SimGrid, SimPy, Go queues).
 var references = []struct {
 	lps, pop int
 	end      sim.Time
