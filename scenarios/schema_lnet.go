@@ -106,7 +106,7 @@ type Globals struct {
 	// 1): routers split each router buffer pool evenly over them and take a routed
 	// message's buffer in the CPT of the NID it came from, as lnet_nid2cpt hashes it.
 	CPTs int `yaml:"cpts" json:"cpts,omitempty"`
-	// RouterMsgExpiry is an experimental policy the kernel does not have (seed 002): routers
+	// RouterMsgExpiry is an experimental policy the kernel does not have (see ARCHITECTURE.md): routers
 	// drop messages that waited in their queues past the message deadline (default false:
 	// the kernel's behaviour).
 	RouterMsgExpiry bool `yaml:"router_msg_expiry" json:"router_msg_expiry"`

@@ -292,7 +292,7 @@ func (n *Node) postRoutedRecv(m *Msg, delayed bool) {
 }
 
 // routedExpired reports whether the opt-in expiry policy drops m (a routed message past the
-// deadline it got when it arrived on this router). The kernel has no such policy (seed 002).
+// deadline it got when it arrived on this router). The kernel has no such policy.
 func (n *Node) routedExpired(m *Msg) bool {
 	return m.routing && n.tun.RouterMsgExpiry && n.k.Now() > m.rtrDeadline
 }

@@ -40,7 +40,7 @@ type Tunables struct {
 	// means 1. The model partitions router buffer pools and NI tx credit queues by it (see
 	// cpt.go, ni.go); lnetctl global show does not print it.
 	CPTs int `yaml:"-"`
-	// RouterMsgExpiry is an experimental policy the kernel does not have (seed 002): a
+	// RouterMsgExpiry is an experimental policy the kernel does not have (see ARCHITECTURE.md): a
 	// router drops a routed message still queued past the deadline it got on arrival.
 	// Off by default; off, routers behave as the kernel's.
 	RouterMsgExpiry bool `yaml:"router_msg_expiry"`
