@@ -70,6 +70,8 @@ func init() {
 			O2IBOnly: true, check: checkCMReject},
 		{Name: "link_loss", Fields: []string{"ni", "loss"}, Undo: "link_loss", O2IBOnly: true, check: checkLoss},
 		{Name: "link_delay", Fields: []string{"ni", "delay"}, Undo: "link_delay_cleared", check: checkDelay},
+		{Name: "sm_down", Undo: "sm_up", O2IBOnly: true},
+		{Name: "sm_up", O2IBOnly: true},
 		{Name: "drop_rule_add", Fields: []string{"node", "rule", "name"}, Optional: []string{"name"}, Undo: "drop_rule_remove", check: checkRuleAdd},
 		{Name: "delay_rule_add", Fields: []string{"node", "rule", "name"}, Optional: []string{"name"}, Undo: "delay_rule_remove", check: checkRuleAdd},
 		{Name: "drop_rule_remove", Fields: []string{"node", "name"}, Optional: []string{"name"}, check: checkRuleRemove},

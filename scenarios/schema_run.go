@@ -76,7 +76,7 @@ type Fault struct {
 	// add -> remove, loss/delay cleared).
 	For sim.Time `yaml:"for" json:"for,omitempty"`
 	// Action is one of: link_down, link_up, port_error, port_active, hca_fatal, hca_recover,
-	// node_crash, node_restart, router_down, router_up, cm_reject, link_loss, link_delay,
+	// node_crash, node_restart, router_down, router_up, cm_reject, link_loss, link_delay, sm_down, sm_up,
 	// drop_rule_add, drop_rule_remove, delay_rule_add, delay_rule_remove, set_health,
 	// set_peer_health.
 	Action string `yaml:"action" json:"action"`

@@ -34,6 +34,8 @@ var actionImpls = map[string]actionImpl{
 	"cm_reject":         {o2ib: fabCMReject},
 	"link_loss":         {o2ib: fabImpair},
 	"link_delay":        {ideal: idealDelay, o2ib: fabImpair},
+	"sm_down":           {o2ib: fabSM},
+	"sm_up":             {o2ib: fabSM},
 	"drop_rule_add":     {ideal: ruleAdd},
 	"delay_rule_add":    {ideal: ruleAdd},
 	"drop_rule_remove":  {ideal: ruleRemove},
@@ -338,4 +340,15 @@ func fabCMReject(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 	count := max(ft.Count, 1)
 	fb.f.InjectCMReject(fb.ports[nid].IPs()[0], reason, priv, count)
 	f.note("cm_reject", nid.String(), fmt.Sprintf("%s x%d", ft.Reason, count))
+}
+
+// fabSM makes the subnet manager unreachable (sm_down: path record queries go unanswered,
+// so connection attempts end in ROUTE_ERROR) or reachable again (sm_up, or sm_down's for:).
+func fabSM(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	if downs(ft, undo) {
+		f.c.fab.f.SMDown()
+	} else {
+		f.c.fab.f.SMUp()
+	}
+	f.note(kind(ft, undo), "sm", "")
 }
