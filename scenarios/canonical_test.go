@@ -106,9 +106,15 @@ func FuzzLoad(f *testing.F) {
 			if !ok || len(el) == 0 {
 				t.Fatalf("error is not a non-empty ErrorList: %v", err)
 			}
+			if len(el) > MaxErrors+1 {
+				t.Fatalf("%d errors listed, more than %d and a count", len(el), MaxErrors)
+			}
 			for _, e := range el {
 				if strings.Contains(e.Message, "internal error") {
 					t.Fatalf("panic while loading: %v", e)
+				}
+				if strings.HasPrefix(e.Message, "YAML syntax") && (e.Line < 1 || e.Col < 1) {
+					t.Fatalf("syntax error without its line and column: %v", e)
 				}
 				for _, goName := range []string{"scenarios.", "sim.Time", "reflect", "int64", "uint64", "[]string", "*yaml", "!!"} {
 					if strings.Contains(e.Message+e.Hint, goName) {
