@@ -419,7 +419,8 @@ func (id *CMID) again(op, fail uint8, max int, every sim.Time) {
 }
 
 // ResolveRoute obtains a path to the resolved destination (rdma_resolve_route, modelling
-// Linux's SA path record query): ROUTE_RESOLVED after CMTiming.RouteResolve (plus any
+// Linux's cma_query_ib_route and ib_sa_path_rec_get; the SM sits one link away, see
+// cm_path.go): ROUTE_RESOLVED after CMTiming.RouteResolve (plus any
 // link_delay) once a query and its answer cross the local link with the subnet manager up
 // and the subnet has a path of up links when the answer arrives; an unanswered query is
 // resent every timeout/CMTiming.SARetries; ROUTE_ERROR (ETIMEDOUT) when timeout expires.
