@@ -27,6 +27,7 @@ type workloadPairs struct {
 	srcs, dsts []*Member
 }
 
+// reachKey memoizes reaches: whether a member gets to a net.
 type reachKey struct {
 	node int // index in Scenario.Members
 	net  string
@@ -144,6 +145,7 @@ func (r *resolver) cycle(stack []int, j int) string {
 	return strings.Join(append(names, names[0]), " -> ")
 }
 
+// memberIndex is m's index in Scenario.Members.
 func (r *resolver) memberIndex(m *Member) int {
 	r.s.Member(m.Name) // builds the index
 	return r.s.memberIndex[m.Name]
