@@ -203,6 +203,7 @@ func (n *Node) SetGlobal(name string, v int) error {
 	}
 	t.Normalize()
 	n.tun = t
+	n.routesChanged()
 	return nil
 }
 
@@ -228,6 +229,7 @@ func (n *Node) SetDiscovery(on bool) {
 		return
 	}
 	n.tun.Discovery = on
+	n.routesChanged()
 	if !n.started {
 		return
 	}
@@ -354,6 +356,7 @@ func (n *Node) detachPeerNI(lpni *PeerNI) {
 		pn.updateHealth()
 	}
 	delete(n.peerNIs, lpni.nid)
+	n.routesChanged()
 	n.dropPeerRecovery(lpni)
 }
 

@@ -198,6 +198,7 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 func (n *Node) discLPNIHealth(lpni *PeerNI, st NIStatus) {
 	old := lpni.status
 	lpni.status = st
+	n.routesChanged()
 	switch {
 	case old != st && st == NIStatusDown:
 		n.handleRemoteFailure(lpni, CauseDiscovery)

@@ -235,6 +235,7 @@ func (n *Node) setPeerHealth(lpni *PeerNI, v int, cause HealthCause) {
 	}
 	lpni.health = v
 	lpni.pnet.updateHealth()
+	n.routesChanged()
 	if n.tracer != nil {
 		n.tracer.HealthChange(n.k.Now(), n.name, lpni.nid, false, old, v, cause)
 	}

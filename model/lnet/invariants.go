@@ -218,3 +218,12 @@ func (n *Node) checkFreeMsg(m *Msg) {
 			n.name, m.id, m.Hdr.Type, m.target))
 	}
 }
+
+// checkRouteMemo panics (under the invariants tag) when r's remembered aliveness differs from
+// a fresh lnet_is_route_alive: an input changed without routesChanged.
+func checkRouteMemo(n *Node, r *Route) {
+	if invariants.Enabled && r.upMemo != n.computeRouteAlive(r) {
+		panic(fmt.Sprintf("lnet invariant: %s: route to %s via %s remembered alive=%v, is %v (an input changed without routesChanged)",
+			n.name, r.net, r.gwNID, r.upMemo, !r.upMemo))
+	}
+}

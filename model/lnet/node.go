@@ -20,6 +20,9 @@ type Node struct {
 	hid  sim.HandlerID
 	name string
 	tun  Tunables
+	// routeGen counts changes of what routeAlive reads (routesChanged): a route's memo of an
+	// older generation is recomputed.
+	routeGen uint64
 
 	nets    []*Net
 	nis     []*NI // every local NI, in configuration order (not 0@lo)
@@ -110,6 +113,7 @@ func (n *Node) SetTunables(t Tunables) error {
 		return err
 	}
 	n.tun = t
+	n.routesChanged()
 	return nil
 }
 

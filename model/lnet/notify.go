@@ -51,6 +51,7 @@ func (n *Node) Notify(ni *NI, nid NID, alive, reset bool, when sim.Time) error {
 	}
 	lpni.notified = true
 	lpni.status = status
+	n.routesChanged()
 	if alive {
 		if reset {
 			n.setPeerHealth(lpni, MaxHealth, CauseNotify)
@@ -68,6 +69,7 @@ func (n *Node) Notify(ni *NI, nid NID, alive, reset bool, when sim.Time) error {
 // an LND's "down" comes from a superseded local NI.
 func (n *Node) notifyGateway(ni *NI, lpni *PeerNI, alive, reset bool) {
 	gw := lpni.peer
+	defer n.routesChanged()
 	if reset {
 		gw.gw.alive = alive
 	}

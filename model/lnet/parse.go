@@ -77,7 +77,10 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 	m.rxPeerNI = lpni
 	lpni.lastAlive = n.k.Now()
 	lpni.heardFrom = true
-	lpni.status = NIStatusUp
+	if lpni.status != NIStatusUp {
+		lpni.status = NIStatusUp
+		n.routesChanged()
+	}
 	m.rxCommitted = true
 	m.onActive = true
 	m.deadline = n.deadline(ni)

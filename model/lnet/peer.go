@@ -244,6 +244,7 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 	pn.updateHealth()
 	p.nis = append(p.nis, lpni)
 	n.peerNIs[nid] = lpni
+	n.routesChanged()
 	n.udspOnNewPeerNI(lpni, newNet)
 	return lpni
 }
@@ -311,6 +312,7 @@ func (p *Peer) setMultiRail(mr bool) {
 		}
 	}
 	p.mr = mr
+	p.node.routesChanged()
 }
 
 // SetPeerHealth sets a peer NI's health by hand (`lnetctl peer set --nid X --health V`).

@@ -14,6 +14,11 @@ type Route struct {
 	seq       uint32
 	alive     bool // lr_alive: cached aliveness (used as such with discovery disabled)
 	singleHop bool // lr_single_hop: the gateway has an NI on the remote net
+
+	// upMemo is routeAlive's last answer, valid while upGen is the node's routeGen + 1 (a
+	// new route's zero upGen is never valid).
+	upMemo bool
+	upGen  uint64
 }
 
 // remoteNet is the routes to one remote net (struct lnet_remotenet), in the order added.
@@ -122,7 +127,25 @@ func (n *Node) Routes() []RouteShow {
 	return out
 }
 
-// routeAlive models lnet_is_route_alive: the gateway must be alive; with discovery disabled
+// routeAlive is computeRouteAlive, remembered per route until one of its inputs changes
+// (the kernel evaluates lnet_is_route_alive on every use; the memo gives the same answers
+// without walking the gateway's nets on every send). Every write of an input calls
+// routesChanged; under the invariants build tag each answer is checked against a fresh one.
+func (n *Node) routeAlive(r *Route) bool {
+	if r.upGen != n.routeGen+1 {
+		r.upMemo, r.upGen = n.computeRouteAlive(r), n.routeGen+1
+	}
+	checkRouteMemo(n, r)
+	return r.upMemo
+}
+
+// routesChanged invalidates every route's aliveness memo. It is called wherever an input of
+// computeRouteAlive changes: a gateway's aliveness, lr_alive, lr_single_hop, routing or
+// discovery advertised by the gateway, its multi-rail state, its peer NIs (added, removed,
+// status, health) and the node's tunables.
+func (n *Node) routesChanged() { n.routeGen++ }
+
+// computeRouteAlive models lnet_is_route_alive: the gateway must be alive; with discovery disabled
 // for the gateway (gwDiscoveryDisabled: off here, or the gateway not known multi-rail, as
 // before its first ping reply, or advertising no discovery) the cached lr_alive decides, so
 // a new route is up at once (lr_alive starts 1 unless check_routers_before_use); otherwise
@@ -130,7 +153,7 @@ func (n *Node) Routes() []RouteShow {
 // avoid_asym_router_failure on a route of 1 hop or found single-hop (lr_single_hop: the
 // gateway's last ping reply listed an NI on the remote net), an UP NI on the remote net, and
 // it must advertise routing enabled.
-func (n *Node) routeAlive(r *Route) bool {
+func (n *Node) computeRouteAlive(r *Route) bool {
 	gw := r.gw
 	if !gw.gw.alive {
 		return false

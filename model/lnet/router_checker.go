@@ -224,6 +224,7 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	g := p.gw
 	g.ping = nil
+	defer n.routesChanged()
 	if rc != 0 || b == nil {
 		n.rstats.RtrPingFail++
 		g.pingFails++
@@ -252,6 +253,7 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 // net.
 func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 	g := p.gw
+	defer n.routesChanged()
 	g.rtrDisabled = b.RoutingDisabled
 	g.noDisc = !b.Discovery
 	for _, r := range g.routes {
@@ -289,6 +291,7 @@ func (n *Node) reviveGateway(gw *Peer, srcNet NetID) {
 	if g == nil || g.alive {
 		return
 	}
+	defer n.routesChanged()
 	if n.gwDiscoveryDisabled(gw) {
 		for _, r := range g.routes {
 			if r.net == srcNet {
