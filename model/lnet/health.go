@@ -48,6 +48,9 @@ func (n *Node) healthCheck(m *Msg) bool {
 	localHealth := multiRail || !n.tun.Profile.SingleRailNoLocalHealth
 	remoteResend := true
 	remoteLpni := lpni
+	if m.recovery && n.tun.Profile.RecoveryFailureKeepsHealth {
+		localHealth, remoteLpni = false, nil
+	}
 	if lpni != nil && len(lpni.peer.nis) <= 1 && !n.tun.Profile.SingleRailResend {
 		remoteResend = false
 		if !lpni.peer.isRouter && !n.routing {
@@ -166,8 +169,8 @@ func (n *Node) healthIncrement() int {
 	return n.tun.HealthSensitivity
 }
 
-// setNIHealth sets a local NI's health, traces it, and applies the status edges (LU-19476):
-// 0 -> DOWN, 1000 -> UP.
+// setNIHealth sets a local NI's health, traces it, and applies the status edges (LU-19476,
+// 2.17; not under NoNIStatusFromHealth): 0 -> DOWN, 1000 -> UP.
 func (n *Node) setNIHealth(ni *NI, v int, cause HealthCause) {
 	old := ni.health
 	if old == v {
@@ -176,6 +179,9 @@ func (n *Node) setNIHealth(ni *NI, v int, cause HealthCause) {
 	ni.health = v
 	if n.tracer != nil {
 		n.tracer.HealthChange(n.k.Now(), n.name, ni.nid, true, old, v, cause)
+	}
+	if n.tun.Profile.NoNIStatusFromHealth {
+		return
 	}
 	switch v {
 	case 0:

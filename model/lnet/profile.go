@@ -23,6 +23,12 @@ type Profile struct {
 	// SingleRailNoLocalHealth: a single-NI node does not charge its own NI for local
 	// failures (2.15 and 2.16: LU-13501; LU-19476 charges it again from 2.17).
 	SingleRailNoLocalHealth bool
+	// RecoveryFailureKeepsHealth: a failed recovery ping charges neither side (2.15 and
+	// 2.16: LU-12292 from 2.14; LU-19476 charges it again from 2.17).
+	RecoveryFailureKeepsHealth bool
+	// NoNIStatusFromHealth: a local NI's status does not follow its health (up to 2.16;
+	// LU-19476 sets it DOWN at 0 and UP at 1000 from 2.17).
+	NoNIStatusFromHealth bool
 	// NetworkTimeoutRemoteOnly: NETWORK_TIMEOUT charges the peer NI only (up to 2.12;
 	// LU-13571 charges the local NI too from 2.14, so 2.15).
 	NetworkTimeoutRemoteOnly bool
@@ -62,11 +68,11 @@ type Release struct {
 // checker rewrites.
 var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	SingleRailResend: true, NetworkTimeoutRemoteOnly: true, FixedLNDTimeout: 5,
-	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true}
+	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true, NoNIStatusFromHealth: true}
 
 // profile215 is 2.15 (and 2.16, which changed defaults but none of these rules).
 var profile215 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
-	RouteNeedsGatewayHealth: true}
+	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true}
 
 var (
 	defaults2120 = ReleaseDefaults{TransactionTimeout: 50, RetryCount: 0, HealthSensitivity: 0}

@@ -226,3 +226,46 @@ func TestProfileNetworkTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Failed recovery pings charge no health in 2.15 and 2.16 (LU-12292) and do up to 2.12 and
+// from 2.17 (LU-19476): a peer NI failing everything, after 60 s of recovery pings.
+func TestProfileRecoveryFailure(t *testing.T) {
+	for _, c := range []struct {
+		rel    string
+		health int
+	}{
+		{"2.12", 0}, // 60 pings, one a second
+		{"2.15", 900}, {"2.16", 900},
+		{"master", 400}, // pings at 0, 2, 6, 14, 30 s (and the failed PUT): -600
+
+	} {
+		p := newPair(t, 1, 2, relTunables(t, c.rel), NetTunables{})
+		bad := p.failSecondPeerNI(t)
+		p.run(t, 60*sim.Second)
+		if h := p.a.PeerNI(bad).Health(); h != c.health {
+			t.Errorf("%s: peer NI health %d after 60 s, want %d", c.rel, h, c.health)
+		}
+	}
+}
+
+// A local NI's status follows its health from 2.17 (LU-19476): DOWN at 0, UP at 1000;
+// before, health does not touch it.
+func TestProfileNIStatusFromHealth(t *testing.T) {
+	for _, c := range []struct {
+		rel    string
+		atZero NIStatus
+	}{
+		{"2.12", NIStatusUp}, {"2.16", NIStatusUp}, {"2.17", NIStatusDown}, {"master", NIStatusDown},
+	} {
+		p := newPair(t, 2, 1, relTunables(t, c.rel), NetTunables{})
+		ni := p.a.NIs()[1]
+		p.a.setNIHealth(ni, 0, CauseFailure)
+		if st := ni.Status(); st != c.atZero {
+			t.Errorf("%s: status %s at health 0, want %s", c.rel, st, c.atZero)
+		}
+		p.a.setNIHealth(ni, MaxHealth, CauseSuccess)
+		if st := ni.Status(); st != NIStatusUp {
+			t.Errorf("%s: status %s at health 1000, want up", c.rel, st)
+		}
+	}
+}
