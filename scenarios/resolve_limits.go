@@ -16,11 +16,16 @@ func (r *resolver) faultLimits() {
 }
 
 // faultRepeat checks a fault's every and rate (after until has its default): a period
-// must be positive (every: 0s would fire once), and the firings from at to until must stay
+// must be positive (every: 0s would fire once), a rate written must not be 0 (it would
+// fire once, at at, not never), and the firings from at to until must stay
 // within maxFirings.
 func (r *resolver) faultRepeat(p string, f *Fault) {
 	if r.d.has(p+".every") && f.Every <= 0 {
 		r.errorAt(p+".every", "remove every for a fault that fires once", "must be positive, got %s", f.Every)
+		return
+	}
+	if r.d.has(p+".rate") && f.Rate == 0 {
+		r.errorAt(p+".rate", "remove rate for a fault that fires once; leave the fault out for none", "must be positive, got 0")
 		return
 	}
 	span := f.Until - f.At
