@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/scenarios"
 )
 
@@ -166,8 +167,8 @@ func whichNID(ln *lnet.Node, nids []string) map[string]any {
 	return map[string]any{"peer": out}
 }
 
-// showNets is `net show -v` with what the model's NI does not know filled from the
-// scenario: the interface, the o2ib LND tunables as the LND uses them, dev cpt (-1: the
+// showNets is `net show -v` with what the model's LNet NI does not know: the interface
+// (from the scenario), the LND tunables (o2iblnd's, on the o2ib backend), dev cpt (-1: the
 // simulated HCA has no NUMA node) and the NI's CPTs.
 func showNets(c *cluster, n *node) []lnet.NetShow {
 	nets := n.ln.ShowNets()
@@ -178,17 +179,29 @@ func showNets(c *cluster, n *node) []lnet.NetShow {
 			ni := &nets[i].NIs[j]
 			devCPT := -1
 			ni.DevCPT, ni.CPT = &devCPT, cpts
-			if mni := memberNI(m, ni.NID); mni != nil {
-				if mni.Interface != "" {
-					ni.Interfaces = map[int]string{0: mni.Interface}
-				}
-				if mni.LND != nil && strings.HasPrefix(nets[i].NetType, "o2ib") {
-					ni.LNDTunables = o2ibShow(mni.LND, ni.Tunables.PeerCredits, n.ln.ShowGlobal().LNDTimeout)
-				}
+			if mni := memberNI(m, ni.NID); mni != nil && mni.Interface != "" {
+				ni.Interfaces = map[int]string{0: mni.Interface}
+			}
+			if t, ok := lndTunables(c, n, ni.NID); ok {
+				ni.LNDTunables = t
 			}
 		}
 	}
 	return nets
+}
+
+// lndTunables is the `lnd tunables:` block of the NI with NID nid: o2iblnd's on the o2ib
+// backend; none on the ideal backend, which runs no LND of the kernel's.
+func lndTunables(c *cluster, n *node, nid string) (o2ib.TunablesShow, bool) {
+	if c.fab == nil {
+		return o2ib.TunablesShow{}, false
+	}
+	for _, ni := range n.ln.NIs() {
+		if ni.NID().String() == nid {
+			return c.fab.lnd.ShowTunables(ni)
+		}
+	}
+	return o2ib.TunablesShow{}, false
 }
 
 // memberNI finds the scenario NI with NID nid on member m.
@@ -211,38 +224,6 @@ func cptList(ncpts int) string {
 		parts[i] = strconv.Itoa(i)
 	}
 	return "[" + strings.Join(parts, ",") + "]"
-}
-
-// o2ibTunablesShow is the `lnd tunables:` block of an o2ib NI (liblnetconfig's o2ib
-// printer), with the values kiblnd_tunables_setup settles on.
-type o2ibTunablesShow struct {
-	PeerCreditsHiw  int `yaml:"peercredits_hiw"`
-	MapOnDemand     int `yaml:"map_on_demand"`
-	ConcurrentSends int `yaml:"concurrent_sends"`
-	FMRPoolSize     int `yaml:"fmr_pool_size"`
-	FMRFlushTrigger int `yaml:"fmr_flush_trigger"`
-	FMRCache        int `yaml:"fmr_cache"`
-	NTX             int `yaml:"ntx"`
-	ConnsPerPeer    int `yaml:"conns_per_peer"`
-	Timeout         int `yaml:"timeout"`
-	TOS             int `yaml:"tos"`
-}
-
-// o2ibShow renders p: peercredits_hiw defaults to half the peer credits and stays below
-// them, concurrent_sends is the effective value, and a timeout of 0 shows the global
-// lnd_timeout the LND then uses (as sanity-lnet test 241 checks).
-func o2ibShow(p *scenarios.O2IBParams, peerCredits, lndTimeout int) o2ibTunablesShow {
-	timeout := int(p.Timeout.WholeSeconds())
-	if timeout == 0 {
-		timeout = lndTimeout
-	}
-	hiw := max(p.PeerCreditsHiw, peerCredits/2)
-	if hiw >= peerCredits {
-		hiw = peerCredits - 1
-	}
-	return o2ibTunablesShow{PeerCreditsHiw: hiw, MapOnDemand: p.MapOnDemand, ConcurrentSends: p.EffectiveConcurrentSends(),
-		FMRPoolSize: p.FMRPoolSize, FMRFlushTrigger: p.FMRFlushTrigger, FMRCache: p.FMRCache, NTX: p.NTX,
-		ConnsPerPeer: p.ConnsPerPeer, Timeout: timeout, TOS: p.TOS}
 }
 
 func boolInt(b bool) int {

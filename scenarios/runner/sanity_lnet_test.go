@@ -35,6 +35,7 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-226", []string{"faults[1].node=client", "faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.[2-3]@o2ib"},
 			[]string{"the server has one route back after route del", "ping 1 after the delete succeeds", "ping 2 after the delete succeeds", "ping 3 after the delete succeeds",
 				"ping 4 after the delete succeeds", "the client's messages after the delete (the pings and router checks) alternate: rtr0", "... and rtr1", "no message fails"}},
+		{"sanity-lnet-230", []string{"faults[0].lnetctl=net set --all --health 1000"}, []string{"net show -v shows conns_per_peer 4"}},
 		{"sanity-lnet-241", []string{"o2ib.o2ib1.timeout=52"}, []string{"lnd-timeout 0 shows the global lnd_timeout"}},
 		{"sanity-lnet-400", []string{"faults[0].lnetctl=udsp add --src o2ib --priority 3"}, []string{"udsp show lists the rule", "the NI shows net priority 0"}},
 		{"sanity-lnet-400", []string{"faults[1].lnetctl=udsp del --idx 1"}, []string{"udsp del succeeds", "udsp show is empty after the delete"}},
@@ -42,6 +43,7 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-403", []string{"faults[2].lnetctl=udsp add --src 1.1.1.2@o2ib --prio 1"}, []string{"udsp add --src 1.1.1.1@o2ib shows as the test expects"}},
 		{"sanity-lnet-403", []string{"faults[7].lnetctl=udsp del --idx 1"}, []string{"udsp show is empty after deleting the --dst 1.1.1.1@o2ib rule"}},
 		{"sanity-lnet-404", []string{"faults[0].lnetctl=udsp add --src o2ib2 --prio 1"}, []string{"src rule - local NI priorities"}},
+		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 	} {
 		var ovs []scenarios.Override
 		for _, s := range c.set {

@@ -1,0 +1,37 @@
+package o2ib
+
+import "github.com/lnetsim/lnetsim/model/lnet"
+
+// TunablesShow is an o2ib NI's `lnd tunables:` block as `lnetctl net show -v` prints it
+// (liblnetconfig's o2ib printer; master adds timeout and tos).
+type TunablesShow struct {
+	PeerCreditsHiw  int `yaml:"peercredits_hiw"`
+	MapOnDemand     int `yaml:"map_on_demand"`
+	ConcurrentSends int `yaml:"concurrent_sends"`
+	FMRPoolSize     int `yaml:"fmr_pool_size"`
+	FMRFlushTrigger int `yaml:"fmr_flush_trigger"`
+	FMRCache        int `yaml:"fmr_cache"`
+	NTX             int `yaml:"ntx"`
+	ConnsPerPeer    int `yaml:"conns_per_peer"`
+	Timeout         int `yaml:"timeout"`
+	TOS             int `yaml:"tos"`
+}
+
+// ShowTunables returns ni's tunables as kiblnd_tunables_setup settled them (peercredits_hiw
+// and concurrent_sends clamped), conns_per_peer as `net set` last changed it, and a timeout
+// of 0 shown as the lnd_timeout the NI then uses (as the kernel shows it); false when
+// o2iblnd does not run ni.
+func (l *LND) ShowTunables(ni *lnet.NI) (TunablesShow, bool) {
+	n, _ := ni.LNDData.(*kibNet)
+	if n == nil || n.l != l {
+		return TunablesShow{}, false
+	}
+	t := n.tun
+	timeout := t.Timeout
+	if timeout == 0 {
+		timeout = int(ni.LNDTimeout().WholeSeconds())
+	}
+	return TunablesShow{PeerCreditsHiw: t.hiw, MapOnDemand: t.MapOnDemand, ConcurrentSends: t.concurrentSends,
+		FMRPoolSize: t.FMRPoolSize, FMRFlushTrigger: t.FMRFlushTrigger, FMRCache: t.FMRCache, NTX: t.NTx,
+		ConnsPerPeer: t.ConnsPerPeer, Timeout: timeout, TOS: t.TOS}, true
+}
