@@ -42,7 +42,8 @@ func (l *LND) checkInvariants() error {
 }
 
 // checkConn: a live conn's CQ is alive and its QP maps back to it; a destroyed one's CQ is
-// destroyed (an LND that forgot to destroy it grows the fabric's CQ table forever).
+// destroyed (an LND that forgot to destroy it grows the fabric's CQ table forever); credits
+// within [0, queue depth] and sends posted within [0, concurrent_sends].
 func (l *LND) checkConn(c *conn) error {
 	name := func() string { return fmt.Sprintf("o2ib conn %d to %s (state %d)", c.idx, c.peer.nid, c.state) }
 	switch {
@@ -50,8 +51,10 @@ func (l *LND) checkConn(c *conn) error {
 		return fmt.Errorf("%s: destroyed %v but its CQ dead %v: CQ and conn counts unbalanced", name(), c.destroyed, c.cq.Dead())
 	case !c.destroyed && c.qp != nil && (int(c.qp.Num()) >= len(l.connByQPN) || l.connByQPN[c.qp.Num()] != nil && l.connByQPN[c.qp.Num()] != c):
 		return fmt.Errorf("%s: QP %d is mapped to another conn", name(), c.qp.Num())
-	case c.credits < 0 || c.outstanding < 0:
-		return fmt.Errorf("%s: credits %d, outstanding credits %d", name(), c.credits, c.outstanding)
+	case c.credits < 0 || c.credits > c.queueDepth || c.outstanding < 0:
+		return fmt.Errorf("%s: credits %d of %d, outstanding credits %d", name(), c.credits, c.queueDepth, c.outstanding)
+	case c.nsendsPosted < 0 || c.nsendsPosted > c.concurrentSends():
+		return fmt.Errorf("%s: %d sends posted, at most %d", name(), c.nsendsPosted, c.concurrentSends())
 	}
 	return nil
 }

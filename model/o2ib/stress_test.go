@@ -59,10 +59,8 @@ func TestStressFlaps(t *testing.T) {
 		c.k.AfterFunc(100*sim.Millisecond, flap)
 		for i := 0; i < 400; i++ {
 			c.run(t, sim.Second)
-			for _, cn := range c.lnd.conns {
-				if cn.credits < 0 || cn.credits > cn.queueDepth || cn.nsendsPosted < 0 || cn.nsendsPosted > cn.concurrentSends() {
-					t.Fatalf("seed %d: conn credits %d posted %d", seed, cn.credits, cn.nsendsPosted)
-				}
+			if err := c.lnd.checkInvariants(); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
 			}
 		}
 		// LNet's recovery pings go on after the faults stop: a tx whose deadline is still
