@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/lnetsim/lnetsim/internal/atomicfile/specialfiles"
 	"github.com/lnetsim/lnetsim/record"
 )
 
@@ -32,19 +32,8 @@ func tinyScenario(t *testing.T, dir, file, name string) string {
 func TestOutputFlagsRefuseSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	file := tinyScenario(t, dir, "s.yaml", "tiny")
-	victim := filepath.Join(dir, "victim")
-	if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(victim, link); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	targets := map[string]string{link: "a symbolic link", fifo: "a FIFO", "/dev/full": "a device"}
+	sp := specialfiles.Make(t, dir)
+	targets := map[string]string{sp.Link: "a symbolic link", sp.FIFO: "a FIFO", "/dev/full": "a device"}
 	for _, flag := range []string{"--pcap", "--trace", "--cpuprofile", "--memprofile", "--junit"} {
 		for path, what := range targets {
 			code, _, errOut := runCLI(t, "check", "--out", "", flag, path, file)
@@ -54,17 +43,9 @@ func TestOutputFlagsRefuseSpecialFiles(t *testing.T) {
 			}
 		}
 	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Fatal("the symbolic link was replaced")
-	}
-	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-		t.Fatal("the FIFO was replaced")
-	}
+	sp.Intact(t)
 	if fi, err := os.Lstat("/dev/full"); err != nil || fi.Mode()&os.ModeDevice == 0 {
 		t.Fatal("/dev/full was replaced")
-	}
-	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
-		t.Fatalf("the link's target changed: %q", b)
 	}
 	// A regular file is replaced whole.
 	pcapFile := filepath.Join(dir, "x.pcap")

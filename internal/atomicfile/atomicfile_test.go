@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/lnetsim/lnetsim/internal/atomicfile/specialfiles"
 )
 
 func TestCommitAbortAndRaces(t *testing.T) {
@@ -62,18 +64,8 @@ func TestCommitAbortAndRaces(t *testing.T) {
 // exactly as they were, and no temporary file stays behind.
 func TestRefusesNonRegularTargets(t *testing.T) {
 	dir := t.TempDir()
-	victim := filepath.Join(dir, "victim")
-	if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(victim, link); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sp := specialfiles.Make(t, dir)
+	link, fifo := sp.Link, sp.FIFO
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -90,20 +82,12 @@ func TestRefusesNonRegularTargets(t *testing.T) {
 			t.Errorf("WriteFile(%s) = %v, want %q", path, err, want)
 		}
 	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Fatal("the symbolic link was replaced")
-	}
-	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-		t.Fatal("the FIFO was replaced")
-	}
-	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
-		t.Fatalf("the link's target changed: %q", b)
-	}
+	sp.Intact(t)
 	if entries, _ := os.ReadDir(dir); len(entries) != 4 {
 		t.Fatalf("temporary files left: %v", entries)
 	}
 	// A regular file is replaced; a file that becomes a FIFO while being written is not.
-	if err := WriteFile(victim, []byte("v2\n")); err != nil {
+	if err := WriteFile(sp.Victim, []byte("v2\n")); err != nil {
 		t.Fatal(err)
 	}
 	late := filepath.Join(dir, "late")
