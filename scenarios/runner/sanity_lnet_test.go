@@ -40,6 +40,7 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-400", []string{"faults[0].lnetctl=udsp add --src o2ib --priority 3"}, []string{"udsp show lists the rule", "the NI shows net priority 0"}},
 		{"sanity-lnet-400", []string{"faults[1].lnetctl=udsp del --idx 1"}, []string{"udsp del succeeds", "udsp show is empty after the delete"}},
 		{"sanity-lnet-401", []string{"faults[0].lnetctl=udsp add --dst o2ib --prio 2"}, []string{"its NI has the rule's net priority"}},
+		{"sanity-lnet-402", []string{"faults[0].lnetctl=udsp add --dst o2ib8 --priority 0"}, []string{"the new peer's NI has the rule's priority", "udsp show lists the rule"}},
 		{"sanity-lnet-403", []string{"faults[2].lnetctl=udsp add --src 1.1.1.2@o2ib --prio 1"}, []string{"udsp add --src 1.1.1.1@o2ib shows as the test expects"}},
 		{"sanity-lnet-403", []string{"faults[7].lnetctl=udsp del --idx 1"}, []string{"udsp show is empty after deleting the --dst 1.1.1.1@o2ib rule"}},
 		{"sanity-lnet-404", []string{"faults[0].lnetctl=udsp add --src o2ib2 --prio 1"}, []string{"src rule - local NI priorities"}},
