@@ -134,6 +134,7 @@ type HCA struct {
 	ports    []*Port
 	handlers []AsyncHandler
 	fatal    bool
+	dead     bool // fatal or its node crashed (setDead): what alive reads on every QP step
 	attr     DeviceAttr
 }
 
@@ -346,7 +347,12 @@ func (h *HCA) Port(num int) *Port { return h.ports[num-1] }
 // Fatal reports whether the HCA has had a fatal error (see Faults.HCAFatal).
 func (h *HCA) Fatal() bool { return h.fatal }
 
-func (h *HCA) alive() bool { return !h.fatal && !h.node.crashed }
+// alive reports whether the HCA works: not fatal and its node not crashed. It reads the one
+// flag setDead keeps, so the QP scheduler's every step needs no load of the node.
+func (h *HCA) alive() bool { return !h.dead }
+
+// setDead recomputes dead after fatal or the node's crashed state changed.
+func (h *HCA) setDead() { h.dead = h.fatal || h.node.crashed }
 
 // String returns the HCA's name.
 func (h *HCA) String() string { return h.node.Name + "/" + h.Name }

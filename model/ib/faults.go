@@ -172,6 +172,7 @@ func (h *HCA) HCAFatal() {
 	}
 	f := h.f
 	h.fatal = true
+	h.setDead()
 	f.invalidateMRs(h)
 	f.async(AsyncEvent{Type: EventDeviceFatal, HCA: h})
 	for _, qp := range f.qps {
@@ -195,6 +196,7 @@ func (h *HCA) Recover() {
 		return
 	}
 	h.fatal = false
+	h.setDead()
 	for _, p := range h.ports {
 		if p.lane >= 0 && p.state == PortActive {
 			h.f.async(AsyncEvent{Type: EventPortActive, HCA: h, Port: p.Num})
@@ -213,6 +215,9 @@ func (n *Node) CrashNode() {
 	}
 	f := n.f
 	n.crashed = true
+	for _, h := range n.hcas {
+		h.setDead()
+	}
 	for i, qp := range f.qps {
 		if qp != nil && qp.hca.node == n {
 			qp.reset()
@@ -253,6 +258,7 @@ func (n *Node) Restart() {
 	n.crashed = false
 	for _, h := range n.hcas {
 		h.fatal = false
+		h.setDead()
 		for _, p := range h.ports {
 			if p.lane >= 0 && p.state == PortActive {
 				n.f.tryStart(p.lane)
