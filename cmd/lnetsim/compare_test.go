@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// compare-releases runs the default scenario once per release with the same seed and prints
+// only the metrics that differ: 2.12's +1 per success makes 113 health changes where 2.15
+// and master have 6, and one expectation (the recovery ping restoring 1000) fails on 2.12.
+func TestCompareReleases(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "compare-releases", "builtin:default", "--releases", "2.12,2.15,master", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := `                metric   2.12   2.15  master
+   expectations_passed     15     16      16
+        health_changes    113      6       6
+  health_last_change_s    134    126     126
+              messages  24585  24569   24569
+            send_count  21889  21873   21873
+(21 metrics equal in every release not shown; --all shows them)
+`
+	if !strings.HasPrefix(stdout, want) {
+		t.Fatalf("got:\n%s\nwant it to start with:\n%s", stdout, want)
+	}
+	for _, rel := range []string{"2.12", "2.15", "master"} {
+		if _, err := os.Stat(filepath.Join(out, "rail-failure-release-"+rel, "summary.json")); err != nil {
+			t.Errorf("release %s: %v", rel, err)
+		}
+	}
+}
+
+// An unknown release is a usage error naming the known ones; one release is not a comparison.
+func TestCompareReleasesRefuses(t *testing.T) {
+	for _, c := range []struct{ list, want string }{
+		{"2.12,2.14", `--releases: unknown release "2.14" (known: 2.12.0,`},
+		{"2.15", "--releases needs at least two releases"},
+		{"2.15,2.15", "--releases: 2.15 is given twice"},
+	} {
+		code, _, stderr := runCLI(t, "compare-releases", "builtin:default", "--releases", c.list, "--out", "")
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("--releases %s: exit %d, %q; want 2 and %q", c.list, code, stderr, c.want)
+		}
+	}
+}
