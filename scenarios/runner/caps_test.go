@@ -89,3 +89,26 @@ func TestCapWritesIncompleteRun(t *testing.T) {
 		t.Fatalf("a capped run without WriteIncomplete left %s", gone)
 	}
 }
+
+// TestCappedThroughputCoversReachedTime: a capped run's throughput divides the bytes its
+// writes moved by the virtual time it reached, not by the span it never simulated.
+func TestCappedThroughputCoversReachedTime(t *testing.T) {
+	s, err := scenarios.LoadBuiltin(scenarios.DefaultName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(s, Options{MaxEvents: 200_000, WriteIncomplete: true})
+	var capErr *CapError
+	if !errors.As(err, &capErr) {
+		t.Fatalf("err = %v, want a max-events cap", err)
+	}
+	m := res.Summary.Metrics
+	done := m["writes.ops_completed"]
+	if done == 0 {
+		t.Fatalf("no write completed within the cap at %s", capErr.At)
+	}
+	want := done * float64(1<<20) * 8 / (capErr.At - s.Workload[0].Start).Seconds() / 1e9
+	if got := m["writes.throughput_gbps"]; got != want {
+		t.Fatalf("writes.throughput_gbps = %v, want %v (%v writes of 1MiB by %s)", got, want, done, capErr.At)
+	}
+}

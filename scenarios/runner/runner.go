@@ -156,7 +156,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	res := &Result{Summary: record.Summary{
 		Scenario: s.Name, ScenarioHash: s.Hash, Seed: seed, Version: opt.Version, Params: opt.Params,
 		Duration: s.Duration.String(), Events: sum.Events(), Checksum: fmt.Sprintf("%016x", sum.Sum()),
-		Metrics: metrics(c, col, ws),
+		Metrics: metrics(c, col, ws, reached(c, capErr)),
 	}}
 	var results []record.Expectation
 	if capErr != nil {
@@ -183,8 +183,19 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// metrics are the run's scalar results (summary.json; aggregated by sweeps).
-func metrics(c *cluster, col *collector, ws *workloads) map[string]float64 {
+// reached is the virtual time the run's metrics cover: the end of every workload's span when
+// the run completed, the time a cap stopped it otherwise (sim.MaxTime: no clamp).
+func reached(c *cluster, capErr *CapError) sim.Time {
+	if capErr == nil {
+		return sim.MaxTime
+	}
+	return c.k.Now()
+}
+
+// metrics are the run's scalar results (summary.json; aggregated by sweeps). A workload's
+// throughput is its bytes over its span, cut at until (a capped run's reached time) so an
+// incomplete run does not spread what it moved over time it never simulated.
+func metrics(c *cluster, col *collector, ws *workloads, until sim.Time) map[string]float64 {
 	m := map[string]float64{}
 	var st lnet.Counters
 	for _, n := range c.nodes {
@@ -211,7 +222,7 @@ func metrics(c *cluster, col *collector, ws *workloads) map[string]float64 {
 			m[p+"rpc_resends"] = float64(w.rpcResends)
 		}
 		m[p+"ops_failed"] = float64(w.failed)
-		if span := (w.end - w.spec.Start).Seconds(); span > 0 {
+		if span := (min(w.end, until) - w.spec.Start).Seconds(); span > 0 {
 			m[p+"throughput_gbps"] = float64(w.bytes) * 8 / span / 1e9
 		}
 		if w.latency.n > 0 {
