@@ -241,6 +241,7 @@ type CMID struct {
 	retries  int
 	probes   int      // ARP requests or path record queries sent by this resolution
 	every    sim.Time // path record query: the wait for each answer
+	sent     sim.Time // when the last ARP request or path record query went out
 	reqPriv  []byte
 	passive  bool // created by a CONNECT_REQUEST: indexed in Fabric.passive by peer
 
@@ -392,6 +393,7 @@ func (id *CMID) arpProbe() {
 	f := id.f
 	now := f.k.Now()
 	id.probes++
+	id.sent = now
 	id.dstPort = f.PortByIP(id.remote.Addr())
 	if id.dstPort != nil && id.port.hca.alive() {
 		if extra, ok := f.roundTrip(id.port, id.dstPort); ok && now+f.cfg.CM.AddrResolve+extra < id.deadline {
@@ -407,12 +409,12 @@ func (id *CMID) nextProbe() {
 	id.again(tAddrProbe, tAddrFail, id.f.cfg.CM.ARPProbes, id.f.cfg.CM.ARPRetrans)
 }
 
-// again arms op after every if fewer than max requests went out and the next one starts
-// before the deadline, else fail at the deadline.
-func (id *CMID) again(op, fail uint8, max int, every sim.Time) {
+// again arms op for every after the last request if fewer than limit went out and the next
+// one starts before the deadline, else fail at the deadline.
+func (id *CMID) again(op, fail uint8, limit int, every sim.Time) {
 	now := id.f.k.Now()
-	if id.probes < max && now+every < id.deadline {
-		id.arm(op, every)
+	if next := max(id.sent+every, now); id.probes < limit && next < id.deadline {
+		id.arm(op, next-now)
 		return
 	}
 	id.arm(fail, id.deadline-now)
@@ -441,6 +443,7 @@ func (id *CMID) ResolveRoute(timeout sim.Time) error {
 func (id *CMID) saSend() {
 	f := id.f
 	id.probes++
+	id.sent = f.k.Now()
 	extra, ok := f.saQuery(id.port)
 	if d := f.cfg.CM.RouteResolve + extra; ok && d < id.every && f.k.Now()+d < id.deadline {
 		id.arm(tRoute, d)
@@ -637,6 +640,7 @@ func (id *CMID) timeout() {
 			id.event(CMAddrResolved, 0, nil)
 			return
 		case id.timerOp == tAddr:
+			f.mgmt.lost++ // the reply found the path gone
 			id.nextProbe()
 			return
 		}
@@ -655,6 +659,7 @@ func (id *CMID) timeout() {
 			id.event(CMRouteResolved, 0, nil)
 			return
 		case id.timerOp == tRoute:
+			f.mgmt.lost++ // the answer found the path gone
 			id.nextQuery()
 			return
 		}

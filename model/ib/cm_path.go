@@ -18,7 +18,7 @@ import (
 type mgmtState struct {
 	smDown bool          // the subnet manager answers no path record query (SMDown)
 	rng    []*sim.Stream // MAD loss draws, by link, created on first use
-	lost   uint64        // management packets lost to link faults
+	lost   uint64        // management packets lost (MADsLost)
 }
 
 // SMDown makes the subnet manager unreachable: path record queries (rdma_resolve_route)
@@ -29,8 +29,9 @@ func (f *Fabric) SMDown() { f.mgmt.smDown = true }
 // SMUp makes the subnet manager reachable again.
 func (f *Fabric) SMUp() { f.mgmt.smDown = false }
 
-// MADsLost returns how many management packets (CM MADs, ARP probes and replies, path
-// record queries and answers) link faults lost.
+// MADsLost returns how many management packets (CM MADs, ARP requests and replies, path
+// record queries and answers) were lost: to a lane down or its loss or corruption, to a
+// port or HCA that is down, or to an unreachable subnet manager.
 func (f *Fabric) MADsLost() uint64 { return f.mgmt.lost }
 
 // madRNG returns the MAD loss stream of link i.
@@ -98,6 +99,7 @@ func (f *Fabric) roundTrip(src, dst *Port) (sim.Time, bool) {
 // is down.
 func (f *Fabric) saQuery(p *Port) (sim.Time, bool) {
 	if f.mgmt.smDown || !p.hca.alive() || p.state != PortActive || p.lane < 0 {
+		f.mgmt.lost++
 		return 0, false
 	}
 	there, ok := f.laneFate(&f.lanes[p.lane])

@@ -73,3 +73,25 @@ func TestLoss30Connects(t *testing.T) {
 		t.Fatalf("PUT %+v, want success", p)
 	}
 }
+
+// The client's port fails (link down, PORT_ERR) at 100 us, while the path record query sent
+// when the address resolved (50 us) is out: its answer is lost, the resends every 500 ms
+// leave a port that is down, and ROUTE_ERROR at RDMA_RESOLVE_TIMEOUT (5.00005 s) fails the
+// peer -EHOSTUNREACH: the discovery GET ends -113/network_timeout then, no CONNREQ sent.
+func TestPortErrorDuringRouteResolution(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.k.AfterFunc(100*sim.Microsecond, c.f.Links()[0].LinkDown)
+	c.put(t, 1, 2, 8)
+	c.run(t, 5500*sim.Millisecond) // before LNet's recovery pings of its own NI
+	if l := logWith(c.log, "CONNREQ"); len(l) != 0 {
+		t.Fatalf("CONNREQ sent: %v", l)
+	}
+	g := c.done[0].first(lnet.MsgGET, nidOf(2, 0))
+	if g == nil || g.End != 5*sim.Second+50*sim.Microsecond || g.Status != -lnet.EHOSTUNREACH ||
+		g.HStatus != lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT {
+		t.Fatalf("discovery GET %+v, want -113/network_timeout at 5.00005s", g)
+	}
+	if n := c.f.MADsLost(); n != 10 {
+		t.Fatalf("%d management packets lost, want 10 (the 9 resent queries and the first answer)", n)
+	}
+}
