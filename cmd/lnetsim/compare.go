@@ -26,6 +26,7 @@ type compareFlags struct {
 	out      string
 	backend  string
 	all      bool
+	figures  bool
 }
 
 // releaseRun is one release's run of the compared scenario.
@@ -33,6 +34,7 @@ type releaseRun struct {
 	release string
 	dir     string
 	metrics map[string]float64
+	figures []string // --plots: the figures drawn, and why any was not
 }
 
 func newCompareReleasesCmd() *cobra.Command {
@@ -45,7 +47,8 @@ lnet.release (nodes whose group names its own release keep it), each into its ow
 directory OUT/<scenario name>-release-<release>/, and prints side by side the metrics that
 differ between the releases: the run's metrics (resends, failures, latency per workload,
 ...), the number of health changes, the lowest health any NI or peer NI reached, when health
-last changed, and the expectations passed.`,
+last changed, and the expectations passed. --plots draws each release's health over time
+(health.png) and traffic per NI (ni-traffic.png) into its run directory.`,
 		Example: `  lnetsim compare-releases scenarios/catalogue/single-rail-resend.yaml --releases 2.12,2.15,master
   lnetsim compare-releases builtin:default --releases 2.12,2.15,2.16,2.17 --all`,
 		Args: cobra.ExactArgs(1),
@@ -63,6 +66,7 @@ last changed, and the expectations passed.`,
 	cmd.Flags().StringVar(&f.out, "out", "runs", "parent directory of the run directories; empty: write none")
 	cmd.Flags().StringVar(&f.backend, "backend", runner.BackendO2IB, "LND under LNet: o2ib or ideal")
 	cmd.Flags().BoolVar(&f.all, "all", false, "print every metric, also those equal in all releases")
+	cmd.Flags().BoolVar(&f.figures, "plots", false, "also draw health.png and ni-traffic.png into each release's run directory (health over time per release)")
 	return cmd
 }
 
@@ -146,6 +150,10 @@ func runRelease(cmd *cobra.Command, arg, rel string, s *scenarios.Scenario, f *c
 		}
 	}
 	r.metrics["expectations_passed"] = float64(passed)
+	if f.figures && r.dir != "" {
+		written, notDrawn := drawRunFigures(r.dir, fmt.Sprintf("%s, release %s (seed %d)", s.Name, rel, res.Summary.Seed))
+		r.figures = append(written, notDrawn...)
+	}
 	return r, nil
 }
 
@@ -198,6 +206,9 @@ func printComparison(w io.Writer, runs []releaseRun, all bool) error {
 	for _, r := range runs {
 		if r.dir != "" {
 			fmt.Fprintf(w, "%s: %s\n", r.release, r.dir)
+		}
+		for _, fig := range r.figures {
+			fmt.Fprintf(w, "  %s\n", fig)
 		}
 	}
 	return nil

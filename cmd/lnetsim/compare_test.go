@@ -9,10 +9,11 @@ import (
 
 // compare-releases runs the default scenario once per release with the same seed and prints
 // only the metrics that differ: 2.12's +1 per success makes 113 health changes where 2.15
-// and master have 6, and one expectation (the recovery ping restoring 1000) fails on 2.12.
+// and master have 6, and one expectation (the recovery ping restoring 1000) fails on 2.12;
+// --plots draws each release's health figure into its run directory.
 func TestCompareReleases(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "compare-releases", "builtin:default", "--releases", "2.12,2.15,master", "--out", out)
+	code, stdout, stderr := runCLI(t, "compare-releases", "builtin:default", "--releases", "2.12,2.15,master", "--out", out, "--plots")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -28,8 +29,10 @@ func TestCompareReleases(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant it to start with:\n%s", stdout, want)
 	}
 	for _, rel := range []string{"2.12", "2.15", "master"} {
-		if _, err := os.Stat(filepath.Join(out, "rail-failure-release-"+rel, "summary.json")); err != nil {
-			t.Errorf("release %s: %v", rel, err)
+		for _, f := range []string{"summary.json", "health.png"} {
+			if _, err := os.Stat(filepath.Join(out, "rail-failure-release-"+rel, f)); err != nil {
+				t.Errorf("release %s: %v", rel, err)
+			}
 		}
 	}
 }
