@@ -64,6 +64,8 @@ func init() {
 		{Name: "hca_recover", Fields: ni, HCA: hcaResets},
 		{Name: "node_crash", Fields: node, Undo: "node_restart", HCA: hcaNodeDown},
 		{Name: "node_restart", Fields: node, HCA: hcaNodeBoot},
+		{Name: "lustre_stop", Fields: node, Undo: "lustre_start"},
+		{Name: "lustre_start", Fields: node},
 		{Name: "router_down", Fields: node, Undo: "router_up", check: checkRouter},
 		{Name: "router_up", Fields: node, check: checkRouter},
 		{Name: "cm_reject", Fields: []string{"node", "peer_ni", "reason", "count"}, Optional: []string{"reason", "count"},

@@ -29,6 +29,8 @@ var actionImpls = map[string]actionImpl{
 	"hca_recover":       {ideal: idealHCA, o2ib: fabHCA},
 	"node_crash":        {ideal: idealNode, o2ib: fabNode},
 	"node_restart":      {ideal: idealNode, o2ib: fabNode},
+	"lustre_stop":       {ideal: lustreState},
+	"lustre_start":      {ideal: lustreState},
 	"router_down":       {ideal: routerState},
 	"router_up":         {ideal: routerState},
 	"cm_reject":         {o2ib: fabCMReject},

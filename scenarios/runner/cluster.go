@@ -18,6 +18,11 @@ type node struct {
 	down bool // crashed (o2ib backend): its LNet is gone until it restarts
 	// unconfigured: lnetctl lnet unconfigure stopped its LNet (the node and HCA are up)
 	unconfigured bool
+	// stopped: lustre_stop released the workload's hold on LNet (its targets unmounted, its
+	// streams paused) until lustre_start
+	stopped bool
+	// targets are the MDs the node's workload targets posted on its current LNet
+	targets []lnet.MDHandle
 }
 
 // cluster is the simulated system of one run.

@@ -8,9 +8,13 @@ import (
 	"github.com/lnetsim/lnetsim/scenarios"
 )
 
-// lnetUser reports whether a node runs a workload (sends or serves one): such a user holds
-// its own reference on LNet (LNetNIInit), as Lustre and lnet_selftest do.
+// lnetUser reports whether a node runs a workload (sends or serves one) it has not stopped
+// (lustre_stop): such a user holds its own reference on LNet (LNetNIInit), as Lustre and
+// lnet_selftest do.
 func (c *cluster) lnetUser(n *node) bool {
+	if n.stopped {
+		return false // lustre_stop released the workload's reference
+	}
 	for i := range c.s.Workload {
 		w := &c.s.Workload[i]
 		for _, m := range c.members(append(append([]string{}, w.From...), w.To...)) {
@@ -116,4 +120,43 @@ func netDel(_ *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 		}
 	}
 	return result(n.ln.DelNI(nid))
+}
+
+// lustreState performs lustre_stop and lustre_start: what an admin does around unloading LNet
+// on a node that serves or runs a workload. lustre_stop stands for unmounting its Lustre
+// targets and clients (or stopping lnet_selftest): their buffers are unlinked (LNetMDUnlink),
+// the operations the node started and has not finished fail with ECONNABORTED, its streams
+// issue nothing more and the workload's reference on LNet is dropped, so `lnet unconfigure`
+// then stops LNet (lnet_unconfigure finds no other user). lustre_start mounts again: on a node
+// whose LNet was unconfigured, LNetNIInit first starts it with the node's configuration (as a
+// mount loads LNet with its module parameters); the targets are posted again and the streams
+// resume.
+func lustreState(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	n := f.c.byName[ft.Node]
+	what := kind(ft, undo)
+	switch {
+	case n.down:
+		f.note(what, n.name, "node down: nothing done")
+	case downs(ft, undo):
+		if n.stopped {
+			return
+		}
+		for _, h := range n.targets {
+			_ = n.ln.MDUnlink(h)
+		}
+		n.targets = n.targets[:0]
+		n.stopped = true
+		f.c.ws.abortFrom(n)
+		f.note(what, n.name, "")
+	case n.stopped:
+		if n.unconfigured {
+			if rc, msg := lnetConfigure(f, n, nil, false); rc != 0 {
+				f.note(what, n.name, "lnet configure failed: "+msg)
+				return
+			}
+		}
+		n.stopped = false
+		f.c.ws.nodeRestarted(n)
+		f.note(what, n.name, "")
+	}
 }

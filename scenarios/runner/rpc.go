@@ -140,9 +140,9 @@ type rpcServerEvent struct {
 }
 
 // attachRPCServer posts the request buffer of workload w on server n.
-func attachRPCServer(w *workload, n *node) {
+func attachRPCServer(w *workload, n *node) lnet.MDHandle {
 	s := &rpcServer{w: w, n: n}
-	n.ln.MEAttach(lnet.MatchSpec{Portal: uint32(w.rpcPortal()), Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+	return n.ln.MEAttach(lnet.MatchSpec{Portal: uint32(w.rpcPortal()), Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
 		lnet.MDSpec{Length: int(w.spec.RequestSize), Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_TRUNCATE, Handler: &rpcServerEvent{s: s}})
 }
 

@@ -143,10 +143,10 @@ func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
 func (w *workload) attachTarget(n *node) {
 	switch w.spec.Type {
 	case "rpc":
-		attachRPCServer(w, n)
+		n.targets = append(n.targets, attachRPCServer(w, n))
 	case "brw":
-		n.ln.MEAttach(lnet.MatchSpec{Portal: w.portal(), Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
-			lnet.MDSpec{Length: int(w.spec.Size), Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_OP_GET | lnet.MD_TRUNCATE})
+		n.targets = append(n.targets, n.ln.MEAttach(lnet.MatchSpec{Portal: w.portal(), Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+			lnet.MDSpec{Length: int(w.spec.Size), Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_OP_GET | lnet.MD_TRUNCATE}))
 	}
 }
 
@@ -166,8 +166,21 @@ func (ws *workloads) nodeCrashed(n *node) {
 	}
 }
 
+// abortFrom ends the operations in flight from n as failed with ECONNABORTED (lustre_stop:
+// the upper layer that issued them is gone while LNet still runs, so their MDs are unlinked).
+func (ws *workloads) abortFrom(n *node) {
+	for _, w := range ws.list {
+		for _, st := range w.streams {
+			if st.src == n && st.cur != nil {
+				st.cur.finish(-lnet.ECONNABORTED)
+			}
+		}
+	}
+}
+
 // nodeRestarted re-posts n's target buffers on its new LNet and resumes its streams.
 func (ws *workloads) nodeRestarted(n *node) {
+	n.targets = n.targets[:0]
 	for _, w := range ws.list {
 		if w.to[n.name] {
 			w.attachTarget(n)
@@ -216,8 +229,8 @@ func (st *stream) Handle(kind int, arg uint64) {
 func (st *stream) issue() {
 	w := st.w
 	k := st.src.ln.Kernel()
-	if st.src.down || st.cur != nil || k.Now() >= w.end || (w.spec.Count > 0 && *st.issued >= w.spec.Count) {
-		return // a crashed source pauses; nodeRestarted resumes it
+	if st.src.down || st.src.stopped || st.cur != nil || k.Now() >= w.end || (w.spec.Count > 0 && *st.issued >= w.spec.Count) {
+		return // a crashed or stopped source pauses; nodeRestarted resumes it
 	}
 	st.ops++
 	*st.issued++
