@@ -141,6 +141,10 @@ type ConnParam struct {
 	RNRRetryCount uint8 // rnr_retry_count (0..7, 7 = infinite)
 	AckTimeout    uint8 // local_ack_timeout exponent; 0 = Config.AckTimeout
 	MinRNRTimer   uint8 // min_rnr_timer code; 0 = Config.MinRNRTimer
+	// responder_resources and initiator_depth: the RDMA READs this side offers to hold
+	// for the peer and to have outstanding to it (0: none, as o2iblnd asks). Each QP
+	// gets the smaller of its offer and the peer's matching one (see rdLimit).
+	ResponderResources, InitiatorDepth uint8
 }
 
 type cmState uint8
@@ -233,7 +237,9 @@ type CMID struct {
 	peer    int32 // the other end's id
 	peerQPN uint32
 	param   ConnParam
-	backlog int
+	// The peer's READ offer (its responder_resources and initiator_depth), from its REQ/REP.
+	peerRes, peerInit uint8
+	backlog           int
 
 	timer    sim.Timer
 	timerOp  uint8
@@ -505,7 +511,8 @@ func (id *CMID) Connect(p ConnParam) error {
 
 func (id *CMID) sendREQ() {
 	id.f.sendMAD(cmMsg{typ: mREQ, from: id.idx, to: -1, src: id.port, dst: id.dstPort, addr: id.remote,
-		priv: id.reqPriv, qpn: id.qp.num, retry: id.param.RetryCount, srcAddr: id.local})
+		priv: id.reqPriv, qpn: id.qp.num, retry: id.param.RetryCount, srcAddr: id.local,
+		rdRes: id.param.ResponderResources, rdInit: id.param.InitiatorDepth})
 	id.arm(tReq, id.f.cfg.CM.ResponseTimeout)
 }
 
@@ -520,6 +527,7 @@ func (id *CMID) Accept(p ConnParam) error {
 	}
 	id.param.PrivateData, id.param.RNRRetryCount = p.PrivateData, p.RNRRetryCount
 	id.param.AckTimeout, id.param.MinRNRTimer = p.AckTimeout, p.MinRNRTimer
+	id.param.ResponderResources, id.param.InitiatorDepth = p.ResponderResources, p.InitiatorDepth
 	if err := id.qp.Modify(QPRTR, id.rtrAttr()); err != nil {
 		return err
 	}
@@ -531,7 +539,8 @@ func (id *CMID) Accept(p ConnParam) error {
 
 func (id *CMID) sendREP() {
 	id.f.sendMAD(cmMsg{typ: mREP, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort,
-		priv: append([]byte(nil), id.param.PrivateData...), qpn: id.qp.num})
+		priv: append([]byte(nil), id.param.PrivateData...), qpn: id.qp.num,
+		rdRes: id.param.ResponderResources, rdInit: id.param.InitiatorDepth})
 	id.arm(tRTU, id.f.cfg.CM.ResponseTimeout)
 }
 
@@ -612,7 +621,8 @@ func (id *CMID) rtrAttr() QPAttr {
 	if rnr == 0 {
 		rnr = id.f.cfg.MinRNRTimer
 	}
-	return QPAttr{DestQPN: id.peerQPN, DestLID: id.dstPort.LID(), MinRNRTimer: rnr}
+	return QPAttr{DestQPN: id.peerQPN, DestLID: id.dstPort.LID(), MinRNRTimer: rnr,
+		MaxDestRdAtomic: rdLimit(id.param.ResponderResources, id.peerInit, id.qp.hca.attr.MaxQPRdAtom)}
 }
 
 func (id *CMID) rtsAttr() QPAttr {
@@ -620,7 +630,8 @@ func (id *CMID) rtsAttr() QPAttr {
 	if to == 0 {
 		to = id.f.cfg.AckTimeout
 	}
-	return QPAttr{Timeout: to, RetryCnt: id.param.RetryCount, RNRRetry: id.param.RNRRetryCount}
+	return QPAttr{Timeout: to, RetryCnt: id.param.RetryCount, RNRRetry: id.param.RNRRetryCount,
+		MaxRdAtomic: rdLimit(id.param.InitiatorDepth, id.peerRes, id.qp.hca.attr.MaxQPInitRdAtom)}
 }
 
 // timeout handles the id's CM timer.

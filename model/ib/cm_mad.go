@@ -16,7 +16,9 @@ type cmMsg struct {
 	reason   RejectReason
 	qpn      uint32
 	retry    uint8
-	local    bool // generated inside the receiving node (COMM_EST), never lost
+	rdRes    uint8 // REQ/REP: the sender's responder_resources
+	rdInit   uint8 // REQ/REP: the sender's initiator_depth
+	local    bool  // generated inside the receiving node (COMM_EST), never lost
 }
 
 const (
@@ -87,6 +89,7 @@ func (f *Fabric) cmReceive(m cmMsg) {
 		}
 		f.k.Disarm(&id.timer)
 		id.peer, id.peerQPN = m.from, m.qpn
+		id.peerRes, id.peerInit = m.rdRes, m.rdInit
 		if id.qp == nil || id.qp.Modify(QPRTR, id.rtrAttr()) != nil || id.qp.Modify(QPRTS, id.rtsAttr()) != nil {
 			id.setState(cmFailed)
 			f.sendMAD(cmMsg{typ: mREJ, from: id.idx, to: m.from, src: m.dst, dst: m.src, reason: RejNoQP})
@@ -182,6 +185,7 @@ func (f *Fabric) cmREQ(m cmMsg) {
 	id.local, id.remote = m.addr, m.srcAddr
 	id.peer, id.peerQPN = m.from, m.qpn
 	id.param.RetryCount = m.retry
+	id.peerRes, id.peerInit = m.rdRes, m.rdInit
 	id.Context = lis.Context
 	id.deliver(CMEvent{Type: CMConnectRequest, ID: id, Listen: lis, PrivateData: m.priv})
 }

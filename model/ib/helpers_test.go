@@ -98,9 +98,13 @@ func fabricN(t testing.TB, seed uint64, n int, cfg Config) (*sim.Kernel, *Fabric
 	return k, f, out
 }
 
-// rcPair creates and connects RC QPs between a and b with the given RTS attributes.
+// rcPair creates and connects RC QPs between a and b with the given RTS attributes; READ
+// limits left 0 in rts are the device's (16 each way).
 func rcPair(t testing.TB, a, b *side, rts QPAttr, depth int) {
 	t.Helper()
+	if rts.MaxRdAtomic == 0 && rts.MaxDestRdAtomic == 0 {
+		rts.MaxRdAtomic, rts.MaxDestRdAtomic = 16, 16
+	}
 	mk := func(s *side) {
 		qp, err := s.p.HCA().CreateQP(QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, MaxSendWR: depth, MaxRecvWR: depth, MaxInline: 256})
 		if err != nil {
@@ -113,7 +117,7 @@ func rcPair(t testing.TB, a, b *side, rts QPAttr, depth int) {
 	for _, pr := range [][2]*side{{a, b}, {b, a}} {
 		s, o := pr[0], pr[1]
 		must(t, s.qp.Modify(QPInit, QPAttr{Port: 1}))
-		must(t, s.qp.Modify(QPRTR, QPAttr{DestQPN: o.qp.Num(), DestLID: o.p.LID(), MinRNRTimer: rts.MinRNRTimer}))
+		must(t, s.qp.Modify(QPRTR, QPAttr{DestQPN: o.qp.Num(), DestLID: o.p.LID(), MinRNRTimer: rts.MinRNRTimer, MaxDestRdAtomic: rts.MaxDestRdAtomic}))
 		must(t, s.qp.Modify(QPRTS, rts))
 	}
 }

@@ -101,21 +101,30 @@ type QPAttr struct {
 	DestQPN     uint32
 	DestLID     uint16
 	MinRNRTimer uint8
+	// RTR: max_dest_rd_atomic, the responder resources: RDMA READs from the peer this QP
+	// holds at once (0: it accepts none). At most DeviceAttr.MaxQPRdAtom.
+	MaxDestRdAtomic uint8
 	// RTS: local_ack_timeout exponent (4.096us * 2^Timeout, 0 = infinite), retry_cnt (0..7)
 	// and rnr_retry (0..7, 7 = retry forever).
 	Timeout  uint8
 	RetryCnt uint8
 	RNRRetry uint8
+	// RTS: max_rd_atomic, the initiator depth: RDMA READs this QP has outstanding at once
+	// (0: it may post none). At most DeviceAttr.MaxQPInitRdAtom.
+	MaxRdAtomic uint8
 }
 
 // DeviceAttr are the device limits ibv_query_device reports that the model enforces.
 type DeviceAttr struct {
 	MaxQPWR int // max_qp_wr: largest send or receive queue
 	MaxCQE  int // max_cqe: largest CQ
+	// max_qp_rd_atom and max_qp_init_rd_atom: largest responder resources and initiator
+	// depth of a QP.
+	MaxQPRdAtom, MaxQPInitRdAtom int
 }
 
 // DefaultDeviceAttr are ConnectX-like limits.
-var DefaultDeviceAttr = DeviceAttr{MaxQPWR: 32768, MaxCQE: 4194303}
+var DefaultDeviceAttr = DeviceAttr{MaxQPWR: 32768, MaxCQE: 4194303, MaxQPRdAtom: 16, MaxQPInitRdAtom: 16}
 
 // Attr returns the HCA's limits (ibv_query_device).
 func (h *HCA) Attr() DeviceAttr { return h.attr }
@@ -166,6 +175,8 @@ type QP struct {
 	rdMsn   uint32
 	rdChunk int64
 	rdGap   bool // a re-read for a response gap is under way
+	// Peaks of READs outstanding as initiator and of READ requests held as responder.
+	rdPeak, respPeak int
 
 	retryLeft, rnrLeft uint8
 	paused             bool // waiting out an RNR NAK
@@ -264,15 +275,23 @@ func (qp *QP) Modify(to QPState, attr QPAttr) error {
 		if attr.DestLID == 0 || int(attr.DestLID) > len(qp.f.ports) || attr.DestQPN == 0 {
 			return fmt.Errorf("%w: RTR needs a destination LID and QPN", ErrInvalid)
 		}
+		if int(attr.MaxDestRdAtomic) > qp.hca.attr.MaxQPRdAtom {
+			return fmt.Errorf("%w: max_dest_rd_atomic %d above the device's %d", ErrInvalid, attr.MaxDestRdAtomic, qp.hca.attr.MaxQPRdAtom)
+		}
 		qp.dstPort = qp.f.ports[attr.DestLID-1]
 		qp.attr.DestLID, qp.attr.DestQPN, qp.attr.MinRNRTimer = attr.DestLID, attr.DestQPN, attr.MinRNRTimer
+		qp.attr.MaxDestRdAtomic = attr.MaxDestRdAtomic
 		qp.mtu = uint32(qp.f.pathMTU(qp.port, qp.dstPort))
 	case QPRTS:
 		if attr.RetryCnt > 7 || attr.RNRRetry > 7 || attr.Timeout > 31 {
 			return fmt.Errorf("%w: retry_cnt/rnr_retry above 7 or timeout above 31", ErrInvalid)
 		}
+		if int(attr.MaxRdAtomic) > qp.hca.attr.MaxQPInitRdAtom {
+			return fmt.Errorf("%w: max_rd_atomic %d above the device's %d", ErrInvalid, attr.MaxRdAtomic, qp.hca.attr.MaxQPInitRdAtom)
+		}
 		if qp.state == QPRTR {
 			qp.attr.Timeout, qp.attr.RetryCnt, qp.attr.RNRRetry = attr.Timeout, attr.RetryCnt, attr.RNRRetry
+			qp.attr.MaxRdAtomic = attr.MaxRdAtomic
 			qp.retryLeft, qp.rnrLeft = attr.RetryCnt, attr.RNRRetry
 		}
 	}
@@ -300,6 +319,9 @@ func (qp *QP) PostSend(wr SendWR) error {
 	}
 	if wr.Len < 0 || wr.Len > 1<<31 || (wr.Inline && (wr.Op != OpSend || wr.Len > qp.init.MaxInline)) || wr.Op > OpRead {
 		return ErrInvalid
+	}
+	if wr.Op == OpRead && qp.attr.MaxRdAtomic == 0 {
+		return fmt.Errorf("%w: RDMA READ on a QP with initiator depth 0", ErrInvalid)
 	}
 	if int(qp.sqPosted-qp.sqFreed) >= qp.init.MaxSendWR {
 		return ErrQueueFull

@@ -42,7 +42,7 @@ func (qp *QP) hasWork() bool {
 	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		return true
 	}
-	if qp.paused || qp.sqNext == qp.sqPosted {
+	if qp.paused || qp.sqNext == qp.sqPosted || qp.readBlocked() {
 		return false
 	}
 	return qp.state == QPRTS || (qp.state == QPSQD && qp.curChunk > 0)
@@ -133,6 +133,7 @@ func (qp *QP) fill(c int32) {
 		ch.kind, ch.n, ch.idx, ch.npkt, ch.wire, ch.msgLen = ckReadReq, 1, 0, 1, readReqWir, uint32(w.wr.Len)
 		w.readDone = false
 		qp.curChunk = 1
+		qp.rdPeak = max(qp.rdPeak, qp.readsInFlight()+1) // this one is not yet in the count
 	case OpWrite:
 		ch.kind = ckData
 		qp.shape(ch, uint32(w.wr.Len), qp.curChunk, rethBytes)
@@ -284,61 +285,6 @@ func (qp *QP) seqNak() {
 		idx = uint32(qp.rxChunk)
 	}
 	qp.ctrlAt(ckNak, qp.rxExpect, idx, nakSeqErr)
-}
-
-// rxReadReq is the responder's handling of an RDMA READ request: checked against the
-// rkey, then answered with response chunks (a duplicate request is answered again).
-func (qp *QP) rxReadReq(ch *chunk) {
-	if before(qp.rxExpect, ch.msn) {
-		qp.seqNak()
-		return
-	}
-	if ch.msn == qp.rxExpect {
-		qp.nakked = false
-		if !qp.f.access(qp.hca, ch.rkey, ch.raddr, ch.msgLen, AccessRemoteRead) {
-			qp.refuse(ch.msn, WCRemAccessErr)
-			return
-		}
-		qp.rxExpect++
-		qp.rxChunk = -1
-	}
-	cb := qp.chunkBytes()
-	n := (ch.msgLen + cb - 1) / cb
-	if n == 0 {
-		n = 1
-	}
-	qp.resp = append(qp.resp, readResp{msn: ch.msn, len: ch.msgLen, n: n})
-	qp.f.enqueue(qp)
-}
-
-// rxReadResp reassembles an RDMA READ response in order; its last chunk completes the READ
-// and implicitly acknowledges every earlier message.
-func (qp *QP) rxReadResp(ch *chunk) {
-	if before(ch.msn, qp.sqDone) || !before(ch.msn, qp.sqSent) {
-		return
-	}
-	if ch.idx == 0 {
-		qp.rdMsn, qp.rdChunk, qp.rdGap = ch.msn, 0, false
-	}
-	if ch.msn != qp.rdMsn || int64(ch.idx) != qp.rdChunk {
-		// A response chunk of the oldest outstanding READ went missing: re-read at once,
-		// once per gap (the rest of the broken response is ignored).
-		if !qp.rdGap && (qp.rdChunk >= 0 || ch.msn == qp.sqDone) {
-			qp.rdGap, qp.rdChunk = true, -1
-			qp.retry()
-		}
-		return
-	}
-	qp.rdChunk++
-	if ch.idx+1 != ch.n {
-		return
-	}
-	qp.rdChunk = -1
-	qp.sq[ch.msn%uint32(len(qp.sq))].readDone = true
-	if before(qp.ackedTo, ch.msn) {
-		qp.ackedTo = ch.msn
-	}
-	qp.progress()
 }
 
 // rxAck records a cumulative acknowledgement of every message up to msn.
