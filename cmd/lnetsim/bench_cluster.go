@@ -37,7 +37,7 @@ fabric:
 nodes:
   client:
     count: %d
-    nis: [o2ib0]
+    nis: [%s]
   rtr:
     count: %d
     routing: true
@@ -49,7 +49,7 @@ nodes:
     nis: [o2ib1]
 lnet:
   routes:
-`, c.Clients, c.Routers, c.Servers, c.Duration, c.Clients, c.Routers, c.Servers)
+`, c.Clients, c.Routers, c.Servers, c.Duration, c.Clients, clientNI(c), c.Routers, c.Servers)
 	for _, dir := range [][2]string{{"o2ib1", "client"}, {"o2ib0", "oss"}} {
 		for i := range c.Routers {
 			fmt.Fprintf(&b, "    - {net: %s, gateway: rtr%d, nodes: %s}\n", dir[0], i, dir[1])
@@ -60,6 +60,19 @@ lnet:
 		fmt.Fprintf(&b, "  - {name: %ss, type: brw, op: %s, from: client, to: oss, size: 1MiB, concurrency: 1}\n", op, op)
 	}
 	return b.String()
+}
+
+// autoNIDs is how many NIs of one net a scenario numbers automatically (10.<net>.x.y).
+const autoNIDs = 65534
+
+// clientNI is the clients' NI: o2ib0 numbered automatically, or, when the clients and
+// routers are more than autoNIDs on o2ib0, explicit NIDs from 10.16.0.1 on (a group's NID
+// counts up per member), clear of the routers' automatic 10.0.x.y.
+func clientNI(c clusterSpec) string {
+	if c.Clients+c.Routers <= autoNIDs {
+		return "o2ib0"
+	}
+	return "{net: o2ib0, nid: 10.16.0.1@o2ib}"
 }
 
 // clusterResult is what `lnetsim bench cluster` reports. The rates are over the event loop

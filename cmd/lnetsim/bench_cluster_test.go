@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/scenarios"
@@ -77,4 +78,25 @@ func BenchmarkCluster(b *testing.B) {
 	b.ReportMetric(float64(msgs)/loop, "msgs/s")
 	b.ReportMetric(float64(events)/float64(msgs), "events/msg")
 	b.ReportMetric(loop*1e9/float64(events), "ns/event")
+}
+
+// TestBenchClusterBeyondAutoNIDs: with more clients and routers on o2ib0 than a net numbers
+// automatically (65534), the clients get explicit NIDs from 10.16.0.1 and the scenario loads.
+func TestBenchClusterBeyondAutoNIDs(t *testing.T) {
+	for _, tc := range []struct {
+		clients int
+		last    string // the last client's NID
+	}{
+		{65519, "10.16.255.239@o2ib"}, // 65535 with the routers: 10.16.0.1 + 65518
+	} {
+		spec := clusterSpec{Clients: tc.clients, Routers: 16, Servers: 1, Duration: sim.Millisecond}
+		s, err := scenarios.Load("big.yaml", []byte(clusterScenario(spec)))
+		if err != nil {
+			t.Fatalf("%d clients: %v", tc.clients, err)
+		}
+		last := s.Members[tc.clients-1]
+		if got := last.NIs[0].NID.String(); last.Name != fmt.Sprintf("client%d", tc.clients-1) || got != tc.last {
+			t.Fatalf("%d clients: %s has %s, want %s", tc.clients, last.Name, got, tc.last)
+		}
+	}
 }
