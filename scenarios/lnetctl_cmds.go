@@ -46,7 +46,7 @@ func init() {
 // SetNames are the `lnetctl set` globals a timeline can change, as lnetctl names them.
 var SetNames = []string{"routing", "discovery", "drop_asym_route", "retry_count", "transaction_timeout",
 	"health_sensitivity", "recovery_interval", "router_sensitivity", "response_tracking", "recovery_limit",
-	"max_recovery_ping_interval", "numa_range", "max_interfaces"}
+	"max_recovery_ping_interval", "numa_range", "max_interfaces", "tiny_buffers", "small_buffers", "large_buffers"}
 
 // flagOpt is shorthand for an option without a value.
 func flagOpt(short byte, long ...string) cmdOpt { return cmdOpt{long: long, short: short} }

@@ -192,6 +192,13 @@ func (n *Node) SetGlobal(name string, v int) error {
 	case "routing":
 		n.SetRouting(v != 0)
 		return nil
+	case rtrBufferNames[0], rtrBufferNames[1], rtrBufferNames[2]:
+		for i, b := range rtrBufferNames {
+			if b == name {
+				n.setRouterBuffers(i, v)
+			}
+		}
+		return nil
 	default:
 		if p := globalInt(&t, name); p != nil {
 			*p = v
@@ -484,6 +491,12 @@ func (n *Node) Global(name string) (int, bool) {
 		return b[n.routing], true
 	case "drop_asym_route":
 		return b[t.DropAsymRoute], true
+	case rtrBufferNames[0]:
+		return t.TinyRouterBuffers, true
+	case rtrBufferNames[1]:
+		return t.SmallRouterBuffers, true
+	case rtrBufferNames[2]:
+		return t.LargeRouterBuffers, true
 	}
 	if p := globalInt(&t, name); p != nil {
 		return *p, true

@@ -27,6 +27,7 @@ type RouterStats struct {
 type rtrPool struct {
 	npages     int
 	nbuffers   int
+	reqBuffers int // rbp_req_nbuffers: buffers beyond it are freed as they come back
 	credits    int
 	minCredits int
 	msgs       msgQueue // rbp_msgs
@@ -173,24 +174,63 @@ func (n *Node) SetRouting(on bool) {
 		n.rtrState = rtrEnabled
 	}
 	if n.rtrPools == nil {
-		sizes := [numRtrPools]int{n.tun.TinyRouterBuffers, n.tun.SmallRouterBuffers, n.tun.LargeRouterBuffers}
-		defaults := [numRtrPools]int{2048, 16384, 1024} // LNET_NRB_TINY, _SMALL, _LARGE
 		pages := [numRtrPools]int{0, 1, largeNPages}
 		k := n.ncpts()
 		n.rtrPools = make([]*rtrPool, k*numRtrPools)
 		for c := 0; c < k; c++ {
 			for i := 0; i < numRtrPools; i++ {
-				total := sizes[i]
-				if total <= 0 {
-					total = defaults[i] // 0: the kernel's default (lnet_nrb_*_calculate)
-				}
-				nb := max(total/k, 1) // per CPT: total / LNET_CPT_NUMBER, floor 1
-				n.rtrPools[c*numRtrPools+i] = &rtrPool{npages: pages[i], nbuffers: nb, credits: nb, minCredits: nb}
+				nb := n.rtrBuffersPerCPT(i)
+				n.rtrPools[c*numRtrPools+i] = &rtrPool{npages: pages[i], nbuffers: nb, reqBuffers: nb, credits: nb, minCredits: nb}
 			}
 		}
 	}
 	if n.rtrState == rtrEnabled {
 		n.advertiseRouting()
+	}
+}
+
+// rtrBuffersPerCPT models lnet_nrb_tiny/small/large_calculate: the pool's tunable (0: the
+// kernel's default, LNET_NRB_TINY, _SMALL, _LARGE) divided by the number of CPTs, at least 1.
+func (n *Node) rtrBuffersPerCPT(pool int) int {
+	total := [numRtrPools]int{n.tun.TinyRouterBuffers, n.tun.SmallRouterBuffers, n.tun.LargeRouterBuffers}[pool]
+	if total <= 0 {
+		total = [numRtrPools]int{2048, 16384, 1024}[pool]
+	}
+	return max(total/n.ncpts(), 1)
+}
+
+// rtrBufferNames are lnetctl set's names of the three pools' sizes (tiny, small, large).
+var rtrBufferNames = [numRtrPools]string{"tiny_buffers", "small_buffers", "large_buffers"}
+
+// setRouterBuffers models lnet_rtrpools_adjust (`lnetctl set tiny_buffers|small_buffers|
+// large_buffers N`): the tunable takes the value and, with routing enabled, each CPT's pool
+// is resized to its share (lnet_rtrpool_adjust_bufs). Growing past the buffers the pool has
+// adds the difference at once, as free buffers and credits, resets the low-water mark and
+// hands them to the messages waiting on the pool; otherwise only the requested count drops,
+// and buffers beyond it are freed as they come back (returnRxCredits).
+func (n *Node) setRouterBuffers(pool, v int) {
+	p := [numRtrPools]*int{&n.tun.TinyRouterBuffers, &n.tun.SmallRouterBuffers, &n.tun.LargeRouterBuffers}[pool]
+	*p = v
+	if !n.routing || n.rtrPools == nil {
+		return
+	}
+	nb := n.rtrBuffersPerCPT(pool)
+	for c := 0; c < n.ncpts(); c++ {
+		rp := n.rtrPools[c*numRtrPools+pool]
+		add := nb - rp.nbuffers
+		if nb <= rp.reqBuffers || add <= 0 {
+			rp.reqBuffers = nb
+			continue
+		}
+		rp.reqBuffers = nb
+		rp.nbuffers += add
+		rp.credits += add
+		rp.minCredits = rp.credits
+		// A message was waiting only while no buffer was free: each new buffer serves one
+		// (lnet_schedule_blocked_locked; its credit was taken when it queued).
+		for i := 0; i < add && rp.msgs.Len() > 0; i++ {
+			n.repostRouted(rp.msgs.Pop())
+		}
 	}
 }
 
@@ -337,10 +377,14 @@ func (n *Node) returnRxCredits(m *Msg) {
 	if m.rtrPool != 0 {
 		pool := n.rtrPools[m.rtrPool-1]
 		m.rtrPool = 0
-		pool.credits++
-		if pool.credits <= 0 {
-			if m2 := pool.msgs.Pop(); m2 != nil {
-				n.repostRouted(m2)
+		if pool.credits >= pool.reqBuffers {
+			pool.nbuffers-- // lowered by lnetctl set *_buffers: this buffer is freed
+		} else {
+			pool.credits++
+			if pool.credits <= 0 {
+				if m2 := pool.msgs.Pop(); m2 != nil {
+					n.repostRouted(m2)
+				}
 			}
 		}
 	}

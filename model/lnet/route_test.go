@@ -343,3 +343,43 @@ func assertPutsInOrder(t *testing.T, rec *evRec) {
 		}
 	}
 }
+
+// TestSetRouterBuffers follows lnet_rtrpools_adjust / lnet_rtrpool_adjust_bufs (`lnetctl set
+// large_buffers N` on a router): growing the pool adds free buffers at once, which go to the
+// messages waiting on it, and resets the low-water mark; shrinking only lowers the requested
+// count, and buffers beyond it are freed as they come back (lnet_return_rx_credits_locked).
+func TestSetRouterBuffers(t *testing.T) {
+	rtun := DefaultTunables()
+	rtun.LargeRouterBuffers = 1
+	r := newRouted(t, 1, DefaultTunables(), rtun)
+	r.lnd.AddRule(IdealRule{From: pat(t, "10.1.0.3@o2ib1"), To: pat(t, "10.1.0.2@o2ib1"),
+		Types: 1 << MsgPUT, Count: -1, Verdict: IdealVerdict{Delay: 2 * sim.Second}})
+	for i := 0; i < 6; i++ {
+		r.put(t, 1<<20, uint64(i))
+	}
+	rtr := r.rs[0]
+	r.run(t, 500*sim.Millisecond)
+	if got, want := rtr.RouterPools()[2], (RouterPoolShow{256, 1, -5, -5, 5}); got != want {
+		t.Fatalf("before: large pool %+v, want %+v (one buffer, five messages waiting)", got, want)
+	}
+	if err := rtr.SetGlobal("large_buffers", 4); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rtr.RouterPools()[2], (RouterPoolShow{256, 4, -2, -2, 2}); got != want {
+		t.Fatalf("grown: large pool %+v, want %+v (three more buffers, three messages served)", got, want)
+	}
+	if err := rtr.SetGlobal("large_buffers", 2); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := rtr.Global("large_buffers"); v != 2 {
+		t.Fatalf("large_buffers reads %d, want 2", v)
+	}
+	r.run(t, 20*sim.Second)
+	if got, want := rtr.RouterPools()[2], (RouterPoolShow{256, 2, 2, -2, 0}); got != want {
+		t.Fatalf("shrunk: large pool %+v, want %+v (two buffers freed as they came back)", got, want)
+	}
+	if puts := r.sEv.count(EventPUT); puts != 6 {
+		t.Fatalf("%d PUTs delivered, want 6", puts)
+	}
+	assertPutsInOrder(t, r.sEv)
+}
