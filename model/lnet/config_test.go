@@ -99,7 +99,7 @@ func TestSetGlobal(t *testing.T) {
 		{"retry_count", 3, 0}, {"transaction_timeout", 3, EINVAL}, {"transaction_timeout", 40, 0},
 		{"retry_count", 41, EINVAL}, {"health_sensitivity", 0, 0}, {"retry_count", 1, EINVAL},
 		{"response_tracking", 4, EINVAL}, {"max_recovery_ping_interval", 0, EINVAL},
-		{"max_interfaces", 8, 0}, {"recovery_limit", 30, 0}, {"drop_asym_route", 1, 0}, {"tiny_buffers", 1, EINVAL},
+		{"max_interfaces", 8, 0}, {"recovery_limit", 30, 0}, {"drop_asym_route", 1, 0}, {"tiny_buffers", 1, 0}, {"lnd_timeout", 1, EINVAL},
 	}
 	for _, s := range steps {
 		err := n.SetGlobal(s.name, s.v)
@@ -109,7 +109,7 @@ func TestSetGlobal(t *testing.T) {
 	}
 	tun := n.Tunables()
 	if tun.RetryCount != 0 || tun.TransactionTimeout != 40 || tun.HealthSensitivity != 0 || tun.MaxInterfaces != 4096 ||
-		tun.RecoveryLimit != 30 || !tun.DropAsymRoute {
+		tun.RecoveryLimit != 30 || !tun.DropAsymRoute || tun.TinyRouterBuffers != 1 {
 		t.Errorf("tunables after the sets: %+v", tun)
 	}
 	seq := n.PingBuffer().Seq
