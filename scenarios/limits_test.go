@@ -17,6 +17,9 @@ func TestHugeInputsListTheRootCauseOnly(t *testing.T) {
 	faults.WriteString(strings.Repeat("  - at: 1s\n    action: link_down\n    ni: client:0\n    for: 1ms\n", 50000))
 	for _, c := range []struct{ name, data, want string }{
 		{"100k-nis", nis.String(), `big.yaml:5:7: nodes.client.nis: node "client" has 100000 NIs; a node has at most 128 (each NI needs its own HCA (0 to 63) and port (1 or 2))`},
+		{"nids-exhausted", "duration: 1s\nnodes:\n  client: {count: 65535, nis: [o2ib0]}\n  rtr: {routing: true, nis: [o2ib0, o2ib1]}\n" +
+			"  oss: {nis: [o2ib1]}\nlnet:\n  routes:\n    - {net: o2ib1, gateway: rtr, nodes: client}\n",
+			`big.yaml:3:3: nodes: more than 65534 NIs on net o2ib0 to number automatically (give NIDs explicitly)`},
 		{"200k-values", faults.String(), `big.yaml:159998:9: document too large: more than 200000 values (split the scenario or avoid deep alias expansion)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

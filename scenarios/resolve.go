@@ -293,7 +293,7 @@ func (r *resolver) assignNIDs() {
 						n := next[ni.Net]
 						nid := NID{Addr: addr4(10, byte(num), byte(n>>8), byte(n)), Net: ni.Net}
 						if n == 65535 {
-							r.errorAt("nodes", "give NIDs explicitly", "more than 65534 NIs on net %s to number automatically", ni.Net)
+							r.rootAt("nodes", "give NIDs explicitly", "more than 65534 NIs on net %s to number automatically", ni.Net)
 							break
 						}
 						if _, used := r.nids[nid]; !used {

@@ -487,8 +487,8 @@ func (r *resolver) addRoute(p string, rt Route, targets []*Member) {
 // addGatewayRoute adds m's route to net through gateway ref; false after an error.
 func (r *resolver) addGatewayRoute(p string, m *Member, net, ref string, rt Route) bool {
 	nid, ok := r.gatewayNID(p+".gateway", ref, m)
-	if !ok {
-		return false
+	if !ok || !nid.Addr.IsValid() {
+		return false // no NID: the numbering that ran out is reported at nodes
 	}
 	if !hasNet(m, nid.Net) {
 		r.errorAt(p+".gateway", "", "gateway %s is not on a net of %s", nid, m.Name)
