@@ -1,0 +1,506 @@
+package lnet
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"gopkg.in/yaml.v3"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// TestDataDriven runs the story scripts in testdata/*.txt: each builds nodes on one ideal LND,
+// adds routes, sends PUTs, injects failures and prints routes, health and counters at each step.
+// `go test ./model/lnet -run TestDataDriven -rewrite` regenerates the expected output.
+func TestDataDriven(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		w := &ddWorld{}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			out, err := w.exec(d)
+			if err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			return out
+		})
+	})
+}
+
+// ddWorld is the state one script builds: the nodes on one ideal LND, what each received and
+// the tracer lines not yet printed.
+type ddWorld struct {
+	k       *sim.Kernel
+	lnd     *IdealLND
+	nodes   []*Node
+	byName  map[string]*Node
+	ev      map[string]*evRec // each node's initiator and portal events
+	tr      *ddTrace
+	down    map[NID]bool // NIs whose link silently loses every message
+	started bool
+}
+
+// ddTrace is a Tracer printing health and NI status changes as they happen.
+type ddTrace struct {
+	lines    []string
+	attempts string // the node whose send attempts are printed ("" none)
+}
+
+func (r *ddTrace) MsgAttempt(node string, id uint64, n int, t sim.Time, ni, nh NID) {
+	if node == r.attempts {
+		r.lines = append(r.lines, fmt.Sprintf("%s %s: msg %d try %d %s -> %s", ddTime(t), node, id, n, ni, nh))
+	}
+}
+
+func (r *ddTrace) MsgDone(*MsgRecord) {}
+
+func (r *ddTrace) HealthChange(t sim.Time, node string, nid NID, local bool, o, nw int, c HealthCause) {
+	kind := "peer"
+	if local {
+		kind = "local"
+	}
+	r.lines = append(r.lines, fmt.Sprintf("%s %s: %s ni %s health %d -> %d (%s)", ddTime(t), node, kind, nid, o, nw, c))
+}
+
+func (r *ddTrace) NIStatusChange(t sim.Time, node string, nid NID, o, nw NIStatus) {
+	r.lines = append(r.lines, fmt.Sprintf("%s %s: ni %s %s -> %s", ddTime(t), node, nid, o, nw))
+}
+
+// ddTime prints a virtual time in seconds with microsecond precision.
+func ddTime(t sim.Time) string {
+	return fmt.Sprintf("t=%d.%06ds", t/sim.Second, (t%sim.Second)/sim.Microsecond)
+}
+
+// ddCommands are the script commands; those printing nothing are wrapped by quiet.
+var ddCommands = map[string]func(*ddWorld, *datadriven.TestData) (string, error){
+	"nodes":      quiet((*ddWorld).cmdNodes),
+	"route":      quiet((*ddWorld).cmdRoute),
+	"put":        (*ddWorld).cmdPut,
+	"run":        (*ddWorld).cmdRun,
+	"link":       quiet((*ddWorld).cmdLink),
+	"ni-fatal":   quiet((*ddWorld).cmdNIFatal),
+	"fail":       quiet((*ddWorld).cmdFail),
+	"delay":      quiet((*ddWorld).cmdDelay),
+	"set-health": quiet((*ddWorld).cmdSetHealth),
+	"show":       (*ddWorld).cmdShow,
+}
+
+func quiet(f func(*ddWorld, *datadriven.TestData) error) func(*ddWorld, *datadriven.TestData) (string, error) {
+	return func(w *ddWorld, d *datadriven.TestData) (string, error) { return "", f(w, d) }
+}
+
+// exec runs one command.
+func (w *ddWorld) exec(d *datadriven.TestData) (string, error) {
+	cmd := ddCommands[d.Cmd]
+	switch {
+	case cmd == nil:
+		return "", fmt.Errorf("unknown command %q", d.Cmd)
+	case d.Cmd != "nodes" && w.k == nil:
+		return "", fmt.Errorf("%s before nodes", d.Cmd)
+	}
+	return cmd(w, d)
+}
+
+// ddArgs are one command's key=value arguments (a bare word is a key with value ""), read
+// by typed getters that keep the first error.
+type ddArgs struct {
+	w   *ddWorld
+	m   map[string]string
+	err error
+}
+
+func newArgs(w *ddWorld, d *datadriven.TestData) *ddArgs {
+	a := &ddArgs{w: w, m: make(map[string]string, len(d.CmdArgs))}
+	for _, c := range d.CmdArgs {
+		a.m[c.Key] = strings.Join(c.Vals, ",")
+	}
+	return a
+}
+
+func (a *ddArgs) has(k string) bool { _, ok := a.m[k]; return ok }
+
+func (a *ddArgs) fail(k string, err error) {
+	if a.err == nil && err != nil {
+		a.err = fmt.Errorf("%s=%q: %w", k, a.m[k], err)
+	}
+}
+
+func (a *ddArgs) nid(k string) NID {
+	id, err := ParseNID(a.m[k])
+	a.fail(k, err)
+	return id
+}
+
+func (a *ddArgs) pattern(k string) NIDPattern {
+	p, err := ParseNIDPattern(a.m[k])
+	a.fail(k, err)
+	return p
+}
+
+// int reads an integer, def when the argument is absent.
+func (a *ddArgs) int(k string, def int) int {
+	if !a.has(k) {
+		return def
+	}
+	v, err := strconv.Atoi(a.m[k])
+	a.fail(k, err)
+	return v
+}
+
+func (a *ddArgs) dur(k string) sim.Time {
+	d, err := ddDuration(a.m[k])
+	a.fail(k, err)
+	return d
+}
+
+func (a *ddArgs) node(k string) *Node {
+	n := a.w.byName[a.m[k]]
+	if n == nil {
+		a.fail(k, fmt.Errorf("no such node"))
+	}
+	return n
+}
+
+// localNI reads a node's own NI: the node from key "node", the NI from key "ni".
+func (a *ddArgs) localNI() (*Node, *NI) {
+	n, id := a.node("node"), a.nid("ni")
+	if a.err != nil {
+		return nil, nil
+	}
+	ni := n.NI(id)
+	if ni == nil {
+		a.fail("ni", fmt.Errorf("node %s has no such NI", n.Name()))
+	}
+	return n, ni
+}
+
+// cmdNodes builds the nodes listed in the input, one a line: `name nids=A,B [routing=on]`.
+// The command's own arguments are global tunables by their lnetctl names
+// (alive_router_check_interval=10), applied to every node.
+func (w *ddWorld) cmdNodes(d *datadriven.TestData) error {
+	if w.k != nil {
+		return fmt.Errorf("nodes given twice")
+	}
+	tun, err := ddTunables(d.CmdArgs)
+	if err != nil {
+		return err
+	}
+	w.k = sim.New(1)
+	w.lnd = NewIdealLND(w.k, sim.Microsecond)
+	w.lnd.Hook = w.hook
+	w.byName, w.ev, w.tr, w.down = map[string]*Node{}, map[string]*evRec{}, &ddTrace{}, map[NID]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		if err := w.addNode(line, tun); err != nil {
+			w.k = nil
+			return fmt.Errorf("%q: %w", line, err)
+		}
+	}
+	return nil
+}
+
+// ddTunables starts from the defaults and sets each argument by its yaml name.
+func ddTunables(args []datadriven.CmdArg) (Tunables, error) {
+	tun := DefaultTunables()
+	var y strings.Builder
+	for _, a := range args {
+		fmt.Fprintf(&y, "%s: %s\n", a.Key, strings.Join(a.Vals, ","))
+	}
+	if err := yaml.Unmarshal([]byte(y.String()), &tun); err != nil {
+		return tun, err
+	}
+	return tun, nil
+}
+
+// addNode builds one node from `name nids=A,B [routing=on] [credits=N] [peer_credits=N]`.
+func (w *ddWorld) addNode(line string, tun Tunables) error {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return fmt.Errorf("empty node line")
+	}
+	n, err := NewNode(w.k, f[0], tun)
+	if err != nil {
+		return err
+	}
+	nt, routing, nids := DefaultNetTunables(), false, []string(nil)
+	for _, kv := range f[1:] {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "nids":
+			nids = strings.Split(v, ",")
+		case "routing":
+			routing = v == "on"
+		case "credits":
+			nt.Credits, err = strconv.Atoi(v)
+		case "peer_credits":
+			nt.PeerCredits, err = strconv.Atoi(v)
+		default:
+			err = fmt.Errorf("unknown node field %q", k)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, s := range nids {
+		if err := w.addNI(n, s, nt); err != nil {
+			return err
+		}
+	}
+	n.SetRouting(routing)
+	n.SetTracer(w.tr)
+	ev := &evRec{}
+	n.MEAttach(MatchSpec{Portal: testPortal, Source: AnyNID, SourcePID: LNET_PID_ANY, IgnoreBits: ^uint64(0)},
+		MDSpec{Length: 1 << 20, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_OP_GET, Handler: ev})
+	w.nodes = append(w.nodes, n)
+	w.byName[f[0]] = n
+	w.ev[f[0]] = ev
+	return nil
+}
+
+// addNI adds one NI.
+func (w *ddWorld) addNI(n *Node, s string, nt NetTunables) error {
+	id, err := ParseNID(s)
+	if err != nil {
+		return err
+	}
+	_, err = n.AddNI(id, w.lnd, nt)
+	return err
+}
+
+// hook silently loses every message sent from or to an NI whose link is down.
+func (w *ddWorld) hook(m *Msg) IdealVerdict {
+	if ni := m.TxNI(); (ni != nil && w.down[ni.NID()]) || w.down[m.Target()] {
+		return IdealVerdict{Action: IdealDrop}
+	}
+	return IdealVerdict{}
+}
+
+// cmdRoute is `route add node=c net=o2ib1 gw=10.0.0.3@o2ib [priority=N] [hops=N]`.
+func (w *ddWorld) cmdRoute(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	if !a.has("add") {
+		return fmt.Errorf("route: only `route add` is supported")
+	}
+	n, gw, prio, hops := a.node("node"), a.nid("gw"), a.int("priority", 0), a.int("hops", -1)
+	net, err := ParseNet(a.m["net"])
+	a.fail("net", err)
+	if a.err != nil {
+		return a.err
+	}
+	return n.AddRoute(net, gw, hops, prio)
+}
+
+// start starts every node once, before the first message or run.
+func (w *ddWorld) start() error {
+	if w.started {
+		return nil
+	}
+	w.started = true
+	for _, n := range w.nodes {
+		if err := n.Startup(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cmdPut is `put from=c to=NID [size=4096] [count=1]`: PUTs with ACK to portal 4; it prints
+// the send attempts they make at once (none while discovery holds them).
+func (w *ddWorld) cmdPut(d *datadriven.TestData) (string, error) {
+	if err := w.start(); err != nil {
+		return "", err
+	}
+	a := newArgs(w, d)
+	n, dst, size, count := a.node("from"), a.nid("to"), a.int("size", 4096), a.int("count", 1)
+	if a.err != nil {
+		return "", a.err
+	}
+	w.tr.attempts = n.Name()
+	defer func() { w.tr.attempts = "" }()
+	for i := 0; i < count; i++ {
+		md := n.MDBind(MDSpec{Length: size, Threshold: 2, Handler: w.ev[n.Name()]})
+		if err := n.Put(AnyNID, md, AckReqAck, dst, testPortal, uint64(i), 0, 0); err != nil {
+			return "", err
+		}
+	}
+	return w.flush(), nil
+}
+
+// cmdRun is `run for=1s [attempts=node]`: advances virtual time, checks every node's
+// invariants and prints the health and NI status changes that happened (and the node's send
+// attempts: message, try, local NI -> next hop), then the time reached.
+func (w *ddWorld) cmdRun(d *datadriven.TestData) (string, error) {
+	if err := w.start(); err != nil {
+		return "", err
+	}
+	a := newArgs(w, d)
+	dur := a.dur("for")
+	if a.err != nil {
+		return "", a.err
+	}
+	w.tr.attempts = a.m["attempts"]
+	defer func() { w.tr.attempts = "" }()
+	if err := w.k.RunUntil(w.k.Now() + dur); err != nil {
+		return "", err
+	}
+	for _, n := range w.nodes {
+		if err := n.checkInvariants(); err != nil {
+			return "", err
+		}
+	}
+	return w.flush() + ddTime(w.k.Now()) + "\n", nil
+}
+
+// flush returns the tracer lines not yet printed.
+func (w *ddWorld) flush() string {
+	var b strings.Builder
+	for _, l := range w.tr.lines {
+		b.WriteString(l + "\n")
+	}
+	w.tr.lines = nil
+	return b.String()
+}
+
+// ddDuration reads 1s, 250ms or 10us.
+func ddDuration(s string) (sim.Time, error) {
+	for _, u := range []struct {
+		suf string
+		d   sim.Time
+	}{{"ms", sim.Millisecond}, {"us", sim.Microsecond}, {"s", sim.Second}} {
+		if v, ok := strings.CutSuffix(s, u.suf); ok {
+			x, err := strconv.Atoi(v)
+			if err != nil || x < 0 {
+				return 0, fmt.Errorf("duration %q: want a whole number of s, ms or us", s)
+			}
+			return sim.Time(x) * u.d, nil
+		}
+	}
+	return 0, fmt.Errorf("duration %q: want a whole number of s, ms or us", s)
+}
+
+// cmdLink is `link down ni=NID` / `link up ni=NID`: while down, every message sent from or to
+// that NI is lost without an error (a dead cable).
+func (w *ddWorld) cmdLink(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	id := a.nid("ni")
+	if a.err == nil && a.has("up") == a.has("down") {
+		return fmt.Errorf("link: say up or down")
+	}
+	w.down[id] = a.has("down")
+	return a.err
+}
+
+// cmdNIFatal is `ni-fatal node=n ni=NID on|off`: the LND reports the port dead or active.
+func (w *ddWorld) cmdNIFatal(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n, ni := a.localNI()
+	if a.err != nil {
+		return a.err
+	}
+	n.SetNIFatal(ni, a.has("on"))
+	return nil
+}
+
+// cmdFail is `fail ni=NID count=N [status=local_error]`: the next N sends from that NI fail
+// in the LND with the given health status.
+func (w *ddWorld) cmdFail(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	hs, ok := LNET_MSG_STATUS_LOCAL_ERROR, true
+	if a.has("status") {
+		hs, ok = ParseHStatus(a.m["status"])
+	}
+	if !ok {
+		a.fail("status", fmt.Errorf("unknown health status"))
+	}
+	return w.rule(a, IdealVerdict{Action: IdealFail, HStatus: hs})
+}
+
+// cmdDelay is `delay ni=NID by=1ms count=N`: the next N sends from that NI complete (and
+// arrive) that much later, holding their credits meanwhile.
+func (w *ddWorld) cmdDelay(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	return w.rule(a, IdealVerdict{Action: IdealDeliver, Delay: a.dur("by")})
+}
+
+// rule adds an LND rule giving the next count=N sends from ni=pattern verdict v.
+func (w *ddWorld) rule(a *ddArgs, v IdealVerdict) error {
+	pat, count := a.pattern("ni"), a.int("count", 1)
+	if a.err != nil {
+		return a.err
+	}
+	w.lnd.AddRule(IdealRule{From: pat, Count: count, Verdict: v})
+	return nil
+}
+
+// cmdSetHealth is `set-health node=n ni=NID value=V` (`lnetctl net set --health`).
+func (w *ddWorld) cmdSetHealth(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n, ni := a.localNI()
+	v := a.int("value", 0)
+	if a.err != nil {
+		return a.err
+	}
+	return n.SetNIHealth(ni.NID(), v)
+}
+
+// cmdShow is `show routes|health|stats node=n`.
+func (w *ddWorld) cmdShow(d *datadriven.TestData) (string, error) {
+	a := newArgs(w, d)
+	n := a.node("node")
+	switch {
+	case a.err != nil:
+		return "", a.err
+	case a.has("routes"):
+		return ddRoutes(n), nil
+	case a.has("health"):
+		return ddHealth(n), nil
+	case a.has("stats"):
+		return w.ddStats(n), nil
+	}
+	return "", fmt.Errorf("show: want routes, health or stats")
+}
+
+// ddRoutes prints `lnetctl route show -v` one route a line.
+func ddRoutes(n *Node) string {
+	var b strings.Builder
+	for _, r := range n.Routes() {
+		fmt.Fprintf(&b, "net %s gw %s hops %d priority %d health %d %s\n", r.Net, r.Gateway, r.Hop, r.Priority, r.Health, r.State)
+	}
+	return b.String()
+}
+
+// ddHealth prints each local NI's health and status, then each peer NI's health.
+func ddHealth(n *Node) string {
+	var b strings.Builder
+	for _, ni := range n.NIs() {
+		fmt.Fprintf(&b, "local %s health %d %s\n", ni.NID(), ni.Health(), ni.Status())
+	}
+	for _, p := range n.ShowPeers() {
+		for _, pn := range p.PeerNIs {
+			fmt.Fprintf(&b, "peer %s health %d\n", pn.NID, pn.HealthStats.HealthValue)
+		}
+	}
+	return b.String()
+}
+
+// ddStats prints each local NI's send/recv/drop counts, the node's PUT SEND events (and how
+// many failed), ACKs and PUTs received, and
+// for a router the messages it forwarded.
+func (w *ddWorld) ddStats(n *Node) string {
+	var b strings.Builder
+	for _, ni := range n.NIs() {
+		s := ni.Stats()
+		fmt.Fprintf(&b, "%s send %d recv %d drop %d\n", ni.NID(), s.SendCount, s.RecvCount, s.DropCount)
+	}
+	ev, failed := w.ev[n.Name()], 0
+	for _, e := range ev.evs {
+		if e.Type == EventSEND && e.Status != 0 {
+			failed++
+		}
+	}
+	fmt.Fprintf(&b, "sends %d failed %d acks %d puts-received %d\n", ev.count(EventSEND), failed, ev.count(EventACK), ev.count(EventPUT))
+	if f := n.RouterStats().Forwarded; f > 0 {
+		fmt.Fprintf(&b, "forwarded %d\n", f)
+	}
+	return b.String()
+}
