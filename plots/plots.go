@@ -307,15 +307,15 @@ func faultMarkers(p *plot.Plot, runDir string, ymin, ymax float64) error {
 	return nil
 }
 
-// Health draws every health value series of runDir's health.csv (one line per node and NI
-// or peer NI) over virtual time, with fault markers, to out.
-func Health(runDir, title, out string) error {
+// healthSeries reads runDir's health.csv: one step series per node and NI or peer NI
+// (starting from its first old value at 0 s), their keys, and the file's name for errors.
+func healthSeries(runDir string) (map[string]plotter.XYs, []string, string, error) {
 	t, err := readTable(filepath.Join(runDir, record.HealthFile))
 	if err != nil {
-		return err
+		return nil, nil, "", err
 	}
 	if err := t.need("time_ns", "node", "kind", "nid", "old", "new"); err != nil {
-		return err
+		return nil, nil, "", err
 	}
 	series := map[string]plotter.XYs{}
 	var keys []string
@@ -326,16 +326,16 @@ func Health(runDir, title, out string) error {
 		key := fmt.Sprintf("%s %s %s", t.str(row, "node"), strings.ReplaceAll(t.str(row, "kind"), "_", " "), t.str(row, "nid"))
 		at, err := t.num(row, "time_ns", i)
 		if err != nil {
-			return err
+			return nil, nil, "", err
 		}
 		v, err := t.num(row, "new", i)
 		if err != nil {
-			return err
+			return nil, nil, "", err
 		}
 		if _, ok := series[key]; !ok {
 			old, err := t.num(row, "old", i)
 			if err != nil {
-				return err
+				return nil, nil, "", err
 			}
 			keys = append(keys, key)
 			series[key] = plotter.XYs{{X: 0, Y: old}}
@@ -343,7 +343,17 @@ func Health(runDir, title, out string) error {
 		series[key] = append(series[key], plotter.XY{X: at / 1e9, Y: v})
 	}
 	if len(keys) == 0 {
-		return fmt.Errorf("%s: no health changes: %w", t.name, ErrNothingToPlot)
+		return nil, nil, "", fmt.Errorf("%s: no health changes: %w", t.name, ErrNothingToPlot)
+	}
+	return series, keys, t.name, nil
+}
+
+// Health draws every health value series of runDir's health.csv (one line per node and NI
+// or peer NI) over virtual time, with fault markers, to out.
+func Health(runDir, title, out string) error {
+	series, keys, name, err := healthSeries(runDir)
+	if err != nil {
+		return err
 	}
 	sort.Strings(keys)
 	p := newPlot(title, "virtual time (s)", "health value (0-1000)")
@@ -360,11 +370,7 @@ func Health(runDir, title, out string) error {
 	// Many series (a large cluster): draw those that fell lowest (then changed most), and the
 	// mean of the others.
 	kept, other, folded := foldSeries(keys, series, func(k string) float64 {
-		low := 1000.0
-		for _, p := range series[k] {
-			low = min(low, p.Y)
-		}
-		return (1000-low)*1e6 + float64(len(series[k]))
+		return float64(fallScore(series[k]))
 	}, maxSeries)
 	names := slices.Clone(kept)
 	if folded > 0 {
@@ -375,13 +381,13 @@ func Health(runDir, title, out string) error {
 		xys := series[k]
 		xys = append(xys, plotter.XY{X: xmax, Y: xys[len(xys)-1].Y}) // hold the last value
 		if err := addLine(p, k, xys, i, len(names), true); err != nil {
-			return fmt.Errorf("%s: %w", t.name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if err := faultMarkers(p, runDir, 0, 1000); err != nil {
 		return err
 	}
-	return save(p, out, t.name)
+	return save(p, out, name)
 }
 
 // Throughput draws delivered payload per bin of virtual time from messages.csv, in Gb/s,

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/plots"
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/scenarios/runner"
@@ -48,7 +49,8 @@ directory OUT/<scenario name>-release-<release>/, and prints side by side the me
 differ between the releases: the run's metrics (resends, failures, latency per workload,
 ...), the number of health changes, the lowest health any NI or peer NI reached, when health
 last changed, and the expectations passed. --plots draws each release's health over time
-(health.png) and traffic per NI (ni-traffic.png) into its run directory.`,
+(health.png) and traffic per NI (ni-traffic.png) into its run directory, and
+OUT/<scenario name>-releases-health.png: each release's most hit health series on one figure.`,
 		Example: `  lnetsim compare-releases scenarios/catalogue/single-rail-resend.yaml --releases 2.12,2.15,master
   lnetsim compare-releases builtin:default --releases 2.12,2.15,2.16,2.17 --all`,
 		Args: cobra.ExactArgs(1),
@@ -119,7 +121,24 @@ func compareReleases(cmd *cobra.Command, arg string, f *compareFlags) ([]release
 			return nil, &exitError{code: exitRuntime, err: err}
 		}
 	}
+	if f.figures && f.out != "" {
+		runs[0].figures = append(runs[0].figures, releasesFigure(runs, loaded[0].Name, f.out))
+	}
 	return runs, nil
+}
+
+// releasesFigure draws OUT/<name>-releases-health.png, the most hit health series of each
+// release on one figure, and returns its path (or why it was not drawn).
+func releasesFigure(runs []releaseRun, name, out string) string {
+	dirs, labels := make([]string, len(runs)), make([]string, len(runs))
+	for i, r := range runs {
+		dirs[i], labels[i] = r.dir, r.release
+	}
+	path := filepath.Join(out, safeDirName(name+"-releases-health")+".png")
+	if err := plots.HealthPerRun(dirs, labels, "Health values per release: "+name, path); err != nil {
+		return path + ": " + err.Error()
+	}
+	return path
 }
 
 // runRelease runs s (loaded with lnet.release = rel) and gathers its comparison metrics.

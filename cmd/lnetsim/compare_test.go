@@ -10,7 +10,7 @@ import (
 // compare-releases runs the default scenario once per release with the same seed and prints
 // only the metrics that differ: 2.12's +1 per success makes 113 health changes where 2.15
 // and master have 6, and one expectation (the recovery ping restoring 1000) fails on 2.12;
-// --plots draws each release's health figure into its run directory.
+// --plots draws each release's health figure into its run directory, and one of all releases.
 func TestCompareReleases(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "compare-releases", "builtin:default", "--releases", "2.12,2.15,master", "--out", out, "--plots")
@@ -27,6 +27,9 @@ func TestCompareReleases(t *testing.T) {
 `
 	if !strings.HasPrefix(stdout, want) {
 		t.Fatalf("got:\n%s\nwant it to start with:\n%s", stdout, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "rail-failure-releases-health.png")); err != nil {
+		t.Errorf("the figure of the releases: %v", err)
 	}
 	for _, rel := range []string{"2.12", "2.15", "master"} {
 		for _, f := range []string{"summary.json", "health.png"} {
