@@ -177,6 +177,9 @@ type QP struct {
 	rdGap   bool // a re-read for a response gap is under way
 	// Peaks of READs outstanding as initiator and of READ requests held as responder.
 	rdPeak, respPeak int
+	// An error NAK for a message behind an unanswered READ, applied when it is the oldest.
+	heldMsn    uint32
+	heldStatus WCStatus // WCSuccess: none
 
 	retryLeft, rnrLeft uint8
 	paused             bool // waiting out an RNR NAK
@@ -411,6 +414,7 @@ func (qp *QP) reset() {
 func (qp *QP) toErr() {
 	qp.state = QPErr
 	qp.paused = false
+	qp.heldStatus = WCSuccess
 	qp.ackDue = 0
 	qp.f.k.Disarm(&qp.ackTimer)
 	qp.f.k.Disarm(&qp.rnrTimer)

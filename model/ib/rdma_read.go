@@ -104,3 +104,27 @@ func (qp *QP) rxReadResp(ch *chunk) {
 func rdLimit(own, peer uint8, device int) uint8 {
 	return uint8(min(int(own), int(peer), device))
 }
+
+// holdNak keeps an error NAK for a message that is not the oldest outstanding: messages
+// before it wait for READ responses (a SEND or WRITE before it is acknowledged by the NAK
+// itself). When those complete, the NAKed message fails as if the NAK came then.
+func (qp *QP) holdNak(ch *chunk) {
+	if ch.nak == nakSeqErr || ch.nak == WCRNRRetryExcErr {
+		return
+	}
+	if qp.heldStatus == WCSuccess || before(ch.msn, qp.heldMsn) {
+		qp.heldMsn, qp.heldStatus = ch.msn, ch.nak
+	}
+}
+
+// heldNakDue fails the oldest outstanding message with its held NAK's status, if it has
+// one, and reports whether it did.
+func (qp *QP) heldNakDue() bool {
+	if qp.heldStatus == WCSuccess || qp.sqDone != qp.heldMsn {
+		return false
+	}
+	st := qp.heldStatus
+	qp.heldStatus = WCSuccess
+	qp.fail(st)
+	return true
+}

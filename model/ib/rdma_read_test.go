@@ -2,6 +2,7 @@ package ib
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/sim"
@@ -122,5 +123,99 @@ func TestReadLimitsNegotiated(t *testing.T) {
 	}
 	if el := a.r.wcs[7].at - t0; el != 169242 { // 2 MiB at 99.1 Gb/s: depth 2 still fills the link
 		t.Fatalf("eight READs took %v", el)
+	}
+}
+
+// failRun posts wr and a SEND behind it from a to b (timeout exponent 10, retry_cnt 2),
+// with b's link down from the start if down, and returns a's completions.
+func failRun(t *testing.T, wr func(mr *MR) SendWR, down bool) []twc {
+	t.Helper()
+	k, f, s := fabricN(t, 1, 2, Config{})
+	a, b := s[0], s[1]
+	rcPair(t, a, b, QPAttr{Timeout: 10, RetryCnt: 2, RNRRetry: 6, MinRNRTimer: 12}, 16)
+	mr, _ := b.p.HCA().RegMR(1<<20, AccessRemoteWrite|AccessRemoteRead)
+	b.p.HCA().RegMR(1<<20, AccessRemoteWrite) // rkey mr.RKey+1: no remote read
+	if down {
+		f.Links()[1].LinkDown()
+	}
+	must(t, a.qp.PostSend(wr(mr)))
+	must(t, a.qp.PostSend(SendWR{ID: 9, Op: OpSend, Len: 10, Signaled: true}))
+	run(t, k)
+	if a.qp.State() != QPErr {
+		t.Fatalf("requester in %v after a failed READ", a.qp.State())
+	}
+	return a.r.wcs
+}
+
+// TestReadFailures: a READ to an rkey without remote read, or past its region's end,
+// completes with REM_ACCESS_ERR one round trip after posting (the responder's NAK); a
+// READ towards a dead link completes with RETRY_EXC_ERR after retry_cnt+1 = 3 ACK timeouts
+// (4.19 ms each), at the same nanosecond as the WRITE; the SEND behind either is flushed.
+func TestReadFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		wr     func(mr *MR) SendWR
+		down   bool
+		status WCStatus
+		at     sim.Time
+	}{
+		{"read-rkey", func(mr *MR) SendWR { return SendWR{ID: 1, Op: OpRead, Len: 4096, RKey: mr.RKey + 1} }, false, WCRemAccessErr, 405},
+		{"read-length", func(mr *MR) SendWR {
+			return SendWR{ID: 1, Op: OpRead, Len: 4096, RemoteAddr: 1<<20 - 4095, RKey: mr.RKey}
+		}, false, WCRemAccessErr, 405},
+		{"read-dead-link", func(mr *MR) SendWR { return SendWR{ID: 1, Op: OpRead, Len: 1 << 20, RKey: mr.RKey} }, true, WCRetryExcErr, 3 * AckTimeout(10)},
+		{"write-dead-link", func(mr *MR) SendWR { return SendWR{ID: 1, Op: OpWrite, Len: 1 << 20, RKey: mr.RKey} }, true, WCRetryExcErr, 3 * AckTimeout(10)},
+	} {
+		wcs := failRun(t, tc.wr, tc.down)
+		if len(wcs) != 2 || wcs[0].WRID != 1 || wcs[0].Status != tc.status || wcs[0].at != tc.at ||
+			wcs[1].WRID != 9 || wcs[1].Status != WCFlushErr || wcs[1].at != tc.at {
+			t.Fatalf("%s: completions %+v, want %v then WR_FLUSH_ERR at %v", tc.name, wcs, tc.status, tc.at)
+		}
+	}
+}
+
+// TestReadResponderAcrossQPs: two clients each read 8 x 256 KiB from one server whose
+// QPs hold 2 READ requests each (responder resources 2, so each client's negotiated
+// initiator depth is 2). Each server QP holds at most 2, 4 in all; the responses share the
+// server's outbound link: the 4 MiB are done at 338082 ns, 5 ns after one 4 MiB READ alone.
+func TestReadResponderAcrossQPs(t *testing.T) {
+	k, _, s := fabricN(t, 1, 3, Config{})
+	a, c, b := s[0], s[2], s[1]
+	b2 := &side{n: b.n, p: b.p, cq: b.cq, r: b.r}
+	lim := QPAttr{Timeout: 14, RetryCnt: 5, RNRRetry: 6, MinRNRTimer: 12, MaxRdAtomic: 2, MaxDestRdAtomic: 2}
+	rcPair(t, a, b, lim, 16)
+	rcPair(t, c, b2, lim, 16)
+	mr, _ := b.p.HCA().RegMR(1<<20, AccessRemoteRead)
+	for i := range 8 {
+		for _, x := range []*side{a, c} {
+			must(t, x.qp.PostSend(SendWR{ID: uint64(i), Op: OpRead, Len: 256 << 10, Signaled: true, RKey: mr.RKey}))
+		}
+	}
+	run(t, k)
+	if len(a.r.wcs) != 8 || len(c.r.wcs) != 8 || a.r.wcs[7].Status != WCSuccess || c.r.wcs[7].Status != WCSuccess {
+		t.Fatalf("completions %+v / %+v", a.r.wcs, c.r.wcs)
+	}
+	got := [6]int{a.qp.rdPeak, c.qp.rdPeak, b.qp.respPeak, b2.qp.respPeak, int(a.r.wcs[7].at), int(c.r.wcs[7].at)}
+	if want := [6]int{2, 2, 2, 2, 332806, 338082}; got != want {
+		t.Fatalf("outstanding a c, held b(a) b(c), done a c: %v, want %v", got, want)
+	}
+}
+
+// TestReadOverResponderResources: an initiator set up past its peer's responder resources
+// (depth 4 against 2, which the CM never negotiates) issues 4 READs; the responder NAKs the
+// 3rd (invalid request), which fails with REM_INV_REQ_ERR once the 2 before it are
+// answered; the 4th is flushed.
+func TestReadOverResponderResources(t *testing.T) {
+	k, _, s := fabricN(t, 1, 2, Config{})
+	a, b := s[0], s[1]
+	rcPair(t, a, b, QPAttr{Timeout: 10, RetryCnt: 2, RNRRetry: 6, MinRNRTimer: 12, MaxRdAtomic: 4, MaxDestRdAtomic: 2}, 16)
+	mr, _ := b.p.HCA().RegMR(1<<20, AccessRemoteRead)
+	for i := range 4 {
+		must(t, a.qp.PostSend(SendWR{ID: uint64(i), Op: OpRead, Len: 256 << 10, Signaled: true, RKey: mr.RKey}))
+	}
+	run(t, k)
+	want := []WCStatus{WCSuccess, WCSuccess, WCRemInvReqErr, WCFlushErr}
+	if !slices.Equal(a.r.statuses(), want) || a.r.wcs[2].at != 42615 || a.qp.rdPeak != 4 || b.qp.respPeak != 2 {
+		t.Fatalf("completions %+v, %d outstanding, %d held; want %v, the error at 42615 ns, 4, 2", a.r.wcs, a.qp.rdPeak, b.qp.respPeak, want)
 	}
 }

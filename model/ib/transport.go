@@ -309,7 +309,11 @@ func (qp *QP) rxNak(ch *chunk) {
 		qp.ackedTo = ch.msn
 	}
 	qp.progress()
-	if qp.state == QPErr || ch.msn != qp.sqDone {
+	if qp.state == QPErr {
+		return
+	}
+	if ch.msn != qp.sqDone {
+		qp.holdNak(ch)
 		return
 	}
 	switch ch.nak {
@@ -350,6 +354,9 @@ func (qp *QP) rewind() {
 func (qp *QP) progress() {
 	moved := false
 	for qp.sqDone != qp.sqSent {
+		if qp.heldNakDue() {
+			return
+		}
 		w := &qp.sq[qp.sqDone%uint32(len(qp.sq))]
 		if w.wr.Op == OpRead {
 			if !w.readDone {
