@@ -219,3 +219,31 @@ func TestReadOverResponderResources(t *testing.T) {
 		t.Fatalf("completions %+v, %d outstanding, %d held; want %v, the error at 42615 ns, 4, 2", a.r.wcs, a.qp.rdPeak, b.qp.respPeak, want)
 	}
 }
+
+// TestReadOrdering: with initiator depth 1, a READ 1 MiB, a READ 4 KiB and a SEND: the
+// second READ waits for the first's response and the SEND waits behind it, so b receives
+// the SEND after a has the 1 MiB. With depth 2 nothing waits: the SEND is not fenced
+// behind the READs and reaches b while the 1 MiB response is still streaming.
+func TestReadOrdering(t *testing.T) {
+	for _, tc := range []struct {
+		depth           uint8
+		read1, send, rx sim.Time // a's READ 1 MiB and SEND completions, b's receive
+	}{
+		{1, 84821, 85557, 85027},
+		{2, 84824, 85154, 209}, // the SEND completes in order, after the READs
+	} {
+		k, _, s := fabricN(t, 1, 2, Config{})
+		a, b := s[0], s[1]
+		rcPair(t, a, b, QPAttr{Timeout: 14, RetryCnt: 5, RNRRetry: 6, MinRNRTimer: 12, MaxRdAtomic: tc.depth, MaxDestRdAtomic: 16}, 16)
+		mr, _ := b.p.HCA().RegMR(1<<20, AccessRemoteRead)
+		must(t, b.qp.PostRecv(RecvWR{ID: 7, Len: 64}))
+		must(t, a.qp.PostSend(SendWR{ID: 1, Op: OpRead, Len: 1 << 20, Signaled: true, RKey: mr.RKey}))
+		must(t, a.qp.PostSend(SendWR{ID: 2, Op: OpRead, Len: 4 << 10, Signaled: true, RKey: mr.RKey}))
+		must(t, a.qp.PostSend(SendWR{ID: 3, Op: OpSend, Len: 10, Signaled: true}))
+		run(t, k)
+		if len(a.r.wcs) != 3 || len(b.r.wcs) != 1 || a.r.wcs[2].Status != WCSuccess ||
+			[3]sim.Time{a.r.wcs[0].at, a.r.wcs[2].at, b.r.wcs[0].at} != [3]sim.Time{tc.read1, tc.send, tc.rx} {
+			t.Fatalf("depth %d: a %+v, b %+v; want READ at %v, SEND at %v, received at %v", tc.depth, a.r.wcs, b.r.wcs, tc.read1, tc.send, tc.rx)
+		}
+	}
+}
