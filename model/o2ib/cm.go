@@ -95,7 +95,7 @@ func (l *LND) activeConnect(id *ib.CMID, p *peer) {
 	n := p.net
 	version := p.version
 	if version == 0 {
-		version = msgVersion
+		version = MsgVersion
 	}
 	c := l.createConn(p, id, connActiveConnect, version)
 	if c == nil {
@@ -140,7 +140,7 @@ func (l *LND) reject(id *ib.CMID, n *kibNet, from lnet.NID, r rejMsg) {
 // happened), then accept with a CONNACK.
 func (l *LND) passiveConnect(id *ib.CMID, priv []byte) {
 	d, _ := id.Context.(*dev)
-	rej := rejMsg{version: msgVersion, why: RejectFatal, cp: connParams{maxMsgSize: msgSize}}
+	rej := rejMsg{version: MsgVersion, why: RejectFatal, cp: connParams{maxMsgSize: msgSize}}
 	req, ok := unpackConnMsg(priv)
 	if d == nil || !ok || req.typ != MsgCONNREQ {
 		l.reject(id, nil, 0, rej)
@@ -158,7 +158,7 @@ func (l *LND) passiveConnect(id *ib.CMID, priv []byte) {
 	switch {
 	case req.dstStamp != 0 && req.dstStamp != n.incarnation:
 		rej.why = RejectConnStale
-	case req.version != msgVersion:
+	case req.version != MsgVersion:
 		rej.why = RejectConnUncompat
 	case req.cp.maxFrags > maxRDMAFrags:
 		rej.why = RejectRDMAFrags
@@ -325,12 +325,12 @@ func (l *LND) rejected(c *conn, reason int, priv []byte) {
 	switch ib.RejectReason(reason) {
 	case ib.RejStaleConn:
 		why = RejectConnStale
-		l.checkReconnect(c, msgVersion, 0, why, nil)
+		l.checkReconnect(c, MsgVersion, 0, why, nil)
 	case ib.RejInvalidServiceID:
 		why = RejectInvalidSrvID
 		status = -lnet.EHOSTUNREACH
 	case ib.RejConsumerDefined:
-		if r, ok := unpackRej(priv); ok && r.version == msgVersion {
+		if r, ok := unpackRej(priv); ok && r.version == MsgVersion {
 			why = r.why
 			l.checkReconnect(c, r.version, r.incarnation, r.why, &r.cp)
 		}

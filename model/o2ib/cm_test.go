@@ -126,7 +126,7 @@ func TestRejectNoResources(t *testing.T) {
 	tun := lnet.DefaultTunables()
 	tun.RetryCount = 0
 	c := newCluster(t, clusterOpt{tun: tun})
-	rej := rejMsg{version: msgVersion, why: RejectNoResources, cp: connParams{queueDepth: 8, maxFrags: maxRDMAFrags, maxMsgSize: msgSize}}
+	rej := rejMsg{version: MsgVersion, why: RejectNoResources, cp: connParams{queueDepth: 8, maxFrags: maxRDMAFrags, maxMsgSize: msgSize}}
 	c.f.InjectCMReject(nidAddr(nidOf(2, 0)), ib.RejConsumerDefined, rej.pack(), 1)
 	c.put(t, 1, 2, 8)
 	c.run(t, sim.Second)

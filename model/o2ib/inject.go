@@ -5,6 +5,6 @@ package o2ib
 // a REJECT_MSG_QUEUE_SIZE asks the initiator to adopt). Scenarios inject such rejects with
 // ib.Fabric.InjectCMReject to exercise kiblnd_rejected's paths.
 func RejectPrivateData(why, queueDepth int) []byte {
-	r := rejMsg{version: msgVersion, why: why, cp: connParams{queueDepth: queueDepth, maxFrags: maxRDMAFrags, maxMsgSize: msgSize}}
+	r := rejMsg{version: MsgVersion, why: why, cp: connParams{queueDepth: queueDepth, maxFrags: maxRDMAFrags, maxMsgSize: msgSize}}
 	return r.pack()
 }

@@ -52,19 +52,29 @@ func (t MsgType) String() string {
 
 // Protocol constants (o2iblnd.h, o2iblnd-idl.h).
 const (
-	msgMagic     = 0x0be91b91 // IBLND_MSG_MAGIC
-	msgVersion   = 0x12       // IBLND_MSG_VERSION (v2, OOB NOOPs)
-	msgSize      = 4 << 10    // IBLND_MSG_SIZE: every rx buffer and the largest message
-	maxRDMAFrags = 256        // IBLND_MAX_RDMA_FRAGS (LNET_MAX_IOV)
-	oobMsgs      = 2          // IBLND_OOB_MSGS(v2): NOOPs in flight
-	msgHdrSize   = 48         // struct kib_msg up to ibm_u
-	lnetHdrSize  = 72         // struct lnet_hdr_nid4
-	rdSize       = 8 + 12     // struct kib_rdma_desc with one fragment (the model maps one region)
-	complSize    = 12         // struct kib_completion_msg
-	connParSize  = 8          // struct kib_connparams
-	rejSize      = 24         // struct kib_rej
+	msgSize      = 4 << 10 // IBLND_MSG_SIZE: every rx buffer and the largest message
+	maxRDMAFrags = 256     // IBLND_MAX_RDMA_FRAGS (LNET_MAX_IOV)
+	oobMsgs      = 2       // IBLND_OOB_MSGS(v2): NOOPs in flight
 	// MaxImmediate is the largest payload an IMMEDIATE carries.
-	MaxImmediate = msgSize - msgHdrSize - lnetHdrSize
+	MaxImmediate = msgSize - MsgHdrSize - LNetHdrSize
+)
+
+// Wire layout of an o2iblnd message (o2iblnd-idl.h): the one description the model's sizes,
+// the capture writer (trace/pcap) and the runner's ideal-backend overhead all use.
+const (
+	MsgMagic         = 0x0be91b91 // IBLND_MSG_MAGIC, ibm_magic at offset 0
+	MsgVersion       = 0x12       // IBLND_MSG_VERSION (v2, OOB NOOPs), ibm_version at offset 4
+	MsgHdrSize       = 48         // struct kib_msg up to ibm_u
+	LNetHdrSize      = 72         // struct lnet_hdr_nid4: 32 bytes of addresses and type, then the union
+	LNetHdrUnionSize = 40         // lnet_hdr_nid4's msg union (its largest member, the PUT)
+	RDMADescHdrSize  = 8          // struct kib_rdma_desc before its fragments (rd_key, rd_nfrags)
+	RDMAFragSize     = 12         // struct kib_rdma_frag (rf_nob, rf_addr)
+	ComplSize        = 12         // struct kib_completion_msg
+	ConnParamsSize   = 8          // struct kib_connparams
+	RejSize          = 24         // struct kib_rej
+
+	// rdSize is a kib_rdma_desc with one fragment (the model maps one region).
+	rdSize = RDMADescHdrSize + RDMAFragSize
 )
 
 // Connection reject reasons (ibr_why) with the kernel's values.
@@ -120,19 +130,19 @@ type wireMsg struct {
 func msgNob(t MsgType, payload int) int {
 	switch t {
 	case MsgIMMEDIATE:
-		return msgHdrSize + lnetHdrSize + payload
+		return MsgHdrSize + LNetHdrSize + payload
 	case MsgPUT_REQ:
-		return msgHdrSize + lnetHdrSize + 8
+		return MsgHdrSize + LNetHdrSize + 8
 	case MsgGET_REQ:
-		return msgHdrSize + lnetHdrSize + 8 + rdSize
+		return MsgHdrSize + LNetHdrSize + 8 + rdSize
 	case MsgPUT_ACK:
-		return msgHdrSize + 16 + rdSize
+		return MsgHdrSize + 16 + rdSize
 	case MsgPUT_NAK, MsgPUT_DONE, MsgGET_DONE:
-		return msgHdrSize + complSize
+		return MsgHdrSize + ComplSize
 	case MsgCONNREQ, MsgCONNACK:
-		return msgHdrSize + connParSize
+		return MsgHdrSize + ConnParamsSize
 	}
-	return msgHdrSize
+	return MsgHdrSize
 }
 
 // connParams is struct kib_connparams.
@@ -171,9 +181,9 @@ type connMsg struct {
 
 // pack models kiblnd_pack_msg for a connection message.
 func (m *connMsg) pack() []byte {
-	b := make([]byte, msgHdrSize+connParSize)
+	b := make([]byte, MsgHdrSize+ConnParamsSize)
 	le := binary.LittleEndian
-	le.PutUint32(b[0:], msgMagic)
+	le.PutUint32(b[0:], MsgMagic)
 	le.PutUint16(b[4:], m.version)
 	b[6] = byte(m.typ)
 	le.PutUint32(b[8:], uint32(len(b)))
@@ -181,7 +191,7 @@ func (m *connMsg) pack() []byte {
 	le.PutUint64(b[24:], m.srcStamp)
 	le.PutUint64(b[32:], uint64(m.dstNID))
 	le.PutUint64(b[40:], m.dstStamp)
-	m.cp.put(b[msgHdrSize:])
+	m.cp.put(b[MsgHdrSize:])
 	return b
 }
 
@@ -189,7 +199,7 @@ func (m *connMsg) pack() []byte {
 func unpackConnMsg(b []byte) (connMsg, bool) {
 	var m connMsg
 	le := binary.LittleEndian
-	if len(b) < msgHdrSize+connParSize || le.Uint32(b[0:]) != msgMagic {
+	if len(b) < MsgHdrSize+ConnParamsSize || le.Uint32(b[0:]) != MsgMagic {
 		return m, false
 	}
 	m.version = le.Uint16(b[4:])
@@ -198,7 +208,7 @@ func unpackConnMsg(b []byte) (connMsg, bool) {
 	m.srcStamp = le.Uint64(b[24:])
 	m.dstNID = lnet.NID(le.Uint64(b[32:]))
 	m.dstStamp = le.Uint64(b[40:])
-	m.cp = getConnParams(b[msgHdrSize:])
+	m.cp = getConnParams(b[MsgHdrSize:])
 	return m, true
 }
 
@@ -211,9 +221,9 @@ type rejMsg struct {
 }
 
 func (r *rejMsg) pack() []byte {
-	b := make([]byte, rejSize)
+	b := make([]byte, RejSize)
 	le := binary.LittleEndian
-	le.PutUint32(b[0:], msgMagic)
+	le.PutUint32(b[0:], MsgMagic)
 	le.PutUint16(b[4:], r.version)
 	b[6] = byte(r.why)
 	le.PutUint64(b[8:], r.incarnation)
@@ -224,7 +234,7 @@ func (r *rejMsg) pack() []byte {
 func unpackRej(b []byte) (rejMsg, bool) {
 	var r rejMsg
 	le := binary.LittleEndian
-	if len(b) < rejSize || le.Uint32(b[0:]) != msgMagic {
+	if len(b) < RejSize || le.Uint32(b[0:]) != MsgMagic {
 		return r, false
 	}
 	r.version = le.Uint16(b[4:])

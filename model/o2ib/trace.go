@@ -89,7 +89,7 @@ func (l *LND) observeConnMsg(m *connMsg) {
 		return
 	}
 	l.obs.MsgPosted(&MsgEvent{Time: l.k.Now(), Src: m.srcNID, Dst: m.dstNID, SrcStamp: m.srcStamp,
-		DstStamp: m.dstStamp, Type: m.typ, Nob: msgHdrSize + connParSize,
+		DstStamp: m.dstStamp, Type: m.typ, Nob: MsgHdrSize + ConnParamsSize,
 		QueueDepth: m.cp.queueDepth, MaxFrags: m.cp.maxFrags, MaxMsgSize: m.cp.maxMsgSize})
 }
 

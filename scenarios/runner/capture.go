@@ -67,7 +67,7 @@ func (c *capture) MsgPosted(ev *o2ib.MsgEvent) {
 	if c.err != nil {
 		return
 	}
-	m := pcap.KibMsg{Type: uint8(ev.Type), Credits: uint8(ev.Credits), SrcNID: nid8(ev.Src), DstNID: nid8(ev.Dst),
+	m := pcap.KibMsg{Type: ev.Type, Credits: uint8(ev.Credits), SrcNID: nid8(ev.Src), DstNID: nid8(ev.Dst),
 		SrcStamp: ev.SrcStamp, DstStamp: ev.DstStamp, Cookie: ev.Cookie, DstCookie: ev.DstCookie, Status: int32(ev.Status),
 		ConnParams: pcap.ConnParams{QueueDepth: uint16(ev.QueueDepth), MaxFrags: uint16(ev.MaxFrags), MaxMsgSize: uint32(ev.MaxMsgSize)}}
 	if ev.Hdr != nil {

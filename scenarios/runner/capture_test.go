@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/trace/pcap"
 )
@@ -232,14 +233,10 @@ func TestCaptureDefaultScenario(t *testing.T) {
 			t.Errorf("frame %s: %q", p.frame, p.info)
 		}
 	}
-	for _, want := range []struct {
-		name string
-		typ  uint8
-	}{{"CONNREQ", pcap.MsgConnReq}, {"CONNACK", pcap.MsgConnAck}, {"NOOP", pcap.MsgNoop}, {"IMMEDIATE", pcap.MsgImmediate},
-		{"PUT_REQ", pcap.MsgPutReq}, {"PUT_ACK", pcap.MsgPutAck}, {"PUT_NAK", pcap.MsgPutNak}, {"PUT_DONE", pcap.MsgPutDone},
-		{"GET_REQ", pcap.MsgGetReq}, {"GET_DONE", pcap.MsgGetDone}} {
-		if types[fmt.Sprintf("%#02x", want.typ)] == 0 {
-			t.Errorf("the default scenario's capture has no IBLND_MSG_%s (decoded types: %v)", want.name, types)
+	for _, want := range []o2ib.MsgType{o2ib.MsgCONNREQ, o2ib.MsgCONNACK, o2ib.MsgNOOP, o2ib.MsgIMMEDIATE,
+		o2ib.MsgPUT_REQ, o2ib.MsgPUT_ACK, o2ib.MsgPUT_NAK, o2ib.MsgPUT_DONE, o2ib.MsgGET_REQ, o2ib.MsgGET_DONE} {
+		if types[fmt.Sprintf("%#02x", uint8(want))] == 0 {
+			t.Errorf("the default scenario's capture has no IBLND_MSG_%s (decoded types: %v)", want, types)
 		}
 	}
 	if rdma == 0 {
@@ -249,7 +246,7 @@ func TestCaptureDefaultScenario(t *testing.T) {
 	// Stock tshark: the discovery pushes, and nothing else, are flagged.
 	pushes, flagged := 0, 0
 	for _, p := range pkts {
-		push := p.ibType == fmt.Sprintf("%#02x", pcap.MsgImmediate) && p.lnetType == "1" && p.portal == "0" && p.payloadLen != "0" && p.payloadLen != ""
+		push := p.ibType == fmt.Sprintf("%#02x", uint8(o2ib.MsgIMMEDIATE)) && p.lnetType == "1" && p.portal == "0" && p.payloadLen != "0" && p.payloadLen != ""
 		if push {
 			pushes++
 		}

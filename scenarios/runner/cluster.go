@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -52,8 +53,8 @@ type linkState struct {
 }
 
 // wireOverhead approximates the bytes o2iblnd puts on the wire besides the payload: the
-// kib_msg and LNet headers (48 + 72).
-const wireOverhead = 120
+// kib_msg and LNet headers of an IMMEDIATE.
+const wireOverhead = o2ib.MsgHdrSize + o2ib.LNetHdrSize
 
 // idealVerdict decides each message's fate on the ideal backend. A message from or to a
 // downed NI fails with REMOTE_DROPPED (o2iblnd's status for a send completion error): at once

@@ -1,27 +1,16 @@
 package pcap
 
-import "encoding/binary"
+import (
+	"encoding/binary"
 
-// o2iblnd wire constants (kib_msg).
-const (
-	KibMagic    = 0x0be91b91
-	KibVersion  = 0x12 // IBLND_MSG_VERSION 2; the dissector knows 0x11 and 0x12 only
-	LNDTypeO2IB = 5    // o2iblnd's LND number in an 8-byte NID
+	"github.com/lnetsim/lnetsim/model/o2ib"
 )
 
-// o2iblnd message types (ibm_type).
-const (
-	MsgConnReq   uint8 = 0xc0
-	MsgConnAck   uint8 = 0xc1
-	MsgNoop      uint8 = 0xd0
-	MsgImmediate uint8 = 0xd1
-	MsgPutReq    uint8 = 0xd2
-	MsgPutNak    uint8 = 0xd3
-	MsgPutAck    uint8 = 0xd4
-	MsgPutDone   uint8 = 0xd5
-	MsgGetReq    uint8 = 0xd6
-	MsgGetDone   uint8 = 0xd7
-)
+// The kib_msg layout (magic, version, header and body sizes) and message types are
+// model/o2ib's; the dissector knows versions 0x11 and 0x12 only.
+
+// LNDTypeO2IB is o2iblnd's LND number in an 8-byte NID.
+const LNDTypeO2IB = 5
 
 // LNet message types in the LNet header.
 const (
@@ -30,13 +19,6 @@ const (
 	LNetGet   uint32 = 2
 	LNetReply uint32 = 3
 	LNetHello uint32 = 4
-)
-
-// kibHeaderLen and lnetHeaderLen are the fixed sizes of the two headers.
-const (
-	kibHeaderLen  = 48
-	lnetHeaderLen = 72
-	lnetUnionLen  = 40
 )
 
 // NID8 packs a NID in the 8-byte wire form the dissector decodes: the IPv4 address as a
@@ -100,7 +82,7 @@ func (h *LNetHdr) appendTo(b []byte, pad bool) []byte {
 		b = h.MD.appendTo(b)
 	}
 	// The union is always 40 bytes on the wire; a short one is flagged malformed.
-	for pad && len(b)-start < lnetUnionLen {
+	for pad && len(b)-start < o2ib.LNetHdrUnionSize {
 		b = append(b, 0)
 	}
 	return b
@@ -141,7 +123,7 @@ type ConnParams struct {
 
 // KibMsg is one o2iblnd message. Which fields are encoded depends on Type.
 type KibMsg struct {
-	Type               uint8
+	Type               o2ib.MsgType
 	Credits            uint8 // credits returned to the peer (ibm_credits)
 	SrcNID, DstNID     uint64
 	SrcStamp, DstStamp uint64 // incarnation stamps
@@ -166,9 +148,9 @@ type KibMsg struct {
 // ("Invalid Packet Length"). Other messages decode cleanly.
 func (m *KibMsg) AppendTo(b []byte) []byte {
 	start := len(b)
-	b = binary.LittleEndian.AppendUint32(b, KibMagic)
-	b = binary.LittleEndian.AppendUint16(b, KibVersion)
-	b = append(b, m.Type, m.Credits)
+	b = binary.LittleEndian.AppendUint32(b, o2ib.MsgMagic)
+	b = binary.LittleEndian.AppendUint16(b, o2ib.MsgVersion)
+	b = append(b, uint8(m.Type), m.Credits)
 	nobAt := len(b)
 	b = binary.LittleEndian.AppendUint32(b, 0) // nob, patched below
 	b = binary.LittleEndian.AppendUint32(b, 0) // cksum: unused
@@ -177,28 +159,28 @@ func (m *KibMsg) AppendTo(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, m.DstNID)
 	b = binary.LittleEndian.AppendUint64(b, m.DstStamp)
 	switch m.Type {
-	case MsgConnReq, MsgConnAck:
+	case o2ib.MsgCONNREQ, o2ib.MsgCONNACK:
 		b = binary.LittleEndian.AppendUint16(b, m.ConnParams.QueueDepth)
 		b = binary.LittleEndian.AppendUint16(b, m.ConnParams.MaxFrags)
 		b = binary.LittleEndian.AppendUint32(b, m.ConnParams.MaxMsgSize)
-	case MsgImmediate:
+	case o2ib.MsgIMMEDIATE:
 		b = m.Hdr.AppendTo(b)
 		b = append(b, m.Payload...)
-	case MsgPutReq:
+	case o2ib.MsgPUT_REQ:
 		b = m.Hdr.AppendTo(b)
 		b = binary.LittleEndian.AppendUint64(b, m.Cookie)
-	case MsgGetReq:
+	case o2ib.MsgGET_REQ:
 		// Deliberate deviation: the kernel pads the GET union to 40 bytes here too, but
 		// Wireshark's LNet dissector (4.0) reads the cookie right after the 36-byte GET body,
 		// so the capture omits those 4 bytes to decode cleanly.
 		b = m.Hdr.appendTo(b, false)
 		b = binary.LittleEndian.AppendUint64(b, m.Cookie)
 		b = m.RDMA.appendTo(b)
-	case MsgPutAck:
+	case o2ib.MsgPUT_ACK:
 		b = binary.LittleEndian.AppendUint64(b, m.Cookie)
 		b = binary.LittleEndian.AppendUint64(b, m.DstCookie)
 		b = m.RDMA.appendTo(b)
-	case MsgPutNak, MsgPutDone, MsgGetDone:
+	case o2ib.MsgPUT_NAK, o2ib.MsgPUT_DONE, o2ib.MsgGET_DONE:
 		b = binary.LittleEndian.AppendUint64(b, m.Cookie)
 		b = binary.LittleEndian.AppendUint32(b, uint32(m.Status))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -54,7 +55,7 @@ func TestPingDissector(t *testing.T) {
 	}
 	t.Setenv("HOME", t.TempDir()) // stock tshark: no personal plugins (wireshark-plugin --install)
 	p := samplePing()
-	push := KibMsg{Type: MsgImmediate, SrcNID: cnid, DstNID: snid, Payload: p.AppendTo(nil),
+	push := KibMsg{Type: o2ib.MsgIMMEDIATE, SrcNID: cnid, DstNID: snid, Payload: p.AppendTo(nil),
 		Hdr: LNetHdr{DestNID: snid, SrcNID: cnid, DestPID: 12345, SrcPID: 12345, Type: LNetPut,
 			PayloadLength: uint32(p.Len()), MatchBits: 1 << 63, Portal: PingPortal}}
 	var buf bytes.Buffer

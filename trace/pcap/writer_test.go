@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -31,17 +32,17 @@ func sample() []KibMsg {
 	desc := RDMADesc{Key: 0x1234, Frags: []RDMAFrag{{Nob: 1 << 20, Addr: 0x7f0000000000}}}
 	base := KibMsg{SrcNID: cnid, DstNID: snid, SrcStamp: 100, DstStamp: 200, Credits: 1}
 	msgs := []KibMsg{
-		{Type: MsgConnReq, ConnParams: ConnParams{QueueDepth: 8, MaxFrags: 257, MaxMsgSize: 4096}},
-		{Type: MsgConnAck, ConnParams: ConnParams{QueueDepth: 8, MaxFrags: 257, MaxMsgSize: 4096}},
-		{Type: MsgNoop},
-		{Type: MsgImmediate, Hdr: small, Payload: make([]byte, 8)},
-		{Type: MsgImmediate, Hdr: ack},
-		{Type: MsgPutReq, Hdr: put, Cookie: 7},
-		{Type: MsgPutAck, Cookie: 7, DstCookie: 8, RDMA: desc},
-		{Type: MsgPutNak, Cookie: 7, Status: 0},
-		{Type: MsgPutDone, Cookie: 8, Status: 1 << 20},
-		{Type: MsgGetReq, Hdr: get, Cookie: 9, RDMA: desc},
-		{Type: MsgGetDone, Cookie: 9, Status: -61},
+		{Type: o2ib.MsgCONNREQ, ConnParams: ConnParams{QueueDepth: 8, MaxFrags: 257, MaxMsgSize: 4096}},
+		{Type: o2ib.MsgCONNACK, ConnParams: ConnParams{QueueDepth: 8, MaxFrags: 257, MaxMsgSize: 4096}},
+		{Type: o2ib.MsgNOOP},
+		{Type: o2ib.MsgIMMEDIATE, Hdr: small, Payload: make([]byte, 8)},
+		{Type: o2ib.MsgIMMEDIATE, Hdr: ack},
+		{Type: o2ib.MsgPUT_REQ, Hdr: put, Cookie: 7},
+		{Type: o2ib.MsgPUT_ACK, Cookie: 7, DstCookie: 8, RDMA: desc},
+		{Type: o2ib.MsgPUT_NAK, Cookie: 7, Status: 0},
+		{Type: o2ib.MsgPUT_DONE, Cookie: 8, Status: 1 << 20},
+		{Type: o2ib.MsgGET_REQ, Hdr: get, Cookie: 9, RDMA: desc},
+		{Type: o2ib.MsgGET_DONE, Cookie: 9, Status: -61},
 	}
 	for i := range msgs {
 		m := &msgs[i]
@@ -81,21 +82,21 @@ func writeSample(t *testing.T, link Link) []byte {
 func TestKibEncoding(t *testing.T) {
 	for _, m := range sample() {
 		b := m.AppendTo(nil)
-		if got := binary.LittleEndian.Uint32(b); got != KibMagic {
+		if got := binary.LittleEndian.Uint32(b); got != o2ib.MsgMagic {
 			t.Fatalf("magic %#x", got)
 		}
 		if nob := binary.LittleEndian.Uint32(b[8:]); int(nob) != len(b) {
 			t.Fatalf("type %#x: nob %d, encoded %d bytes", m.Type, nob, len(b))
 		}
-		if m.Type == MsgImmediate || m.Type == MsgPutReq || m.Type == MsgGetReq {
+		if m.Type == o2ib.MsgIMMEDIATE || m.Type == o2ib.MsgPUT_REQ || m.Type == o2ib.MsgGET_REQ {
 			// kib header (48) + LNet header (always 72)
-			if len(b) < kibHeaderLen+lnetHeaderLen {
+			if len(b) < o2ib.MsgHdrSize+o2ib.LNetHdrSize {
 				t.Fatalf("type %#x: %d bytes, shorter than both headers", m.Type, len(b))
 			}
 		}
 	}
 	h := LNetHdr{Type: LNetGet}
-	if n := len(h.AppendTo(nil)); n != lnetHeaderLen {
+	if n := len(h.AppendTo(nil)); n != o2ib.LNetHdrSize {
 		t.Fatalf("GET LNet header is %d bytes, want 72 (union padded to 40)", n)
 	}
 	if got := NID8([4]byte{10, 0, 0, 1}, 1, LNDTypeO2IB); got != 0x0005_0001_0a000001 {
