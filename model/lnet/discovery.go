@@ -194,11 +194,15 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 
 // discLPNIHealth models handle_disc_lpni_health: a change of advertised status to DOWN counts
 // as a remote failure; an NI reported UP again, never heard from, gets full health (not one
-// that comes back UP from DOWN).
+// that comes back UP from DOWN). Under DiscoveryStatusNoHealth (2.15 and before) the status
+// is only stored.
 func (n *Node) discLPNIHealth(lpni *PeerNI, st NIStatus) {
 	old := lpni.status
 	lpni.status = st
 	n.routesChanged()
+	if n.tun.Profile.DiscoveryStatusNoHealth {
+		return
+	}
 	switch {
 	case old != st && st == NIStatusDown:
 		n.handleRemoteFailure(lpni, CauseDiscovery)

@@ -29,6 +29,10 @@ type Profile struct {
 	// NoNIStatusFromHealth: a local NI's status does not follow its health (up to 2.16;
 	// LU-19476 sets it DOWN at 0 and UP at 1000 from 2.17).
 	NoNIStatusFromHealth bool
+	// DiscoveryStatusNoHealth: an NI status learnt by discovery (ping reply or push) is
+	// stored without touching the peer NI's health (up to 2.15; LU-16563 charges a DOWN and
+	// heals a never-heard-from UP from 2.16).
+	DiscoveryStatusNoHealth bool
 	// NetworkTimeoutRemoteOnly: NETWORK_TIMEOUT charges the peer NI only (up to 2.12;
 	// LU-13571 charges the local NI too from 2.14, so 2.15).
 	NetworkTimeoutRemoteOnly bool
@@ -68,11 +72,20 @@ type Release struct {
 // checker rewrites.
 var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	SingleRailResend: true, NetworkTimeoutRemoteOnly: true, FixedLNDTimeout: 5,
-	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true, NoNIStatusFromHealth: true}
+	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true, NoNIStatusFromHealth: true,
+	DiscoveryStatusNoHealth: true}
 
-// profile215 is 2.15 (and 2.16, which changed defaults but none of these rules).
-var profile215 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
+// profile216 is 2.16; 2.15 is the same but for LU-16563.
+var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true}
+
+// profile215 is 2.15.
+var profile215 = withDiscoveryStatusNoHealth(profile216)
+
+func withDiscoveryStatusNoHealth(p Profile) Profile {
+	p.DiscoveryStatusNoHealth = true
+	return p
+}
 
 var (
 	defaults2120 = ReleaseDefaults{TransactionTimeout: 50, RetryCount: 0, HealthSensitivity: 0}
@@ -93,7 +106,7 @@ var releases = []Release{
 	{"2.12.8", defaults2124, profile212}, {"2.12.9", defaults2124, profile212},
 	{"2.12", defaults2124, profile212},
 	{"2.15", defaults2124, profile215},
-	{"2.16", defaults216, profile215},
+	{"2.16", defaults216, profile216},
 	{"2.17", withO2IBTimeout(defaults216, 50), Profile{}},
 	{"master", withO2IBTimeout(defaults216, 50), Profile{}},
 }

@@ -269,3 +269,27 @@ func TestProfileNIStatusFromHealth(t *testing.T) {
 		}
 	}
 }
+
+// An NI status learnt by discovery charges the peer NI from 2.16 (LU-16563): a ping buffer
+// listing B's second NI DOWN takes A's health of it to 900; up to 2.15 the status is only
+// stored.
+func TestProfileDiscoveryStatus(t *testing.T) {
+	for _, c := range []struct {
+		rel    string
+		health int
+	}{
+		{"2.12", 1000}, {"2.15", 1000}, {"2.16", 900}, {"master", 900},
+	} {
+		p := newPair(t, 1, 1, relTunables(t, c.rel), NetTunables{})
+		b := nid("10.0.0.2@o2ib")
+		peer, err := p.a.AddPeer(b, []NID{nid("10.0.1.2@o2ib")}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lpni := p.a.PeerNI(nid("10.0.1.2@o2ib"))
+		p.a.processPingBuffer(peer, &PingBuffer{MultiRail: true, NIs: []PingNI{{b, NIStatusUp}, {lpni.NID(), NIStatusDown}}})
+		if lpni.Health() != c.health || lpni.Status() != NIStatusDown {
+			t.Errorf("%s: health %d status %s, want %d down", c.rel, lpni.Health(), lpni.Status(), c.health)
+		}
+	}
+}
