@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/lnetsim/lnetsim/model/ib"
 	"github.com/lnetsim/lnetsim/scenarios/units"
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -66,7 +67,7 @@ type Fabric struct {
 
 func (f *Fabric) setDefaults() {
 	*f = Fabric{Topology: "single-switch", Radix: 36, Oversubscription: Ratio{1, 1},
-		LinkRate: 4 * units.IBLane["EDR"], LinkLatency: 100 * sim.Nanosecond,
+		LinkRate: units.Rate(ib.EDR.Mbps) * units.Mbps, LinkLatency: 100 * sim.Nanosecond,
 		SwitchLatency: 100 * sim.Nanosecond, MTU: 4096}
 }
 

@@ -13,7 +13,7 @@ func TestParseRate(t *testing.T) {
 		ok   bool
 	}{
 		{"EDR", 100_000, true}, {"hdr", 200_000, true}, {"NDR", 400_000, true}, {"SDR", 8_000, true},
-		{"FDR", 54_545, true}, {"100Gb/s", 100_000, true}, {"56Gbps", 56_000, true}, {"25G", 25_000, true},
+		{"FDR", 54_545, true}, {"fdr10", 40_000, true}, {"XDR", 800_000, true}, {"100Gb/s", 100_000, true}, {"56Gbps", 56_000, true}, {"25G", 25_000, true},
 		{"fast", 0, false}, {"-3G", 0, false}, {"", 0, false},
 	} {
 		r, err := ParseRate(tc.in)

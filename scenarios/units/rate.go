@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"github.com/lnetsim/lnetsim/model/ib"
 )
 
 // Rate is a data rate in bits per second.
@@ -27,32 +29,19 @@ var rateUnits = map[string]int64{
 	"KiB/s": 8 << 10, "MiB/s": 8 << 20, "GiB/s": 8 << 30,
 }
 
-// IBLane is the data rate of one lane of an InfiniBand link generation, after line encoding
-// (8b/10b up to QDR, 64b/66b from FDR10 on; later generations quote data rates directly).
-//
-//	name   lane data rate   4x link (the default width)
-//	SDR     2 Gb/s            8 Gb/s
-//	DDR     4 Gb/s           16 Gb/s
-//	QDR     8 Gb/s           32 Gb/s
-//	FDR10  10 Gb/s           40 Gb/s
-//	FDR    13.636363636 Gb/s 54.545454544 Gb/s (14.0625 Gbaud x 64/66, rounded down per lane)
-//	EDR    25 Gb/s          100 Gb/s
-//	HDR    50 Gb/s          200 Gb/s
-//	NDR   100 Gb/s          400 Gb/s
-//	XDR   200 Gb/s          800 Gb/s
-//
-// A name may carry a width prefix (1x, 2x, 4x, 8x, 12x: "1xEDR", "12xQDR"); without one the
-// width is 4x. HDR100 and NDR200 are the 2x links sold under those names.
-var IBLane = map[string]Rate{
-	"SDR": 2 * Gbps, "DDR": 4 * Gbps, "QDR": 8 * Gbps, "FDR10": 10 * Gbps,
-	"FDR": 13_636_363_636, "EDR": 25 * Gbps, "HDR": 50 * Gbps, "NDR": 100 * Gbps, "XDR": 200 * Gbps,
+// IBLink returns the data rate of the named InfiniBand generation's link of the given width
+// (model/ib's speed table), and whether the name is known.
+func IBLink(name string, width int64) (Rate, bool) {
+	lane, ok := ib.LaneBps(name)
+	return Rate(width * lane), ok
 }
 
 var ibWidths = map[string]int64{"1x": 1, "2x": 2, "4x": 4, "8x": 8, "12x": 12}
 
 // ParseRate reads a data rate: a number with a unit (bps, Kbps, Mbps, Gbps, Tbps or b/s forms
 // for bits; B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s for bytes) or an InfiniBand speed name
-// with an optional width ("EDR" is 4x EDR = 100 Gb/s; see IBLane). The result must be a
+// with an optional width ("EDR" is 4x EDR = 100 Gb/s, "1xEDR" 25 Gb/s, HDR100 and NDR200 the
+// 2x links sold under those names; lane rates from model/ib's table). The result must be a
 // positive whole number of bits per second.
 func ParseRate(s string) (Rate, error) {
 	in := strings.TrimSpace(s)
@@ -84,9 +73,9 @@ func parseIBSpeed(in string) (Rate, bool) {
 	u := strings.ToUpper(in)
 	switch u {
 	case "HDR100":
-		return 2 * IBLane["HDR"], true
+		return IBLink("HDR", 2)
 	case "NDR200":
-		return 2 * IBLane["NDR"], true
+		return IBLink("NDR", 2)
 	}
 	width := int64(4)
 	if i := strings.IndexByte(u, 'X'); i > 0 {
@@ -96,11 +85,7 @@ func parseIBSpeed(in string) (Rate, bool) {
 		}
 		width, u = w, u[i+1:]
 	}
-	lane, ok := IBLane[u]
-	if !ok {
-		return 0, false
-	}
-	return Rate(width) * lane, true
+	return IBLink(u, width)
 }
 
 // String formats the rate in the largest decimal bit unit that keeps it at least 1, exactly:

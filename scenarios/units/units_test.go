@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lnetsim/lnetsim/model/ib"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -174,4 +175,25 @@ func FuzzParseSeconds(f *testing.F) {
 			t.Fatalf("ParseSeconds(%q) = %v, negative", s, v)
 		}
 	})
+}
+
+// TestIBSpeedsFromModelIB: every InfiniBand speed name reads as model/ib's rate for it (one
+// table): the 4x link in Mb/s, rounded down, is ib's, XDR and FDR10 included.
+func TestIBSpeedsFromModelIB(t *testing.T) {
+	for _, name := range []string{"SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR"} {
+		u, err := ParseRate(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := ib.ParseRate(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(u/Mbps) != r.Mbps {
+			t.Errorf("%s: units %v, ib %d Mb/s", name, u, r.Mbps)
+		}
+	}
+	if u, _ := ParseRate("FDR"); u != 54_545_454_544 {
+		t.Errorf("FDR = %d b/s, want 54545454544", int64(u))
+	}
 }
