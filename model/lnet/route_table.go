@@ -320,6 +320,35 @@ func compareGwLPNIs(a, b *PeerNI) int {
 	return 0
 }
 
+// bestRoutedNet is lnet_handle_find_routed_path's choice among an MR peer's nets that a
+// route reaches: higher peer-net health, then lower priority, then lower sequence (compared
+// as a wrapping difference); a full tie keeps the first.
+func (n *Node) bestRoutedNet(p *Peer) *PeerNet {
+	var bp *PeerNet
+	for _, pn := range p.nets {
+		if len(pn.nis) == 0 || !n.hasRoute(pn.id) {
+			continue
+		}
+		if bp == nil || routedNetBetter(pn, bp) {
+			bp = pn
+		}
+	}
+	return bp
+}
+
+// routedNetBetter reports whether peer net pn beats bp in bestRoutedNet's order.
+func routedNetBetter(pn, bp *PeerNet) bool {
+	switch {
+	case pn.health != bp.health:
+		return pn.health > bp.health
+	case pn.SelPriority != bp.SelPriority:
+		return pn.SelPriority < bp.SelPriority
+	case pn.seq != bp.seq:
+		return int32(pn.seq-bp.seq) <= 0
+	}
+	return false
+}
+
 // routedPath models lnet_handle_find_routed_path: reuse the gateway given for an ACK/REPLY
 // if it is a known gateway (on ni's net when the source is fixed); otherwise, for a fresh
 // multi-rail send, choose the destination's best routed net and peer NI (higher peer-net
@@ -337,32 +366,7 @@ func (n *Node) routedPath(ni *NI, lpni *PeerNI, m *Msg, rtr NID) (*NI, *PeerNI, 
 	final := lpni
 	if gw == nil {
 		if p := lpni.peer; ni == nil && !m.routing && !m.isResponse && p.mr && len(p.nis) > 1 {
-			var bp *PeerNet
-			for _, pn := range p.nets {
-				if len(pn.nis) == 0 || !n.hasRoute(pn.id) {
-					continue
-				}
-				if bp != nil {
-					switch {
-					case pn.health != bp.health:
-						if pn.health < bp.health {
-							continue
-						}
-					case pn.SelPriority != bp.SelPriority:
-						if pn.SelPriority > bp.SelPriority {
-							continue
-						}
-					case pn.seq != bp.seq:
-						if int32(pn.seq-bp.seq) > 0 {
-							continue
-						}
-					default:
-						continue
-					}
-				}
-				bp = pn
-			}
-			if bp != nil {
+			if bp := n.bestRoutedNet(p); bp != nil {
 				final = bp.nis[0]
 				if len(bp.nis) > 1 {
 					if sni := n.bestNI(n.firstNet()); sni != nil {
