@@ -1,7 +1,8 @@
 package scenarios
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -98,7 +99,7 @@ func (r *resolver) routeLoops() {
 			nets[rt.Net] = true
 		}
 	}
-	for _, net := range sortedKeys(nets) {
+	for _, net := range slices.Sorted(maps.Keys(nets)) {
 		state := make([]int8, len(r.s.Members)) // 0 unseen, 1 on the stack, 2 done
 		for i := range r.s.Members {
 			if state[i] == 0 {
@@ -246,14 +247,5 @@ func netsOf(m *Member) string {
 	for _, ni := range m.NIs {
 		seen[ni.Net] = true
 	}
-	return strings.Join(sortedKeys(seen), ", ")
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return strings.Join(slices.Sorted(maps.Keys(seen)), ", ")
 }

@@ -2,8 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -34,14 +35,14 @@ func (ch *checker) lnetctl(e *scenarios.Expectation) record.Expectation {
 		}
 	}
 	if e.Absent != nil {
-		for _, k := range sortedKeys(e.Absent.Value) {
+		for _, k := range slices.Sorted(maps.Keys(e.Absent.Value)) {
 			if why := absent(k, e.Absent.Value[k], got[k]); why != "" {
 				fails = append(fails, "absent: "+why)
 			}
 		}
 	}
 	if e.Equal != nil {
-		for _, k := range sortedKeys(e.Equal.Value) {
+		for _, k := range slices.Sorted(maps.Keys(e.Equal.Value)) {
 			if !sectionEqual(e.Equal.Value[k], got[k]) {
 				fails = append(fails, fmt.Sprintf("equal: %s differs, printed %s", k, compact(got[k])))
 			}
@@ -80,7 +81,7 @@ func subset(want, got any, path string) string {
 		if !ok {
 			return fmt.Sprintf("%s: printed %s, not a mapping", orRoot(path), compact(got))
 		}
-		for _, k := range sortedKeys(w) {
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			gv, ok := g[k]
 			if !ok {
 				return fmt.Sprintf("%s: no key %q", orRoot(path), k)
@@ -212,15 +213,6 @@ func setFlow(n *yaml.Node, depth int) {
 	for _, c := range n.Content {
 		setFlow(c, depth+1)
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func orRoot(p string) string {
