@@ -1,0 +1,103 @@
+package tcp
+
+import (
+	"net/netip"
+)
+
+// Ephemeral ports (net.ipv4.ip_local_port_range's default).
+const (
+	ephemeralLow  = 32768
+	ephemeralHigh = 60999
+)
+
+// Host is a machine with one or more IPv4 interfaces. A crashed host is silent; Restart
+// brings it back with no connections or listeners.
+type Host struct {
+	n         *Network
+	idx       int
+	name      string
+	ifaces    []int32
+	crashed   bool
+	boots     uint32 // incarnation: bumped by Restart
+	listeners []listener
+	conns     []int32 // live connection ids on this host, in creation order
+	nextPort  uint16
+}
+
+type listener struct {
+	port   uint16
+	opt    Options
+	accept func(*Conn)
+}
+
+// Name returns the host's name.
+func (h *Host) Name() string { return h.name }
+
+// Addrs returns the host's interface addresses in the order they were attached.
+func (h *Host) Addrs() []netip.Addr {
+	out := make([]netip.Addr, len(h.ifaces))
+	for i, ii := range h.ifaces {
+		out[i] = h.n.ifaces[ii].addr
+	}
+	return out
+}
+
+// Links returns the links of the host's interfaces, in the order of Addrs.
+func (h *Host) Links() []*Link {
+	out := make([]*Link, len(h.ifaces))
+	for i, ii := range h.ifaces {
+		out[i] = h.n.ifaces[ii].link
+	}
+	return out
+}
+
+// Crashed reports whether the host is down.
+func (h *Host) Crashed() bool { return h.crashed }
+
+// Listen accepts connections to port on every address of the host. accept is called for
+// each connection once its three-way handshake has completed; it should set the
+// connection's Handler. Listening on a port already listened on replaces the listener.
+func (h *Host) Listen(port uint16, opt Options, accept func(*Conn)) {
+	for i := range h.listeners {
+		if h.listeners[i].port == port {
+			h.listeners[i] = listener{port, opt, accept}
+			return
+		}
+	}
+	h.listeners = append(h.listeners, listener{port, opt, accept})
+}
+
+// Unlisten stops accepting connections to port; established connections stay. A SYN to
+// the port is then answered with RST.
+func (h *Host) Unlisten(port uint16) {
+	for i := range h.listeners {
+		if h.listeners[i].port == port {
+			h.listeners = append(h.listeners[:i], h.listeners[i+1:]...)
+			return
+		}
+	}
+}
+
+// Dial opens a connection from local address src (src.Port() 0 picks an ephemeral port)
+// to dst. done is called exactly once, from a later event: with the established
+// connection, or with a nil Conn and ErrConnRefused (the peer answered the SYN with RST),
+// ErrTimedOut (SynRetries retransmissions went unanswered), ErrAddrInUse (src's port is
+// taken on this host) or ErrAddrNotAvail (src is not one of the host's addresses).
+func (h *Host) Dial(src, dst netip.AddrPort, opt Options, done func(*Conn, error)) {
+	h.n.dial(h, src, dst, opt, done)
+}
+
+// Crash stops the host at once: its connections and listeners vanish without a segment
+// sent, and it neither sends nor answers anything until Restart. No upcall is made for
+// them.
+func (h *Host) Crash() { h.n.crash(h) }
+
+// Restart boots a crashed host: it has no connections and no listeners (the application
+// must Listen again); segments of connections from before the crash are answered with RST.
+func (h *Host) Restart() {
+	if !h.crashed {
+		return
+	}
+	h.crashed = false
+	h.boots++
+}
