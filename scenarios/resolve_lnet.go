@@ -238,6 +238,17 @@ func (r *resolver) checkO2IB(p string, o *O2IBParams) {
 	rng("rnr_retry_count", o.RNRRetryCount, 0, 7)
 	rng("tos", o.TOS, -1, 255)
 	rng("peer_buffer_credits", o.PeerBufferCredits, 0, 1<<20)
+	switch o.Bulk {
+	case "", "write":
+		o.Bulk = ""
+		if o.ReadDepth != 0 {
+			r.errorAt(p+".read_depth", "set bulk: read, or remove read_depth", "read_depth applies to bulk: read only")
+		}
+	case "read":
+		rng("read_depth", o.ReadDepth, 0, 16)
+	default:
+		r.errorAt(p+".bulk", "", "unknown bulk %q (use write or read)", o.Bulk)
+	}
 	switch o.IBMTU {
 	case 0, 256, 512, 1024, 2048, 4096:
 	default:

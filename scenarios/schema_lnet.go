@@ -174,6 +174,11 @@ type O2IBParams struct {
 	TOS               int      `yaml:"tos" json:"tos"`                                                   // default -1
 	Cksum             int      `yaml:"cksum" json:"cksum"`                                               // default 0
 	UsePrivilegedPort int      `yaml:"use_privileged_port" json:"use_privileged_port"`                   // default 1
+	// Bulk and ReadDepth are the RDMA READ bulk variant (not kernel parameters): bulk
+	// "read" makes the receiver of a large PUT/REPLY pull it; "" is write, the kernel's
+	// path (resolution turns "write" into ""), so scenarios without it hash as before.
+	Bulk      string `yaml:"bulk" json:"bulk,omitempty"`             // default write
+	ReadDepth int    `yaml:"read_depth" json:"read_depth,omitempty"` // default 0 (-> queue depth)
 }
 
 func (p *O2IBParams) setDefaults() {

@@ -108,7 +108,9 @@ func (l *LND) activeConnect(id *ib.CMID, p *peer) {
 		srcStamp: n.incarnation, dstStamp: p.incarnation,
 		cp: connParams{queueDepth: c.queueDepth, maxFrags: c.maxFrags, maxMsgSize: msgSize}}
 	l.observeConnMsg(&m)
-	err := id.Connect(ib.ConnParam{PrivateData: m.pack(), RetryCount: uint8(n.tun.RetryCount), RNRRetryCount: uint8(n.tun.RNRRetryCount)})
+	rd := n.readOffer(c)
+	err := id.Connect(ib.ConnParam{PrivateData: m.pack(), RetryCount: uint8(n.tun.RetryCount), RNRRetryCount: uint8(n.tun.RNRRetryCount),
+		ResponderResources: rd, InitiatorDepth: rd})
 	if err != nil {
 		l.connreqDone(c, -lnet.EIO)
 	}
@@ -222,7 +224,9 @@ func (l *LND) passiveConnect(id *ib.CMID, priv []byte) {
 		srcStamp: n.incarnation, dstStamp: req.srcStamp,
 		cp: connParams{queueDepth: c.queueDepth, maxFrags: c.maxFrags, maxMsgSize: msgSize}}
 	l.observeConnMsg(&ack)
-	if err := id.Accept(ib.ConnParam{PrivateData: ack.pack(), RNRRetryCount: uint8(n.tun.RNRRetryCount)}); err != nil {
+	rd := n.readOffer(c)
+	if err := id.Accept(ib.ConnParam{PrivateData: ack.pack(), RNRRetryCount: uint8(n.tun.RNRRetryCount),
+		ResponderResources: rd, InitiatorDepth: rd}); err != nil {
 		l.connreqDone(c, -lnet.EIO)
 	}
 }

@@ -39,7 +39,25 @@ type Params struct {
 	TOS               int `yaml:"tos"`                 // stored, unused
 	Cksum             int `yaml:"cksum"`               // stored, unused
 	UsePrivilegedPort int `yaml:"use_privileged_port"` // stored, unused
+	// Bulk is how large PUT/REPLY payloads move: BulkWrite ("" or "write", the kernel's
+	// RDMA WRITE by the sender) or BulkRead (the receiver pulls with RDMA READ; not in
+	// the kernel, see bulkread.go).
+	Bulk string `yaml:"bulk"`
+	// ReadDepth is the RDMA READ depth a conn of a BulkRead net offers at connect, as both
+	// initiator depth and responder resources (0: the conn's queue depth). Not a kernel
+	// parameter.
+	ReadDepth int `yaml:"read_depth"`
 }
+
+// Bulk values.
+const (
+	BulkWrite = "write" // the kernel's: PUT_REQ, PUT_ACK, RDMA WRITE + PUT_DONE
+	BulkRead  = "read"  // the variant: PUT_RDREQ, RDMA READ by the receiver, PUT_RDDONE
+)
+
+// maxReadDepth is the largest ReadDepth: the model's device limit (max_qp_rd_atom and
+// max_qp_init_rd_atom of ib.DefaultDeviceAttr, as ConnectX reports).
+const maxReadDepth = 16
 
 // DefaultParams returns the kernel's defaults (master; lnet-reference.md section f).
 func DefaultParams() Params {
@@ -106,6 +124,14 @@ func (p *Params) Validate() error {
 	}
 	if p.ConcurrentSends < 0 || p.PeerCreditsHiw < 0 {
 		bad("concurrent_sends and peer_credits_hiw must be >= 0")
+	}
+	switch p.Bulk {
+	case "", BulkWrite, BulkRead:
+	default:
+		bad("bulk must be write or read (got %q)", p.Bulk)
+	}
+	if p.ReadDepth < 0 || p.ReadDepth > maxReadDepth {
+		bad("read_depth must be in 0..%d (got %d)", maxReadDepth, p.ReadDepth)
 	}
 	return errors.Join(errs...)
 }

@@ -35,6 +35,7 @@ func o2ibParams(p *scenarios.O2IBParams) o2ib.Params {
 		RNRRetryCount: p.RNRRetryCount, MapOnDemand: p.MapOnDemand, FMRPoolSize: p.FMRPoolSize,
 		FMRFlushTrigger: p.FMRFlushTrigger, FMRCache: p.FMRCache, DevFailover: p.DevFailover,
 		IBMTU: p.IBMTU, WrqSGE: p.WRQSGE, TOS: p.TOS, Cksum: p.Cksum, UsePrivilegedPort: p.UsePrivilegedPort,
+		Bulk: p.Bulk, ReadDepth: p.ReadDepth,
 	}
 }
 

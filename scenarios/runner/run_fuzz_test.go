@@ -60,6 +60,8 @@ var fuzzKnobs = []struct {
 	{"o2ib.o2ib0.keepalive", func(v int64) string { return fmt.Sprint(v % 120) }},
 	{"o2ib.o2ib0.conns_per_peer", func(v int64) string { return fmt.Sprint(v % 20) }},
 	{"o2ib.o2ib0.ntx", func(v int64) string { return fmt.Sprint(v % 1000) }},
+	{"o2ib.o2ib0.bulk", func(v int64) string { return []string{"write", "read", "pull"}[v%3] }},
+	{"o2ib.o2ib0.read_depth", func(v int64) string { return fmt.Sprint(v % 20) }},
 	{"workload[0].size", func(v int64) string { return fmt.Sprint(v % (1<<20 + 2)) }},
 	{"workload[0].concurrency", func(v int64) string { return fmt.Sprint(v % 40) }},
 	{"workload[0].interval", func(v int64) string { return fmt.Sprintf("%dus", v%100000) }},

@@ -1,0 +1,66 @@
+package o2ib
+
+import (
+	"testing"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// readParams are the default parameters with bulk: read and the given read_depth.
+func readParams(depth int) Params {
+	p := DefaultParams()
+	p.Bulk, p.ReadDepth = BulkRead, depth
+	return p
+}
+
+// TestBulkReadNegotiation: a write net's conns offer 0/0 as the kernel does (no READ);
+// a read net's offer the queue depth (8) or read_depth both ways, and a read NI meeting a
+// write NI (per-NI parameters) gets 0 on both QPs and stays on the write path.
+func TestBulkReadNegotiation(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		params   Params
+		ni2      *Params
+		rd, dest uint8
+		canRead  bool
+	}{
+		{"write", DefaultParams(), nil, 0, 0, false},
+		{"read", readParams(0), nil, 8, 8, true},
+		{"read depth 2", readParams(2), nil, 2, 2, true},
+		{"read depth 16 above queue depth", readParams(16), nil, 16, 16, true},
+		{"read meets write", readParams(0), &Params{}, 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ni := map[lnet.NID]Params{}
+			if tc.ni2 != nil {
+				ni[nidOf(2, 0)] = DefaultParams()
+			}
+			c := newClusterWith(t, clusterOpt{params: tc.params, noTrace: true}, ni)
+			c.put(t, 1, 2, 1024)
+			c.run(t, sim.Second)
+			if len(c.lnd.conns) != 2 {
+				t.Fatalf("%d conns", len(c.lnd.conns))
+			}
+			for _, cn := range c.lnd.conns {
+				a := cn.qp.Attr()
+				if a.MaxRdAtomic != tc.rd || a.MaxDestRdAtomic != tc.dest || cn.canRead() != tc.canRead {
+					t.Errorf("%s: max_rd_atomic %d max_dest_rd_atomic %d canRead %v, want %d %d %v",
+						cn.peer.net.ni.NID(), a.MaxRdAtomic, a.MaxDestRdAtomic, cn.canRead(), tc.rd, tc.dest, tc.canRead)
+				}
+			}
+		})
+	}
+}
+
+// TestBulkParamsValidate: bulk and read_depth are checked like the kernel's parameters.
+func TestBulkParamsValidate(t *testing.T) {
+	p := DefaultParams()
+	p.Bulk = "pull"
+	p.ReadDepth = 17
+	err := p.Validate()
+	want := "bulk must be write or read (got \"pull\")\nread_depth must be in 0..16 (got 17)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Validate = %v, want %q", err, want)
+	}
+}
