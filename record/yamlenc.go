@@ -1,6 +1,7 @@
 package record
 
 import (
+	"cmp"
 	"encoding"
 	"errors"
 	"reflect"
@@ -109,7 +110,7 @@ func (w *yamlWriter) kindOf(v *reflect.Value) (yamlKind, error) {
 			*v = v.Elem()
 			continue
 		case reflect.Map:
-			if t.Key().Kind() != reflect.String {
+			if k := t.Key().Kind(); k != reflect.String && !isIntKind(k) && !isUintKind(k) {
 				return 0, errYAMLFallback
 			}
 			return yamlMapping, nil
@@ -226,6 +227,7 @@ func (w *yamlWriter) pad(n int) {
 type entry struct {
 	key string
 	val reflect.Value
+	raw bool // key is already rendered (an integer key)
 }
 
 // entries lists a map's or struct's entries as yaml.v3 writes them: a map's keys in
@@ -233,8 +235,12 @@ type entry struct {
 // omitempty fields left out when yaml.v3's isZero holds.
 func (w *yamlWriter) entries(v reflect.Value) ([]entry, error) {
 	if v.Kind() == reflect.Map {
-		if kt := v.Type().Key(); kt.Implements(textMarshalerType) || kt.Implements(yamlMarshalerType) {
+		kt := v.Type().Key()
+		if kt.Implements(textMarshalerType) || kt.Implements(yamlMarshalerType) {
 			return nil, errYAMLFallback
+		}
+		if isIntKind(kt.Kind()) || isUintKind(kt.Kind()) {
+			return intKeyEntries(v), nil
 		}
 		keys := v.MapKeys()
 		w.sig = w.sig[:0]
@@ -261,7 +267,7 @@ func (w *yamlWriter) entries(v reflect.Value) ([]entry, error) {
 		}
 		es := make([]entry, len(order))
 		for i, k := range order {
-			es[i] = entry{k, v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key()))}
+			es[i] = entry{key: k, val: v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key()))}
 		}
 		return es, nil
 	}
@@ -285,9 +291,42 @@ func (w *yamlWriter) entries(v reflect.Value) ([]entry, error) {
 				continue
 			}
 		}
-		es = append(es, entry{f.key, fv})
+		es = append(es, entry{key: f.key, val: fv})
 	}
 	return es, nil
+}
+
+// intKeyEntries lists an integer-keyed map's entries as yaml.v3 writes them: keys in
+// ascending numeric order (its keyList compares numbers by value), each written plain in
+// decimal.
+func intKeyEntries(v reflect.Value) []entry {
+	keys := v.MapKeys()
+	signed := isIntKind(v.Type().Key().Kind())
+	slices.SortFunc(keys, func(a, b reflect.Value) int {
+		if signed {
+			return cmp.Compare(a.Int(), b.Int())
+		}
+		return cmp.Compare(a.Uint(), b.Uint())
+	})
+	es := make([]entry, len(keys))
+	for i, k := range keys {
+		var key string
+		if signed {
+			key = strconv.FormatInt(k.Int(), 10)
+		} else {
+			key = strconv.FormatUint(k.Uint(), 10)
+		}
+		es[i] = entry{key: key, val: v.MapIndex(k), raw: true}
+	}
+	return es
+}
+
+func isIntKind(k reflect.Kind) bool {
+	return k == reflect.Int || k == reflect.Int8 || k == reflect.Int16 || k == reflect.Int32 || k == reflect.Int64
+}
+
+func isUintKind(k reflect.Kind) bool {
+	return k == reflect.Uint || k == reflect.Uint8 || k == reflect.Uint16 || k == reflect.Uint32 || k == reflect.Uint64 || k == reflect.Uintptr
 }
 
 // yamlKeyOrder asks yaml.v3 in which order it writes a map with these keys.
@@ -431,7 +470,10 @@ func (w *yamlWriter) mapping(es []entry, parent int, seqItem bool) error {
 		if i > 0 || !seqItem {
 			w.pad(ind)
 		}
-		if err := w.key(e.key); err != nil {
+		if e.raw {
+			w.out = append(w.out, e.key...)
+			w.out = append(w.out, ':')
+		} else if err := w.key(e.key); err != nil {
 			return err
 		}
 		if err := w.value(e.val, ind, false); err != nil {

@@ -63,7 +63,7 @@ func (g *yamlGen) mapping(depth int) map[string]any {
 
 func (g *yamlGen) value(depth int) any {
 	g.n++
-	kind := g.byte() % 18
+	kind := g.byte() % 20
 	if depth > 5 || g.n > 200 {
 		kind %= 7 // scalars only
 	}
@@ -110,6 +110,18 @@ func (g *yamlGen) value(depth int) any {
 		return lnet.NetShow{NetType: g.str(), NIs: []lnet.NIShow{{NID: g.str(), Status: g.str()}}}
 	case 16:
 		return [][]string{{g.str()}, {}, nil}
+	case 17: // lnet.NIShow's interfaces: map[int]string
+		m := map[int]string{}
+		for n := int(g.byte() % 4); n > 0; n-- {
+			m[int(int64(g.u64()))] = g.str()
+		}
+		return m
+	case 18:
+		m := map[uint32]any{}
+		for n := int(g.byte() % 4); n > 0; n-- {
+			m[uint32(g.u64())] = g.value(depth + 1)
+		}
+		return m
 	default:
 		var p *int
 		if g.byte()%2 == 0 {

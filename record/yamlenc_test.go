@@ -47,8 +47,8 @@ type outer struct {
 
 // TestFastYAMLMatchesYAMLv3: counters.yaml's writer gives yaml.Marshal's bytes without
 // falling back, on lnetctl's show types (inline structs, omitempty, nested sequences) and
-// on awkward values (strings yaml.v3 quotes, natural key order, empty and nil collections,
-// sequences of sequences, TextMarshalers, special floats).
+// on awkward values (strings yaml.v3 quotes, natural key order, integer keys in numeric
+// order, empty and nil collections, sequences of sequences, TextMarshalers, special floats).
 func TestFastYAMLMatchesYAMLv3(t *testing.T) {
 	var stats lnet.PeerNIStats
 	stats.SendCount, stats.RecvCount = 7, 8
@@ -57,7 +57,7 @@ func TestFastYAMLMatchesYAMLv3(t *testing.T) {
 			UDSP: &lnet.UDSPInfo{NetPriority: -1, PreferredGW: []string{"10.0.1.1@o2ib1"}}},
 		{NID: "10.0.0.3@o2ib", State: "down"},
 	}}
-	net := lnet.NetShow{NetType: "o2ib", NIs: []lnet.NIShow{{NID: "10.0.0.1@o2ib", Status: "up"}}}
+	net := lnet.NetShow{NetType: "o2ib", NIs: []lnet.NIShow{{NID: "10.0.0.1@o2ib", Status: "up", Interfaces: map[int]string{0: "ib0", 1: "ib1", 10: "ib10", 2: "ib2"}}}}
 	strs := []string{"plain", "", "1.0", "true", "no", "null", "~", "- x", "a: b", "#c", " lead", "trail ",
 		"1:20", "0x1F", "é ü", "'q'", `"d"`, "@at", "`tick", "%p", "key: ", "[x]", "{y}", "a,b", "*ref", "&anc", "!tag", "|", ">"}
 	node := map[string]any{
@@ -81,6 +81,8 @@ func TestFastYAMLMatchesYAMLv3(t *testing.T) {
 		"nilmap":   map[string]int(nil),
 		"seqseq":   [][]any{{[]int{1}, map[string]int{"k": 1}}, {map[string]any{}}},
 		"textkey":  map[string]textNID{"a": "x"},
+		"intkeys":  map[int]int{1: 2, -3: 4, 10: 5, 9: 6, math.MaxInt64: 7, math.MinInt64: 8},
+		"uintkeys": map[uint64]any{math.MaxUint64: "a", 0: map[int8]string{-1: "x"}, 1 << 53: nil, 1<<53 + 1: 1},
 	}
 	for name, v := range map[string]any{"lnetctl shapes": map[string]any{"client0": node, "client10": node, "client9": node}, "awkward": awkward} {
 		want, err := yaml.Marshal(v)
@@ -100,7 +102,7 @@ func TestFastYAMLMatchesYAMLv3(t *testing.T) {
 		"multi-line": map[string]any{"a": "two\nlines"},
 		"duration":   map[string]any{"a": time.Second},
 		"time":       map[string]any{"a": time.Unix(0, 0).UTC()},
-		"int keys":   map[string]any{"a": map[int]int{1: 2}},
+		"float keys": map[string]any{"a": map[float64]int{1.5: 2}},
 		"marshaler":  map[string]any{"a": yamlMarshaled{}},
 		"long key":   map[string]any{"a": map[string]int{string(bytes.Repeat([]byte("k"), 200)): 1}},
 		"flow": map[string]any{"a": struct {
