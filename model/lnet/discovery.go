@@ -60,8 +60,8 @@ func (h *sysHandler) OnEvent(ev *Event) {
 			if b, ok := ev.Data.(*PingBuffer); ok {
 				if lpni := n.findPeerNI(ev.Initiator); lpni != nil {
 					n.processPingBuffer(lpni.peer, b)
-					if lpni.peer.gw != nil {
-						n.updateGatewayRoutes(lpni.peer, b)
+					if lpni.peer.gw != nil && !n.tun.Profile.RouterCheckerPing {
+						n.updateGatewayRoutes(lpni.peer, b) // 2.12: only its router checker does
 					}
 				}
 			}

@@ -66,14 +66,16 @@ func (n *Node) Notify(ni *NI, nid NID, alive, reset bool, when sim.Time) error {
 
 // notifyGateway is lnet_notify's part for a gateway's peer NI: reset sets lp_alive; while
 // discovery is disabled for the gateway, its routes through that NID follow alive, unless
-// an LND's "down" comes from a superseded local NI.
+// an LND's "down" comes from a superseded local NI. Under RouterCheckerPing (2.12's
+// lnet_notify_locked) every notification sets the gateway's aliveness and no route's cached
+// state.
 func (n *Node) notifyGateway(ni *NI, lpni *PeerNI, alive, reset bool) {
 	gw := lpni.peer
 	defer n.routesChanged()
-	if reset {
+	if reset || n.tun.Profile.RouterCheckerPing {
 		gw.gw.alive = alive
 	}
-	if !n.gwDiscoveryDisabled(gw) || !alive && ni != nil && localNISuperseded(ni) {
+	if n.tun.Profile.RouterCheckerPing || !n.gwDiscoveryDisabled(gw) || !alive && ni != nil && localNISuperseded(ni) {
 		return
 	}
 	for _, r := range gw.gw.routes {

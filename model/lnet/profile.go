@@ -51,6 +51,16 @@ type Profile struct {
 	// above router_sensitivity percent of the maximum, besides status UP (2.15 and 2.16:
 	// LU-11300 from 2.13; LU-18444 judges by status only from 2.17).
 	RouteNeedsGatewayHealth bool
+
+	// Router-side and mixed-cluster rules.
+
+	// RouterCheckerPing: gateways are checked by 2.12's router checker: a ping of each
+	// gateway every alive_router_check_interval (2.12's live/dead_router_check_interval)
+	// that fails when no reply came within router_ping_timeout, not response-tracked and
+	// followed by no push; a gateway is alive by those pings and LND notifications, and a
+	// route's state is cached from the gateway's ping buffer (lr_downis), whatever its NIs'
+	// health (up to 2.12; LU-11300/LU-11299 check gateways by discovery from 2.13, so 2.15).
+	RouterCheckerPing bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -73,7 +83,7 @@ type Release struct {
 var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	SingleRailResend: true, NetworkTimeoutRemoteOnly: true, FixedLNDTimeout: 5,
 	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true, NoNIStatusFromHealth: true,
-	DiscoveryStatusNoHealth: true}
+	DiscoveryStatusNoHealth: true, RouterCheckerPing: true}
 
 // profile216 is 2.16; 2.15 is the same but for LU-16563.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,

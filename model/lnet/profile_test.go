@@ -293,3 +293,38 @@ func TestProfileDiscoveryStatus(t *testing.T) {
 		}
 	}
 }
+
+// routeDownAt returns the first whole second (from 2 s, up to limit) at which c's route is
+// not up, or 0.
+func (g *gwNet) routeDownAt(t *testing.T, limit int) int {
+	t.Helper()
+	for s := 2; s <= limit; s++ {
+		if g.c.Routes()[0].State != "up" {
+			return s
+		}
+		runFor(t, g.k, sim.Second)
+	}
+	return 0
+}
+
+// The router checker (LU-11300/LU-11299, 2.13): a gateway that goes silent at 2 s (every
+// message to it lost). 2.12 pings it at 61 s (the pass after the 60 s interval, first ping
+// at 0) and declares it dead at the pass after router_ping_timeout (50 s): 112 s; from 2.15
+// the ping at 60 s is response-tracked and fails when its tracker expires
+// (transaction_timeout: 50 s in 2.15, 150 s in 2.16 and master; checked every
+// transaction_timeout/2: 125 s in 2.15, 225 s in 2.16 and master).
+func TestProfileRouterCheckerTimeout(t *testing.T) {
+	for _, c := range []struct {
+		rel  string
+		down int
+	}{
+		{"2.12", 112}, {"2.15", 125}, {"2.16", 225}, {"master", 225},
+	} {
+		g := newGWNet(t, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
+		g.start(t, 2*sim.Second)
+		g.l.AddRule(IdealRule{To: NIDPattern{NID: nid("10.0.0.3@o2ib")}, Count: -1, Verdict: IdealVerdict{Action: IdealDrop}})
+		if got := g.routeDownAt(t, 400); got != c.down {
+			t.Errorf("%s: route down at %d s, want %d", c.rel, got, c.down)
+		}
+	}
+}

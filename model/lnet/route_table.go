@@ -147,7 +147,9 @@ func (n *Node) routesChanged() { n.routeGen++ }
 
 // computeRouteAlive models lnet_is_route_alive: the gateway must be alive; with discovery disabled
 // for the gateway (gwDiscoveryDisabled: off here, or the gateway not known multi-rail, as
-// before its first ping reply, or advertising no discovery) the cached lr_alive decides, so
+// before its first ping reply, or advertising no discovery), or under RouterCheckerPing
+// (2.12, whose route state is always the gateway's lpni_alive and lr_downis, whatever the
+// health or status of its peer NIs) the cached lr_alive decides, so
 // a new route is up at once (lr_alive starts 1 unless check_routers_before_use); otherwise
 // the gateway must have an UP NI on the route's local net and, with
 // avoid_asym_router_failure on a route of 1 hop or found single-hop (lr_single_hop: the
@@ -158,7 +160,7 @@ func (n *Node) computeRouteAlive(r *Route) bool {
 	if !gw.gw.alive {
 		return false
 	}
-	if n.gwDiscoveryDisabled(gw) {
+	if n.gwDiscoveryDisabled(gw) || n.tun.Profile.RouterCheckerPing {
 		return r.alive
 	}
 	if gw.gw.rtrDisabled || !n.gwNetUp(gw, r.gwNID.Net()) {
@@ -236,7 +238,7 @@ func (n *Node) findRoute(net NetID, ni *NI, dst *PeerNI) *PeerNI {
 			continue
 		}
 		if rc == 0 {
-			if c := compareGwLPNIs(lpni, bl); c < 0 || c == 0 && r.seq > best.seq {
+			if c := compareGwLPNIs(lpni, bl, !n.tun.Profile.RouterCheckerPing); c < 0 || c == 0 && r.seq > best.seq {
 				continue
 			}
 		}
@@ -296,12 +298,13 @@ func compareRoutes(r1, r2 *Route, p1, p2 bool) int {
 }
 
 // compareGwLPNIs models lnet_compare_gw_lpnis: higher health, fewer queued bytes, more tx
-// credits; 0 on a tie.
-func compareGwLPNIs(a, b *PeerNI) int {
+// credits; 0 on a tie. Without health (RouterCheckerPing, 2.12) it is 2.12's
+// lnet_compare_peers: queued bytes, then credits.
+func compareGwLPNIs(a, b *PeerNI, health bool) int {
 	switch {
 	case b == nil:
 		return 1
-	case a.health != b.health:
+	case health && a.health != b.health:
 		if a.health > b.health {
 			return 1
 		}

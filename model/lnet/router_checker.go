@@ -15,6 +15,7 @@ type gwState struct {
 	netPings    []netPing // lpn_next_ping of each of its peer nets pinged so far
 	noDisc      bool      // its last ping buffer lacked LNET_PING_FEAT_DISCOVERY
 	ping        *MD       // outstanding router checker ping (LNET_PEER_RTR_DISCOVERY)
+	pingDue     sim.Time  // lpni_ping_deadline under RouterCheckerPing (2.12)
 	pings       uint64    // router checker pings sent to it
 	pingFails   uint64    // of which failed or timed out
 }
@@ -112,11 +113,26 @@ func (n *Node) updateNIStatus() {
 // lnet_update_ni_status_locked, and for the routing start/stop delays). With
 // alive_router_check_interval <= 0 the checker is off and each gateway is only discovered
 // once (the kernel discovers it inline on first use).
+//
+// Under RouterCheckerPing (2.12's lnet_ping_router_locked) the ping is not response-tracked:
+// it fails at the first pass after router_ping_timeout has passed since it was sent
+// (lpni_ping_deadline), and the next is sent at the first pass after the interval (whole
+// seconds compared strictly). Deliberate differences: 2.12 pings each gateway NID on its
+// own timer (live_router_check_interval while alive, dead_router_check_interval while dead,
+// both 60 s by default, both alive_router_check_interval here); the model keeps its walk of
+// the gateway's nets, the same for a gateway with one NI per local net. A reply after the
+// deadline is not taken (2.12's MD stays and would revive the gateway).
 func (n *Node) checkRouters() {
 	off := n.tun.AliveRouterCheckInt <= 0
 	now := n.k.Now()
+	old := n.tun.Profile.RouterCheckerPing
 	for _, p := range n.gateways {
 		g := p.gw
+		if old && g.ping != nil && now > g.pingDue {
+			md := g.ping
+			n.rtrPingDone(p, nil, -ETIMEDOUT)
+			n.mdUnlink(md, 0)
+		}
 		if g.ping != nil || off && g.pings > 0 || len(g.routes) == 0 {
 			continue
 		}
@@ -125,8 +141,13 @@ func (n *Node) checkRouters() {
 			continue
 		}
 		g.discNet = pn.id
-		g.setNextPing(pn.id, now+sim.Time(n.tun.AliveRouterCheckInt)*sim.Second)
-		md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
+		next, opts := now+sim.Time(n.tun.AliveRouterCheckInt)*sim.Second, MD_TRACK_RESPONSE|MD_TRUNCATE
+		if old {
+			next, opts = next+sim.Second, MD_TRUNCATE
+			g.pingDue = now + sim.Time(n.tun.RouterPingTimeout)*sim.Second
+		}
+		g.setNextPing(pn.id, next)
+		md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: opts,
 			Handler: &n.sysH, User: sysRouterRef<<56 | uint64(g.idx)})
 		g.ping = md
 		g.pings++
@@ -209,7 +230,7 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 	case ev.Type == EventREPLY:
 		b, _ := ev.Data.(*PingBuffer)
 		n.rtrPingDone(p, b, 0)
-		if b != nil && p.mr {
+		if b != nil && p.mr && !n.tun.Profile.RouterCheckerPing {
 			// LNET_PEER_FORCE_PUSH: the router learns this node's NIs, their status and
 			// that it is multi-rail, from the NI the reply came to, to the NI it came from.
 			n.pushTo(ev.Target, ev.Initiator)
@@ -250,7 +271,7 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 // the gateway kills every route; otherwise a route is down if the gateway lacks an UP NI on
 // the route's local net, and one of 1 hop or found single-hop with
 // avoid_asym_router_failure is alive only if the gateway advertises an UP NI on the remote
-// net.
+// net. Under RouterCheckerPing the cached state is 2.12's instead (routeDownNIs).
 func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 	g := p.gw
 	defer n.routesChanged()
@@ -264,6 +285,8 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 			}
 		}
 		switch {
+		case n.tun.Profile.RouterCheckerPing:
+			r.alive = !n.tun.AvoidAsymRouterFailure || routeDownNIs(r, b) == 0
 		case g.rtrDisabled || !n.gwNetUp(p, r.gwNID.Net()):
 			r.alive = false
 		case (r.hops == 1 || r.singleHop) && n.tun.AvoidAsymRouterFailure:
@@ -272,6 +295,30 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 			r.alive = true
 		}
 	}
+}
+
+// routeDownNIs models 2.12's lnet_parse_rc_info for one route (lr_downis, which it computes
+// only with avoid_asym_router_failure): a gateway advertising routing disabled counts 1; one
+// with an UP NI on the route's remote net 0; otherwise the number of its NIs advertised DOWN,
+// at least 1 on a route of exactly 1 hop.
+func routeDownNIs(r *Route, b *PingBuffer) int {
+	if b.RoutingDisabled {
+		return 1
+	}
+	down := 0
+	for _, e := range b.NIs {
+		switch {
+		case e.NID.Net() == LoNet:
+		case e.Status == NIStatusDown:
+			down++
+		case e.Status == NIStatusUp && e.NID.Net() == r.net:
+			return 0
+		}
+	}
+	if down == 0 && r.hops == 1 {
+		return 1
+	}
+	return down
 }
 
 // gwDiscoveryDisabled models lnet_is_discovery_disabled for a gateway: discovery is off on
