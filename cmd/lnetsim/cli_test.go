@@ -49,6 +49,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"bench", "phold", "--no-such-flag"},
 		{"plot", t.TempDir()},
 		{"sweep", "plan", filepath.Join(t.TempDir(), "missing.yaml")},
+		{"run", "--out", "", "--counters", "peers", "builtin:default"},
 	}
 	for _, args := range cases {
 		if code, _, errOut := runCLI(t, args...); code != exitUsage || !strings.Contains(errOut, "lnetsim:") {

@@ -32,6 +32,7 @@ type runFlags struct {
 	pcap     string
 	pcapLink string
 	trace    string
+	counters string
 	figures  bool
 	cpuProf  string
 	memProf  string
@@ -66,6 +67,7 @@ func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
 	cmd.Flags().StringVar(&f.pcap, "pcap", "", "write the o2iblnd traffic to FILE as a capture Wireshark decodes (one scenario only)")
 	cmd.Flags().StringVar(&f.pcapLink, "pcap-link", "roce", "capture encapsulation: roce (pcap, Ethernet/IPv4/UDP 4791) or ib (ERF InfiniBand records)")
 	cmd.Flags().StringVar(&f.trace, "trace", "", "write a Chrome trace-event JSON timeline to FILE for Perfetto or chrome://tracing (one scenario only)")
+	cmd.Flags().StringVar(&f.counters, "counters", runner.CountersAuto, fmt.Sprintf("counters.yaml detail: nodes (each node as lnetctl shows it), groups (one aggregate per node group: sums, states, health ranges) or auto (nodes up to %d nodes, groups above)", runner.CountersNodeLimit))
 	cmd.Flags().StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulator to FILE (go tool pprof FILE): where a large scenario spends its time")
 	cmd.Flags().StringVar(&f.memProf, "memprofile", "", "write a Go heap profile to FILE at the end of the simulation, its cluster still live (go tool pprof -sample_index=inuse_space|alloc_space FILE)")
 	cmd.Flags().Uint64Var(&f.maxEv, "max-events", runner.DefaultMaxEvents, "end a run after N events, writing its results so far marked incomplete (exit 4)")
@@ -97,6 +99,9 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 	}
 	if f.backend != runner.BackendO2IB && f.backend != runner.BackendIdeal {
 		return nil, usageErr("--backend must be o2ib or ideal, got %q", f.backend)
+	}
+	if err := runner.CheckCountersMode(f.counters); err != nil {
+		return nil, usageErr("--counters: %v", err)
 	}
 	link, err := pcap.ParseLink(f.pcapLink)
 	if err != nil {
@@ -163,7 +168,7 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 			mon.progress = f.stderr
 		}
 		res, err := runner.Run(s, runner.Options{Out: r.Dir, Version: buildVersion(), Backend: f.backend,
-			Pcap: f.pcap, PcapLink: link, Trace: f.trace, AtEnd: atEnd,
+			Pcap: f.pcap, PcapLink: link, Trace: f.trace, AtEnd: atEnd, Counters: f.counters,
 			MaxEvents: f.maxEv, Monitor: mon.check, WriteIncomplete: true})
 		mon.done()
 		r.WallSecs = time.Since(start).Seconds()

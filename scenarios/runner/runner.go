@@ -46,6 +46,9 @@ type Options struct {
 	PcapLink pcap.Link
 	// Trace, if set, is a Chrome trace-event JSON file of the run (Perfetto, chrome://tracing).
 	Trace string
+	// Counters is counters.yaml's detail: CountersAuto (default: per node up to
+	// CountersNodeLimit nodes, per node group above), CountersNodes or CountersGroups.
+	Counters string
 	// AtStart, if set, is called once the cluster is built and the workloads are posted, just
 	// before the first event fires: lnetsim bench cluster times the set-up there.
 	AtStart func()
@@ -172,7 +175,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		}
 	}
 	if out != nil {
-		finishRun(out, res, c, faults)
+		finishRun(out, res, c, faults, opt.Counters)
 		if err := out.Commit(); err != nil {
 			return nil, err
 		}
@@ -237,7 +240,7 @@ func metrics(c *cluster, col *collector, ws *workloads, until sim.Time) map[stri
 
 // finishRun writes what is known only at the end: fault records with rule hits, counters
 // and the summary.
-func finishRun(run *record.Run, res *Result, c *cluster, f *faultState) {
+func finishRun(run *record.Run, res *Result, c *cluster, f *faultState, counters string) {
 	for _, r := range f.records {
 		run.Fault(r)
 	}
@@ -249,6 +252,6 @@ func finishRun(run *record.Run, res *Result, c *cluster, f *faultState) {
 	if hasCommands(c.s) {
 		run.WriteCommands(f.cmds)
 	}
-	run.WriteYAML(record.CountersFile, counters(c))
+	run.WriteYAML(record.CountersFile, countersFor(c, counters))
 	run.WriteJSON(record.SummaryFile, res.Summary)
 }
