@@ -103,7 +103,7 @@ type Conn struct {
 	peer  netip.AddrPort
 	state State
 	err   error
-	tcb   tcb
+	tcb
 }
 
 // SetHandler sets the handler of c's upcalls. Set it in the accept or dial callback.

@@ -76,8 +76,8 @@ type LinkCounters struct {
 	TxBytes      uint64 // wire bytes put on the lane (framing included)
 	TxChunks     uint64
 	TxSegments   uint64
-	DropOverflow uint64 // chunks dropped at the switch output for want of buffer
-	DropLoss     uint64 // chunks and control packets lost to the loss probability
+	DropOverflow uint64 // data segments dropped at the switch output for want of buffer
+	DropLoss     uint64 // data segments and control packets lost to the loss probability
 	DropDown     uint64 // chunks and control packets lost while the link was down
 }
 
@@ -86,6 +86,7 @@ type lane struct {
 	link  *Link
 	rate  int64    // bits per second
 	busy  sim.Time // when the lane finishes what it has been given
+	rem   uint64   // remainder of the last serialisation time division, carried
 	epoch uint32   // bumped when the link goes down: chunks in flight on an older epoch are lost
 	toSw  *Switch  // the switch at the far end, or nil for a host
 	toIf  int32    // the host interface at the far end, or -1

@@ -34,6 +34,15 @@ type Config struct {
 	// Options leave them 0 (default 4 MiB and 6 MiB: tcp_wmem's and tcp_rmem's maxima, what
 	// autotuning reaches on a busy connection).
 	SendBuffer, RecvBuffer int
+	// TSQBytes bounds the bytes queued on a host's own link before a connection with data
+	// in flight waits for its next ACK (TCP small queues, tcp_limit_output_bytes; default
+	// 1 MiB).
+	TSQBytes int64
+	// HostJitter delays each chunk a host puts on an idle link by a random time up to this
+	// (stream tcp.jitter; default 2us, negative for none). Real hosts' interrupt and
+	// scheduling noise is what breaks drop-tail phase locking between flows (see
+	// ARCHITECTURE.md).
+	HostJitter sim.Time
 }
 
 func (c *Config) fill() {
@@ -70,6 +79,12 @@ func (c *Config) fill() {
 	if c.RecvBuffer <= 0 {
 		c.RecvBuffer = 6 << 20
 	}
+	if c.HostJitter == 0 {
+		c.HostJitter = 2 * sim.Microsecond
+	}
+	if c.TSQBytes <= 0 {
+		c.TSQBytes = 1 << 20
+	}
 }
 
 // Network is one Ethernet/IPv4 network: hosts, switches and links, driven by one
@@ -87,14 +102,16 @@ type Network struct {
 	ifaces   []iface
 
 	addrs  map[netip.Addr]int32 // IPv4 address -> interface index (lookups only, never iterated)
-	routes [][]int32            // by switch, then interface index: out lane, -1 if unreachable
+	next   [][]int32            // by destination switch, then switch: lane toward it, -1 if none
+	paths  map[[2]int32][]int32 // (source, destination interface) -> lanes (lookups only)
 	routed bool
 
 	conns   []*Conn // by connection id; never reused
 	pkts    []packet
 	freePkt []int32
 
-	ctr Counters
+	ctr    Counters
+	jitter *sim.Stream
 }
 
 // New returns an empty network on kernel k.
@@ -102,6 +119,7 @@ func New(k *sim.Kernel, cfg Config) *Network {
 	cfg.fill()
 	n := &Network{k: k, cfg: cfg, addrs: make(map[netip.Addr]int32)}
 	n.hid = k.Register(n)
+	n.jitter = k.Rand("tcp.jitter")
 	return n
 }
 
@@ -123,12 +141,14 @@ type Counters struct {
 	Segments        uint64 // data segments in those chunks
 	Retransmits     uint64 // chunks sent again (RTO or fast retransmit)
 	RTOs            uint64 // retransmission timeouts that fired with data or a SYN outstanding
-	FastRetransmits uint64 // fast retransmits on three duplicate ACKs
+	FastRetransmits uint64 // fast recoveries entered (SACK or RACK loss detection)
+	LossProbes      uint64 // tail loss probes sent
 	SYNs            uint64 // SYNs sent, retries included
 	RSTs            uint64 // RSTs sent
 	KeepaliveProbes uint64
-	DropOverflow    uint64 // chunks a switch output dropped for want of buffer
-	DropLoss        uint64 // chunks and control packets lost to a link's loss probability
+	WindowProbes    uint64 // zero-window probes (persist timer)
+	DropOverflow    uint64 // data segments a switch output dropped for want of buffer
+	DropLoss        uint64 // data segments and control packets lost to a link's loss probability
 	DropDown        uint64 // chunks and control packets lost to a link or host being down
 }
 
