@@ -120,6 +120,7 @@ func New(k *sim.Kernel, cfg Config) *Network {
 	n := &Network{k: k, cfg: cfg, addrs: make(map[netip.Addr]int32)}
 	n.hid = k.Register(n)
 	n.jitter = k.Rand("tcp.jitter")
+	n.registerInvariants()
 	return n
 }
 

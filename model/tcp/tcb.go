@@ -184,11 +184,12 @@ func (n *Network) dial(h *Host, src, dst netip.AddrPort, opt Options, done func(
 		return
 	}
 	dstIf, ok := n.addrs[dst.Addr()]
+	mtuIf := dstIf
 	if !ok {
-		dstIf = -1
+		mtuIf = srcIf
 	}
-	c := n.newConn(h, srcIf, max(dstIf, srcIf), netip.AddrPortFrom(src.Addr(), port), dst, opt)
-	if dstIf < 0 {
+	c := n.newConn(h, srcIf, mtuIf, netip.AddrPortFrom(src.Addr(), port), dst, opt)
+	if !ok {
 		c.dstIf = -1 // no such address: the SYNs go nowhere
 	}
 	c.state = StateSynSent
