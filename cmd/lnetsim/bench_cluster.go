@@ -104,6 +104,7 @@ type clusterResult struct {
 // simulation (runtime.MemStats.Sys less HeapReleased), the RSS figure getrusage's maxrss.
 func benchCluster(spec clusterSpec, backend string) (*clusterResult, error) {
 	start, cpu0 := time.Now(), cpuSeconds()
+	setGCMemoryLimit(uint64(float64(availableMemory()) * memoryFraction)) // as lnetsim run's default
 	s, err := scenarios.Load("bench-cluster.yaml", []byte(clusterScenario(spec)))
 	if err != nil {
 		return nil, err

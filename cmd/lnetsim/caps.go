@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -31,6 +32,23 @@ func parseMaxMemory(v string) (uint64, error) {
 		return 0, usageErr("--max-memory %q: want a size such as 4GiB or 500MB, or 0 for no cap", v)
 	}
 	return uint64(z), nil
+}
+
+// gcLimitFraction is the share of the memory cap the Go collector is asked to stay under.
+const gcLimitFraction = 0.9
+
+// setGCMemoryLimit gives the Go runtime a soft memory limit (what GOMEMLIMIT sets) of
+// gcLimitFraction of maxMem, so that a large run collects harder as it nears the cap instead
+// of growing its heap to twice the live data (GOGC's default) and being ended there. An
+// explicit GOMEMLIMIT in the environment wins; maxMem 0 (no cap) sets nothing. It returns
+// the limit set, 0 for none.
+func setGCMemoryLimit(maxMem uint64) int64 {
+	if maxMem == 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return 0
+	}
+	limit := int64(float64(maxMem) * gcLimitFraction)
+	debug.SetMemoryLimit(limit)
+	return limit
 }
 
 // availableMemory is the physical memory (/proc/meminfo MemTotal) or the cgroup's memory

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -55,5 +57,23 @@ func TestDefaultMaxMemory(t *testing.T) {
 	}
 	if v, err := parseMaxMemory("1.5GiB"); v != 3<<29 || err != nil {
 		t.Fatalf("--max-memory 1.5GiB = %d, %v", v, err)
+	}
+}
+
+// TestGCMemoryLimit: the collector's soft limit is 90% of the memory cap, none without a cap,
+// and an explicit GOMEMLIMIT is left alone.
+func TestGCMemoryLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // restore the test binary's limit
+	t.Setenv("GOMEMLIMIT", "")
+	if got := setGCMemoryLimit(10 << 30); got != 9663676416 || debug.SetMemoryLimit(-1) != got {
+		t.Fatalf("limit %d (runtime %d), want 90%% of 10 GiB = 9663676416", got, debug.SetMemoryLimit(-1))
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	if got := setGCMemoryLimit(0); got != 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		t.Fatalf("no cap: limit %d", got)
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	if got := setGCMemoryLimit(10 << 30); got != 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		t.Fatalf("explicit GOMEMLIMIT overridden: %d", got)
 	}
 }
