@@ -14,14 +14,15 @@ func nidAddr(nid lnet.NID) netip.Addr {
 }
 
 // connectPeer models kiblnd_connect_peer: a CM id resolving the peer's IPoIB address from
-// this NI's interface (the route and the CONNREQ follow in the CM callback).
+// this NI's interface (the route and the CONNREQ follow in the CM callback), within
+// resolveTimeout.
 func (l *LND) connectPeer(p *peer) {
 	n := p.net
 	id := n.dev.node.CreateID(l)
 	id.Context = p
 	dst := netip.AddrPortFrom(nidAddr(p.nid), uint16(n.tun.Service))
 	l.connEvent(n, p.nid, "connect", 0, 0, 0)
-	if err := id.ResolveAddr(n.dev.ip, dst, rdmaResolveTimeout); err != nil {
+	if err := id.ResolveAddr(n.dev.ip, dst, n.resolveTimeout()); err != nil {
 		id.Destroy()
 		l.peerConnectFailed(p, true, -lnet.EHOSTUNREACH)
 	}
@@ -41,7 +42,7 @@ func (l *LND) CMEvent(ev ib.CMEvent) {
 		}
 		switch {
 		case ev.Type == ib.CMAddrResolved && ev.Status == 0:
-			if err := id.ResolveRoute(rdmaResolveTimeout); err == nil {
+			if err := id.ResolveRoute(p.net.resolveTimeout()); err == nil {
 				return
 			}
 		case ev.Type == ib.CMRouteResolved && ev.Status == 0:
@@ -286,6 +287,7 @@ func (l *LND) connreqDone(c *conn, status int) {
 	l.peerAlive(p)
 	p.conns = append(p.conns, c)
 	p.reconnected = 0
+	p.retries = 0
 	if active {
 		p.connecting--
 	} else {
@@ -320,7 +322,9 @@ func (l *LND) connreqDone(c *conn, status int) {
 // rejected models kiblnd_rejected: decode the reject (a consumer-defined kib_rej carries
 // the reason and the peer's limits), let kiblnd_check_reconnect decide on a reconnect, and
 // end this attempt with -ECONNREFUSED. No listener (INVALID_SERVICE_ID) is never retried
-// since LU-14536: the attempt fails at once with -EHOSTUNREACH.
+// since LU-14536: the attempt fails at once with -EHOSTUNREACH; before (the
+// NoListenerReconnect rule) it counts one more retry of the peer (ibp_retries, LU-13972)
+// and goes to kiblnd_check_reconnect like a stale conn.
 func (l *LND) rejected(c *conn, reason int, priv []byte) {
 	p := c.peer
 	l.stats.Rejected++
@@ -332,6 +336,11 @@ func (l *LND) rejected(c *conn, reason int, priv []byte) {
 		l.checkReconnect(c, MsgVersion, 0, why, nil)
 	case ib.RejInvalidServiceID:
 		why = RejectInvalidSrvID
+		if p.net.tun.Profile.NoListenerReconnect {
+			p.retries++
+			l.checkReconnect(c, MsgVersion, 0, why, nil)
+			break
+		}
 		status = -lnet.EHOSTUNREACH
 	case ib.RejConsumerDefined:
 		if r, ok := unpackRej(priv); ok && r.version == MsgVersion {
@@ -345,11 +354,17 @@ func (l *LND) rejected(c *conn, reason int, priv []byte) {
 
 // checkReconnect models kiblnd_check_reconnect: reconnect at once if txs still wait (or
 // the version changed), this attempt is the one connecting and no passive accept is under
-// way, adopting the peer's smaller queue depth or frags.
+// way, adopting the peer's smaller queue depth or frags. Under NoListenerReconnect a "no
+// listener" reject reconnects too, unless the peer was refused more than retry_count
+// times (LU-13972; never, with NoListenerUnlimited).
 func (l *LND) checkReconnect(c *conn, version uint16, incarnation uint64, why int, cp *connParams) {
 	p := c.peer
 	reconnect := (len(p.txQueue) > 0 || p.version != version) && p.connecting > 0 && p.accepting == 0
 	if !reconnect {
+		return
+	}
+	if rules := &p.net.tun.Profile; rules.NoListenerReconnect && !rules.NoListenerUnlimited &&
+		p.retries > p.net.tun.RetryCount {
 		return
 	}
 	switch why {
@@ -363,7 +378,7 @@ func (l *LND) checkReconnect(c *conn, version uint16, incarnation uint64, why in
 			return
 		}
 		p.queueDepth = cp.queueDepth
-	case RejectConnStale, RejectConnRace, RejectConnUncompat:
+	case RejectConnStale, RejectConnRace, RejectConnUncompat, RejectInvalidSrvID:
 	default:
 		return
 	}

@@ -44,8 +44,9 @@ func (l *LND) maxTimeout() sim.Time {
 }
 
 // checkConns models kiblnd_check_conns on one bucket: txs waiting for a connection past
-// their deadline fail NETWORK_TIMEOUT; active connection requests (ibp_connreqs) whose
-// rdma_connect is more than connreq_timeout old are aborted (-ENETDOWN), while a passive
+// their deadline fail NETWORK_TIMEOUT (failWaitingTxs); active connection requests
+// (ibp_connreqs, not under NoConnreqTimeout) whose rdma_connect is more than
+// connreq_timeout old are aborted (-ENETDOWN), while a passive
 // side's wait for the RTU is left to the CM; an established conn with any tx past its
 // deadline is closed with -ETIMEDOUT; otherwise a conn owing a NOOP gets a send check.
 func (l *LND) checkConns(bucket int) {
@@ -74,12 +75,12 @@ func (l *LND) checkConns(bucket int) {
 	}
 	for _, c := range l.conns[l.firstLiveConn():] {
 		if c.state == connActiveConnect && c.peer.bucket == bucket &&
-			now-c.started > c.peer.net.tun.connreqTimeout {
+			!c.peer.net.tun.Profile.NoConnreqTimeout && now-c.started > c.peer.net.tun.connreqTimeout {
 			connreqs = append(connreqs, c)
 		}
 	}
 	l.stats.TimedOutTxs += uint64(len(timedOut))
-	l.txlistDone(timedOut, -lnet.ETIMEDOUT, lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT)
+	l.failWaitingTxs(timedOut)
 	for _, c := range connreqs {
 		_ = c.cmid.Disconnect()
 		l.connreqDone(c, -lnet.ENETDOWN)
@@ -89,6 +90,19 @@ func (l *LND) checkConns(bucket int) {
 	}
 	for _, c := range checks {
 		l.checkSends(c)
+	}
+}
+
+// failWaitingTxs fails the txs connd found past their deadline while waiting for a
+// connection: -ETIMEDOUT with NETWORK_TIMEOUT, or LOCAL_TIMEOUT under
+// LocalConnFailureStatus (each tx's own net's rule: one bucket holds peers of every net).
+func (l *LND) failWaitingTxs(txs []*tx) {
+	for _, t := range txs {
+		hs := lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT
+		if t.net.tun.Profile.LocalConnFailureStatus {
+			hs = lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT
+		}
+		l.txlistDone([]*tx{t}, -lnet.ETIMEDOUT, hs)
 	}
 }
 

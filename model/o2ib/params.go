@@ -47,6 +47,9 @@ type Params struct {
 	// initiator depth and responder resources (0: the conn's queue depth). Not a kernel
 	// parameter.
 	ReadDepth int `yaml:"read_depth"`
+
+	// Profile is the release's o2iblnd rules (zero: master), not a module parameter.
+	Profile Profile `yaml:"-"`
 }
 
 // Bulk values.

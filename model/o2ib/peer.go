@@ -32,6 +32,7 @@ type peer struct {
 	accepting    int // ibp_accepting
 	reconnecting int // ibp_reconnecting
 	reconnected  int // ibp_reconnected
+	retries      int // ibp_retries: no-listener rejects (NoListenerReconnect)
 	races        int // ibp_races
 	version      uint16
 	incarnation  uint64
@@ -119,8 +120,9 @@ func (l *LND) delPeer(p *peer) {
 
 // peerConnectFailed models kiblnd_peer_connect_failed: when no attempt is left the waiting
 // txs fail with the hstatus the error maps to (EHOSTUNREACH/ETIMEDOUT: NETWORK_TIMEOUT,
-// ECONNREFUSED: REMOTE_DROPPED, anything else: LOCAL_DROPPED), the peer leaves the table
-// and LNet is told it is down.
+// ECONNREFUSED: REMOTE_DROPPED, anything else: LOCAL_DROPPED; LOCAL_DROPPED for all under
+// LocalConnFailureStatus, and for ECONNREFUSED under RefusedLocalDropped), the peer leaves
+// the table and LNet is told it is down.
 func (l *LND) peerConnectFailed(p *peer, active bool, err int) {
 	if active && p.connecting > 0 {
 		p.connecting--
@@ -144,10 +146,12 @@ func (l *LND) peerConnectFailed(p *peer, active bool, err int) {
 		return
 	}
 	hs := lnet.LNET_MSG_STATUS_LOCAL_DROPPED
-	switch err {
-	case -lnet.EHOSTUNREACH, -lnet.ETIMEDOUT:
+	rules := &p.net.tun.Profile
+	switch {
+	case rules.LocalConnFailureStatus:
+	case err == -lnet.EHOSTUNREACH, err == -lnet.ETIMEDOUT:
 		hs = lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT
-	case -eCONNREFUSED:
+	case err == -eCONNREFUSED && !rules.RefusedLocalDropped:
 		hs = lnet.LNET_MSG_STATUS_REMOTE_DROPPED
 	}
 	l.txlistDone(zombies, err, hs)

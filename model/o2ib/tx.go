@@ -60,7 +60,10 @@ func (l *LND) txByCookie(c uint64) *tx {
 
 // getIdleTx models kiblnd_get_idle_tx: a descriptor from the net's pool. The pool starts
 // with ntx descriptors and grows by ntx when exhausted, as kiblnd_pool_alloc_node does; the
-// model never fails the allocation (nil is kept for the kernel's shape of the callers).
+// model never fails the allocation (nil is kept for the kernel's shape of the callers). As
+// in the kernel the descriptor keeps the deadline of its last use (0 when new), which
+// WaitingTxStaleDeadline lets through; the model's free list is the LND's, last freed first,
+// where the kernel's is per net and CPT, so that deadline may be another node's.
 func (l *LND) getIdleTx(n *kibNet) *tx {
 	if n.ntx >= n.poolSize {
 		n.poolSize += n.tun.NTx
@@ -75,7 +78,7 @@ func (l *LND) getIdleTx(n *kibNet) *tx {
 		l.txs = append(l.txs, t)
 	}
 	gen := t.gen + 1
-	*t = tx{idx: t.idx, gen: gen, net: n}
+	*t = tx{idx: t.idx, gen: gen, net: n, deadline: t.deadline} // the deadline is stale until set
 	n.ntx++
 	return t
 }
@@ -176,9 +179,13 @@ func (l *LND) launchTx(n *kibNet, t *tx, nid lnet.NID) {
 }
 
 // queueWaitingTx models kiblnd_queue_waiting_tx_locked: the tx waits for a connection with
-// a deadline of connreq_timeout plus the two resolution timeouts.
+// a deadline of connreq_timeout plus the two resolution timeouts (LU-17480); under
+// WaitingTxStaleDeadline it keeps its descriptor's old one, as kiblnd_launch_tx did before
+// LU-16184.
 func (l *LND) queueWaitingTx(t *tx, p *peer) {
-	t.deadline = l.k.Now() + p.net.tun.connreqTimeout + 2*rdmaResolveTimeout
+	if !p.net.tun.Profile.WaitingTxStaleDeadline {
+		t.deadline = l.k.Now() + p.net.tun.connreqTimeout + 2*rdmaResolveTimeout
+	}
 	t.q = qPeer
 	p.txQueue = append(p.txQueue, t)
 }
