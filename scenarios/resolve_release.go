@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -69,4 +70,47 @@ func (r *resolver) releaseO2IB(g, key string, ni *NISpec) {
 		return
 	}
 	ni.LND.Timeout = sim.Time(r.rel[g].Defaults.O2IBTimeout) * sim.Second
+}
+
+// o2iblnd's rules per release (o2ib.Profile: each field names its boundary and ticket).
+// 2.12.9 has none of 2.14's and 2.16's changes but LU-14536's backport; 2.12.7 and 2.12.8
+// reconnect on "no listener" at most retry_count times (LU-13972), earlier releases as
+// long as txs wait; 2.12.0-2.12.2 return credits at peer_credits_hiw whatever the queue
+// depth (LU-12569 in 2.12.3); 2.15 lacks only 2.16's (LU-17480, LU-16184, LU-15828);
+// 2.16 on are master.
+var (
+	o2ib2129 = o2ib.Profile{LocalConnFailureStatus: true, RefusedLocalDropped: true,
+		NoConnreqTimeout: true, WaitingTxStaleDeadline: true, CreditsHighwaterMin: true}
+	o2ib2127 = withNoListenerReconnect(o2ib2129, false)
+	o2ib2123 = withNoListenerReconnect(o2ib2129, true)
+	o2ib2120 = withCreditsHighwaterFixed(o2ib2123)
+	o2ib215  = o2ib.Profile{NoConnreqTimeout: true, WaitingTxStaleDeadline: true, CreditsHighwaterMin: true}
+)
+
+func withNoListenerReconnect(p o2ib.Profile, unlimited bool) o2ib.Profile {
+	p.NoListenerReconnect, p.NoListenerUnlimited = true, unlimited
+	return p
+}
+
+func withCreditsHighwaterFixed(p o2ib.Profile) o2ib.Profile {
+	p.CreditsHighwaterFixed = true
+	return p
+}
+
+// O2IBProfile returns the o2iblnd rules of a release as lnet.LookupRelease names it ("" or
+// an unknown name: master's, the zero Profile).
+func O2IBProfile(release string) o2ib.Profile {
+	switch release {
+	case "2.12.0", "2.12.1", "2.12.2":
+		return o2ib2120
+	case "2.12.3", "2.12.4", "2.12.5", "2.12.6":
+		return o2ib2123
+	case "2.12.7", "2.12.8":
+		return o2ib2127
+	case "2.12.9", "2.12":
+		return o2ib2129
+	case "2.15":
+		return o2ib215
+	}
+	return o2ib.Profile{}
 }

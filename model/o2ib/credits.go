@@ -8,10 +8,14 @@ import (
 // creditsHighwater models kiblnd_credits_highwater (v2, since LU-15828): peercredits_hiw
 // scaled by the conn's queue depth over the net's peer_credits, so a conn negotiated down
 // to a smaller depth returns credits proportionally earlier (depth 8 of 32, hiw 16: at 4).
-// Under CreditsHighwaterMin it is IBLND_CREDITS_HIGHWATER's min(hiw, depth - 1) (7 there).
+// Under CreditsHighwaterMin it is IBLND_CREDITS_HIGHWATER's min(hiw, depth - 1) (7 there),
+// under CreditsHighwaterFixed the hiw itself (16).
 func (c *conn) creditsHighwater() int {
 	t := &c.peer.net.tun
-	if t.Profile.CreditsHighwaterMin {
+	switch {
+	case t.Profile.CreditsHighwaterFixed:
+		return t.hiw
+	case t.Profile.CreditsHighwaterMin:
 		return min(t.hiw, c.queueDepth-1)
 	}
 	return c.queueDepth * t.hiw / t.peerCredits

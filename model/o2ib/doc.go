@@ -6,6 +6,7 @@
 // where it differs. The files have one job each:
 //
 //	params.go   module parameters (Params, DefaultParams) and kiblnd_tunables_setup
+//	profile.go  the rules that differ between Lustre releases (Profile, zero: master)
 //	lnd.go      the LND value, start-up/shut-down of NIs (kib_net), lnet_notify
 //	dev.go      devices (kib_dev): listener, memory region, PORT_ERR/ACTIVE, DEVICE_FATAL
 //	peer.go     peers (kib_peer_ni), the peer table, connect failures

@@ -143,6 +143,9 @@ type kibNet struct {
 	peers       map[lnet.NID]*peer // lookup only; never iterated
 	ntx         int                // tx descriptors in use
 	poolSize    int                // tx descriptors in the pool
+	// staleDeadlines are the deadlines of the net's freed tx descriptors, last freed last
+	// (kept only under WaitingTxStaleDeadline; see getIdleTx).
+	staleDeadlines []sim.Time
 }
 
 // Startup models kiblnd_startup: find the IPoIB interface carrying the NI's address, set

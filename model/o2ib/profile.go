@@ -37,6 +37,11 @@ type Profile struct {
 	// (up to 2.15; LU-15828 scales peer_credits_hiw by the conn's queue depth over
 	// peer_credits from 2.16).
 	CreditsHighwaterMin bool
+	// CreditsHighwaterFixed: credits are returned at peer_credits_hiw whatever the conn's
+	// queue depth, so a conn negotiated below it returns them only with a keepalive NOOP or
+	// a message going back (up to 2.12.2; LU-12569 takes min(hiw, queue depth - 1) from
+	// 2.12.3). It overrides CreditsHighwaterMin.
+	CreditsHighwaterFixed bool
 }
 
 // resolveTimeout is the timeout given to rdma_resolve_addr and rdma_resolve_route:

@@ -1,6 +1,7 @@
 package o2ib
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/model/ib"
@@ -239,4 +240,46 @@ func TestProfileCreditsHighwater(t *testing.T) {
 	if len(got) != 1 || got["credits=7"] != 71 {
 		t.Fatalf("receiver's NOOPs by credits returned %v, want 71 x credits=7", got)
 	}
+}
+
+// Up to 2.12.2 (before LU-12569) the high-water is peer_credits_hiw whatever the conn's
+// depth: that receiver (hiw 16, depth 8) never owes 16 credits, so it returns none. Of 32
+// PUTs without ACK the sender posts 8 (its o2ib credits) at once, the next 8 (LNet's peer
+// credits) wait for o2ib credits until connd finds them past their deadline (tx timeout
+// 50 s, at 53 s), closes the conn and fails them -ECONNABORTED; 8 more go on a new conn
+// and the last 8 wait again.
+func TestProfileCreditsHighwaterFixed(t *testing.T) {
+	big := DefaultParams()
+	big.PeerCredits = 32
+	big.Profile = Profile{CreditsHighwaterFixed: true, CreditsHighwaterMin: true}
+	c := newClusterWith(t, clusterOpt{noTrace: true}, map[lnet.NID]Params{nidOf(2, 0): big})
+	rec := &evRec{k: c.k}
+	n := c.nodes[0]
+	for i := 0; i < 32; i++ {
+		md := n.MDBind(lnet.MDSpec{Length: 512, Threshold: 1, Handler: rec})
+		if err := n.Put(lnet.AnyNID, md, lnet.AckReqNone, nidOf(2, 0), testPortal, 7, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.run(t, 60*sim.Second)
+	sent := map[string]int{}
+	for _, ev := range rec.evs {
+		sent[fmt.Sprintf("%ds %d", ev.Time/sim.Second, ev.Status)]++
+	}
+	want := map[string]int{"0s 0": 8, "53s -103": 8, "53s 0": 8}
+	if hw := c.lnd.conns[1].creditsHighwater(); hw != 16 || fmt.Sprint(sent) != fmt.Sprint(want) {
+		t.Fatalf("receiver's high-water %d, SEND events by second and status %v; want 16, %v", hw, sent, want)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -60,10 +60,11 @@ func (l *LND) txByCookie(c uint64) *tx {
 
 // getIdleTx models kiblnd_get_idle_tx: a descriptor from the net's pool. The pool starts
 // with ntx descriptors and grows by ntx when exhausted, as kiblnd_pool_alloc_node does; the
-// model never fails the allocation (nil is kept for the kernel's shape of the callers). As
-// in the kernel the descriptor keeps the deadline of its last use (0 when new), which
-// WaitingTxStaleDeadline lets through; the model's free list is the LND's, last freed first,
-// where the kernel's is per net and CPT, so that deadline may be another node's.
+// model never fails the allocation (nil is kept for the kernel's shape of the callers).
+// Under WaitingTxStaleDeadline the descriptor comes with the deadline of its last use (0
+// when new), which kiblnd_launch_tx did not reset: the model's descriptors are the LND's,
+// so the net keeps the deadlines of its freed ones, last freed first as the kernel's pool
+// hands them out.
 func (l *LND) getIdleTx(n *kibNet) *tx {
 	if n.ntx >= n.poolSize {
 		n.poolSize += n.tun.NTx
@@ -78,7 +79,11 @@ func (l *LND) getIdleTx(n *kibNet) *tx {
 		l.txs = append(l.txs, t)
 	}
 	gen := t.gen + 1
-	*t = tx{idx: t.idx, gen: gen, net: n, deadline: t.deadline} // the deadline is stale until set
+	*t = tx{idx: t.idx, gen: gen, net: n}
+	if k := len(n.staleDeadlines); k > 0 && n.tun.Profile.WaitingTxStaleDeadline {
+		t.deadline = n.staleDeadlines[k-1]
+		n.staleDeadlines = n.staleDeadlines[:k-1]
+	}
 	n.ntx++
 	return t
 }
@@ -102,6 +107,9 @@ func (l *LND) txDone(t *tx) {
 	status, hs := t.status, t.hstatus
 	n := t.net
 	n.ntx--
+	if n.tun.Profile.WaitingTxStaleDeadline {
+		n.staleDeadlines = append(n.staleDeadlines, t.deadline)
+	}
 	t.net, t.conn, t.lnt = nil, nil, [2]*lnet.Msg{}
 	t.msg.hdr = lnet.Header{}
 	t.gen++

@@ -130,6 +130,7 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 				portIdx++
 			}
 		}
+		rules := scenarios.O2IBProfile(m.Global.Release)
 		for _, ni := range m.NIs {
 			nid, err := toNID(ni.NID)
 			if err != nil {
@@ -138,10 +139,16 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 			port := hcas[ni.HCA].Port(ni.Port)
 			port.AddIP(ni.NID.Addr)
 			fb.ports[nid] = port
+			if ni.LND == nil && rules == (o2ib.Profile{}) {
+				continue
+			}
+			p := fb.lnd.Params(nid.Net())
 			if ni.LND != nil {
-				if err := fb.lnd.SetNIParams(nid, o2ibParams(ni.LND)); err != nil {
-					return nil, err
-				}
+				p = o2ibParams(ni.LND)
+			}
+			p.Profile = rules // the node's release's o2iblnd
+			if err := fb.lnd.SetNIParams(nid, p); err != nil {
+				return nil, err
 			}
 		}
 	}
