@@ -221,15 +221,19 @@ func (n *Node) decommitRx(m *Msg, status int) {
 				n.stats.RecvLength += ln
 			}
 		}
-		m.rxNI.stats.RecvCount++
 		if passiveGet {
 			m.rxNI.stats.SendLength += ln
 		} else {
 			m.rxNI.stats.RecvLength += ln
 		}
-		t := statsType(m)
-		m.rxNI.stats.Received.inc(t)
+		// The message counts of the NI and peer NI are the kernel's: only a parsed message
+		// has msg_rxni and msg_rxpeer (lnet_parse sets them); the initiator's REPLY of an
+		// optimized GET (lnet_create_reply_msg) has neither, so it counts in the node's
+		// recv_count but in no NI's or peer NI's statistics.
 		if m.rxPeerNI != nil {
+			t := statsType(m)
+			m.rxNI.stats.RecvCount++
+			m.rxNI.stats.Received.inc(t)
 			m.rxPeerNI.stats.RecvCount++
 			m.rxPeerNI.stats.Received.inc(t)
 		}

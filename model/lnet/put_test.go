@@ -148,6 +148,11 @@ func TestGetByteCounters(t *testing.T) {
 				{"target NI send bytes", nb.SendLength - nb0.SendLength, size},
 				{"target NI recv bytes", nb.RecvLength - nb0.RecvLength, 0},
 				{"initiator NI recv bytes", na.RecvLength - na0.RecvLength, size},
+				{"initiator recv_count", a.RecvCount - a0.RecvCount, 1},
+				// lnet_create_reply_msg gives the optimized GET's REPLY no msg_rxni and no
+				// msg_rxpeer: it counts in no NI's or peer NI's message statistics.
+				{"initiator NI recv_count", na.RecvCount - na0.RecvCount, map[bool]uint64{false: 1, true: 0}[optimized]},
+				{"initiator NI received reply", na.Received.Reply - na0.Received.Reply, map[bool]uint64{false: 1, true: 0}[optimized]},
 			} {
 				if c.got != c.want {
 					t.Errorf("%s: got %d, want %d", c.name, c.got, c.want)
