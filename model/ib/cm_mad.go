@@ -4,8 +4,8 @@ import "net/netip"
 
 // cmMsg is a CM MAD in flight (IB CM REQ, REP, RTU, REJ, DREQ, DREP). MADs travel as timed
 // messages, not as chunks: at sending, madFate walks the route (a lane down, or a loss or
-// corruption draw, loses the MAD; link_delay adds to CMTiming.MAD); on arrival the MAD is
-// lost again if the path went down meanwhile or either HCA died.
+// corruption draw, loses the MAD; link_delay and the lanes' backlog add to CMTiming.MAD); on
+// arrival the MAD is lost again if the path went down meanwhile or either HCA died.
 type cmMsg struct {
 	typ      uint8
 	from, to int32 // sender's id; receiver's id (-1 for a REQ: the listener is looked up)

@@ -11,8 +11,9 @@ import (
 // of its route: a lane that is down loses it, a lane with loss or corruption draws on the
 // link's own stream "ib.link.<index>.mad" (never the data stream, so data draws do not
 // shift), and every lane's injected extra delay (link_delay) adds to its delivery time.
-// The fault-free delivery times (CMTiming) already include the wire's nominal latency, and
-// MADs take no bandwidth and never queue behind data.
+// The fault-free delivery times (CMTiming) already include the wire's nominal latency. MADs
+// take no bandwidth, but each waits behind the data already on or queued for every lane it
+// crosses (backlog), so a congested output delays management traffic as it delays data.
 
 // mgmtState is the fabric's management traffic state.
 type mgmtState struct {
@@ -45,7 +46,8 @@ func (f *Fabric) madRNG(i int32) *sim.Stream {
 	return f.mgmt.rng[i]
 }
 
-// laneFate reports whether a one-packet MAD crosses ln, and the lane's injected delay.
+// laneFate reports whether a one-packet MAD crosses ln, and the delay the lane adds: its
+// injected delay and its backlog.
 func (f *Fabric) laneFate(ln *lane) (sim.Time, bool) {
 	if !ln.up {
 		return 0, false
@@ -56,7 +58,37 @@ func (f *Fabric) laneFate(ln *lane) (sim.Time, bool) {
 			return 0, false
 		}
 	}
-	return ln.extra, true
+	return ln.extra + f.backlog(ln), true
+}
+
+// backlog returns how long lane ln needs, from now, to send what is ahead of a packet that
+// joins its output now: the rest of the chunk on the wire, then every queued chunk at the
+// link rate. A switch output is a FIFO, so that is its whole queue. An HCA port serves its
+// control packets first and then its QPs in turn, and a MAD goes out on QP1, one more QP in
+// that turn: it waits for the chunk on the wire, a chunk staged for credits and the queued
+// control packets, not for other QPs' messages. Credit stalls while the queue drains are
+// not foreseen (the queue is taken to drain at the link rate).
+func (f *Fabric) backlog(ln *lane) sim.Time {
+	now := f.k.Now()
+	var d sim.Time
+	if ln.busy && ln.busyTo > now {
+		d = ln.busyTo - now
+	}
+	if ln.freeAt > now+d {
+		d = ln.freeAt - now
+	}
+	var bytes int64
+	q := ln.q
+	if ln.from.kind == epPort {
+		q = f.ports[ln.from.idx].ctrl
+		if ln.staged >= 0 {
+			bytes += int64(f.chunks[ln.staged].wire)
+		}
+	}
+	for c := q.head; c >= 0; c = f.chunks[c].next {
+		bytes += int64(f.chunks[c].wire)
+	}
+	return d + sim.Time(bytes*8000/ln.mbps)
 }
 
 // madFate decides at sending time whether a MAD from src reaches dst: both ports active

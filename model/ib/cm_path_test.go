@@ -127,3 +127,73 @@ func TestCMLoss30(t *testing.T) {
 		t.Fatalf("%d management packets lost, want 3", f.MADsLost())
 	}
 }
+
+// congestionRun connects c to b's listener (resolution started at 0) while, if send, a
+// sends a 1 MiB SEND to b that starts at 0. a and c are on EDR links, b on QDR (32 Gb/s), and
+// the switch's input buffers hold 32 chunks (2 MiB), so the whole message queues on the
+// switch's output to b. It returns b's CONNECT_REQUEST time and, with send, the time b
+// received the message.
+func congestionRun(t *testing.T, send bool) (req, recvd sim.Time) {
+	k := sim.New(1)
+	f := New(k, Config{BufferChunks: 32})
+	sw := f.AddSwitch("sw0")
+	var sides []*side
+	for i, name := range []string{"a", "b", "c"} {
+		n := f.AddNode(name)
+		p := n.AddHCA("mlx5_0", 1).Port(1)
+		rate := EDR
+		if name == "b" {
+			rate = QDR
+		}
+		f.Connect(p, sw, LinkSpec{Rate: rate, Latency: 50 * sim.Nanosecond})
+		p.AddIP(netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}))
+		r := &rec{k: k}
+		cq, err := n.HCAs()[0].CreateCQ(64, r)
+		must(t, err)
+		cq.ReqNotify()
+		sides = append(sides, &side{n: n, p: p, cq: cq, r: r})
+	}
+	a, b := sides[0], sides[1]
+	if send {
+		rcPair(t, a, b, defRTS, 4)
+		must(t, b.qp.PostRecv(RecvWR{ID: 1, Len: 1 << 20}))
+		must(t, a.qp.PostSend(SendWR{ID: 2, Op: OpSend, Len: 1 << 20, Signaled: true}))
+	}
+	pb := newCMPeer(k, b.n)
+	lis := b.n.CreateID(pb.r)
+	must(t, lis.BindAddr(netip.AddrPortFrom(ipB, svc)))
+	must(t, lis.Listen(16))
+	pc := newCMPeer(k, sides[2].n)
+	pc.connect(t, ipB)
+	run(t, k)
+	for i, ev := range pb.r.cm {
+		if ev.Type == CMConnectRequest {
+			req = pb.r.cmAt[i]
+		}
+	}
+	for _, w := range b.r.wcs {
+		if w.WRID == 1 && w.Status == WCSuccess {
+			recvd = w.at
+		}
+	}
+	return req, recvd
+}
+
+// A CM REQ waits behind the data queued on the switch output it crosses. The REQ leaves c
+// at 150 us (ARP 50 us, path record query 100 us, neither crossing a busy output); the 1 MiB
+// SEND from a, arriving at 100 Gb/s, queues on the switch's 32 Gb/s output to b, which sends
+// it from 150 ns (a's 50 ns link and the switch's 100 ns) for 256 x (4096 + 26) wire bytes
+// x 8 / 32 Gb/s = 263.808 us: its last byte leaves at 263.958 us (b holds the message 50 ns
+// later). The REQ, joining that output at 150 us, waits exactly the 113.958 us of drain and
+// reaches b at 273.958 us instead of 160 us (150 us + CMTiming.MAD).
+func TestCMMADWaitsBehindQueuedData(t *testing.T) {
+	idle, _ := congestionRun(t, false)
+	req, recvd := congestionRun(t, true)
+	if idle != 160*sim.Microsecond {
+		t.Fatalf("REQ on an idle fabric at %v, want 160us", idle)
+	}
+	drain := recvd - 50*sim.Nanosecond - 150*sim.Microsecond
+	if drain != 113958*sim.Nanosecond || req != idle+drain {
+		t.Fatalf("REQ at %v with the message received at %v: delayed %v, want the drain %v", req, recvd, req-idle, drain)
+	}
+}

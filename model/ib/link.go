@@ -27,6 +27,7 @@ type lane struct {
 	extra    sim.Time // injected extra delay
 	up       bool
 	busy     bool
+	busyTo   sim.Time   // end of the transmission that holds busy (its evTxDone)
 	epoch    uint32     // bumped on link down: chunks in flight from an older epoch are lost
 	credits  int64      // bytes the downstream input buffer can still take; -1 = unlimited (HCA)
 	q        chunkQueue // chunks waiting for this lane (switch output queue)
@@ -364,7 +365,7 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 			f.k.Schedule(finish, f.hid, evLaneFree, uint64(li))
 		}
 	} else {
-		ln.busy = true
+		ln.busy, ln.busyTo = true, finish
 		ln.curIn, ln.curInEp, ln.curBytes = ch.inLane, ch.inEpoch, int64(ch.wire)
 		f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
 	}
