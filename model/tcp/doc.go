@@ -1,11 +1,11 @@
 // Package tcp models TCP/IPv4 over Ethernet for lnetsim's socklnd: hosts with IPv4
 // addresses attached by Ethernet links to switches (rate, latency, MTU, per-port buffers
-// that drop on overflow) and TCP connections whose failure behaviour follows Linux: the
-// three-way handshake with SYN retries, retransmission timeouts per RFC 6298 with Linux's
-// bounds and tcp_retries2 give-up, fast retransmit, CUBIC congestion control in its
-// TCP-friendly region, RST from a peer that rebooted, FIN on close, keepalive probes and
-// send and receive buffers that block the sender. It runs on a sim.Kernel and imports
-// nothing above it.
+// that drop on overflow) and TCP connections whose behaviour follows Linux: the three-way
+// handshake with SYN retries, retransmission timeouts per RFC 6298 with Linux's bounds and
+// tcp_retries2 give-up, SACK and RACK loss detection with fast recovery and tail loss
+// probes, CUBIC congestion control in its TCP-friendly region, RST from a peer that
+// rebooted, FIN on close, keepalive probes and send and receive buffers that block the
+// sender. It runs on a sim.Kernel and imports nothing above it.
 //
 // Every upcall (Handler, the accept and dial callbacks) is a plain method call made from
 // inside one of the network's event handlers, never from inside the call that caused it:
@@ -15,7 +15,7 @@
 //
 //	k := sim.New(seed)
 //	n := tcp.New(k, tcp.Config{})
-//	hosts := n.SingleSwitch([]string{"c1", "oss1"},
+//	hosts, err := n.SingleSwitch([]string{"c1", "oss1"},
 //		tcp.LinkSpec{Rate: 10 * tcp.Gbps, Latency: 500 * sim.Nanosecond},
 //		netip.MustParseAddr("192.168.1.1")) // addresses 192.168.1.1, 192.168.1.2
 //

@@ -86,8 +86,7 @@ func randomTraffic(t *testing.T, seed uint64) {
 				return
 			}
 			f.c = c
-			var send func(*Conn)
-			send = func(c *Conn) {
+			send := func(c *Conn) {
 				for k.Now() < stopWrites && c.Write(Record{Bytes: 1 + rng.IntN(200000), Payload: f.written}) {
 					f.written++
 				}

@@ -283,9 +283,7 @@ func (n *Network) queueOOO(c *Conn, p *packet, seq, end int64) {
 func (n *Network) hand(c *Conn, recs []Record) {
 	for i, r := range recs {
 		if c.paused || c.appClosed {
-			for _, q := range recs[i:] {
-				c.held = append(c.held, q)
-			}
+			c.held = append(c.held, recs[i:]...)
 			return
 		}
 		if c.h != nil {
