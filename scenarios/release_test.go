@@ -84,3 +84,52 @@ func TestO2IBProfilePerRelease(t *testing.T) {
 		}
 	}
 }
+
+// The send, notify and recovery rules reach each node by its release: set for the releases
+// before each boundary (LU-16303 and LU-14955, LU-17855, LU-14979 at 2.16; LU-13569 at 2.15;
+// LU-20379 after 2.17; LU-17855's older lnet_notify from LU-11300 is 2.15's only), none on
+// master.
+func TestReleaseSendNotifyRecoveryRules(t *testing.T) {
+	src := `
+duration: 1s
+nodes:
+  n2120: {nis: [o2ib0], release: 2.12.0}
+  n212: {nis: [o2ib0], release: "2.12"}
+  n215: {nis: [o2ib0], release: "2.15"}
+  n216: {nis: [o2ib0], release: "2.16"}
+  n217: {nis: [o2ib0], release: "2.17"}
+  nmaster: {nis: [o2ib0]}
+`
+	s, err := Load("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rules struct{ deadline, fatal, notify, anyNI, unbounded, fixedMax bool }
+	for _, c := range []struct {
+		node string
+		want rules
+	}{
+		{"n2120", rules{true, true, false, true, true, true}}, // 2.12's lnet_notify sets aliveness, as 2.16 does
+		{"n212", rules{true, true, false, true, true, true}},
+		{"n215", rules{true, true, true, true, false, true}},
+		{"n216", rules{false, false, false, true, false, false}},
+		{"n217", rules{false, false, false, true, false, false}},
+		{"nmaster", rules{}},
+	} {
+		name := s.Member(c.node).Global.Release
+		if name == "" {
+			name = lnet.DefaultRelease
+		}
+		rel, err := lnet.LookupRelease(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := rel.Profile
+		got := rules{p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth, p.NotifyDownFromAnyNI,
+			p.PeerRecoveryUnbounded, p.FixedMaxRecoveryInterval}
+		if got != c.want {
+			t.Errorf("%s (%s): drop past deadline off, fatal NI never used, notify by health, down from any NI, unbounded recovery, fixed max interval = %+v, want %+v",
+				c.node, name, got, c.want)
+		}
+	}
+}

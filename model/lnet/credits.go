@@ -79,19 +79,34 @@ func (n *Node) postSend(m *Msg, doSend bool) int {
 }
 
 // checkMessageDrop models lnet_check_message_drop: -ETIMEDOUT (NETWORK_TIMEOUT) for a
-// message past its deadline (never a routed one), -EHOSTUNREACH (REMOTE_DROPPED) for a routed
-// one whose next hop's cached status is not UP when the net's peer_timeout is set (a router
-// does not forward to a peer NI it believes dead); 0 otherwise.
+// message past its deadline (never a routed one; not at all under NoDropPastDeadline, up to
+// 2.15, which has no such check), -EHOSTUNREACH (REMOTE_DROPPED) for a routed one whose next
+// hop is not alive (lnet_is_peer_ni_alive: gwNIAlive) when the net's peer_timeout is set (a
+// router does not forward to a peer NI it believes dead); 0 otherwise.
 func (n *Node) checkMessageDrop(m *Msg, now sim.Time) int {
 	switch {
-	case !m.routing && now > m.deadline:
+	case !m.routing && now > m.deadline && !n.tun.Profile.NoDropPastDeadline:
 		m.HStatus = LNET_MSG_STATUS_NETWORK_TIMEOUT
 		return -ETIMEDOUT
-	case m.routing && m.txNI.net.Tunables.PeerTimeout > 0 && m.txPeerNI.status != NIStatusUp:
+	case m.routing && m.txNI.net.Tunables.PeerTimeout > 0 && !n.gwNIAlive(m.txPeerNI) &&
+		!n.legacyPeerAlive(m, now):
 		m.HStatus = LNET_MSG_STATUS_REMOTE_DROPPED
 		return -EHOSTUNREACH
 	}
 	return 0
+}
+
+// legacyPeerAlive is the part of 2.15's lnet_peer_alive_locked that LU-17855 (2.16) removed,
+// under NotifyByHealth: a routed message is still sent when it is a resend, a recovery ping
+// or a response, or while the next hop was heard from within the net's peer_timeout.
+func (n *Node) legacyPeerAlive(m *Msg, now sim.Time) bool {
+	if !n.tun.Profile.NotifyByHealth {
+		return false
+	}
+	lpni := m.txPeerNI
+	last := lpni.lastAlive / sim.Second * sim.Second
+	return m.retries > 0 || m.recovery || m.isResponse ||
+		last+sim.Time(m.txNI.net.Tunables.PeerTimeout)*sim.Second > now/sim.Second*sim.Second
 }
 
 // lndSend models lnet_ni_send: hand the message to its NI's LND. An immediate failure

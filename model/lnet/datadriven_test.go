@@ -83,6 +83,7 @@ var ddCommands = map[string]func(*ddWorld, *datadriven.TestData) (string, error)
 	"fail":       quiet((*ddWorld).cmdFail),
 	"delay":      quiet((*ddWorld).cmdDelay),
 	"set-health": quiet((*ddWorld).cmdSetHealth),
+	"notify":     quiet((*ddWorld).cmdNotify),
 	"show":       (*ddWorld).cmdShow,
 }
 
@@ -182,8 +183,7 @@ func (w *ddWorld) cmdNodes(d *datadriven.TestData) error {
 	if w.k != nil {
 		return fmt.Errorf("nodes given twice")
 	}
-	tun, err := ddTunables(d.CmdArgs)
-	if err != nil {
+	if _, err := ddTunables(DefaultTunables(), d.CmdArgs); err != nil {
 		return err
 	}
 	w.k = sim.New(1)
@@ -191,7 +191,7 @@ func (w *ddWorld) cmdNodes(d *datadriven.TestData) error {
 	w.lnd.Hook = w.hook
 	w.byName, w.ev, w.tr, w.down = map[string]*Node{}, map[string]*evRec{}, &ddTrace{}, map[NID]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-		if err := w.addNode(line, tun); err != nil {
+		if err := w.addNode(line, d.CmdArgs); err != nil {
 			w.k = nil
 			return fmt.Errorf("%q: %w", line, err)
 		}
@@ -199,9 +199,8 @@ func (w *ddWorld) cmdNodes(d *datadriven.TestData) error {
 	return nil
 }
 
-// ddTunables starts from the defaults and sets each argument by its yaml name.
-func ddTunables(args []datadriven.CmdArg) (Tunables, error) {
-	tun := DefaultTunables()
+// ddTunables starts from tun and sets each argument by its yaml name.
+func ddTunables(tun Tunables, args []datadriven.CmdArg) (Tunables, error) {
 	var y strings.Builder
 	for _, a := range args {
 		fmt.Fprintf(&y, "%s: %s\n", a.Key, strings.Join(a.Vals, ","))
@@ -212,11 +211,26 @@ func ddTunables(args []datadriven.CmdArg) (Tunables, error) {
 	return tun, nil
 }
 
-// addNode builds one node from `name nids=A,B [routing=on] [credits=N] [peer_credits=N]`.
-func (w *ddWorld) addNode(line string, tun Tunables) error {
+// addNode builds one node from `name nids=A,B [routing=on] [credits=N] [peer_credits=N]
+// [release=2.15]`: the node starts from its release's defaults and rules (master when not
+// given), then takes the nodes command's tunables (args).
+func (w *ddWorld) addNode(line string, args []datadriven.CmdArg) error {
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return fmt.Errorf("empty node line")
+	}
+	rel, err := LookupRelease(DefaultRelease)
+	for _, kv := range f[1:] {
+		if v, ok := strings.CutPrefix(kv, "release="); ok {
+			rel, err = LookupRelease(v)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	tun, err := ddTunables(rel.Tunables(), args)
+	if err != nil {
+		return err
 	}
 	n, err := NewNode(w.k, f[0], tun)
 	if err != nil {
@@ -226,6 +240,7 @@ func (w *ddWorld) addNode(line string, tun Tunables) error {
 	for _, kv := range f[1:] {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
+		case "release":
 		case "nids":
 			nids = strings.Split(v, ",")
 		case "routing":
@@ -304,8 +319,9 @@ func (w *ddWorld) start() error {
 	return nil
 }
 
-// cmdPut is `put from=c to=NID [size=4096] [count=1]`: PUTs with ACK to portal 4; it prints
-// the send attempts they make at once (none while discovery holds them).
+// cmdPut is `put from=c to=NID [size=4096] [count=1] [noack]`: PUTs to portal 4, with ACK
+// unless noack (which also leaves them without a response tracker); it prints the send
+// attempts they make at once (none while discovery holds them).
 func (w *ddWorld) cmdPut(d *datadriven.TestData) (string, error) {
 	if err := w.start(); err != nil {
 		return "", err
@@ -317,9 +333,13 @@ func (w *ddWorld) cmdPut(d *datadriven.TestData) (string, error) {
 	}
 	w.tr.attempts = n.Name()
 	defer func() { w.tr.attempts = "" }()
+	ack, thr := AckReqAck, 2
+	if a.has("noack") {
+		ack, thr = AckReqNone, 1
+	}
 	for i := 0; i < count; i++ {
-		md := n.MDBind(MDSpec{Length: size, Threshold: 2, Handler: w.ev[n.Name()]})
-		if err := n.Put(AnyNID, md, AckReqAck, dst, testPortal, uint64(i), 0, 0); err != nil {
+		md := n.MDBind(MDSpec{Length: size, Threshold: thr, Handler: w.ev[n.Name()]})
+		if err := n.Put(AnyNID, md, ack, dst, testPortal, uint64(i), 0, 0); err != nil {
 			return "", err
 		}
 	}
@@ -430,6 +450,21 @@ func (w *ddWorld) rule(a *ddArgs, v IdealVerdict) error {
 	}
 	w.lnd.AddRule(IdealRule{From: pat, Count: count, Verdict: v})
 	return nil
+}
+
+// cmdNotify is `notify node=n ni=NID peer=NID up|down [reset]`: n's LND on its NI ni reports
+// peer NID alive or dead (lnet_notify, the report dated now).
+func (w *ddWorld) cmdNotify(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n, ni := a.localNI()
+	peer := a.nid("peer")
+	if a.err == nil && a.has("up") == a.has("down") {
+		return fmt.Errorf("notify: say up or down")
+	}
+	if a.err != nil {
+		return a.err
+	}
+	return n.Notify(ni, peer, a.has("up"), a.has("reset"), w.k.Now())
 }
 
 // cmdSetHealth is `set-health node=n ni=NID value=V` (`lnetctl net set --health`).

@@ -53,7 +53,7 @@ func (n *Node) healthCheck(m *Msg) bool {
 	}
 	if lpni != nil && len(lpni.peer.nis) <= 1 && !n.tun.Profile.SingleRailResend {
 		remoteResend = false
-		if !lpni.peer.isRouter && !n.routing {
+		if !lpni.peer.isRouter && (!n.routing || n.tun.Profile.NotifyByHealth) {
 			remoteLpni = nil
 		}
 	}

@@ -100,8 +100,8 @@ func TestTunablesValidate(t *testing.T) {
 	if def.LNDTimeout() != 49*sim.Second {
 		t.Fatalf("lnd_timeout %v, want 49s", def.LNDTimeout())
 	}
-	if def.maxRecoveryPingCount() != 9 {
-		t.Fatalf("max recovery ping count %d", def.maxRecoveryPingCount())
+	if maxRecoveryPingCount(def.MaxRecoveryPingInterval) != 9 {
+		t.Fatalf("max recovery ping count %d", maxRecoveryPingCount(def.MaxRecoveryPingInterval))
 	}
 	bad := []func(*Tunables){
 		func(t *Tunables) { t.TransactionTimeout = 0 },

@@ -17,7 +17,8 @@ import (
 // its net (lnet_local_ni_superseded) leaves them up: the gateway may still be reachable
 // through the healthier NI. Old news (the status it already had from an earlier report)
 // changes nothing more; otherwise the cached status follows, and a "down" is passed to the
-// LND's NotifyPeerDown. It never decrements health.
+// LND's NotifyPeerDown. It never decrements health. This is lnet_notify from 2.16
+// (LU-17855); under NotifyByHealth the older one runs (notifyByHealth).
 func (n *Node) Notify(ni *NI, nid NID, alive, reset bool, when sim.Time) error {
 	if ni != nil && ni.net.ID != nid.Net() {
 		return fmt.Errorf("lnet_notify: %s is not on net %s", nid, ni.net.ID)
@@ -30,6 +31,10 @@ func (n *Node) Notify(ni *NI, nid NID, alive, reset bool, when sim.Time) error {
 	}
 	lpni := n.findPeerNI(nid)
 	if lpni == nil {
+		return nil
+	}
+	if n.tun.Profile.NotifyByHealth {
+		n.notifyByHealth(ni, lpni, alive, reset)
 		return nil
 	}
 	if ni != nil && !alive && when < lpni.lastAlive {
@@ -66,22 +71,50 @@ func (n *Node) Notify(ni *NI, nid NID, alive, reset bool, when sim.Time) error {
 
 // notifyGateway is lnet_notify's part for a gateway's peer NI: reset sets lp_alive; while
 // discovery is disabled for the gateway, its routes through that NID follow alive, unless
-// an LND's "down" comes from a superseded local NI. Under RouterCheckerPing (2.12's
-// lnet_notify_locked) every notification sets the gateway's aliveness and no route's cached
-// state.
+// an LND's "down" comes from a superseded local NI (not under NotifyDownFromAnyNI: up to
+// 2.17, LU-20379 is master only). Under RouterCheckerPing (2.12's lnet_notify_locked) every
+// notification sets the gateway's aliveness and no route's cached state.
 func (n *Node) notifyGateway(ni *NI, lpni *PeerNI, alive, reset bool) {
 	gw := lpni.peer
 	defer n.routesChanged()
 	if reset || n.tun.Profile.RouterCheckerPing {
 		gw.gw.alive = alive
 	}
-	if n.tun.Profile.RouterCheckerPing || !n.gwDiscoveryDisabled(gw) || !alive && ni != nil && localNISuperseded(ni) {
+	if n.tun.Profile.RouterCheckerPing || !n.gwDiscoveryDisabled(gw) ||
+		!alive && ni != nil && !n.tun.Profile.NotifyDownFromAnyNI && localNISuperseded(ni) {
 		return
 	}
 	for _, r := range gw.gw.routes {
 		if r.gwNID == lpni.nid {
 			r.alive = alive
 		}
+	}
+}
+
+// notifyByHealth is lnet_notify before LU-17855 (up to 2.15, NotifyByHealth): a report
+// changes the peer NI's status only with reset (alive: UP and full health; down: DOWN); an
+// alive report without reset raises its health by one increment, and an LND's plain "down"
+// changes nothing by itself. The peer NI's aliveness is then judged afresh
+// (lnet_is_peer_ni_alive: gwNIAlive) and drives the gateway's routes as notifyGateway does,
+// and the LND is told of a peer NI found not alive. There is no ordering of reports by
+// time, so none is old news.
+func (n *Node) notifyByHealth(ni *NI, lpni *PeerNI, alive, reset bool) {
+	switch {
+	case alive && reset:
+		lpni.status = NIStatusUp
+		n.setPeerHealth(lpni, MaxHealth, CauseNotify)
+	case alive:
+		n.incPeerHealth(lpni, CauseNotify)
+	case reset:
+		lpni.status = NIStatusDown
+	}
+	n.routesChanged()
+	alive = n.gwNIAlive(lpni)
+	if lpni.peer.gw != nil {
+		n.notifyGateway(ni, lpni, alive, reset)
+	}
+	if ni != nil && !alive {
+		ni.net.lnd.NotifyPeerDown(ni, lpni.nid)
 	}
 }
 

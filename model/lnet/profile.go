@@ -61,6 +61,34 @@ type Profile struct {
 	// route's state is cached from the gateway's ping buffer (lr_downis), whatever its NIs'
 	// health (up to 2.12; LU-11300/LU-11299 check gateways by discovery from 2.13, so 2.15).
 	RouterCheckerPing bool
+
+	// Send path, lnet_notify and peer NI recovery.
+
+	// NoDropPastDeadline: a message still waiting for credits past its deadline is sent
+	// (up to 2.15; LU-16303 drops it at post with -ETIMEDOUT from 2.16, LU-17854 exempting
+	// routed messages).
+	NoDropPastDeadline bool
+	// FatalNINeverUsed: an NI in fatal state is never chosen, even when its net has no
+	// other (up to 2.15; LU-14955 falls back to it from 2.16).
+	FatalNINeverUsed bool
+	// NotifyByHealth: lnet_notify leaves the peer NI's status alone on an LND's report
+	// (an alive one raises its health by the sensitivity instead) and judges aliveness by
+	// lnet_is_peer_ni_alive; a router forwards to a peer NI until peer_timeout passes
+	// since it was last heard from, and does not charge a single-NI peer (2.15, from
+	// LU-11300 in 2.13; LU-17855 sets the status from the report and charges from 2.16, as
+	// 2.12's lnet_notify set the peer NI's aliveness from it).
+	NotifyByHealth bool
+	// NotifyDownFromAnyNI: an LND's "down" report fails the routes through that gateway
+	// NID even when it comes from a local NI that selection no longer prefers (up to 2.17;
+	// LU-20379, master only).
+	NotifyDownFromAnyNI bool
+	// PeerRecoveryUnbounded: every peer NI below full health is recovered, forever: no
+	// recovery_limit, no age-out, never-heard-from peer NIs too (up to 2.12; LU-13569
+	// a2e61838f8, cc27201a76, 39a169cd02 from 2.15).
+	PeerRecoveryUnbounded bool
+	// FixedMaxRecoveryInterval: the recovery ping backoff caps at 900 s whatever
+	// max_recovery_ping_interval says (2.15; LU-14979 makes it the tunable from 2.16).
+	FixedMaxRecoveryInterval bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -83,14 +111,28 @@ type Release struct {
 var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	SingleRailResend: true, NetworkTimeoutRemoteOnly: true, FixedLNDTimeout: 5,
 	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true, NoNIStatusFromHealth: true,
-	DiscoveryStatusNoHealth: true, RouterCheckerPing: true}
+	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
+	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
+	FixedMaxRecoveryInterval: true}
 
-// profile216 is 2.16; 2.15 is the same but for LU-16563.
+// profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
-	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true}
+	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
+	NotifyDownFromAnyNI: true}
 
 // profile215 is 2.15.
-var profile215 = withDiscoveryStatusNoHealth(profile216)
+var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
+
+// withPre216LNet adds the send, notify and recovery rules 2.16 changed (LU-16303,
+// LU-14955, LU-17855, LU-14979) to a 2.13+ profile.
+func withPre216LNet(p Profile) Profile {
+	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
+	p.FixedMaxRecoveryInterval = true
+	return p
+}
+
+// profile217 is 2.17: master but for LU-20379.
+var profile217 = Profile{NotifyDownFromAnyNI: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true
@@ -117,7 +159,7 @@ var releases = []Release{
 	{"2.12", defaults2124, profile212},
 	{"2.15", defaults2124, profile215},
 	{"2.16", defaults216, profile216},
-	{"2.17", withO2IBTimeout(defaults216, 50), Profile{}},
+	{"2.17", withO2IBTimeout(defaults216, 50), profile217},
 	{"master", withO2IBTimeout(defaults216, 50), Profile{}},
 }
 

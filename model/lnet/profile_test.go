@@ -328,3 +328,65 @@ func TestProfileRouterCheckerTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Peer NI recovery bounds (LU-13569, 2.15): with recovery_limit 10 a 2.12 client pings a
+// failing peer NI every second for as long as it runs; from 2.15 it ages out after the
+// pings at 0, 2, 6 and 14 s (the re-queue after that one ages out). A configured peer NI
+// never heard from, its health set to 900 and every ping to it failing, is pinged by 2.12
+// only, once a second (from 2.15 only peer NIs heard from are recovered).
+func TestProfilePeerRecoveryBounds(t *testing.T) {
+	for _, c := range []struct {
+		rel              string
+		limited, unheard int // pings in 100 s with recovery_limit 10; in 10 s never heard from
+	}{
+		{"2.12", 100, 10}, {"2.15", 4, 0}, {"master", 4, 0},
+	} {
+		tun := relTunables(t, c.rel)
+		tun.RecoveryLimit = 10
+		p := newPair(t, 1, 2, tun, NetTunables{})
+		bad := p.failSecondPeerNI(t)
+		p.run(t, sim.Millisecond)
+		p.ta.attempts = nil
+		p.run(t, 100*sim.Second)
+		limited := len(attemptTimes(p.ta, bad))
+
+		p = newPair(t, 1, 1, relTunables(t, c.rel), NetTunables{})
+		if _, err := p.a.AddPeer(nid("10.0.0.2@o2ib"), []NID{bad}, false); err != nil {
+			t.Fatal(err)
+		}
+		p.lnd.AddRule(IdealRule{To: NIDPattern{NID: bad}, Count: -1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
+		if err := p.a.SetPeerHealth(bad, 900); err != nil { // lnetctl peer set --health
+			t.Fatal(err)
+		}
+		p.ta.attempts = nil
+		p.run(t, 10*sim.Second)
+		unheard := len(attemptTimes(p.ta, bad))
+		if limited != c.limited || unheard != c.unheard {
+			t.Errorf("%s: %d pings with recovery_limit 10, %d to a peer NI never heard from; want %d, %d",
+				c.rel, limited, unheard, c.limited, c.unheard)
+		}
+	}
+}
+
+// The recovery ping backoff's cap (LU-14979, 2.16): 2.15 caps at a fixed 900 s, so
+// max_recovery_ping_interval 4 changes nothing; from 2.16 the pings are at most 4 s apart.
+func TestProfileMaxRecoveryInterval(t *testing.T) {
+	for _, c := range []struct {
+		rel  string
+		want []int
+	}{
+		{"2.15", []int{0, 2, 6, 14, 30, 62, 126}},
+		{"2.16", []int{0, 2, 6, 10, 14, 18}},
+		{"master", []int{0, 2, 6, 10, 14, 18}},
+	} {
+		tun := relTunables(t, c.rel)
+		tun.MaxRecoveryPingInterval = 4
+		p := newPair(t, 1, 2, tun, NetTunables{})
+		bad := p.failSecondPeerNI(t)
+		p.run(t, sim.Millisecond)
+		p.ta.attempts = nil
+		p.run(t, 200*sim.Second)
+		got := attemptTimes(p.ta, bad)
+		wantSeconds(t, got, c.want)
+	}
+}

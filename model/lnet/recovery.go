@@ -15,14 +15,16 @@ func (n *Node) niAddToRecovery(ni *NI) {
 
 // peerNIAddToRecovery models lnet_peer_ni_add_to_recoveryq_locked: only a peer NI below full
 // health that we have heard from, and (with recovery_limit > 0) heard from within the limit;
-// an aged-out peer NI has its ping count reset and is not queued.
+// an aged-out peer NI has its ping count reset and is not queued. Under
+// PeerRecoveryUnbounded (2.12, before LU-13569) any peer NI below full health is queued.
 func (n *Node) peerNIAddToRecovery(lpni *PeerNI) {
-	if lpni.inRecovery || lpni.health == MaxHealth || !lpni.heardFrom {
+	bounded := !n.tun.Profile.PeerRecoveryUnbounded
+	if lpni.inRecovery || lpni.health == MaxHealth || bounded && !lpni.heardFrom {
 		return
 	}
 	now := n.nowSeconds()
 	last := lpni.lastAlive / sim.Second * sim.Second
-	if lim := n.tun.RecoveryLimit; lim > 0 && now > last+sim.Time(lim)*sim.Second {
+	if lim := n.tun.RecoveryLimit; bounded && lim > 0 && now > last+sim.Time(lim)*sim.Second {
 		lpni.pingCount = 0
 		return
 	}

@@ -136,8 +136,9 @@ func (n *Node) bestLocalNet(p *Peer) (*PeerNet, *Net) {
 
 // bestNI models lnet_get_best_ni: among the net's NIs prefer not fatal, then higher health,
 // lower selection priority, lower NUMA distance (distances below numa_range count as equal),
-// more tx credits, lower sequence; a full tie keeps the earlier NI. GPU device priority is not
-// modelled (all MDs are host memory).
+// more tx credits, lower sequence; a full tie keeps the earlier NI. Under FatalNINeverUsed
+// (up to 2.15; LU-14955) a fatal NI is skipped, so a net whose NIs are all fatal has none.
+// GPU device priority is not modelled (all MDs are host memory).
 func (n *Node) bestNI(net *Net) *NI {
 	if net == nil {
 		return nil
@@ -145,6 +146,9 @@ func (n *Node) bestNI(net *Net) *NI {
 	var best *NI
 	bd := 0
 	for _, ni := range net.nis {
+		if ni.fatal && n.tun.Profile.FatalNINeverUsed {
+			continue
+		}
 		d := max(ni.NUMADist, n.tun.NUMARange)
 		if best != nil {
 			switch {

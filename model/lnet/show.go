@@ -105,7 +105,8 @@ type PeerShow struct {
 	PeerNIs    []PeerNIShow `yaml:"peer ni"`
 }
 
-// ShowPeers returns the node's peers in `lnetctl peer show -v` shape.
+// ShowPeers returns the node's peers in `lnetctl peer show -v` shape; a peer NI's state is
+// lnet_is_peer_ni_alive's answer (gwNIAlive: its status, and from 2.13 to 2.16 its health).
 func (n *Node) ShowPeers() []PeerShow {
 	out := make([]PeerShow, 0, len(n.peers))
 	for _, p := range n.peers {
@@ -117,8 +118,12 @@ func (n *Node) ShowPeers() []PeerShow {
 			for _, x := range lpni.prefNIDs {
 				pref = append(pref, x.String())
 			}
+			state := NIStatusDown // lnet_is_peer_ni_alive, as the kernel prints it
+			if n.gwNIAlive(lpni) {
+				state = NIStatusUp
+			}
 			ps.PeerNIs = append(ps.PeerNIs, PeerNIShow{
-				NID: lpni.nid.String(), State: lpni.status.String(), MaxTx: mx, AvailTx: a, MinTx: mn,
+				NID: lpni.nid.String(), State: state.String(), MaxTx: mx, AvailTx: a, MinTx: mn,
 				TxQ: lpni.txq.Len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.stats,
 				HealthStats:  PeerNIHealthShow{HealthValue: lpni.health, PeerNIHealthStats: lpni.HealthStats()},
 				PreferredNID: pref,

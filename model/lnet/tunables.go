@@ -147,26 +147,34 @@ func (t *Tunables) LNDTimeout() sim.Time {
 }
 
 // maxRecoveryPingCount is lnet_max_recovery_ping_count, floor(log2(max_recovery_ping_interval)).
-func (t *Tunables) maxRecoveryPingCount() int {
-	if t.MaxRecoveryPingInterval < 1 {
+func maxRecoveryPingCount(interval int) int {
+	if interval < 1 {
 		return 0
 	}
-	return bits.Len(uint(t.MaxRecoveryPingInterval)) - 1
+	return bits.Len(uint(interval)) - 1
 }
 
 // recoveryInterval is the recovery-ping backoff for a ping count: 2^count seconds while count
 // <= lnet_max_recovery_ping_count, else max_recovery_ping_interval (models
 // lnet_get_next_recovery_ping); recovery_interval whatever the count under a 2.12 profile,
-// whose monitor thread recovers every recovery_interval.
+// whose monitor thread recovers every recovery_interval; under FixedMaxRecoveryInterval
+// (2.15, before LU-14979) the cap is 900 s whatever max_recovery_ping_interval says.
 func (t *Tunables) recoveryInterval(count int) sim.Time {
 	if t.Profile.FixedRecoveryInterval {
 		return sim.Time(max(t.RecoveryInterval, 1)) * sim.Second
 	}
-	if count <= t.maxRecoveryPingCount() {
+	maxInterval := t.MaxRecoveryPingInterval
+	if t.Profile.FixedMaxRecoveryInterval {
+		maxInterval = recoveryIntervalMax
+	}
+	if count <= maxRecoveryPingCount(maxInterval) {
 		return sim.Time(1<<uint(count)) * sim.Second
 	}
-	return sim.Time(t.MaxRecoveryPingInterval) * sim.Second
+	return sim.Time(maxInterval) * sim.Second
 }
+
+// recoveryIntervalMax is LNET_RECOVERY_INTERVAL_MAX, the fixed cap before LU-14979.
+const recoveryIntervalMax = 900
 
 // NetTunables are a net's common tunables (`tunables:` in lnetctl YAML, lib-lnet.h defaults).
 type NetTunables struct {
