@@ -271,15 +271,3 @@ func TestProfileCreditsHighwaterFixed(t *testing.T) {
 		t.Fatalf("receiver's high-water %d, SEND events by second and status %v; want 16, %v", hw, sent, want)
 	}
 }
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
