@@ -110,8 +110,9 @@ type Network struct {
 	pkts    []packet
 	freePkt []int32
 
-	ctr    Counters
-	jitter *sim.Stream
+	ctr        Counters
+	jitter     *sim.Stream
+	recScratch []Record // records a chunk completes, reused from chunk to chunk
 }
 
 // New returns an empty network on kernel k.

@@ -178,7 +178,7 @@ func (n *Network) onData(c *Conn, p *packet) {
 	}
 	var sacks [maxSACK][2]int64
 	ns := 0
-	var recs []Record
+	recs := n.recScratch[:0] // onData is never re-entered: upcalls cannot deliver data
 	seq := p.seq
 	for h := 0; h <= len(p.holes); h++ {
 		end := p.end
@@ -202,6 +202,8 @@ func (n *Network) onData(c *Conn, p *packet) {
 	if len(recs) > 0 {
 		n.hand(c, recs)
 	}
+	clear(recs)
+	n.recScratch = recs[:0]
 	if c.live() {
 		n.checkEOF(c)
 	}
@@ -361,7 +363,7 @@ func (n *Network) ackIn(c *Conn, p *packet) {
 			c.rackAt = max(c.rackAt, f.at)
 			k++
 		}
-		c.flights = c.flights[k:]
+		c.flights = append(c.flights[:0], c.flights[k:]...) // keeps the array: no allocation per window
 		if len(c.flights) > 0 && c.flights[0].seq < ack {
 			f := &c.flights[0]
 			if !f.sacked && !f.lost {
