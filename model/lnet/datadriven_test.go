@@ -12,8 +12,10 @@ import (
 	"github.com/lnetsim/lnetsim/sim"
 )
 
-// TestDataDriven runs the story scripts in testdata/*.txt: each builds nodes on one ideal LND,
-// adds routes, sends PUTs, injects failures and prints routes, health and counters at each step.
+// TestDataDriven runs the story scripts in testdata/*.txt: each builds nodes on one ideal LND
+// (a second `nodes` starts over), adds routes, sends PUTs and GETs, injects failures, changes
+// tunables and routing, and prints routes, health, peers, gateways, router pools, events and
+// counters at each step (ddCommands; datadriven_more_test.go holds the later commands).
 // `go test ./model/lnet -run TestDataDriven -rewrite` regenerates the expected output.
 func TestDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -38,6 +40,7 @@ type ddWorld struct {
 	ev      map[string]*evRec // each node's initiator and portal events
 	tr      *ddTrace
 	down    map[NID]bool // NIs whose link silently loses every message
+	holds   []ddHold     // delays by the message's origin
 	started bool
 }
 
@@ -74,17 +77,22 @@ func ddTime(t sim.Time) string {
 
 // ddCommands are the script commands; those printing nothing are wrapped by quiet.
 var ddCommands = map[string]func(*ddWorld, *datadriven.TestData) (string, error){
-	"nodes":      quiet((*ddWorld).cmdNodes),
-	"route":      quiet((*ddWorld).cmdRoute),
-	"put":        (*ddWorld).cmdPut,
-	"run":        (*ddWorld).cmdRun,
-	"link":       quiet((*ddWorld).cmdLink),
-	"ni-fatal":   quiet((*ddWorld).cmdNIFatal),
-	"fail":       quiet((*ddWorld).cmdFail),
-	"delay":      quiet((*ddWorld).cmdDelay),
-	"set-health": quiet((*ddWorld).cmdSetHealth),
-	"notify":     quiet((*ddWorld).cmdNotify),
-	"show":       (*ddWorld).cmdShow,
+	"nodes":       quiet((*ddWorld).cmdNodes),
+	"route":       quiet((*ddWorld).cmdRoute),
+	"put":         (*ddWorld).cmdPut,
+	"run":         (*ddWorld).cmdRun,
+	"link":        quiet((*ddWorld).cmdLink),
+	"ni-fatal":    quiet((*ddWorld).cmdNIFatal),
+	"fail":        quiet((*ddWorld).cmdFail),
+	"delay":       quiet((*ddWorld).cmdDelay),
+	"set-health":  quiet((*ddWorld).cmdSetHealth),
+	"notify":      quiet((*ddWorld).cmdNotify),
+	"show":        (*ddWorld).cmdShow,
+	"get":         (*ddWorld).cmdGet,
+	"routing":     quiet((*ddWorld).cmdRouting),
+	"set":         quiet((*ddWorld).cmdSet),
+	"peer-health": quiet((*ddWorld).cmdPeerHealth),
+	"lnd":         quiet((*ddWorld).cmdLND),
 }
 
 func quiet(f func(*ddWorld, *datadriven.TestData) error) func(*ddWorld, *datadriven.TestData) (string, error) {
@@ -178,11 +186,10 @@ func (a *ddArgs) localNI() (*Node, *NI) {
 
 // cmdNodes builds the nodes listed in the input, one a line: `name nids=A,B [routing=on]`.
 // The command's own arguments are global tunables by their lnetctl names
-// (alive_router_check_interval=10), applied to every node.
+// (alive_router_check_interval=10), applied to every node. A second `nodes` starts a new
+// world: a script can tell the same story under other tunables.
 func (w *ddWorld) cmdNodes(d *datadriven.TestData) error {
-	if w.k != nil {
-		return fmt.Errorf("nodes given twice")
-	}
+	*w = ddWorld{}
 	if _, err := ddTunables(DefaultTunables(), d.CmdArgs); err != nil {
 		return err
 	}
@@ -199,21 +206,25 @@ func (w *ddWorld) cmdNodes(d *datadriven.TestData) error {
 	return nil
 }
 
-// ddTunables starts from tun and sets each argument by its yaml name.
+// ddTunables starts from tun and sets each argument by its yaml name; an unknown name is an
+// error.
 func ddTunables(tun Tunables, args []datadriven.CmdArg) (Tunables, error) {
 	var y strings.Builder
 	for _, a := range args {
 		fmt.Fprintf(&y, "%s: %s\n", a.Key, strings.Join(a.Vals, ","))
 	}
-	if err := yaml.Unmarshal([]byte(y.String()), &tun); err != nil {
+	dec := yaml.NewDecoder(strings.NewReader(y.String()))
+	dec.KnownFields(true)
+	if err := dec.Decode(&tun); err != nil && y.Len() > 0 {
 		return tun, err
 	}
 	return tun, nil
 }
 
 // addNode builds one node from `name nids=A,B [routing=on] [credits=N] [peer_credits=N]
-// [release=2.15]`: the node starts from its release's defaults and rules (master when not
-// given), then takes the nodes command's tunables (args).
+// [release=2.15] [tunable=V ...]`: the node starts from its release's defaults and rules
+// (master when not given), then takes the nodes command's tunables (args), then its own
+// (the line's other fields, by their yaml names).
 func (w *ddWorld) addNode(line string, args []datadriven.CmdArg) error {
 	f := strings.Fields(line)
 	if len(f) == 0 {
@@ -230,6 +241,18 @@ func (w *ddWorld) addNode(line string, args []datadriven.CmdArg) error {
 	}
 	tun, err := ddTunables(rel.Tunables(), args)
 	if err != nil {
+		return err
+	}
+	var own []datadriven.CmdArg
+	for _, kv := range f[1:] {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "release", "nids", "routing", "credits", "peer_credits":
+		default:
+			own = append(own, datadriven.CmdArg{Key: k, Vals: []string{v}})
+		}
+	}
+	if tun, err = ddTunables(tun, own); err != nil {
 		return err
 	}
 	n, err := NewNode(w.k, f[0], tun)
@@ -249,8 +272,6 @@ func (w *ddWorld) addNode(line string, args []datadriven.CmdArg) error {
 			nt.Credits, err = strconv.Atoi(v)
 		case "peer_credits":
 			nt.PeerCredits, err = strconv.Atoi(v)
-		default:
-			err = fmt.Errorf("unknown node field %q", k)
 		}
 		if err != nil {
 			return err
@@ -282,10 +303,25 @@ func (w *ddWorld) addNI(n *Node, s string, nt NetTunables) error {
 	return err
 }
 
-// hook silently loses every message sent from or to an NI whose link is down.
+// ddHold delays every message of type typ sent from NI from whose header source is origin.
+type ddHold struct {
+	from   NIDPattern
+	origin NID
+	typ    MsgType
+	by     sim.Time
+}
+
+// hook silently loses every message sent from or to an NI whose link is down, and delays
+// those a hold names.
 func (w *ddWorld) hook(m *Msg) IdealVerdict {
-	if ni := m.TxNI(); (ni != nil && w.down[ni.NID()]) || w.down[m.Target()] {
+	ni := m.TxNI()
+	if (ni != nil && w.down[ni.NID()]) || w.down[m.Target()] {
 		return IdealVerdict{Action: IdealDrop}
+	}
+	for _, h := range w.holds {
+		if ni != nil && h.from.Match(ni.NID()) && m.Hdr.Src == h.origin && m.Hdr.Type == h.typ {
+			return IdealVerdict{Delay: h.by}
+		}
 	}
 	return IdealVerdict{}
 }
@@ -319,15 +355,20 @@ func (w *ddWorld) start() error {
 	return nil
 }
 
-// cmdPut is `put from=c to=NID [size=4096] [count=1] [noack]`: PUTs to portal 4, with ACK
-// unless noack (which also leaves them without a response tracker); it prints the send
-// attempts they make at once (none while discovery holds them).
+// cmdPut is `put from=c to=NID [src=NID] [size=4096] [count=1] [bits=B] [noack]`: PUTs to
+// portal 4 (match bits B, B+1, ...; from local NI src when given), with ACK unless noack
+// (which also leaves them without a response tracker); it prints the send attempts they make
+// at once (none while discovery holds them).
 func (w *ddWorld) cmdPut(d *datadriven.TestData) (string, error) {
 	if err := w.start(); err != nil {
 		return "", err
 	}
 	a := newArgs(w, d)
-	n, dst, size, count := a.node("from"), a.nid("to"), a.int("size", 4096), a.int("count", 1)
+	n, dst, size, count, bits := a.node("from"), a.nid("to"), a.int("size", 4096), a.int("count", 1), a.int("bits", 0)
+	src := AnyNID
+	if a.has("src") {
+		src = a.nid("src")
+	}
 	if a.err != nil {
 		return "", a.err
 	}
@@ -339,7 +380,7 @@ func (w *ddWorld) cmdPut(d *datadriven.TestData) (string, error) {
 	}
 	for i := 0; i < count; i++ {
 		md := n.MDBind(MDSpec{Length: size, Threshold: thr, Handler: w.ev[n.Name()]})
-		if err := n.Put(AnyNID, md, ack, dst, testPortal, uint64(i), 0, 0); err != nil {
+		if err := n.Put(src, md, ack, dst, testPortal, uint64(bits+i), 0, 0); err != nil {
 			return "", err
 		}
 	}
@@ -421,8 +462,8 @@ func (w *ddWorld) cmdNIFatal(d *datadriven.TestData) error {
 	return nil
 }
 
-// cmdFail is `fail ni=NID count=N [status=local_error]`: the next N sends from that NI fail
-// in the LND with the given health status.
+// cmdFail is `fail [ni=NID] [to=NID] [type=PUT] [count=N] [status=local_error] [after=D]`:
+// the next N (-1: every) matching sends fail in the LND with the given health status, D later.
 func (w *ddWorld) cmdFail(d *datadriven.TestData) error {
 	a := newArgs(w, d)
 	hs, ok := LNET_MSG_STATUS_LOCAL_ERROR, true
@@ -432,25 +473,53 @@ func (w *ddWorld) cmdFail(d *datadriven.TestData) error {
 	if !ok {
 		a.fail("status", fmt.Errorf("unknown health status"))
 	}
-	return w.rule(a, IdealVerdict{Action: IdealFail, HStatus: hs})
+	var after sim.Time
+	if a.has("after") {
+		after = a.dur("after")
+	}
+	return w.rule(a, IdealVerdict{Action: IdealFail, HStatus: hs, Delay: after})
 }
 
-// cmdDelay is `delay ni=NID by=1ms count=N`: the next N sends from that NI complete (and
-// arrive) that much later, holding their credits meanwhile.
+// cmdDelay is `delay ni=NID [to=NID] [type=PUT] by=1ms count=N`: the next N matching sends
+// complete (and arrive) that much later, holding their credits meanwhile. With
+// origin=NID instead of to and count, every message of that type leaving ni whose header
+// source is origin (a router's forwards of one sender) is delayed.
 func (w *ddWorld) cmdDelay(d *datadriven.TestData) error {
 	a := newArgs(w, d)
-	return w.rule(a, IdealVerdict{Action: IdealDeliver, Delay: a.dur("by")})
+	if !a.has("origin") {
+		return w.rule(a, IdealVerdict{Action: IdealDeliver, Delay: a.dur("by")})
+	}
+	h := ddHold{from: a.pattern("ni"), origin: a.nid("origin"), typ: ddMsgTypes[a.m["type"]], by: a.dur("by")}
+	if _, ok := ddMsgTypes[a.m["type"]]; !ok {
+		a.fail("type", fmt.Errorf("want PUT, GET, ACK or REPLY"))
+	}
+	if a.err == nil {
+		w.holds = append(w.holds, h)
+	}
+	return a.err
 }
 
-// rule adds an LND rule giving the next count=N sends from ni=pattern verdict v.
+// rule adds an LND rule giving the next count=N sends from ni=pattern to to=pattern (both
+// any when absent) of type=T (PUT, GET, ACK, REPLY; any when absent) verdict v.
 func (w *ddWorld) rule(a *ddArgs, v IdealVerdict) error {
-	pat, count := a.pattern("ni"), a.int("count", 1)
+	from, to, count := a.pattern("ni"), a.pattern("to"), a.int("count", 1)
+	var types uint32
+	if a.has("type") {
+		t, ok := ddMsgTypes[a.m["type"]]
+		if !ok {
+			a.fail("type", fmt.Errorf("want PUT, GET, ACK or REPLY"))
+		}
+		types = 1 << t
+	}
 	if a.err != nil {
 		return a.err
 	}
-	w.lnd.AddRule(IdealRule{From: pat, Count: count, Verdict: v})
+	w.lnd.AddRule(IdealRule{From: from, To: to, Types: types, Count: count, Verdict: v})
 	return nil
 }
+
+// ddMsgTypes are the message types a rule can name.
+var ddMsgTypes = map[string]MsgType{"PUT": MsgPUT, "GET": MsgGET, "ACK": MsgACK, "REPLY": MsgREPLY}
 
 // cmdNotify is `notify node=n ni=NID peer=NID up|down [reset]`: n's LND on its NI ni reports
 // peer NID alive or dead (lnet_notify, the report dated now).
@@ -478,21 +547,19 @@ func (w *ddWorld) cmdSetHealth(d *datadriven.TestData) error {
 	return n.SetNIHealth(ni.NID(), v)
 }
 
-// cmdShow is `show routes|health|stats node=n`.
+// cmdShow is `show WHAT node=n`, WHAT one of ddShows.
 func (w *ddWorld) cmdShow(d *datadriven.TestData) (string, error) {
 	a := newArgs(w, d)
 	n := a.node("node")
-	switch {
-	case a.err != nil:
+	if a.err != nil {
 		return "", a.err
-	case a.has("routes"):
-		return ddRoutes(n), nil
-	case a.has("health"):
-		return ddHealth(n), nil
-	case a.has("stats"):
-		return w.ddStats(n), nil
 	}
-	return "", fmt.Errorf("show: want routes, health or stats")
+	for _, s := range ddShows {
+		if a.has(s.what) {
+			return s.f(w, n), nil
+		}
+	}
+	return "", fmt.Errorf("show: want one of %s", ddShowNames())
 }
 
 // ddRoutes prints `lnetctl route show -v` one route a line.
