@@ -20,32 +20,6 @@ func connLines(log []string) []string {
 	return out
 }
 
-func TestGoldenConnect(t *testing.T) {
-	c := newCluster(t, clusterOpt{})
-	c.put(t, 1, 2, 8)
-	c.run(t, sim.Second)
-	if c.lnd.Stats().ConnsCreated != 2 {
-		t.Fatalf("conns %d", c.lnd.Stats().ConnsCreated)
-	}
-	golden(t, "connect", connLines(c.log))
-}
-
-// One stale reject from the peer's CM: the active side reconnects at once and the PUT
-// completes on the second connection.
-func TestGoldenRejectReconnect(t *testing.T) {
-	c := newCluster(t, clusterOpt{})
-	c.f.InjectCMReject(nidAddr(nidOf(2, 0)), ib.RejStaleConn, nil, 1)
-	c.put(t, 1, 2, 1<<20)
-	c.run(t, sim.Second)
-	if ack := c.src[0].last(lnet.EventACK); ack == nil || ack.Status != 0 {
-		t.Fatalf("ACK %+v", ack)
-	}
-	if st := c.lnd.Stats(); st.Reconnects != 1 || st.Rejected != 1 {
-		t.Fatalf("stats %+v", st)
-	}
-	golden(t, "reject_reconnect", c.log)
-}
-
 // The passive side speaks a smaller queue depth: it rejects MSG_QUEUE_SIZE with its own,
 // the active side adopts it and reconnects, and the conn runs with the smaller depth.
 func TestQueueDepthNegotiation(t *testing.T) {

@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -251,26 +249,6 @@ func (c *cluster) run(t testing.TB, d sim.Time) {
 	}
 }
 
-// golden compares lines with testdata/name.golden (rewritten with -update).
-func golden(t *testing.T, name string, lines []string) {
-	t.Helper()
-	got := strings.Join(lines, "\n") + "\n"
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden trace (go test -update rewrites it):\n--- got\n%s--- want\n%s", name, got, want)
-	}
-}
-
 // doneRec is an LNet tracer keeping finished messages.
 type doneRec struct {
 	recs     []lnet.MsgRecord
@@ -281,6 +259,7 @@ func (d *doneRec) MsgAttempt(string, uint64, int, sim.Time, lnet.NID, lnet.NID) 
 func (d *doneRec) MsgDone(r *lnet.MsgRecord)                                    { d.recs = append(d.recs, *r) }
 func (d *doneRec) HealthChange(sim.Time, string, lnet.NID, bool, int, int, lnet.HealthCause) {
 }
+
 func (d *doneRec) NIStatusChange(sim.Time, string, lnet.NID, lnet.NIStatus, lnet.NIStatus) {}
 
 // last returns the last finished message of type t sent (not received) by the node.
