@@ -93,13 +93,7 @@ type NI struct {
 	stats  NIStats
 	hstats NIHealthStats
 
-	// Local recovery (ln_mt_localNIRecovq).
-	inRecovery     bool
-	pingPending    bool
-	recoveryFailed bool
-	pingCount      int
-	nextPing       sim.Time
-	recoveryMD     *MD
+	recoveryState // local recovery (ln_mt_localNIRecovq)
 
 	// LNDData is free for the LND's per-NI state (ni_data).
 	LNDData any
@@ -190,10 +184,7 @@ func (ni *NI) Stats() NIStats { return ni.stats }
 // HealthStats returns the NI's health counters.
 func (ni *NI) HealthStats() NIHealthStats {
 	h := ni.hstats
-	h.PingCount = ni.pingCount
-	if ni.inRecovery {
-		h.NextPing = ni.nextPing.WholeSeconds()
-	}
+	h.PingCount, h.NextPing = ni.pingStats()
 	if ni.fatal {
 		h.FatalError = 1
 	}

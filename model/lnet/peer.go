@@ -117,13 +117,7 @@ type PeerNI struct {
 	stats  PeerNIStats
 	hstats PeerNIHealthStats
 
-	// Peer NI recovery (ln_mt_peerNIRecovq).
-	inRecovery     bool
-	pingPending    bool
-	recoveryFailed bool
-	pingCount      int
-	nextPing       sim.Time
-	recoveryMD     *MD
+	recoveryState // peer NI recovery (ln_mt_peerNIRecovq)
 
 	// LNDData is free for the LND's per-peer-NI state.
 	LNDData any
@@ -160,10 +154,7 @@ func (lpni *PeerNI) Stats() PeerNIStats { return lpni.stats }
 // HealthStats returns the peer NI's health counters.
 func (lpni *PeerNI) HealthStats() PeerNIHealthStats {
 	h := lpni.hstats
-	h.PingCount = lpni.pingCount
-	if lpni.inRecovery {
-		h.NextPing = lpni.nextPing.WholeSeconds()
-	}
+	h.PingCount, h.NextPing = lpni.pingStats()
 	return h
 }
 

@@ -51,13 +51,8 @@ func (n *Node) recoverLocalNIs() {
 			continue
 		}
 		keep = append(keep, ni)
-		if ni.recoveryFailed {
-			ni.recoveryFailed = false
-			if ni.recoveryMD != nil {
-				md := ni.recoveryMD
-				ni.recoveryMD = nil
-				n.mdUnlink(md, 0)
-			}
+		if md := ni.takeFailedPing(); md != nil {
+			n.mdUnlink(md, 0)
 		}
 		if now >= ni.nextPing && !ni.pingPending {
 			due = append(due, ni)
@@ -94,13 +89,8 @@ func (n *Node) recoverPeerNIs() {
 		if lpni.health == MaxHealth {
 			continue
 		}
-		if lpni.recoveryFailed {
-			lpni.recoveryFailed = false
-			if lpni.recoveryMD != nil {
-				md := lpni.recoveryMD
-				lpni.recoveryMD = nil
-				n.mdUnlink(md, 0)
-			}
+		if md := lpni.takeFailedPing(); md != nil {
+			n.mdUnlink(md, 0)
 		}
 		if now >= lpni.nextPing && !lpni.pingPending {
 			due = append(due, lpni)
@@ -138,12 +128,8 @@ func (n *Node) handleRecoveryEvent(ev *Event, local bool, nid NID) {
 		if ni == nil {
 			return
 		}
-		ni.pingPending = false
-		if ev.Unlinked {
-			ni.recoveryMD = nil
-		}
+		ni.pingDone(ev, failed)
 		if failed {
-			ni.recoveryFailed = !ev.Unlinked
 			return
 		}
 		if ev.Type == EventREPLY {
@@ -155,13 +141,7 @@ func (n *Node) handleRecoveryEvent(ev *Event, local bool, nid NID) {
 	if lpni == nil {
 		return
 	}
-	lpni.pingPending = false
-	if ev.Unlinked {
-		lpni.recoveryMD = nil
-	}
-	if failed {
-		lpni.recoveryFailed = !ev.Unlinked
-	}
+	lpni.pingDone(ev, failed)
 }
 
 // nowSeconds is the current time truncated to whole seconds: recovery times are kept in
