@@ -73,7 +73,7 @@ func (f *faultState) runnable(i int, ft *scenarios.Fault) error {
 	switch {
 	case a == nil || !ok:
 		return fmt.Errorf("%w: faults[%d]: action %q is not implemented", ErrUnsupported, i, ft.Action)
-	case a.O2IBOnly && f.c.fab == nil:
+	case a.O2IBOnly && f.cluster.fab == nil:
 		return fmt.Errorf("%w: faults[%d]: %s needs the o2ib backend (the InfiniBand model), not the ideal LND", ErrUnsupported, i, ft.Action)
 	case impl.ideal == nil && impl.o2ib == nil:
 		return fmt.Errorf("%w: faults[%d]: action %q is not implemented", ErrUnsupported, i, ft.Action)
@@ -85,7 +85,7 @@ func (f *faultState) runnable(i int, ft *scenarios.Fault) error {
 func (f *faultState) perform(i int, ft *scenarios.Fault, undo bool) {
 	impl := actionImpls[ft.Action]
 	do := impl.ideal
-	if f.c.fab != nil && impl.o2ib != nil {
+	if f.cluster.fab != nil && impl.o2ib != nil {
 		do = impl.o2ib
 	}
 	if do != nil {
@@ -121,7 +121,7 @@ func idealUp(f *faultState, _ int, ft *scenarios.Fault, _ bool) { f.niUp(ft.NI, 
 func idealPortActive(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 	if k, _, ok := f.hcaNIs(ft.NI); ok && f.fatalHCA[k] {
 		// A fatal HCA raises no PORT_ACTIVE (the loader rejects the plain case).
-		n, nid, _ := f.c.niRef(ft.NI)
+		n, nid, _ := f.cluster.niRef(ft.NI)
 		f.note("port_active", n.name+"/"+nid.String(), "HCA fatal: no PORT_ACTIVE")
 		return
 	}
@@ -141,29 +141,29 @@ func idealNode(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 		f.nodeRestart(ft.Node)
 		return
 	}
-	for _, nid := range f.c.byName[ft.Node].nids {
+	for _, nid := range f.cluster.byName[ft.Node].nids {
 		f.niDown(nid.String(), "node_crash")
 	}
 }
 
 func idealDelay(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
-	_, nid, _ := f.c.niRef(ft.NI)
-	ls := f.c.link[nid]
+	_, nid, _ := f.cluster.niRef(ft.NI)
+	ls := f.cluster.link[nid]
 	if undo {
 		ls.delay -= ft.Delay
-		f.c.link[nid] = ls
+		f.cluster.link[nid] = ls
 		f.note(kind(ft, true), nid.String(), "")
 		return
 	}
 	ls.delay += ft.Delay
-	f.c.link[nid] = ls
+	f.cluster.link[nid] = ls
 	f.note("link_delay", nid.String(), ft.Delay.String())
 }
 
 // routerState stops or restarts a router's routing, as `lnetctl set routing 0|1` on it
 // (router_down, router_up): see lnet.Node.SetRouting.
 func routerState(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
-	n := f.c.byName[ft.Node]
+	n := f.cluster.byName[ft.Node]
 	if n.down {
 		f.note(kind(ft, undo), ft.Node, "node down: nothing to do")
 		return
@@ -173,15 +173,15 @@ func routerState(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 }
 
 func setHealth(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
-	n, nid, _ := f.c.niRef(ft.NI)
+	n, nid, _ := f.cluster.niRef(ft.NI)
 	if err := n.ln.SetNIHealth(nid, ft.Health); err == nil {
 		f.note("set_health", nid.String(), fmt.Sprint(ft.Health))
 	}
 }
 
 func setPeerHealth(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
-	n := f.c.byName[ft.Node]
-	_, nid, _ := f.c.niRef(ft.PeerNI)
+	n := f.cluster.byName[ft.Node]
+	_, nid, _ := f.cluster.niRef(ft.PeerNI)
 	if err := n.ln.SetPeerHealth(nid, ft.Health); err == nil {
 		f.note("set_peer_health", n.name+"/"+nid.String(), fmt.Sprint(ft.Health))
 	}
@@ -200,8 +200,8 @@ func ruleRemove(f *faultState, _ int, ft *scenarios.Fault, _ bool) { f.removeRul
 
 // fabLink takes a port's cable down or up on the InfiniBand model.
 func fabLink(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
-	fb := f.c.fab
-	_, nid, err := f.c.niRef(ft.NI)
+	fb := f.cluster.fab
+	_, nid, err := f.cluster.niRef(ft.NI)
 	if err != nil {
 		return
 	}
@@ -224,8 +224,8 @@ func fabLink(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 
 // fabHCA fails an HCA (IB_EVENT_DEVICE_FATAL) or resets it.
 func fabHCA(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
-	fb := f.c.fab
-	_, nid, err := f.c.niRef(ft.NI)
+	fb := f.cluster.fab
+	_, nid, err := f.cluster.niRef(ft.NI)
 	if err != nil {
 		return
 	}
@@ -261,7 +261,7 @@ func fabNode(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 // crash makes a node and everything in its memory vanish: the HCAs go silent, o2iblnd's and
 // LNet's state is lost without a word to the peers.
 func (f *faultState) crash(name string) {
-	c := f.c
+	c := f.cluster
 	ln := c.byName[name]
 	if ln.down {
 		return
@@ -271,20 +271,20 @@ func (f *faultState) crash(name string) {
 	c.fab.lnd.NodeCrashed(n)
 	ln.down = true
 	ln.ln.Shutdown()
-	c.ws.nodeCrashed(ln)
+	c.workloads.nodeCrashed(ln)
 	f.note("node_crash", name, "")
 }
 
 // reboot brings a crashed node back: the HCAs return and a fresh LNet (new incarnation)
 // starts.
 func (f *faultState) reboot(name string) {
-	c := f.c
+	c := f.cluster
 	ln := c.byName[name]
 	if !ln.down {
 		return
 	}
 	c.fab.nodes[name].Restart()
-	fresh, err := c.newLNet(&c.s.Members[ln.idx])
+	fresh, err := c.newLNet(&c.scenario.Members[ln.idx])
 	if err == nil {
 		ln.ln = fresh
 		err = c.start(ln)
@@ -294,15 +294,15 @@ func (f *faultState) reboot(name string) {
 		return
 	}
 	ln.down = false
-	c.ws.nodeRestarted(ln)
+	c.workloads.nodeRestarted(ln)
 	f.note("node_restart", name, "")
 }
 
 // fabImpair sets a link's packet loss (link_loss: only it has a loss) or extra delay
 // (link_delay), or with undo clears it.
 func fabImpair(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
-	_, nid, _ := f.c.niRef(ft.NI)
-	l := f.c.fab.linkOf(nid)
+	_, nid, _ := f.cluster.niRef(ft.NI)
+	l := f.cluster.fab.linkOf(nid)
 	if l == nil {
 		return
 	}
@@ -322,11 +322,11 @@ func fabImpair(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 
 // fabCMReject makes the next connection attempts to a peer NI fail with a CM reject.
 func fabCMReject(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
-	fb := f.c.fab
+	fb := f.cluster.fab
 	if undo {
 		return
 	}
-	_, nid, err := f.c.niRef(ft.PeerNI)
+	_, nid, err := f.cluster.niRef(ft.PeerNI)
 	if err != nil {
 		return
 	}
@@ -340,7 +340,7 @@ func fabCMReject(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 		priv = o2ib.RejectPrivateData(why, 4)
 	}
 	count := max(ft.Count, 1)
-	fb.f.InjectCMReject(fb.ports[nid].IPs()[0], reason, priv, count)
+	fb.ib.InjectCMReject(fb.ports[nid].IPs()[0], reason, priv, count)
 	f.note("cm_reject", nid.String(), fmt.Sprintf("%s x%d", ft.Reason, count))
 }
 
@@ -348,9 +348,9 @@ func fabCMReject(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 // so connection attempts end in ROUTE_ERROR) or reachable again (sm_up, or sm_down's for:).
 func fabSM(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 	if downs(ft, undo) {
-		f.c.fab.f.SMDown()
+		f.cluster.fab.ib.SMDown()
 	} else {
-		f.c.fab.f.SMUp()
+		f.cluster.fab.ib.SMUp()
 	}
 	f.note(kind(ft, undo), "sm", "")
 }

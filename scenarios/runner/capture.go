@@ -16,7 +16,7 @@ import (
 // parses their traffic as management datagrams), so captured QP numbers are offset by qpnBase.
 type capture struct {
 	file *atomicFile
-	w    *pcap.Writer
+	pcap *pcap.Writer
 	err  error
 	buf  []byte
 	pad  []byte
@@ -32,7 +32,7 @@ func newCapture(path string, link pcap.Link) (*capture, error) {
 		_ = f.finish(false, nil)
 		return nil, err
 	}
-	return &capture{file: f, w: w}, nil
+	return &capture{file: f, pcap: w}, nil
 }
 
 // nid8 converts a NID to the 8-byte wire form.
@@ -84,7 +84,7 @@ func (c *capture) MsgPosted(ev *o2ib.MsgEvent) {
 		srcQPN, dstQPN = cmQPN, cmQPN
 	}
 	c.buf = m.AppendTo(c.buf[:0])
-	c.err = c.w.Write(&pcap.Packet{Time: ev.Time, Src: endpoint(ev.Src, ev.SrcLID, srcQPN), Dst: endpoint(ev.Dst, ev.DstLID, dstQPN),
+	c.err = c.pcap.Write(&pcap.Packet{Time: ev.Time, Src: endpoint(ev.Src, ev.SrcLID, srcQPN), Dst: endpoint(ev.Dst, ev.DstLID, dstQPN),
 		Opcode: pcap.OpSendOnly, PSN: uint32(ev.Seq), Payload: c.buf})
 }
 
@@ -127,7 +127,7 @@ func (c *capture) RDMAPosted(ev *o2ib.RDMAEvent) {
 	if c.err != nil {
 		return
 	}
-	c.err = c.w.Write(&pcap.Packet{Time: ev.Time, Src: endpoint(ev.Src, ev.SrcLID, ev.SrcQPN+qpnBase), Dst: endpoint(ev.Dst, ev.DstLID, ev.DstQPN+qpnBase),
+	c.err = c.pcap.Write(&pcap.Packet{Time: ev.Time, Src: endpoint(ev.Src, ev.SrcLID, ev.SrcQPN+qpnBase), Dst: endpoint(ev.Dst, ev.DstLID, ev.DstQPN+qpnBase),
 		Opcode: pcap.OpWriteOnly, PSN: uint32(ev.Seq), RKey: ev.RKey, DMALen: uint32(ev.Bytes)})
 }
 
@@ -138,7 +138,7 @@ func (c *capture) ConnChange(*o2ib.ConnEvent) {}
 func (c *capture) close(ok bool) error {
 	err := c.err
 	if err == nil {
-		err = c.w.Flush()
+		err = c.pcap.Flush()
 	}
 	return c.file.finish(ok, err)
 }

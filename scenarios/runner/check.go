@@ -17,7 +17,8 @@ type prepared struct {
 }
 
 // prepare builds s with seed on backend as a run starts: every error a run can meet before
-// its first event (outside its own output files) comes from here.
+// its first event (outside its own output files) comes from here. Each part gets what it
+// depends on through its constructor; wire then sets the back-pointers that close cycles.
 func prepare(s *scenarios.Scenario, seed uint64, backend string) (*prepared, error) {
 	p := &prepared{col: newCollector()}
 	p.ts = &tracerSet{list: []lnet.Tracer{p.col}}
@@ -25,20 +26,28 @@ func prepare(s *scenarios.Scenario, seed uint64, backend string) (*prepared, err
 	if p.c, err = buildCluster(s, seed, p.ts, backend); err != nil {
 		return nil, err
 	}
-	p.col.c = p.c
 	if p.ws, err = newWorkloads(p.c, s); err != nil {
 		return nil, err
 	}
-	p.col.wl, p.c.ws = p.ws, p.ws
 	if p.faults, err = newFaults(p.c, s); err != nil {
 		return nil, err
 	}
-	if p.ch, err = newChecker(p.c, s, p.ws); err != nil {
+	if p.ch, err = newChecker(p.c, s, p.ws, p.faults); err != nil {
 		return nil, err
 	}
-	p.ch.f = p.faults
-	p.col.ch, p.ws.ch = p.ch, p.ch
+	p.wire()
 	return p, nil
+}
+
+// wire sets the only back-pointers assigned after construction, each closing a cycle: the
+// collector is the cluster's tracer, so it exists before the cluster, workloads and checker
+// it reports to; the cluster re-posts the workloads' buffers when a node restarts, and the
+// workloads exist only once the cluster does; the workloads feed the checker, which is built
+// from them.
+func (p *prepared) wire() {
+	p.col.cluster, p.col.workloads, p.col.checker = p.c, p.ws, p.ch
+	p.c.workloads = p.ws
+	p.ws.checker = p.ch
 }
 
 // Check builds s on backend as Run does and discards it without simulating anything: it

@@ -28,16 +28,16 @@ type node struct {
 
 // cluster is the simulated system of one run.
 type cluster struct {
-	s      *scenarios.Scenario
-	k      *sim.Kernel
-	nodes  []*node
-	byName map[string]*node    // lookups only
-	owner  map[lnet.NID]*node  // NID -> node (lookups only)
-	lnds   map[string]lnet.LND // net name -> LND (lookups only)
-	ideal  *lnet.IdealLND
-	fab    *fabric // o2ib backend; nil on the ideal backend
-	tr     lnet.Tracer
-	ws     *workloads // set once the workloads exist (node restarts re-post their buffers)
+	scenario  *scenarios.Scenario
+	k         *sim.Kernel
+	nodes     []*node
+	byName    map[string]*node    // lookups only
+	owner     map[lnet.NID]*node  // NID -> node (lookups only)
+	lnds      map[string]lnet.LND // net name -> LND (lookups only)
+	ideal     *lnet.IdealLND
+	fab       *fabric // o2ib backend; nil on the ideal backend
+	tracer    lnet.Tracer
+	workloads *workloads // set once the workloads exist (node restarts re-post their buffers)
 	// Ideal backend state: per NI, its fault state and when its port is free to send and to
 	// receive next (lookups only).
 	link   map[lnet.NID]linkState
@@ -148,7 +148,7 @@ func sharedPorts(s *scenarios.Scenario) error {
 // buildCluster creates the kernel and one LNet node per member, with its NIs, configured
 // peers and the run's tracer, and starts every node.
 func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend string) (*cluster, error) {
-	c := &cluster{s: s, k: sim.New(seed), byName: map[string]*node{}, owner: map[lnet.NID]*node{}, lnds: map[string]lnet.LND{},
+	c := &cluster{scenario: s, k: sim.New(seed), byName: map[string]*node{}, owner: map[lnet.NID]*node{}, lnds: map[string]lnet.LND{},
 		link: map[lnet.NID]linkState{}, txFree: map[lnet.NID]sim.Time{}, rxFree: map[lnet.NID]sim.Time{},
 		rate: float64(s.Fabric.LinkRate.BytesPerSecond()) / 1e9}
 	switch backend {
@@ -167,7 +167,7 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend st
 	default:
 		return nil, fmt.Errorf("unknown backend %q (use o2ib or ideal)", backend)
 	}
-	c.tr = tr
+	c.tracer = tr
 	for i := range s.Members {
 		m := &s.Members[i]
 		n := &node{name: m.Name, idx: i}
@@ -227,14 +227,14 @@ func (c *cluster) newLNet(m *scenarios.Member) (*lnet.Node, error) {
 			return nil, fmt.Errorf("node %s: %w", m.Name, err)
 		}
 	}
-	ln.SetTracer(c.tr)
+	ln.SetTracer(c.tracer)
 	return ln, nil
 }
 
 // start adds a node's configured peers, then its selection policies (the order of an lnetctl
 // import: router rules see the routes, peer rules the configured peers), and starts its LNet.
 func (c *cluster) start(n *node) error {
-	m := &c.s.Members[n.idx]
+	m := &c.scenario.Members[n.idx]
 	for _, p := range m.Peers {
 		primary, err := toNID(p.PrimaryNID)
 		if err != nil {
@@ -279,7 +279,7 @@ func (c *cluster) lndFor(net string) lnet.LND {
 
 // niRef resolves an NI reference (member:index, member, or a NID) checked by Load.
 func (c *cluster) niRef(ref string) (*node, lnet.NID, error) {
-	m, i, err := c.s.ResolveNI(ref)
+	m, i, err := c.scenario.ResolveNI(ref)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -295,7 +295,7 @@ func (c *cluster) members(names []string) []*node {
 	}
 	var out []*node
 	for _, n := range c.nodes {
-		if want[n.name] || want[c.s.Members[n.idx].Group] {
+		if want[n.name] || want[c.scenario.Members[n.idx].Group] {
 			out = append(out, n)
 		}
 	}

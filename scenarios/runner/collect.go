@@ -25,17 +25,17 @@ type attempt struct {
 // directory as they happen and feeds the expectations' accumulators, keeping only what
 // messages still in flight need: memory stays bounded however long the run.
 type collector struct {
-	c       *cluster
-	wl      *workloads
-	ch      *checker
-	out     *record.Run          // nil: no results directory
-	pending map[msgKey][]attempt // attempts of messages not yet finalized (lookups only)
-	free    [][]attempt          // emptied attempt slices of finalized messages, for reuse
-	hops    []string
-	names   nidNames
-	msgs    int
-	failed  int
-	health  []record.HealthChange // kept: few, and the story prints them
+	cluster   *cluster
+	workloads *workloads
+	checker   *checker
+	out       *record.Run          // nil: no results directory
+	pending   map[msgKey][]attempt // attempts of messages not yet finalized (lookups only)
+	free      [][]attempt          // emptied attempt slices of finalized messages, for reuse
+	hops      []string
+	names     nidNames
+	msgs      int
+	failed    int
+	health    []record.HealthChange // kept: few, and the story prints them
 }
 
 func newCollector() *collector {
@@ -94,12 +94,12 @@ func (col *collector) MsgDone(r *lnet.MsgRecord) {
 	k := msgKey{r.Node, r.ID}
 	atts := col.pending[k]
 	delete(col.pending, k)
-	w := col.wl.attribute(r)
+	w := col.workloads.attribute(r)
 	col.msgs++
 	if !msgOK(r) {
 		col.failed++
 	}
-	col.ch.onMsg(r, w, atts)
+	col.checker.onMsg(r, w, atts)
 	if col.out != nil {
 		col.hops = col.hops[:0]
 		for _, a := range atts {

@@ -24,12 +24,12 @@ func onNode(run cmdFunc) cfgFunc {
 // runs nothing, as lnetctl on a crashed node cannot) and its outcome is recorded.
 func command(run cfgFunc) actionFunc {
 	return func(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
-		n := f.c.byName[ft.Node]
+		n := f.cluster.byName[ft.Node]
 		text := strings.TrimPrefix(ft.Lnetctl, "lnetctl ")
 		if undo {
 			text = scenarios.LookupAction(ft.Action).Undo + " (for: of " + text + ")"
 		}
-		rec := record.Command{Time: f.c.k.Now(), Node: ft.Node, Name: ft.Name, Command: text}
+		rec := record.Command{Time: f.cluster.k.Now(), Node: ft.Node, Name: ft.Name, Command: text}
 		if b := f.cmdBlocked(n, ft); b != nil {
 			rec.Result, rec.Detail = b.Result, b.Detail
 		} else {
@@ -40,8 +40,8 @@ func command(run cfgFunc) actionFunc {
 			}
 		}
 		f.cmds = append(f.cmds, rec)
-		if f.tl != nil {
-			f.tl.fault(rec.Time, "lnetctl "+ft.Action, ft.Node)
+		if f.timeline != nil {
+			f.timeline.fault(rec.Time, "lnetctl "+ft.Action, ft.Node)
 		}
 	}
 }
@@ -174,8 +174,8 @@ func netSet(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 // a local NI.
 func connsPerPeer(f *faultState, n *node, c *scenarios.Command, all bool) (int, string) {
 	set := func(ni *lnet.NI) {
-		if f.c.fab != nil {
-			f.c.fab.lnd.SetConnsPerPeer(ni, c.Value)
+		if f.cluster.fab != nil {
+			f.cluster.fab.lnd.SetConnsPerPeer(ni, c.Value)
 		}
 	}
 	if all {

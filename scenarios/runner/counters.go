@@ -172,7 +172,7 @@ func whichNID(ln *lnet.Node, nids []string) map[string]any {
 // simulated HCA has no NUMA node) and the NI's CPTs.
 func showNets(c *cluster, n *node) []lnet.NetShow {
 	nets := n.ln.ShowNets()
-	m := c.s.Member(n.name)
+	m := c.scenario.Member(n.name)
 	cpts := cptList(n.ln.Tunables().CPTs)
 	for i := range nets {
 		for j := range nets[i].NIs {

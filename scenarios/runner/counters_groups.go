@@ -51,7 +51,7 @@ func groupCounters(c *cluster) map[string]any {
 	var order []string
 	members := map[string][]*node{}
 	for _, n := range c.nodes {
-		g := c.s.Members[n.idx].Group
+		g := c.scenario.Members[n.idx].Group
 		if g == "" {
 			g = n.name
 		}

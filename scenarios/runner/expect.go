@@ -20,14 +20,14 @@ const (
 // time; record checks accumulate as messages and operations complete (acc), so nothing is
 // kept per message.
 type checker struct {
-	c       *cluster
-	s       *scenarios.Scenario
-	ws      *workloads
-	f       *faultState // lnetctl command outcomes
-	hid     sim.HandlerID
-	fromVal []int64 // value snapshotted at From (health, stats)
-	acc     []accum
-	results []record.Expectation
+	cluster   *cluster
+	scenario  *scenarios.Scenario
+	workloads *workloads
+	faults    *faultState // lnetctl command outcomes
+	hid       sim.HandlerID
+	fromVal   []int64 // value snapshotted at From (health, stats)
+	acc       []accum
+	results   []record.Expectation
 }
 
 // accum is a record check's running value.
@@ -40,8 +40,10 @@ type accum struct {
 	lat   hist       // latency
 }
 
-func newChecker(c *cluster, s *scenarios.Scenario, ws *workloads) (*checker, error) {
-	ch := &checker{c: c, s: s, ws: ws, fromVal: make([]int64, len(s.Expect)), acc: make([]accum, len(s.Expect)), results: make([]record.Expectation, len(s.Expect))}
+// newChecker prepares s's expectations over cluster c, its workloads ws and its fault
+// timeline f (whose lnetctl command outcomes some expectations read).
+func newChecker(c *cluster, s *scenarios.Scenario, ws *workloads, f *faultState) (*checker, error) {
+	ch := &checker{cluster: c, scenario: s, workloads: ws, faults: f, fromVal: make([]int64, len(s.Expect)), acc: make([]accum, len(s.Expect)), results: make([]record.Expectation, len(s.Expect))}
 	ch.hid = c.k.Register(ch)
 	for i := range s.Expect {
 		e := &s.Expect[i]
@@ -102,7 +104,7 @@ func (ch *checker) pathCount(e *scenarios.Expectation, a *accum, r *lnet.MsgReco
 		if a.wi >= 0 {
 			o := *r
 			o.Node = origin.name
-			w = ch.ws.attribute(&o)
+			w = ch.workloads.attribute(&o)
 		}
 	}
 	if a.wi >= 0 && w != a.wi {
@@ -122,8 +124,8 @@ func inWindow(e *scenarios.Expectation, t sim.Time) bool { return t >= e.From &&
 // onMsg feeds a finalized message (attributed to workload w, -1 none) to the message, path and
 // (message) latency checks.
 func (ch *checker) onMsg(r *lnet.MsgRecord, w int, atts []attempt) {
-	for i := range ch.s.Expect {
-		e := &ch.s.Expect[i]
+	for i := range ch.scenario.Expect {
+		e := &ch.scenario.Expect[i]
 		a := &ch.acc[i]
 		if e.Check == "path" {
 			a.n += ch.pathCount(e, a, r, w, atts)
@@ -164,9 +166,9 @@ func (ch *checker) onMsg(r *lnet.MsgRecord, w int, atts []attempt) {
 // onOp feeds a finished workload operation to the operations, latency and throughput
 // checks.
 func (ch *checker) onOp(o *op) {
-	w := o.stream.w.idx
-	for i := range ch.s.Expect {
-		e := &ch.s.Expect[i]
+	w := o.stream.workload.idx
+	for i := range ch.scenario.Expect {
+		e := &ch.scenario.Expect[i]
 		a := &ch.acc[i]
 		if !inWindow(e, o.end) || (a.wi >= 0 && w != a.wi) {
 			continue
@@ -205,22 +207,22 @@ func stateCheck(e *scenarios.Expectation) bool {
 // schedule queues the snapshots and evaluations of state checks. Expectations evaluated at
 // the end of the run are queued too, so they see the state at exactly Duration.
 func (ch *checker) schedule() {
-	for i := range ch.s.Expect {
-		e := &ch.s.Expect[i]
+	for i := range ch.scenario.Expect {
+		e := &ch.scenario.Expect[i]
 		if !stateCheck(e) {
 			continue
 		}
 		if e.Check == "stats" || e.Changed != nil && e.Check != "lnetctl" {
-			ch.c.k.Schedule(e.From, ch.hid, evExpectFrom, uint64(i))
+			ch.cluster.k.Schedule(e.From, ch.hid, evExpectFrom, uint64(i))
 		}
-		ch.c.k.Schedule(e.At, ch.hid, evExpectAt, uint64(i))
+		ch.cluster.k.Schedule(e.At, ch.hid, evExpectAt, uint64(i))
 	}
 }
 
 // Handle snapshots or evaluates expectation arg.
 func (ch *checker) Handle(kind int, arg uint64) {
 	i := int(arg)
-	e := &ch.s.Expect[i]
+	e := &ch.scenario.Expect[i]
 	if e.Check == "lnetctl" {
 		ch.results[i] = ch.lnetctl(e)
 		return
@@ -250,7 +252,7 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 	switch e.Check {
 	case "health":
 		if e.PeerNI != "" {
-			_, nid, err := ch.c.niRef(e.PeerNI)
+			_, nid, err := ch.cluster.niRef(e.PeerNI)
 			if err != nil {
 				return 0, err
 			}
@@ -265,7 +267,7 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 			}
 			return best, nil
 		}
-		n, nid, err := ch.c.niRef(e.NI)
+		n, nid, err := ch.cluster.niRef(e.NI)
 		if err != nil {
 			return 0, err
 		}
@@ -276,7 +278,7 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 		}
 		return 0, fmt.Errorf("NI %s not found", nid)
 	case "ni_status":
-		n, nid, err := ch.c.niRef(e.NI)
+		n, nid, err := ch.cluster.niRef(e.NI)
 		if err != nil {
 			return 0, err
 		}
@@ -303,11 +305,11 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 		}
 		return sum, nil
 	case "route":
-		n := ch.c.byName[e.Node]
+		n := ch.cluster.byName[e.Node]
 		if n == nil {
 			return 0, fmt.Errorf("route check needs node")
 		}
-		_, gw, err := ch.c.niRef(e.Gateway)
+		_, gw, err := ch.cluster.niRef(e.Gateway)
 		if err != nil {
 			if gw, err = lnet.ParseNID(e.Gateway); err != nil {
 				return 0, err
@@ -335,9 +337,9 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 
 func (ch *checker) observers(name string) []*node {
 	if name == "" {
-		return ch.c.nodes
+		return ch.cluster.nodes
 	}
-	if n := ch.c.byName[name]; n != nil {
+	if n := ch.cluster.byName[name]; n != nil {
 		return []*node{n}
 	}
 	return nil // the loader makes names canonical; an unknown one observes nothing
@@ -362,8 +364,8 @@ func counter(c lnet.Counters, name string) (int64, bool) {
 // finish evaluates the checks computed from the run's records (messages, operations, path,
 // latency, throughput, nothing_lost); state checks were evaluated at their time.
 func (ch *checker) finish() []record.Expectation {
-	for i := range ch.s.Expect {
-		e := &ch.s.Expect[i]
+	for i := range ch.scenario.Expect {
+		e := &ch.scenario.Expect[i]
 		if stateCheck(e) {
 			if ch.results[i].Name == "" { // At beyond the run's end cannot happen (validated)
 				ch.results[i] = record.Expectation{Name: e.Name, Detail: "not evaluated"}
@@ -381,7 +383,7 @@ func (ch *checker) finish() []record.Expectation {
 }
 
 func (ch *checker) workloadIndex(name string) int {
-	for _, w := range ch.ws.list {
+	for _, w := range ch.workloads.list {
 		if w.spec.Name == name {
 			return w.idx
 		}
@@ -414,8 +416,8 @@ func (ch *checker) recordValue(i int, e *scenarios.Expectation) (int64, string, 
 		return int64(bps), fmt.Sprintf("%.3f Gb/s", bps/1e9), nil
 	case "nothing_lost":
 		var lost, dup int64
-		limit := ch.s.Duration - 2*ch.s.LNet.TransactionTimeout
-		for _, w := range ch.ws.list {
+		limit := ch.scenario.Duration - 2*ch.scenario.LNet.TransactionTimeout
+		for _, w := range ch.workloads.list {
 			if a.wi >= 0 && w.idx != a.wi {
 				continue
 			}
@@ -482,7 +484,7 @@ func (ch *checker) judge(e *scenarios.Expectation, i int, v int64, detail string
 // with e's status.
 func (ch *checker) commandCheck(e *scenarios.Expectation) record.Expectation {
 	res := record.Expectation{Name: e.Name}
-	rec, ok := ch.f.commandResult(e.Fault)
+	rec, ok := ch.faults.commandResult(e.Fault)
 	if !ok {
 		res.Detail = fmt.Sprintf("command %s has not run by %s, want %s", e.Fault, e.At, e.Status)
 		return res

@@ -22,12 +22,12 @@ const retryExhaustion = 6 * 67108864 * sim.Nanosecond
 
 // faultState is the fault timeline of a run.
 type faultState struct {
-	c       *cluster
-	s       *scenarios.Scenario
-	hid     sim.HandlerID
-	records []record.Fault
-	cmds    []record.Command // lnetctl commands run, in order
-	pings   []*cmdPing       // lnetctl pings, by index (evCmdPingTimeout)
+	cluster  *cluster
+	scenario *scenarios.Scenario
+	hid      sim.HandlerID
+	records  []record.Fault
+	cmds     []record.Command // lnetctl commands run, in order
+	pings    []*cmdPing       // lnetctl pings, by index (evCmdPingTimeout)
 	// prevGlobal is, per lnetctl set command with for:, the value its undo restores
 	// (lookups only).
 	prevGlobal map[*scenarios.Command]int
@@ -38,7 +38,7 @@ type faultState struct {
 	delayRules [][]ruleRef
 	pastHits   []uint64
 	rnd        []*sim.Stream
-	tl         *timeline       // nil unless a trace is written
+	timeline   *timeline       // nil unless a trace is written
 	fatalHCA   map[hcaKey]bool // ideal backend: HCAs failed by hca_fatal (lookups only)
 }
 
@@ -49,7 +49,7 @@ type ruleRef struct {
 }
 
 func newFaults(c *cluster, s *scenarios.Scenario) (*faultState, error) {
-	f := &faultState{c: c, s: s, dropRules: make([][]ruleRef, len(s.Faults)), delayRules: make([][]ruleRef, len(s.Faults)),
+	f := &faultState{cluster: c, scenario: s, dropRules: make([][]ruleRef, len(s.Faults)), delayRules: make([][]ruleRef, len(s.Faults)),
 		pastHits: make([]uint64, len(s.Faults)), rnd: make([]*sim.Stream, len(s.Faults)), fatalHCA: map[hcaKey]bool{},
 		prevGlobal: map[*scenarios.Command]int{}}
 	f.hid = c.k.Register(f)
@@ -71,14 +71,14 @@ func newFaults(c *cluster, s *scenarios.Scenario) (*faultState, error) {
 
 // schedule queues every fault's first occurrence.
 func (f *faultState) schedule() {
-	for i := range f.s.Faults {
-		ft := &f.s.Faults[i]
+	for i := range f.scenario.Faults {
+		ft := &f.scenario.Faults[i]
 		at := ft.At
 		if ft.Rate > 0 {
 			at += f.rnd[i].ExpTime(sim.Time(float64(sim.Second) / ft.Rate))
 		}
-		if at <= f.s.Duration {
-			f.c.k.Schedule(at, f.hid, evFaultApply, uint64(i))
+		if at <= f.scenario.Duration {
+			f.cluster.k.Schedule(at, f.hid, evFaultApply, uint64(i))
 		}
 	}
 }
@@ -90,17 +90,17 @@ func (f *faultState) Handle(kind int, arg uint64) {
 		f.pings[i].timedOut()
 		return
 	}
-	ft := &f.s.Faults[i]
-	now := f.c.k.Now()
+	ft := &f.scenario.Faults[i]
+	now := f.cluster.k.Now()
 	if kind == evFaultUndo {
 		f.perform(i, ft, true)
 		return
 	}
 	f.perform(i, ft, false)
 	if ft.For > 0 {
-		f.c.k.After(ft.For, f.hid, evFaultUndo, arg)
+		f.cluster.k.After(ft.For, f.hid, evFaultUndo, arg)
 	}
-	until := f.s.Duration
+	until := f.scenario.Duration
 	if ft.Until > 0 {
 		until = min(until, ft.Until)
 	}
@@ -114,14 +114,14 @@ func (f *faultState) Handle(kind int, arg uint64) {
 		return
 	}
 	if next <= until {
-		f.c.k.Schedule(next, f.hid, evFaultApply, arg)
+		f.cluster.k.Schedule(next, f.hid, evFaultApply, arg)
 	}
 }
 
 func (f *faultState) note(kind, target, detail string) {
-	f.records = append(f.records, record.Fault{Time: f.c.k.Now(), Kind: kind, Target: target, Detail: detail, Hits: 1})
-	if f.tl != nil {
-		f.tl.fault(f.c.k.Now(), kind, target)
+	f.records = append(f.records, record.Fault{Time: f.cluster.k.Now(), Kind: kind, Target: target, Detail: detail, Hits: 1})
+	if f.timeline != nil {
+		f.timeline.fault(f.cluster.k.Now(), kind, target)
 	}
 }
 
@@ -131,13 +131,13 @@ var anyNID = lnet.NIDPattern{NID: lnet.AnyNID}
 // node's NI turns fatal (PORT_ERR) and every send from or to it fails with REMOTE_DROPPED
 // (a send completion error; see cluster.idealVerdict).
 func (f *faultState) niDown(ref, kind string) {
-	n, nid, err := f.c.niRef(ref)
+	n, nid, err := f.cluster.niRef(ref)
 	if err != nil {
 		return
 	}
-	ls := f.c.link[nid]
+	ls := f.cluster.link[nid]
 	ls.down++
-	f.c.link[nid] = ls
+	f.cluster.link[nid] = ls
 	if ls.down == 1 {
 		for _, ni := range n.ln.NIs() {
 			if ni.NID() == nid {
@@ -156,20 +156,20 @@ func (f *faultState) nodeRestart(name string) {
 			delete(f.fatalHCA, k)
 		}
 	}
-	for _, nid := range f.c.byName[name].nids {
+	for _, nid := range f.cluster.byName[name].nids {
 		f.niUp(nid.String(), "node_restart")
 	}
 }
 
 // niUp undoes every niDown of an NI (link_up, port_active, hca_recover, node_restart).
 func (f *faultState) niUp(ref, kind string) {
-	n, nid, err := f.c.niRef(ref)
+	n, nid, err := f.cluster.niRef(ref)
 	if err != nil {
 		return
 	}
-	if ls := f.c.link[nid]; ls.down > 0 {
+	if ls := f.cluster.link[nid]; ls.down > 0 {
 		ls.down = 0
-		f.c.link[nid] = ls
+		f.cluster.link[nid] = ls
 		for _, ni := range n.ln.NIs() {
 			if ni.NID() == nid {
 				n.ln.SetNIFatal(ni, false)
@@ -187,12 +187,12 @@ type hcaKey struct {
 
 // hcaNIs returns the HCA behind NI ref and the NIDs of every NI of its node on that HCA.
 func (f *faultState) hcaNIs(ref string) (hcaKey, []string, bool) {
-	m, i, err := f.s.ResolveNI(ref)
+	m, i, err := f.scenario.ResolveNI(ref)
 	if err != nil {
 		return hcaKey{}, nil, false
 	}
 	k := hcaKey{m.Name, m.NIs[i].HCA}
-	n := f.c.byName[m.Name]
+	n := f.cluster.byName[m.Name]
 	var nids []string
 	for j, ni := range m.NIs {
 		if ni.HCA == k.hca {
@@ -231,9 +231,9 @@ func (f *faultState) hcaRecover(ref string) {
 // ruleNodes are the nodes a rule is added on: Node, or every node.
 func (f *faultState) ruleNodes(ft *scenarios.Fault) []*node {
 	if ft.Node != "" {
-		return []*node{f.c.byName[ft.Node]}
+		return []*node{f.cluster.byName[ft.Node]}
 	}
-	return f.c.nodes
+	return f.cluster.nodes
 }
 
 func (f *faultState) pattern(ref string) lnet.NIDPattern {
@@ -245,7 +245,7 @@ func (f *faultState) pattern(ref string) lnet.NIDPattern {
 			return p
 		}
 	}
-	if _, nid, err := f.c.niRef(ref); err == nil {
+	if _, nid, err := f.cluster.niRef(ref); err == nil {
 		return lnet.NIDPattern{NID: nid}
 	}
 	p, _ := lnet.ParseNIDPattern(ref)
@@ -310,8 +310,8 @@ func (f *faultState) delRule(ref ruleRef) {
 
 // removeRules removes the rules added by earlier faults with the same name.
 func (f *faultState) removeRules(ft *scenarios.Fault) {
-	for i := range f.s.Faults {
-		other := &f.s.Faults[i]
+	for i := range f.scenario.Faults {
+		other := &f.scenario.Faults[i]
 		if other.Name != ft.Name || !strings.HasSuffix(other.Action, "_add") {
 			continue
 		}

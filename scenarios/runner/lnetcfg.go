@@ -15,8 +15,8 @@ func (c *cluster) lnetUser(n *node) bool {
 	if n.stopped {
 		return false // lustre_stop released the workload's reference
 	}
-	for i := range c.s.Workload {
-		w := &c.s.Workload[i]
+	for i := range c.scenario.Workload {
+		w := &c.scenario.Workload[i]
 		for _, m := range c.members(append(append([]string{}, w.From...), w.To...)) {
 			if m == n {
 				return true
@@ -36,7 +36,7 @@ func lnetUnconfigure(f *faultState, n *node, c *scenarios.Command, undo bool) (i
 	if undo {
 		return lnetConfigure(f, n, c, false)
 	}
-	if f.c.lnetUser(n) {
+	if f.cluster.lnetUser(n) {
 		return lnet.EBUSY, "a workload uses LNet on this node"
 	}
 	if n.unconfigured {
@@ -55,8 +55,8 @@ func lnetConfigure(f *faultState, n *node, _ *scenarios.Command, _ bool) (int, s
 	if !n.unconfigured {
 		return 0, "already configured"
 	}
-	c := f.c
-	fresh, err := c.newLNet(&c.s.Members[n.idx])
+	c := f.cluster
+	fresh, err := c.newLNet(&c.scenario.Members[n.idx])
 	if err == nil {
 		n.ln = fresh
 		err = c.start(n)
@@ -73,18 +73,18 @@ func lnetConfigure(f *faultState, n *node, _ *scenarios.Command, _ bool) (int, s
 // (-1: the module's value); on the o2ib backend it uses the port whose IPoIB address it
 // has, so a second net on an interface shares its port.
 func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) {
-	cl := f.c
+	cl := f.cluster
 	nid, err := lnet.ParseNID(c.NIDs[0])
 	if err != nil {
 		return lnet.EINVAL, err.Error()
 	}
-	if err := n.ln.ConfigNI(nid, cl.lndFor(c.Net), netAddTunables(cl.s, c)); err != nil {
+	if err := n.ln.ConfigNI(nid, cl.lndFor(c.Net), netAddTunables(cl.scenario, c)); err != nil {
 		return lnet.ErrnoOf(err), err.Error()
 	}
 	cl.owner[nid] = n
 	if cl.fab != nil {
 		a := nid.Addr()
-		if p := cl.fab.f.PortByIP(netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)})); p != nil {
+		if p := cl.fab.ib.PortByIP(netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)})); p != nil {
 			cl.fab.ports[nid] = p
 		}
 	}
@@ -132,7 +132,7 @@ func netDel(_ *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 // mount loads LNet with its module parameters); the targets are posted again and the streams
 // resume.
 func lustreState(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
-	n := f.c.byName[ft.Node]
+	n := f.cluster.byName[ft.Node]
 	what := kind(ft, undo)
 	switch {
 	case n.down:
@@ -146,7 +146,7 @@ func lustreState(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 		}
 		n.targets = n.targets[:0]
 		n.stopped = true
-		f.c.ws.abortFrom(n)
+		f.cluster.workloads.abortFrom(n)
 		f.note(what, n.name, "")
 	case n.stopped:
 		if n.unconfigured {
@@ -156,7 +156,7 @@ func lustreState(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 			}
 		}
 		n.stopped = false
-		f.c.ws.nodeRestarted(n)
+		f.cluster.workloads.nodeRestarted(n)
 		f.note(what, n.name, "")
 	}
 }

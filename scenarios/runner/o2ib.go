@@ -19,7 +19,7 @@ const (
 
 // fabric is the o2ib backend's InfiniBand model of the cluster.
 type fabric struct {
-	f     *ib.Fabric
+	ib    *ib.Fabric
 	lnd   *o2ib.LND
 	nodes map[string]*ib.Node   // member name -> node (lookups only)
 	ports map[lnet.NID]*ib.Port // NI -> the HCA port its NID is the IPoIB address of
@@ -82,8 +82,8 @@ func switchFor(f *ib.Fabric, s *scenarios.Scenario, hostPorts int) (func(i int) 
 // each port its NI's address as IPoIB address, and creates the o2iblnd serving every o2ib net
 // with the scenario's module parameters.
 func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
-	fb := &fabric{f: ib.New(k, ib.Config{SwitchLatency: s.Fabric.SwitchLatency}), nodes: map[string]*ib.Node{}, ports: map[lnet.NID]*ib.Port{}}
-	fb.lnd = o2ib.New(fb.f)
+	fb := &fabric{ib: ib.New(k, ib.Config{SwitchLatency: s.Fabric.SwitchLatency}), nodes: map[string]*ib.Node{}, ports: map[lnet.NID]*ib.Port{}}
+	fb.lnd = o2ib.New(fb.ib)
 	// Per-net parameters, in sorted net order (no map order reaches the run).
 	nets := make([]string, 0, len(s.O2IB))
 	for name := range s.O2IB {
@@ -103,7 +103,7 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 	for i := range s.Members {
 		hostPorts += s.Members[i].HostPorts()
 	}
-	attach, err := switchFor(fb.f, s, hostPorts)
+	attach, err := switchFor(fb.ib, s, hostPorts)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 	spec := ib.LinkSpec{Rate: ib.Rate{Mbps: int64(s.Fabric.LinkRate) / 1_000_000}, Latency: s.Fabric.LinkLatency, MTU: s.Fabric.MTU}
 	for i := range s.Members {
 		m := &s.Members[i]
-		n := fb.f.AddNode(m.Name)
+		n := fb.ib.AddNode(m.Name)
 		fb.nodes[m.Name] = n
 		nports := map[int]int{} // HCA index -> ports it needs
 		maxHCA := -1
@@ -126,7 +126,7 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 			}
 			hcas[h] = n.AddHCA(fmt.Sprintf("mlx5_%d", h), nports[h])
 			for p := 1; p <= nports[h]; p++ {
-				fb.f.Connect(hcas[h].Port(p), attach(portIdx), spec)
+				fb.ib.Connect(hcas[h].Port(p), attach(portIdx), spec)
 				portIdx++
 			}
 		}

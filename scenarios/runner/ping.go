@@ -34,13 +34,13 @@ type cmdPing struct {
 // REPLY by the timeout (1 s by default, as lnetctl's; at most 180 s): the MD is unlinked and
 // the ping fails with EIO, as lnet_ping reports it. The outcome is recorded when it ends.
 func pingCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
-	n := f.c.byName[ft.Node]
+	n := f.cluster.byName[ft.Node]
 	for _, s := range ft.Cmd.NIDs {
 		target, err := lnet.ParseNID(s)
 		if err != nil {
 			continue
 		}
-		p := &cmdPing{f: f, n: n, ft: ft, target: target, start: f.c.k.Now()}
+		p := &cmdPing{f: f, n: n, ft: ft, target: target, start: f.cluster.k.Now()}
 		if reason := f.cmdBlocked(n, ft); reason != nil {
 			p.record(reason.Result, reason.Detail)
 			continue
@@ -70,7 +70,7 @@ func (p *cmdPing) send(idx int) {
 	if c.Value == 0 {
 		timeout = pingTimeoutDefault
 	}
-	p.f.c.k.After(timeout, p.f.hid, evCmdPingTimeout, uint64(idx))
+	p.f.cluster.k.After(timeout, p.f.hid, evCmdPingTimeout, uint64(idx))
 }
 
 // timedOut unlinks the MD of a ping without its REPLY; its UNLINK event ends it.
@@ -121,7 +121,7 @@ func (p *cmdPing) replyDetail(ev *lnet.Event) string {
 			}
 		}
 	}
-	return fmt.Sprintf("after %s; NIDs %s", p.f.c.k.Now()-p.start, strings.Join(nids, ","))
+	return fmt.Sprintf("after %s; NIDs %s", p.f.cluster.k.Now()-p.start, strings.Join(nids, ","))
 }
 
 // record writes the ping's outcome (once).
@@ -131,7 +131,7 @@ func (p *cmdPing) record(result, detail string) {
 	}
 	p.done = true
 	f := p.f
-	f.cmds = append(f.cmds, record.Command{Time: f.c.k.Now(), Node: p.ft.Node, Name: p.ft.Name,
+	f.cmds = append(f.cmds, record.Command{Time: f.cluster.k.Now(), Node: p.ft.Node, Name: p.ft.Name,
 		Command: cmdText(p.ft, p.target.String()), Result: result, AnsweredBy: p.answeredBy, Detail: detail})
 }
 
@@ -160,10 +160,10 @@ type cmdDiscover struct {
 // discovery, recorded when it ends: ok with the peer's primary NID as answered_by and the
 // NIDs the peer now has, or the discovery's errno.
 func discoverCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
-	n := f.c.byName[ft.Node]
+	n := f.cluster.byName[ft.Node]
 	for _, s := range ft.Cmd.NIDs {
 		if b := f.cmdBlocked(n, ft); b != nil {
-			f.cmds = append(f.cmds, record.Command{Time: f.c.k.Now(), Node: ft.Node, Name: ft.Name,
+			f.cmds = append(f.cmds, record.Command{Time: f.cluster.k.Now(), Node: ft.Node, Name: ft.Name,
 				Command: cmdText(ft, s), Result: b.Result, Detail: b.Detail})
 			continue
 		}
@@ -172,7 +172,7 @@ func discoverCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 			continue
 		}
 		n.ln.SetDiscoveryHook(func(peer lnet.NID, rc int) { f.discovered(n, peer, rc) })
-		d := &cmdDiscover{ft: ft, nid: s, start: f.c.k.Now()}
+		d := &cmdDiscover{ft: ft, nid: s, start: f.cluster.k.Now()}
 		d.primary = n.ln.DiscoverNID(nid)
 		f.discovers = append(f.discovers, d)
 	}
@@ -182,16 +182,16 @@ func discoverCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 func (f *faultState) discovered(n *node, peer lnet.NID, rc int) {
 	keep := f.discovers[:0]
 	for _, d := range f.discovers {
-		if d.primary != peer || f.c.byName[d.ft.Node] != n {
+		if d.primary != peer || f.cluster.byName[d.ft.Node] != n {
 			keep = append(keep, d)
 			continue
 		}
-		rec := record.Command{Time: f.c.k.Now(), Node: d.ft.Node, Name: d.ft.Name, Command: cmdText(d.ft, d.nid), Result: "ok"}
+		rec := record.Command{Time: f.cluster.k.Now(), Node: d.ft.Node, Name: d.ft.Name, Command: cmdText(d.ft, d.nid), Result: "ok"}
 		if rc != 0 {
 			rec.Result, rec.Detail = lnet.ErrnoName(rc), "discovery failed"
 		} else {
 			rec.AnsweredBy = peer.String()
-			rec.Detail = fmt.Sprintf("after %s; NIDs %s", f.c.k.Now()-d.start, peerNIDs(n, peer))
+			rec.Detail = fmt.Sprintf("after %s; NIDs %s", f.cluster.k.Now()-d.start, peerNIDs(n, peer))
 		}
 		f.cmds = append(f.cmds, rec)
 	}

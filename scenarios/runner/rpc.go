@@ -42,7 +42,7 @@ func (st *stream) issueRPC(o *op) {
 
 // sendRPC posts the reply (and bulk) buffers and sends the request with a fresh xid.
 func (st *stream) sendRPC(r *rpcOp) {
-	w := st.w
+	w := st.workload
 	ln := st.src.ln
 	w.xid++
 	r.xid = w.xid
@@ -93,12 +93,12 @@ func (st *stream) rpcTimeout() {
 	}
 	r := o.rpc
 	st.unlinkRPC(r)
-	if r.resends >= st.w.spec.MaxResends {
+	if r.resends >= st.workload.spec.MaxResends {
 		st.rpcDone(r, -lnet.ETIMEDOUT)
 		return
 	}
 	r.resends++
-	st.w.rpcResends++
+	st.workload.rpcResends++
 	st.sendRPC(r)
 }
 
@@ -119,10 +119,10 @@ func (st *stream) rpcDone(r *rpcOp, status int) {
 
 // rpcServer answers the RPCs arriving at one server node.
 type rpcServer struct {
-	w    *workload
-	n    *node
-	reqs []rpcReq
-	free []int
+	workload *workload
+	node     *node
+	reqs     []rpcReq
+	free     []int
 }
 
 // rpcReq is one request being served.
@@ -141,7 +141,7 @@ type rpcServerEvent struct {
 
 // attachRPCServer posts the request buffer of workload w on server n.
 func attachRPCServer(w *workload, n *node) lnet.MDHandle {
-	s := &rpcServer{w: w, n: n}
+	s := &rpcServer{workload: w, node: n}
 	return n.ln.MEAttach(lnet.MatchSpec{Portal: uint32(w.rpcPortal()), Source: lnet.AnyNID, SourcePID: lnet.LNET_PID_ANY, IgnoreBits: ^uint64(0)},
 		lnet.MDSpec{Length: int(w.spec.RequestSize), Threshold: lnet.ThresholdInf, Options: lnet.MD_OP_PUT | lnet.MD_TRUNCATE, Handler: &rpcServerEvent{s: s}})
 }
@@ -196,15 +196,15 @@ func (s *rpcServer) release(slot int) { s.free = append(s.free, slot) }
 // startBulk moves the bulk (or goes straight to the reply).
 func (s *rpcServer) startBulk(slot int) {
 	r := &s.reqs[slot]
-	ln := s.n.ln
-	switch s.w.spec.Bulk {
+	ln := s.node.ln
+	switch s.workload.spec.Bulk {
 	case "get":
-		md := ln.MDBind(lnet.MDSpec{Length: int(s.w.spec.BulkSize), Threshold: 2, Handler: &rpcServerEvent{s: s, slot: slot, kind: 1}})
+		md := ln.MDBind(lnet.MDSpec{Length: int(s.workload.spec.BulkSize), Threshold: 2, Handler: &rpcServerEvent{s: s, slot: slot, kind: 1}})
 		if err := ln.Get(lnet.AnyNID, md, r.client, rpcBulkPortal, r.xid|xidBulk, 0); err != nil {
 			s.release(slot)
 		}
 	case "put":
-		md := ln.MDBind(lnet.MDSpec{Length: int(s.w.spec.BulkSize), Threshold: 2, Handler: &rpcServerEvent{s: s, slot: slot, kind: 1}})
+		md := ln.MDBind(lnet.MDSpec{Length: int(s.workload.spec.BulkSize), Threshold: 2, Handler: &rpcServerEvent{s: s, slot: slot, kind: 1}})
 		if err := ln.Put(lnet.AnyNID, md, lnet.AckReqAck, r.client, rpcBulkPortal, r.xid|xidBulk, 0, 0); err != nil {
 			s.release(slot)
 		}
@@ -216,8 +216,8 @@ func (s *rpcServer) startBulk(slot int) {
 // reply sends the reply PUT (no ACK) to the client's reply buffer.
 func (s *rpcServer) reply(slot int) {
 	r := &s.reqs[slot]
-	ln := s.n.ln
-	md := ln.MDBind(lnet.MDSpec{Length: int(s.w.spec.ReplySize), Threshold: 1, Handler: &rpcServerEvent{s: s, slot: slot, kind: 2}})
+	ln := s.node.ln
+	md := ln.MDBind(lnet.MDSpec{Length: int(s.workload.spec.ReplySize), Threshold: 1, Handler: &rpcServerEvent{s: s, slot: slot, kind: 2}})
 	if err := ln.Put(lnet.AnyNID, md, lnet.AckReqNone, r.client, rpcBulkPortal, r.xid|xidReply, 0, 0); err != nil {
 		s.release(slot)
 	}

@@ -126,7 +126,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 			return nil, err
 		}
 		ts.list = append(ts.list, tl)
-		faults.tl = tl
+		faults.timeline = tl
 	}
 
 	sum := sim.NewChecksum()
@@ -244,12 +244,12 @@ func finishRun(run *record.Run, res *Result, c *cluster, f *faultState, counters
 	for _, r := range f.records {
 		run.Fault(r)
 	}
-	for i := range c.s.Faults {
-		if ft := &c.s.Faults[i]; ft.Rule != nil {
-			run.Fault(record.Fault{Time: c.s.Duration, Kind: ft.Action + "_hits", Target: ft.Name, Detail: "messages dropped or delayed by the rule", Hits: int(f.ruleHits(i))})
+	for i := range c.scenario.Faults {
+		if ft := &c.scenario.Faults[i]; ft.Rule != nil {
+			run.Fault(record.Fault{Time: c.scenario.Duration, Kind: ft.Action + "_hits", Target: ft.Name, Detail: "messages dropped or delayed by the rule", Hits: int(f.ruleHits(i))})
 		}
 	}
-	if hasCommands(c.s) {
+	if hasCommands(c.scenario) {
 		run.WriteCommands(f.cmds)
 	}
 	run.WriteYAML(record.CountersFile, countersFor(c, counters))

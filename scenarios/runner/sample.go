@@ -8,17 +8,17 @@ import (
 
 // sampler streams periodic samples of model state to timeseries.csv.
 type sampler struct {
-	c        *cluster
-	ws       *workloads
-	out      *record.Run
-	every    sim.Time
-	hid      sim.HandlerID
-	lastSent map[lnet.NID]uint64 // NI -> bytes sent at the previous sample (lookups only)
-	names    nidNames
+	cluster   *cluster
+	workloads *workloads
+	out       *record.Run
+	every     sim.Time
+	hid       sim.HandlerID
+	lastSent  map[lnet.NID]uint64 // NI -> bytes sent at the previous sample (lookups only)
+	names     nidNames
 }
 
 func newSampler(c *cluster, ws *workloads, out *record.Run, every sim.Time) *sampler {
-	s := &sampler{c: c, ws: ws, out: out, every: every, lastSent: map[lnet.NID]uint64{}}
+	s := &sampler{cluster: c, workloads: ws, out: out, every: every, lastSent: map[lnet.NID]uint64{}}
 	s.hid = c.k.Register(s)
 	return s
 }
@@ -28,15 +28,15 @@ func (s *sampler) add(x record.Sample) { s.out.Sample(x) }
 // start schedules the first sample (none without a results directory).
 func (s *sampler) start() {
 	if s.out != nil {
-		s.c.k.Schedule(0, s.hid, 1, 0)
+		s.cluster.k.Schedule(0, s.hid, 1, 0)
 	}
 }
 
 // Handle takes one sample: per NI health, tx credits and queue, and bytes sent per second
 // since the previous sample; per peer NI health; per workload the payload throughput.
 func (s *sampler) Handle(int, uint64) {
-	now := s.c.k.Now()
-	for _, n := range s.c.nodes {
+	now := s.cluster.k.Now()
+	for _, n := range s.cluster.nodes {
 		for _, ni := range n.ln.NIs() {
 			key := s.names.nid(ni.NID())
 			avail, _, _ := ni.TxCredits()
@@ -59,13 +59,13 @@ func (s *sampler) Handle(int, uint64) {
 			}
 		}
 	}
-	for _, w := range s.ws.list {
+	for _, w := range s.workloads.list {
 		if now > 0 {
 			s.add(record.Sample{Time: now, Metric: "throughput_bps", Key: w.spec.Name, Value: float64(w.sampleBytes) * 8 / s.every.Seconds()})
 		}
 		w.sampleBytes = 0
 	}
-	if next := now + s.every; next <= s.c.s.Duration {
-		s.c.k.Schedule(next, s.hid, 1, 0)
+	if next := now + s.every; next <= s.cluster.scenario.Duration {
+		s.cluster.k.Schedule(next, s.hid, 1, 0)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // inside it), health values as counter tracks, NI status changes and faults as instants.
 type timeline struct {
 	file   *atomicFile
-	w      *chrome.Writer
+	chrome *chrome.Writer
 	where  map[lnet.NID][2]int // NI -> (pid, tid) (lookups only)
 	pidOf  map[string]int      // node -> pid (lookups only)
 	open   map[msgKey]bool     // spans begun and not ended (lookups only)
@@ -24,15 +24,15 @@ func newTimeline(path string, c *cluster) (*timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &timeline{file: f, w: chrome.NewWriter(f), where: map[lnet.NID][2]int{},
+	t := &timeline{file: f, chrome: chrome.NewWriter(f), where: map[lnet.NID][2]int{},
 		pidOf: map[string]int{}, open: map[msgKey]bool{}, ids: map[msgKey]uint64{}}
 	for i, n := range c.nodes {
 		pid := i + 1
 		t.pidOf[n.name] = pid
-		t.w.ProcessName(pid, n.name)
+		t.chrome.ProcessName(pid, n.name)
 		for j, nid := range n.nids {
 			t.where[nid] = [2]int{pid, j + 1}
-			t.w.ThreadName(pid, j+1, nid.String())
+			t.chrome.ThreadName(pid, j+1, nid.String())
 		}
 	}
 	return t, nil
@@ -45,10 +45,10 @@ func (t *timeline) MsgAttempt(node string, id uint64, attempt int, at sim.Time, 
 		t.open[k] = true
 		t.nextID++
 		t.ids[k] = t.nextID
-		t.w.Begin(at, w[0], w[1], "lnet", "message", t.nextID, chrome.Args{"via": txNI.String() + ">" + nextHop.String()})
+		t.chrome.Begin(at, w[0], w[1], "lnet", "message", t.nextID, chrome.Args{"via": txNI.String() + ">" + nextHop.String()})
 		return
 	}
-	t.w.Instant(at, w[0], w[1], "lnet", "resend", chrome.Args{"attempt": attempt, "via": txNI.String() + ">" + nextHop.String(), "msg": t.ids[k]})
+	t.chrome.Instant(at, w[0], w[1], "lnet", "resend", chrome.Args{"attempt": attempt, "via": txNI.String() + ">" + nextHop.String(), "msg": t.ids[k]})
 }
 
 func (t *timeline) MsgDone(r *lnet.MsgRecord) {
@@ -60,7 +60,7 @@ func (t *timeline) MsgDone(r *lnet.MsgRecord) {
 	id := t.ids[k]
 	delete(t.ids, k)
 	pid := t.pidOf[r.Node]
-	t.w.End(r.End, pid, 0, "lnet", "message", id, chrome.Args{
+	t.chrome.End(r.End, pid, 0, "lnet", "message", id, chrome.Args{
 		"type": r.Type.String(), "src": r.Src.String(), "dst": r.Dst.String(), "size": r.Size,
 		"hstatus": hstatusName(r.HStatus), "resends": r.Resends})
 }
@@ -70,21 +70,21 @@ func (t *timeline) HealthChange(at sim.Time, node string, nid lnet.NID, local bo
 	if local {
 		name = "NI health " + nid.String()
 	}
-	t.w.Counter(at, t.pidOf[node], name, chrome.Args{"health": new})
+	t.chrome.Counter(at, t.pidOf[node], name, chrome.Args{"health": new})
 }
 
 func (t *timeline) NIStatusChange(at sim.Time, node string, nid lnet.NID, old, new lnet.NIStatus) {
 	w := t.where[nid]
-	t.w.Instant(at, w[0], w[1], "ni", "NI status "+new.String(), chrome.Args{"from": old.String()})
+	t.chrome.Instant(at, w[0], w[1], "ni", "NI status "+new.String(), chrome.Args{"from": old.String()})
 }
 
 // fault marks a fault on the node it concerns (pid 0 = the whole cluster).
 func (t *timeline) fault(at sim.Time, kind, target string) {
-	t.w.Instant(at, 0, 0, "fault", kind, chrome.Args{"target": target})
+	t.chrome.Instant(at, 0, 0, "fault", kind, chrome.Args{"target": target})
 }
 
 func (t *timeline) close(ok bool, other chrome.Args) error {
-	return t.file.finish(ok, t.w.Close(other))
+	return t.file.finish(ok, t.chrome.Close(other))
 }
 
 // tracerSet fans LNet tracer calls out to several tracers; tracers may be added after the

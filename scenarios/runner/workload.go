@@ -43,26 +43,26 @@ type op struct {
 
 // stream is one of a source's concurrent operation streams.
 type stream struct {
-	w       *workload
-	src     *node
-	targets []*node
-	next    int // round-robin position in targets
-	hid     sim.HandlerID
-	cur     *op
-	ops     int  // operations this stream issued
-	issued  *int // operations its source issued, over all its streams (the `count` limit)
+	workload *workload
+	src      *node
+	targets  []*node
+	next     int // round-robin position in targets
+	hid      sim.HandlerID
+	cur      *op
+	ops      int  // operations this stream issued
+	issued   *int // operations its source issued, over all its streams (the `count` limit)
 }
 
 // workload is a running scenario workload.
 type workload struct {
-	idx     int
-	ws      *workloads
-	spec    *scenarios.Workload
-	end     sim.Time // no operation starts after this
-	from    map[string]bool
-	to      map[string]bool
-	msgType lnet.MsgType // the request type: PUT (write) or GET (read, ping)
-	streams []*stream
+	idx       int
+	workloads *workloads
+	spec      *scenarios.Workload
+	end       sim.Time // no operation starts after this
+	from      map[string]bool
+	to        map[string]bool
+	msgType   lnet.MsgType // the request type: PUT (write) or GET (read, ping)
+	streams   []*stream
 	// Outcome counters: operations started, completed (ok), failed, and bad (an event LNet
 	// cannot deliver, see op.OnEvent: reported by nothing_lost as finalized twice); the
 	// latency of completed ones; payload bytes completed in all and since the last sample.
@@ -75,19 +75,19 @@ type workload struct {
 
 // workloads are all the run's workloads.
 type workloads struct {
-	c    *cluster
-	ch   *checker
-	list []*workload
+	cluster *cluster
+	checker *checker
+	list    []*workload
 }
 
 const brwPortal = 52 // SRPC_RDMA_PORTAL: lnet_selftest's bulk portal; Workload.Portal overrides it
 
 // newWorkloads prepares every workload of s: targets, streams and the sink MEs on targets.
 func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
-	ws := &workloads{c: c}
+	ws := &workloads{cluster: c}
 	for i := range s.Workload {
 		spec := &s.Workload[i]
-		w := &workload{idx: i, spec: spec, ws: ws, from: map[string]bool{}, to: map[string]bool{}}
+		w := &workload{idx: i, spec: spec, workloads: ws, from: map[string]bool{}, to: map[string]bool{}}
 		switch spec.Type {
 		case "brw":
 			w.msgType = lnet.MsgPUT
@@ -125,7 +125,7 @@ func newWorkloads(c *cluster, s *scenarios.Scenario) (*workloads, error) {
 			}
 			issued := new(int)
 			for range max(1, spec.Concurrency) {
-				st := &stream{w: w, src: src, targets: targets, issued: issued}
+				st := &stream{workload: w, src: src, targets: targets, issued: issued}
 				st.hid = c.k.Register(st)
 				w.streams = append(w.streams, st)
 			}
@@ -187,7 +187,7 @@ func (ws *workloads) nodeRestarted(n *node) {
 		}
 		for _, st := range w.streams {
 			if st.src == n && st.cur == nil {
-				ws.c.k.After(0, st.hid, evStart, 0)
+				ws.cluster.k.After(0, st.hid, evStart, 0)
 			}
 		}
 	}
@@ -207,7 +207,7 @@ func (w *workload) portal() uint32 {
 func (ws *workloads) start() {
 	for _, w := range ws.list {
 		for _, st := range w.streams {
-			ws.c.k.Schedule(w.spec.Start, st.hid, evStart, 0)
+			ws.cluster.k.Schedule(w.spec.Start, st.hid, evStart, 0)
 		}
 	}
 }
@@ -227,7 +227,7 @@ func (st *stream) Handle(kind int, arg uint64) {
 // issue starts one operation, unless the workload's time or its source's count (shared by
 // the source's concurrent streams) is used up.
 func (st *stream) issue() {
-	w := st.w
+	w := st.workload
 	k := st.src.ln.Kernel()
 	if st.src.down || st.src.stopped || st.cur != nil || k.Now() >= w.end || (w.spec.Count > 0 && *st.issued >= w.spec.Count) {
 		return // a crashed or stopped source pauses; nodeRestarted resumes it
@@ -345,7 +345,7 @@ func (o *op) OnEvent(ev *lnet.Event) {
 func (o *op) markBad() {
 	if !o.bad {
 		o.bad = true
-		o.stream.w.dup++
+		o.stream.workload.dup++
 	}
 }
 
@@ -357,7 +357,7 @@ func (o *op) finish(status int) {
 		return
 	}
 	st := o.stream
-	w := st.w
+	w := st.workload
 	o.done = true
 	k := st.src.ln.Kernel()
 	o.end, o.status = k.Now(), status
@@ -372,11 +372,11 @@ func (o *op) finish(status int) {
 	} else {
 		w.failed++
 	}
-	st.w.ws.ch.onOp(o)
+	st.workload.workloads.checker.onOp(o)
 	if st.cur == o {
 		st.cur = nil
 		if !st.src.down {
-			k.After(st.w.interval(), st.hid, evStart, 0)
+			k.After(st.workload.interval(), st.hid, evStart, 0)
 		}
 	}
 }
@@ -393,7 +393,7 @@ func (w *workload) interval() sim.Time {
 
 // attribute returns the workload a finalized message belongs to, or -1 (see the package doc).
 func (ws *workloads) attribute(r *lnet.MsgRecord) int {
-	dst := ws.c.owner[r.Dst]
+	dst := ws.cluster.owner[r.Dst]
 	if dst == nil {
 		return -1
 	}

@@ -25,26 +25,15 @@ expect:
 func newTestOp(t *testing.T) *op {
 	t.Helper()
 	s := load(t, opEventsScenario)
-	col := newCollector()
-	c, err := buildCluster(s, s.Seed, &tracerSet{list: []lnet.Tracer{col}}, "ideal")
+	p, err := prepare(s, s.Seed, "ideal")
 	if err != nil {
 		t.Fatal(err)
 	}
-	col.c = c
-	ws, err := newWorkloads(c, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.ws = ws
-	ch, err := newChecker(c, s, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws.ch = ch
+	ws := p.ws
 	st := ws.list[0].streams[0]
 	o := &op{stream: st, target: st.targets[0], size: 4096}
 	st.cur = o
-	st.w.started++
+	st.workload.started++
 	return o
 }
 
@@ -79,7 +68,7 @@ func TestOpEndsOnceOnLaterEvents(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			o := newTestOp(t)
-			w := o.stream.w
+			w := o.stream.workload
 			for _, e := range tc.events {
 				o.OnEvent(e)
 			}
@@ -99,8 +88,8 @@ func TestOpEndsOnceOnLaterEvents(t *testing.T) {
 // share it.
 func TestRPCServerBulkMovesOnOnce(t *testing.T) {
 	o := newTestOp(t)
-	w := o.stream.w
-	s := &rpcServer{w: w, n: o.target}
+	w := o.stream.workload
+	s := &rpcServer{workload: w, node: o.target}
 	ev := func(typ lnet.EventType, status int, unlinked bool) *lnet.Event {
 		return &lnet.Event{Type: typ, Status: status, Unlinked: unlinked}
 	}

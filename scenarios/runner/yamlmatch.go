@@ -18,12 +18,12 @@ import (
 // the printed YAML's section it concerns.
 func (ch *checker) lnetctl(e *scenarios.Expectation) record.Expectation {
 	res := record.Expectation{Name: e.Name}
-	n := ch.c.byName[e.Node]
+	n := ch.cluster.byName[e.Node]
 	if n == nil {
 		res.Detail = fmt.Sprintf("no node %s", e.Node)
 		return res
 	}
-	got, err := plainDoc(show(ch.c, n, e.Command))
+	got, err := plainDoc(show(ch.cluster, n, e.Command))
 	if err != nil {
 		res.Detail = err.Error()
 		return res
