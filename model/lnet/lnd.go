@@ -35,7 +35,7 @@ import (
 //     data and finalizes it (such a REPLY never goes through Send). For a GET received
 //     without rdmaReq, Recv(nil) releases the private first and the REPLY then goes through
 //     Send like any other message.
-//   - EagerRecv: called when Parse must delay a message (router buffers, issue 6); return a
+//   - EagerRecv: called when Parse must delay a message (router buffers); return a
 //     new private or an error.
 //   - Notify: an LND tells LNet a peer's aliveness with Node.Notify(ni, nid, alive, reset,
 //     when).

@@ -111,7 +111,7 @@ type PeerNI struct {
 	txqnob                                int
 	seq                                   uint32
 
-	// Router credits (lpni_rtrcredits), used when this node forwards (issue 6).
+	// Router credits (lpni_rtrcredits), used when this node forwards.
 	rtrCredits, maxRtrCredits, minRtrCredits int
 
 	stats  PeerNIStats

@@ -21,14 +21,14 @@ type Tunables struct {
 	RecoveryLimit           int  `yaml:"recovery_limit"`              // s; 0 = recover peer NIs forever
 	MaxRecoveryPingInterval int  `yaml:"max_recovery_ping_interval"`  // s
 	ResponseTracking        int  `yaml:"response_tracking"`           // 0 none, 1 GET, 2 PUT, 3 both
-	DropAsymRoute           bool `yaml:"drop_asym_route"`             // routing (issue 6)
+	DropAsymRoute           bool `yaml:"drop_asym_route"`             // routing
 	Discovery               bool `yaml:"discovery"`                   // !lnet_peer_discovery_disabled
 	NUMARange               int  `yaml:"numa_range"`                  // lnet_numa_range
 	MaxInterfaces           int  `yaml:"max_interfaces"`              // lnet_interfaces_max
 	LockPrimNID             bool `yaml:"lock_prim_nid"`               // lock_prim_nid
 	AutoDown                bool `yaml:"auto_down"`                   // honour LND "peer down" notifications
 	RouterSensitivity       int  `yaml:"router_sensitivity"`          // deprecated: stored, unused
-	AliveRouterCheckInt     int  `yaml:"alive_router_check_interval"` // s (routing, issue 6)
+	AliveRouterCheckInt     int  `yaml:"alive_router_check_interval"` // s (routing)
 	RouterPingTimeout       int  `yaml:"router_ping_timeout"`         // s: routers' NI status, routing start/stop (not a ping timeout)
 	AvoidAsymRouterFailure  bool `yaml:"avoid_asym_router_failure"`   // routing
 	CheckRoutersBeforeUse   bool `yaml:"check_routers_before_use"`    // routing
