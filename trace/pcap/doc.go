@@ -1,5 +1,6 @@
 // Package pcap writes simulated o2iblnd traffic as capture files that Wireshark and tshark
-// decode with their own InfiniBand, o2iblnd and LNet dissectors, with no options.
+// decode with their own InfiniBand, o2iblnd and LNet dissectors, with no options; socklnd
+// traffic goes into the same pcap as TCP streams on port 988 (SockStreams).
 //
 // Two containers are offered:
 //   - pcap with nanosecond timestamps, Ethernet/IPv4/UDP port 4791 (RoCEv2) carrying the IB
