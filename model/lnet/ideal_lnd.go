@@ -66,6 +66,7 @@ type idealGet struct {
 	from   *NI // initiator NI
 	mlen   int
 	status int
+	data   any // the REPLY's content (a ping buffer), "written" into the initiator's MD
 }
 
 type idealXfer struct {
@@ -138,7 +139,7 @@ func (l *IdealLND) Recv(ni *NI, private any, m *Msg, _ bool, _, mlen, _ int) err
 	if g, ok := private.(*idealGet); ok {
 		g.status, g.mlen = -ENODATA, 0
 		if m != nil {
-			g.status, g.mlen = 0, mlen
+			g.status, g.mlen, g.data = 0, mlen, m.Hdr.Data
 			ni.Node().Finalize(m, 0, LNET_MSG_STATUS_OK)
 		}
 		l.k.After(l.Latency, l.hid, idealGetDone, uint64(g.idx))
@@ -170,7 +171,7 @@ func (l *IdealLND) newGet(ni *NI, m *Msg) (*idealGet, error) {
 // getDone models GET_DONE arriving at the initiator: the GET, then its REPLY, finalize.
 func (l *IdealLND) getDone(g *idealGet) {
 	get, reply, ni := g.get, g.reply, g.from
-	st, mlen := g.status, g.mlen
+	st, mlen, data := g.status, g.mlen, g.data
 	*g = idealGet{idx: g.idx}
 	l.gfree = append(l.gfree, g.idx)
 	node := ni.Node()
@@ -185,6 +186,7 @@ func (l *IdealLND) getDone(g *idealGet) {
 		return
 	}
 	node.SetReplyLength(reply, mlen)
+	reply.ev.data = data // the REPLY event carries what was written, as a parsed REPLY's does
 	node.Finalize(get, 0, LNET_MSG_STATUS_OK)
 	node.Finalize(reply, 0, LNET_MSG_STATUS_OK)
 }
