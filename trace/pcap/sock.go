@@ -223,12 +223,21 @@ func (s *SockStreams) Hello(t sim.Time, src, dst netip.AddrPort, h *SockHello) e
 // Msg writes m (a ksock_msg: a NOOP, or an LNet header) and its payload of n bytes, captured
 // as zeros unless m is a PUT (see SockStreams).
 func (s *SockStreams) Msg(t sim.Time, src, dst netip.AddrPort, m *KsockMsg, n int) error {
-	hdr := m.AppendTo(nil)
+	return s.MsgData(t, src, dst, m, nil, n)
+}
+
+// MsgData is Msg for a payload whose first bytes are known (LNet's ping and push buffers):
+// data is captured, a PUT's included, and the rest of the n bytes as Msg treats them. Stock
+// Wireshark flags a push (a PUT to portal 0 with its buffer) Malformed, as it does over
+// o2ib; lnet_ping.lua (PingDissector) decodes it.
+func (s *SockStreams) MsgData(t sim.Time, src, dst netip.AddrPort, m *KsockMsg, data []byte, n int) error {
+	hdr := append(m.AppendTo(nil), data...)
+	rest := max(n-len(data), 0)
 	if !m.Noop && m.Hdr.Type != LNetPut {
-		hdr = append(hdr, make([]byte, n)...)
-		n = 0
+		hdr = append(hdr, make([]byte, rest)...)
+		rest = 0
 	}
-	return s.Write(t, src, dst, hdr, len(hdr)+n)
+	return s.Write(t, src, dst, hdr, len(hdr)+rest)
 }
 
 // Close writes src's FIN (with ACK) on its connection to dst and dst's ACK of it; once both

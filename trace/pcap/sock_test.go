@@ -246,3 +246,71 @@ func TestSockDecodedByTshark(t *testing.T) {
 		t.Errorf("tshark fields:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }
+
+// TestSockPingDecoded: a ping REPLY carrying the ping buffer decodes with stock tshark, no
+// flag; a discovery push (PUT of the buffer to portal 0) is flagged Malformed by stock tshark
+// as over o2ib, and decodes with lnet_ping.lua, its tcp NIDs named.
+func TestSockPingDecoded(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
+			t.Fatal("tshark not found and LNETSIM_REQUIRE_TSHARK=1")
+		}
+		t.Skip("tshark not installed")
+	}
+	t.Setenv("HOME", t.TempDir())
+	p := &PingInfo{Features: PingFeatNIStatus | PingFeatMultiRail | PingFeatDiscovery, PID: 12345, NIs: []PingNI{
+		{NID: 9 << 48, Status: niStatusUp}, {NID: sockBN, Status: niStatusUp}}}
+	data := p.AppendTo(nil)
+	write := func(typ uint32) string {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, LinkRoCE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewSockStreams(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := KsockMsg{Hdr: LNetHdr{DestNID: sockAN, SrcNID: sockBN, DestPID: 12345, SrcPID: 12345, Type: typ,
+			PayloadLength: uint32(len(data)), MatchBits: 1 << 63, Portal: PingPortal}}
+		if err := s.MsgData(sim.Second, sockB, sockA, &m, data, len(data)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "ping.pcap")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	decode := func(path string, extra ...string) string {
+		out, err := exec.Command(tshark, append(extra, "-n", "-r", path, "-V")...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tshark: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if text := decode(write(LNetReply)); !strings.Contains(text, "Message type: REPLY (3)") || strings.Contains(text, "Malformed") {
+		t.Errorf("ping REPLY: not decoded, or flagged:\n%s", text)
+	}
+	push := write(LNetPut)
+	if text := decode(push); !strings.Contains(text, "Group: Malformed") {
+		t.Errorf("stock tshark no longer flags the push over tcp:\n%s", text)
+	}
+	lua := filepath.Join(t.TempDir(), "lnet_ping.lua")
+	if err := os.WriteFile(lua, PingDissector, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := decode(push, "-X", "lua_script:"+lua)
+	for _, want := range []string{"LNet ping buffer", "NI 0: 0@lo UP", "NI 1: 192.168.1.2@tcp UP"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("with lnet_ping.lua, tshark output lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "Malformed") {
+		t.Errorf("with lnet_ping.lua the push is still flagged:\n%s", text)
+	}
+}
