@@ -18,6 +18,7 @@ const (
 	AcceptorVersion     = 1          // LNET_PROTO_ACCEPTOR_VERSION (8-byte NID)
 	sockHelloSize       = 56         // struct ksock_hello_msg_nid4 without the IP list
 	defaultSockMSS      = 1460       // a 1500-byte IP MTU less the IPv4 and TCP headers
+	maxSockMSS          = 65481      // the largest segment whose frame fits the 65535-byte snap length
 	sockWindowScale     = 7          // advertised in SYNs: a 65535 window means 8 MiB
 	tcpFIN, tcpSYN      = 0x01, 0x02
 	tcpRST, tcpPSH      = 0x04, 0x08
@@ -94,7 +95,10 @@ func AppendConnReq(b []byte, target uint64) []byte {
 // it, and each segment acknowledges everything the peer wrote before). Both initial
 // sequence numbers are 0; checksums are not computed.
 type SockStreams struct {
-	// MSS is the largest TCP payload of a segment (default 1460, a 1500-byte MTU).
+	// MSS is the largest TCP payload of a segment: default 1460 (a 1500-byte MTU), 8960 for
+	// 9000-byte jumbo frames. A capture on a sending host with TCP segmentation offload shows
+	// segments of up to 64 KiB; MSS takes values up to 65481 (a whole frame within the
+	// capture's 65535-byte snap length), larger ones count as 65481.
 	MSS int
 
 	w     *Writer
@@ -125,7 +129,7 @@ func (s *SockStreams) mss() int {
 	if s.MSS <= 0 {
 		return defaultSockMSS
 	}
-	return s.MSS
+	return min(s.MSS, maxSockMSS)
 }
 
 // find returns the connection between a and b and the side a is on (0 client, 1 server).
@@ -143,6 +147,12 @@ func (s *SockStreams) find(a, b netip.AddrPort) (*sockConn, int) {
 // SYN-ACK and ACK, each advertising the MSS and a window scale of 7). A connection still
 // open between the same ends is forgotten first, as a reused port would be.
 func (s *SockStreams) Open(t sim.Time, client, server netip.AddrPort) error {
+	return s.OpenAt(t, t, t, client, server)
+}
+
+// OpenAt is Open with the three segments at their own times: the SYN at syn, the SYN-ACK at
+// synAck and the client's ACK at ack.
+func (s *SockStreams) OpenAt(syn, synAck, ack sim.Time, client, server netip.AddrPort) error {
 	if !client.Addr().Is4() || !server.Addr().Is4() {
 		return ErrNotIPv4
 	}
@@ -152,13 +162,13 @@ func (s *SockStreams) Open(t sim.Time, client, server netip.AddrPort) error {
 	c := &sockConn{key: sockKey{client, server}, nxt: [2]uint32{1, 1}}
 	s.conns[c.key] = c
 	opts := s.synOptions()
-	if err := s.frame(t, client, server, 0, 0, tcpSYN, opts, nil, 0); err != nil {
+	if err := s.frame(syn, client, server, 0, 0, tcpSYN, opts, nil, 0); err != nil {
 		return err
 	}
-	if err := s.frame(t, server, client, 0, 1, tcpSYN|tcpACK, opts, nil, 0); err != nil {
+	if err := s.frame(synAck, server, client, 0, 1, tcpSYN|tcpACK, opts, nil, 0); err != nil {
 		return err
 	}
-	return s.frame(t, client, server, 1, 1, tcpACK, nil, nil, 0)
+	return s.frame(ack, client, server, 1, 1, tcpACK, nil, nil, 0)
 }
 
 func (s *SockStreams) synOptions() []byte {
@@ -323,6 +333,9 @@ func (s *SockStreams) frame(t sim.Time, src, dst netip.AddrPort, seq, ack uint32
 	binary.BigEndian.PutUint16(tcp[14:], 0xffff) // window (scaled by 7 after the SYNs)
 	copy(tcp[tcpHdrLen:], opts)
 	hdr := h[:ethLen+ipLen+tcpLen]
+	if len(hdr)+len(data) > snapLen {
+		return fmt.Errorf("pcap: TCP frame of %d bytes exceeds the snapshot length %d", len(hdr)+len(data), snapLen)
+	}
 	var rec [16]byte
 	binary.LittleEndian.PutUint32(rec[0:], uint32(t/sim.Second))
 	binary.LittleEndian.PutUint32(rec[4:], uint32(t%sim.Second))

@@ -314,3 +314,59 @@ func TestSockPingDecoded(t *testing.T) {
 		t.Errorf("with lnet_ping.lua the push is still flagged:\n%s", text)
 	}
 }
+
+// TestSockMSS: a 1 MiB PUT with the largest MSS (a TSO sender's view) goes out in 17 segments
+// of at most 65481 bytes, an MSS above that counts as 65481, and OpenAt stamps the handshake
+// segments with their own times. A REPLY's captured frames fill the snap length at most.
+func TestSockMSS(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, LinkRoCE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSockStreams(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.MSS = 1 << 20
+	if err := s.OpenAt(100, 200, 300, sockA, sockB); err != nil {
+		t.Fatal(err)
+	}
+	put := KsockMsg{Hdr: LNetHdr{DestNID: sockBN, SrcNID: sockAN, Type: LNetPut, PayloadLength: 1 << 20, Portal: 4}}
+	if err := s.Msg(400, sockA, sockB, &put, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	n := buf.Len()
+	// A REPLY's payload is captured: its largest frame is the snap length exactly.
+	reply := KsockMsg{Hdr: LNetHdr{DestNID: sockAN, SrcNID: sockBN, Type: LNetReply, PayloadLength: 1 << 20}}
+	if err := s.Msg(500, sockB, sockA, &reply, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := binary.LittleEndian.Uint32(buf.Bytes()[n+8:]); got != snapLen {
+		t.Errorf("REPLY's first frame captures %d bytes, want %d", got, snapLen)
+	}
+	buf.Truncate(n)
+	fs := parseSockFrames(t, buf.Bytes())
+	if len(fs) != 3+17 {
+		t.Fatalf("%d frames, want 3 + 17", len(fs))
+	}
+	if f := fs[3]; f.seq != 1 || f.wireLen != 65481 || f.capData != 96 || f.flags != tcpACK {
+		t.Errorf("first segment %+v", f)
+	}
+	if f := fs[19]; f.seq != 1+16*65481 || f.wireLen != 96+1<<20-16*65481 || f.flags != tcpPSH|tcpACK {
+		t.Errorf("last segment %+v", f)
+	}
+	b := buf.Bytes()[24:]
+	for i, want := range []uint32{100, 200, 300, 400} {
+		if ns := binary.LittleEndian.Uint32(b[4:]); ns != want {
+			t.Errorf("frame %d stamped %d ns, want %d", i+1, ns, want)
+		}
+		b = b[16+binary.LittleEndian.Uint32(b[8:]):]
+	}
+}
