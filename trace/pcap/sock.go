@@ -103,7 +103,9 @@ type SockStreams struct {
 
 	w     *Writer
 	conns map[sockKey]*sockConn
-	buf   []byte
+	buf   []byte // a segment's captured bytes
+	hdr   []byte // a frame's record and protocol headers
+	msg   []byte // a message's captured bytes
 }
 
 type sockKey struct{ client, server netip.AddrPort }
@@ -241,7 +243,8 @@ func (s *SockStreams) Msg(t sim.Time, src, dst netip.AddrPort, m *KsockMsg, n in
 // Wireshark flags a push (a PUT to portal 0 with its buffer) Malformed, as it does over
 // o2ib; lnet_ping.lua (PingDissector) decodes it.
 func (s *SockStreams) MsgData(t sim.Time, src, dst netip.AddrPort, m *KsockMsg, data []byte, n int) error {
-	hdr := append(m.AppendTo(nil), data...)
+	hdr := append(m.AppendTo(s.msg[:0]), data...)
+	s.msg = hdr
 	rest := max(n-len(data), 0)
 	if !m.Noop && m.Hdr.Type != LNetPut {
 		hdr = append(hdr, make([]byte, rest)...)
@@ -305,7 +308,21 @@ func (s *SockStreams) frame(t sim.Time, src, dst netip.AddrPort, seq, ack uint32
 	}
 	const ethLen, ipLen = 14, 20
 	tcpLen := tcpHdrLen + len(opts)
-	var h [ethLen + ipLen + tcpHdrLen + tcpOptSz]byte
+	frameLen := ethLen + ipLen + tcpLen
+	if frameLen+len(data) > snapLen {
+		return fmt.Errorf("pcap: TCP frame of %d bytes exceeds the snapshot length %d", frameLen+len(data), snapLen)
+	}
+	// One reused buffer holds the record header and the frame's headers: no allocation.
+	if cap(s.hdr) < 16+frameLen {
+		s.hdr = make([]byte, 16+ethLen+ipLen+tcpHdrLen+tcpOptSz)
+	}
+	rec := s.hdr[:16+frameLen]
+	clear(rec)
+	binary.LittleEndian.PutUint32(rec[0:], uint32(t/sim.Second))
+	binary.LittleEndian.PutUint32(rec[4:], uint32(t%sim.Second))
+	binary.LittleEndian.PutUint32(rec[8:], uint32(frameLen+len(data)))
+	binary.LittleEndian.PutUint32(rec[12:], uint32(frameLen+wireLen))
+	h := rec[16:]
 	sip, dip := src.Addr().As4(), dst.Addr().As4()
 	h[0], h[1] = 0x02, 0x00
 	copy(h[2:6], dip[:])
@@ -332,16 +349,10 @@ func (s *SockStreams) frame(t sim.Time, src, dst netip.AddrPort, seq, ack uint32
 	tcp[13] = flags
 	binary.BigEndian.PutUint16(tcp[14:], 0xffff) // window (scaled by 7 after the SYNs)
 	copy(tcp[tcpHdrLen:], opts)
-	hdr := h[:ethLen+ipLen+tcpLen]
-	if len(hdr)+len(data) > snapLen {
-		return fmt.Errorf("pcap: TCP frame of %d bytes exceeds the snapshot length %d", len(hdr)+len(data), snapLen)
+	if _, err := s.w.w.Write(rec); err != nil {
+		return err
 	}
-	var rec [16]byte
-	binary.LittleEndian.PutUint32(rec[0:], uint32(t/sim.Second))
-	binary.LittleEndian.PutUint32(rec[4:], uint32(t%sim.Second))
-	binary.LittleEndian.PutUint32(rec[8:], uint32(len(hdr)+len(data)))
-	binary.LittleEndian.PutUint32(rec[12:], uint32(len(hdr)+wireLen))
-	if err := s.w.writeAll(rec[:], hdr, data); err != nil {
+	if _, err := s.w.w.Write(data); err != nil {
 		return err
 	}
 	s.w.n++
