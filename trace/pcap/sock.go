@@ -103,7 +103,6 @@ type SockStreams struct {
 
 	w     *Writer
 	conns map[sockKey]*sockConn
-	buf   []byte // a segment's captured bytes
 	hdr   []byte // a frame's record and protocol headers
 	msg   []byte // a message's captured bytes
 }
@@ -197,9 +196,9 @@ func (s *SockStreams) conn(t sim.Time, src, dst netip.AddrPort) (*sockConn, int,
 }
 
 // Write appends n bytes written by src on its socket to dst at t: the first len(hdr) are
-// hdr (captured), the rest payload (counted, not captured). They go
-// out in segments of at most MSS bytes, PSH on the last. An unseen connection is opened
-// first (Open), the side on port 988 the server.
+// hdr (captured), the rest payload (counted, not captured). They go out in segments of at
+// most MSS bytes, PSH on the last. An unseen connection is opened first (Open), the side on
+// port 988 the server.
 func (s *SockStreams) Write(t sim.Time, src, dst netip.AddrPort, hdr []byte, n int) error {
 	n = max(n, len(hdr))
 	c, side, err := s.conn(t, src, dst)
@@ -209,11 +208,7 @@ func (s *SockStreams) Write(t sim.Time, src, dst netip.AddrPort, hdr []byte, n i
 	mss := s.mss()
 	for off := 0; off < n; off += mss {
 		end := min(off+mss, n)
-		b := s.buf[:0]
-		if off < len(hdr) {
-			b = append(b, hdr[off:min(end, len(hdr))]...)
-		}
-		s.buf = b
+		b := hdr[min(off, len(hdr)):min(end, len(hdr))]
 		flags := uint8(tcpACK)
 		if end == n {
 			flags |= tcpPSH
