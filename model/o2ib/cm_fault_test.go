@@ -95,3 +95,41 @@ func TestPortErrorDuringRouteResolution(t *testing.T) {
 		t.Fatalf("%d management packets lost, want 10 (the 9 resent queries and the first answer)", n)
 	}
 }
+
+// The client's link dies at 165 us, between the REQ (sent at 150 us, at the server at
+// 160 us) and the REP (sent at 160 us, due at 170 us): the REP is lost, and so are the CM's
+// resent REQs (6.14415 s, 12.28815 s) and the server's resent REPs (6.14416 s, 12.28816 s).
+// connd aborts the request
+// at its first check of the peer's bucket past connreq_timeout (12.5 s after rdma_connect
+// at 150 us): 15 s, -ENETDOWN, which kiblnd_peer_connect_failed maps to LOCAL_DROPPED; the
+// discovery GET and the PUT waiting for it fail then (-100), long before their 22.5 s
+// wait-for-connection deadline and before the CM's own 16 x 6.144 s run out. The DREQ the
+// abort's rdma_disconnect sends is lost too: 6 MADs.
+func TestLinkDiesBetweenREQAndREP(t *testing.T) {
+	c := newCluster(t, clusterOpt{})
+	c.k.AfterFunc(165*sim.Microsecond, c.f.Links()[0].LinkDown)
+	c.put(t, 1, 2, 8)
+	c.run(t, 15500*sim.Millisecond) // before LNet's recovery pings of its own NI connect
+	want := []string{
+		"150us 10.0.0.1@o2ib -> 10.0.0.2@o2ib CONNREQ nob=56 credits=0 qd=8 frags=256 msgsize=4096",
+		"160us 10.0.0.2@o2ib -> 10.0.0.1@o2ib CONNACK nob=56 credits=0 qd=8 frags=256 msgsize=4096",
+		"15s 10.0.0.1@o2ib conn 10.0.0.2@o2ib failed status=-100",
+	}
+	got := append(logWith(c.log, "CONN"), logWith(c.log, " failed")...)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("log:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if l := logWith(c.log, "established"); len(l) != 0 {
+		t.Fatalf("a connection was established: %v", l)
+	}
+	g := c.done[0].first(lnet.MsgGET, nidOf(2, 0))
+	if g == nil || g.End != 15*sim.Second || g.Status != -lnet.ENETDOWN || g.HStatus != lnet.LNET_MSG_STATUS_LOCAL_DROPPED {
+		t.Fatalf("discovery GET %+v, want -100/local_dropped at 15s", g)
+	}
+	if p := c.done[0].last(lnet.MsgPUT); p == nil || p.End != 15*sim.Second || p.Status != -lnet.ENETDOWN {
+		t.Fatalf("PUT %+v, want -100 at 15s", p)
+	}
+	if n := c.f.MADsLost(); n != 6 {
+		t.Fatalf("%d MADs lost, want 6 (the REP, 2 resent REQs and REPs, the abort's DREQ)", n)
+	}
+}
