@@ -74,7 +74,7 @@ func (r *resolver) fabric() {
 		if r.d.has("fabric.radix") || r.d.has("fabric.oversubscription") {
 			r.errorAt("fabric.topology", "set topology: fat-tree, or remove radix and oversubscription", "radix and oversubscription apply to a fat-tree only")
 		}
-	case "fat-tree":
+	case "fat-tree", "fat-tree-3":
 		if f.Radix < 4 || f.Radix > 256 || f.Radix%2 != 0 {
 			r.errorAt("fabric.radix", "real switches have 36, 40 or 64 ports", "must be an even number of ports from 4 to 256, got %d", f.Radix)
 		}
@@ -82,7 +82,7 @@ func (r *resolver) fabric() {
 			r.errorAt("fabric.oversubscription", "", "%d:%d needs more than the %d ports of a switch", f.Oversubscription.Down, f.Oversubscription.Up, f.Radix)
 		}
 	default:
-		r.errorAt("fabric.topology", "", "unknown topology %q (use single-switch or fat-tree)", f.Topology)
+		r.errorAt("fabric.topology", "", "unknown topology %q (use single-switch, fat-tree or fat-tree-3)", f.Topology)
 	}
 	switch f.MTU {
 	case 256, 512, 1024, 2048, 4096:

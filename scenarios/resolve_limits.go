@@ -44,11 +44,13 @@ func (r *resolver) faultRepeat(p string, f *Fault) {
 
 // fabricFits refuses a fat tree too small for the members' HCA ports, as the runner would
 // when cabling it: a leaf of radix R with oversubscription down:up keeps R*up/(down+up)
-// ports for uplinks (one per spine) and the rest for hosts, and a spine has R ports, one per
-// leaf.
+// ports for uplinks (one per spine, or per aggregation switch of its pod) and the rest for
+// hosts. A spine has R ports, one per leaf; in a three-level tree a pod holds R/2 leaves, an
+// aggregation switch keeps R/2 ports for the cores and a core has one port per pod.
 func (r *resolver) fabricFits() {
 	f := &r.s.Fabric
-	if f.Topology != "fat-tree" || f.Radix < 4 || f.Oversubscription.Down+f.Oversubscription.Up > f.Radix {
+	three := f.Topology == "fat-tree-3"
+	if f.Topology != "fat-tree" && !three || f.Radix < 4 || f.Oversubscription.Down+f.Oversubscription.Up > f.Radix {
 		return // unknown topology or radix: reported by fabric
 	}
 	up := f.Radix * f.Oversubscription.Up / (f.Oversubscription.Down + f.Oversubscription.Up)
@@ -57,11 +59,21 @@ func (r *resolver) fabricFits() {
 		r.errorAt("fabric.oversubscription", "", "%d:%d leaves a leaf of %d ports no uplink or no host port", f.Oversubscription.Down, f.Oversubscription.Up, f.Radix)
 		return
 	}
+	if three && up > f.Radix/2 {
+		r.errorAt("fabric.oversubscription", "use 1:1 or more down ports than up", "%d:%d gives a leaf %d uplinks, more than the %d aggregation switches of a pod",
+			f.Oversubscription.Down, f.Oversubscription.Up, up, f.Radix/2)
+		return
+	}
 	ports := 0
 	for i := range r.s.Members {
 		ports += r.s.Members[i].HostPorts()
 	}
-	if leaves := (ports + down - 1) / down; leaves > f.Radix {
-		r.errorAt("fabric.radix", "use a larger radix, or more host ports per leaf: oversubscription 2:1 or 3:1", "%d host ports need %d leaves of %d host ports, more than a spine's %d ports", ports, leaves, down, f.Radix)
+	leaves := (ports + down - 1) / down
+	switch {
+	case !three && leaves > f.Radix:
+		r.errorAt("fabric.radix", "use a larger radix, or more host ports per leaf: oversubscription 2:1 or 3:1, or topology fat-tree-3", "%d host ports need %d leaves of %d host ports, more than a spine's %d ports", ports, leaves, down, f.Radix)
+	case three && (leaves+f.Radix/2-1)/(f.Radix/2) > f.Radix:
+		r.errorAt("fabric.radix", "use a larger radix, or more host ports per leaf: oversubscription 2:1 or 3:1",
+			"%d host ports need %d pods of %d leaves of %d host ports, more than a core's %d ports", ports, (leaves+f.Radix/2-1)/(f.Radix/2), f.Radix/2, down, f.Radix)
 	}
 }

@@ -49,7 +49,8 @@ func (s *Scenario) setDefaults() {
 
 // Fabric describes the InfiniBand fabric every HCA port is cabled to.
 type Fabric struct {
-	// Topology is single-switch (default: every port on one switch) or fat-tree.
+	// Topology is single-switch (default: every port on one switch), fat-tree (two levels:
+	// leaves and spines) or fat-tree-3 (three levels: leaves, aggregation and core switches).
 	Topology string `yaml:"topology" json:"topology"`
 	// Radix is the number of ports of each switch in a fat tree (default 36).
 	Radix int `yaml:"radix" json:"radix"`

@@ -98,6 +98,7 @@ type Fabric struct {
 	passive  map[int32]int32 // active CM id -> the passive id its REQ created (lookups only)
 	cmFaults []cmFault
 	mgmt     mgmtState // management traffic: the SM's reachability, MAD loss draws and counts
+	tree3    bool      // AddFatTree3 built the switches: computeRoutes may route by arithmetic
 }
 
 // New returns an empty fabric on kernel k.
@@ -181,6 +182,7 @@ type Switch struct {
 	route   []int32  // by destination port index: out lane, -1 if unreachable
 	out     []int32  // lanes leaving this switch
 
+	ft        *ftPos   // place in a three-level fat tree (AddFatTree3), or nil
 	minInProp sim.Time // smallest propagation delay of the links into the switch
 	slowIn    int32    // chunks on their way to the switch through an arrival event
 }
@@ -360,8 +362,11 @@ func (h *HCA) String() string { return h.node.Name + "/" + h.Name }
 // HCA returns the port's adapter.
 func (p *Port) HCA() *HCA { return p.hca }
 
-// LID is the port's local identifier (assigned in creation order from 1).
-func (p *Port) LID() uint16 { return uint16(p.idx + 1) }
+// LID is the port's local identifier (assigned in creation order from 1). It is not held to
+// the 16 bits of IB's unicast LID space (at most 49,151 ports in a real subnet), so a model
+// larger than that (a 100,000-host fat tree) still addresses every port; captures carry its
+// low 16 bits.
+func (p *Port) LID() uint32 { return uint32(p.idx + 1) }
 
 // State returns the port's state (ibv_query_port's state: ACTIVE or DOWN).
 func (p *Port) State() PortState { return p.state }

@@ -415,10 +415,10 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) bool {
 	ln := &f.lanes[li]
 	ch := &f.chunks[c]
 	d := ln.prop + ln.extra
-	if perHopEvents || s.slowIn > 0 || d > s.minInProp || d == 0 || ln.loss > 0 || ln.corrupt > 0 || ln.from.kind != epPort || int(ch.dst) >= len(s.route) {
+	if perHopEvents || s.slowIn > 0 || d > s.minInProp || d == 0 || ln.loss > 0 || ln.corrupt > 0 || ln.from.kind != epPort {
 		return false
 	}
-	out := s.route[ch.dst]
+	out := f.outLane(s, ch.dst)
 	if out < 0 {
 		return false
 	}
@@ -541,7 +541,7 @@ func (f *Fabric) arrive(c int32) {
 	rcv.PortRcvPkts += uint64(ch.npkt)
 	if ln.to.kind == epSwitch {
 		s := f.switches[ln.to.idx]
-		out := s.route[ch.dst]
+		out := f.outLane(s, ch.dst)
 		ch.inLane, ch.inEpoch = li, ch.epoch
 		if out < 0 || !f.lanes[out].up {
 			if out >= 0 {

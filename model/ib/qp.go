@@ -99,7 +99,7 @@ type QPAttr struct {
 	// RTR: the remote QP and its port's LID (the address vector), and the responder's
 	// min_rnr_timer code (IB encoding: 1 = 0.01ms ... 31 = 491.52ms, 0 = 655.36ms).
 	DestQPN     uint32
-	DestLID     uint16
+	DestLID     uint32
 	MinRNRTimer uint8
 	// RTR: max_dest_rd_atomic, the responder resources: RDMA READs from the peer this QP
 	// holds at once (0: it accepts none). At most DeviceAttr.MaxQPRdAtom.

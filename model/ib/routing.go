@@ -5,13 +5,22 @@ package ib
 // path of up links. Among equal-cost out lanes (in lane creation order) it takes
 // candidates[LID mod len(candidates)], a stable D-mod-K-like rule that spreads destinations
 // over a fat tree's spines. Routes are recomputed only when the topology is built or
-// Faults.Resweep runs (a subnet manager sweep), never implicitly on a link failure.
+// Faults.Resweep runs (a subnet manager sweep), never implicitly on a link failure. A
+// three-level fat tree with all its switch links up needs no tables (treeOut); with one down,
+// a sweep builds them as for any fabric, routing around it.
 //
 // The cost is linear in ports times switch-to-switch lanes: the search from each destination
 // walks only the lanes between switches (interSwitchLanes), and the last hop is the one lane
 // into the port, so a single switch with n hosts is routed in O(n).
 func (f *Fabric) computeRoutes() {
 	f.settle()
+	if f.treeRoutable() {
+		for _, s := range f.switches {
+			s.route = nil
+		}
+		f.routed = true
+		return
+	}
 	ns := len(f.switches)
 	for _, s := range f.switches {
 		s.route = make([]int32, len(f.ports))
@@ -98,7 +107,7 @@ func (f *Fabric) walk(src, dst *Port, fn func(ln *lane) bool) bool {
 		case epPort:
 			return int(ln.to.idx) == dst.idx
 		case epSwitch:
-			li = f.switches[ln.to.idx].route[dst.idx]
+			li = f.outLane(f.switches[ln.to.idx], int32(dst.idx))
 		}
 	}
 	return false
@@ -123,4 +132,13 @@ func (f *Fabric) pathMTU(src, dst *Port) int {
 		return true
 	})
 	return m
+}
+
+// outLane returns the lane switch s forwards a packet for port dst on, or -1 if it has none:
+// its table's entry, or for a switch of a routable three-level fat tree (no table) treeOut.
+func (f *Fabric) outLane(s *Switch, dst int32) int32 {
+	if int(dst) < len(s.route) {
+		return s.route[dst]
+	}
+	return f.treeOut(s, dst)
 }

@@ -100,11 +100,12 @@ func (l *LND) connEvent(n *kibNet, peer lnet.NID, what string, status, why, qd i
 	l.obs.ConnChange(&ConnEvent{Time: l.k.Now(), Local: n.ni.NID(), Peer: peer, What: what, Status: status, Why: why, QueueDepth: qd})
 }
 
-// addrs returns the conn's LIDs and QP numbers.
+// addrs returns the conn's LIDs (their low 16 bits, as a packet's LRH holds them) and QP
+// numbers.
 func (c *conn) addrs() (slid, dlid uint16, sqpn, dqpn uint32) {
 	if c.qp == nil || c.qp.Port() == nil {
 		return
 	}
 	a := c.qp.Attr()
-	return c.qp.Port().LID(), a.DestLID, c.qp.Num(), a.DestQPN
+	return uint16(c.qp.Port().LID()), uint16(a.DestLID), c.qp.Num(), a.DestQPN
 }

@@ -40,7 +40,8 @@ func o2ibParams(p *scenarios.O2IBParams) o2ib.Params {
 }
 
 // switchFor returns, for the i-th host port, the switch it is cabled to: the single switch,
-// or in a two-level fat tree the leaf holding it (leaves filled in order). A leaf of radix R
+// or in a two- or three-level fat tree the leaf holding it (leaves filled in order; the
+// three-level tree is ib.AddFatTree3's). A leaf of radix R
 // with oversubscription down:up has up = R*up/(down+up) uplinks, one to each spine, and the
 // remaining ports for hosts; there are as many spines as uplinks per leaf.
 func switchFor(f *ib.Fabric, s *scenarios.Scenario, hostPorts int) (func(i int) *ib.Switch, error) {
@@ -73,6 +74,15 @@ func switchFor(f *ib.Fabric, s *scenarios.Scenario, hostPorts int) (func(i int) 
 			}
 		}
 		return func(i int) *ib.Switch { return leafSw[i/down] }, nil
+	case "fat-tree-3":
+		r := fab.Radix
+		up := r * fab.Oversubscription.Up / (fab.Oversubscription.Down + fab.Oversubscription.Up)
+		link := ib.LinkSpec{Rate: ib.Rate{Mbps: int64(fab.LinkRate) / 1_000_000}, Latency: fab.LinkLatency, MTU: fab.MTU}
+		t, err := f.AddFatTree3(r, up, hostPorts, link)
+		if err != nil {
+			return nil, fmt.Errorf("fat tree: %w", err)
+		}
+		return func(i int) *ib.Switch { return t.Leaves[i/t.Down] }, nil
 	}
 	return nil, fmt.Errorf("unknown fabric topology %q", fab.Topology)
 }

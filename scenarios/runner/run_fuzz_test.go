@@ -71,6 +71,9 @@ var fuzzKnobs = []struct {
 	{"faults[1].at", func(v int64) string { return fmt.Sprintf("%dms", v%3000) }},
 	{"fabric.link_latency", func(v int64) string { return fmt.Sprintf("%dns", v%100000) }},
 	{"fabric.mtu", func(v int64) string { return fmt.Sprint(256 << (v % 5)) }},
+	{"fabric.topology", func(v int64) string { return []string{"single-switch", "fat-tree", "fat-tree-3"}[v%3] }},
+	{"fabric.radix", func(v int64) string { return fmt.Sprint(4 + 2*(v%31)) }},
+	{"fabric.oversubscription", func(v int64) string { return fmt.Sprintf("%d:%d", 1+v%4, 1+v/4%2) }},
 }
 
 // FuzzRunKnobs plays built-in scenarios with up to three fields changed to fuzzed values
