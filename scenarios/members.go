@@ -46,11 +46,14 @@ type MemberNI struct {
 	LND       *O2IBParams  `json:"-"`
 }
 
-// HostPorts is how many fabric ports member m's HCAs have cabled: each HCA it uses, up to
+// HostPorts is how many fabric ports member m's HCAs have cabled (tcp NIs are on Ethernet): each HCA it uses, up to
 // the highest port one of its NIs uses (an NI on port 2 alone still cables port 1).
 func (m *Member) HostPorts() int {
 	ports := map[int]int{}
 	for _, ni := range m.NIs {
+		if IsTCPNet(ni.Net) {
+			continue // on the Ethernet network, not the fabric
+		}
 		ports[ni.HCA] = max(ports[ni.HCA], ni.Port)
 	}
 	n := 0

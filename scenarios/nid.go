@@ -8,8 +8,12 @@ import (
 	"strings"
 )
 
-// lndTypes are the LND names a net may use; lnetsim models o2ib (and the loopback lo).
-var lndTypes = []string{"o2ib", "lo"}
+// lndTypes are the LND names a net may use; lnetsim models o2ib, tcp (socklnd over the
+// Ethernet model) and the loopback lo.
+var lndTypes = []string{"o2ib", "tcp", "lo"}
+
+// IsTCPNet reports whether a canonical net name is a socklnd (tcp) net.
+func IsTCPNet(net string) bool { return strings.HasPrefix(net, "tcp") }
 
 // ParseNet reads an LNet net name ("o2ib", "o2ib0", "o2ib12", also written "@o2ib1") and
 // returns its canonical form, always with the number ("o2ib0"), and its number.
@@ -34,10 +38,7 @@ func ParseNet(s string) (string, int, error) {
 		}
 		return l + strconv.Itoa(n), n, nil
 	}
-	if strings.HasPrefix(in, "tcp") {
-		return "", 0, fmt.Errorf("invalid net %q: lnetsim models InfiniBand only (o2ib nets)", s)
-	}
-	return "", 0, fmt.Errorf("invalid net %q: expected o2ib or o2ib<number>, e.g. o2ib0", s)
+	return "", 0, fmt.Errorf("invalid net %q: expected o2ib<number> or tcp<number>, e.g. o2ib0", s)
 }
 
 // NID is an LNet network identifier: an IPv4 address on a net, e.g. 10.0.0.1@o2ib.

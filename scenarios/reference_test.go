@@ -10,20 +10,22 @@ import (
 // referenceSection names the REFERENCE.md section (its "## " heading) that documents each
 // schema struct's fields.
 var referenceSection = map[string]string{
-	"Scenario":    "Top level",
-	"Fabric":      "fabric",
-	"NodeGroup":   "nodes.NAME",
-	"NISpec":      "nodes.NAME",
-	"NetTunables": "lnet",
-	"O2IBParams":  "o2ib.NET",
-	"Route":       "lnet",
-	"Peer":        "lnet",
-	"LNet":        "lnet",
-	"UDSP":        "lnet",
-	"Workload":    "workload[]",
-	"Fault":       "faults[]",
-	"FaultRule":   "faults[]",
-	"Expectation": "expect[]",
+	"Scenario":      "Top level",
+	"Fabric":        "fabric",
+	"NodeGroup":     "nodes.NAME",
+	"NISpec":        "nodes.NAME",
+	"NetTunables":   "lnet",
+	"O2IBParams":    "o2ib.NET",
+	"Ethernet":      "ethernet",
+	"SockLNDParams": "socklnd.NET",
+	"Route":         "lnet",
+	"Peer":          "lnet",
+	"LNet":          "lnet",
+	"UDSP":          "lnet",
+	"Workload":      "workload[]",
+	"Fault":         "faults[]",
+	"FaultRule":     "faults[]",
+	"Expectation":   "expect[]",
 }
 
 // referenceSections splits REFERENCE.md into its "## " sections (each with its "###"

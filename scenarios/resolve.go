@@ -56,6 +56,7 @@ func (r *resolver) run() {
 	r.fabricFits()
 	r.releases()
 	r.netTables()
+	r.ethernet()
 	r.globals("lnet", &s.LNet.Globals)
 	r.nodeConfig()
 	r.routeLoops()
@@ -200,6 +201,9 @@ func (r *resolver) niSpec(p, g string, ng *NodeGroup, i int) {
 	}
 	if ni.Interface == "" {
 		ni.Interface = "ib" + strconv.Itoa(i)
+		if IsTCPNet(ni.Net) {
+			ni.Interface = "eth" + strconv.Itoa(i)
+		}
 		for _, o := range ng.NIs[:i] {
 			if o.HCA == ni.HCA && o.Port == ni.Port {
 				ni.Interface = o.Interface // the port's interface

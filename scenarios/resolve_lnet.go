@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/sim"
 )
 
 // importNets turns a node's lnetctl net section into NIs.
@@ -89,20 +90,49 @@ func (r *resolver) netTables() {
 	if s.O2IB == nil {
 		s.O2IB = map[string]*O2IBParams{}
 	}
+	sockKey := r.canonNets("socklnd", s.SockLND)
+	for net, key := range sockKey {
+		if !IsTCPNet(net) {
+			r.errorAt(join("socklnd", key), "give o2ib nets' parameters under o2ib", "%s is not a tcp net", net)
+		}
+	}
+	for net, key := range o2ibKey {
+		if IsTCPNet(net) {
+			r.errorAt(join("o2ib", key), "give tcp nets' parameters under socklnd", "%s is not an o2ib net", net)
+		}
+	}
 	nets := make([]string, 0, len(r.nets))
 	for n := range r.nets {
 		nets = append(nets, n)
 	}
 	sort.Strings(nets)
 	for _, net := range nets {
-		o, ok := s.O2IB[net]
-		if !ok {
-			o = &O2IBParams{}
-			o.setDefaults()
-			s.O2IB[net] = o
-		}
-		if key, ok := o2ibKey[net]; ok {
-			r.checkO2IB(join("o2ib", key), o)
+		var o lndDefaults
+		if IsTCPNet(net) {
+			if s.SockLND == nil {
+				s.SockLND = map[string]*SockLNDParams{}
+			}
+			so, ok := s.SockLND[net]
+			if !ok {
+				so = &SockLNDParams{}
+				so.setDefaults()
+				s.SockLND[net] = so
+			}
+			if key, ok := sockKey[net]; ok {
+				r.checkSockLND(join("socklnd", key), so)
+			}
+			o = lndDefaults{so.PeerCredits, so.Credits, so.PeerTimeout, so.PeerBufferCredits}
+		} else {
+			oo, ok := s.O2IB[net]
+			if !ok {
+				oo = &O2IBParams{}
+				oo.setDefaults()
+				s.O2IB[net] = oo
+			}
+			if key, ok := o2ibKey[net]; ok {
+				r.checkO2IB(join("o2ib", key), oo)
+			}
+			o = lndDefaults{oo.PeerCredits, oo.Credits, oo.PeerTimeout, oo.PeerBufferCredits}
 		}
 		t, ok := s.LNet.Nets[net]
 		if !ok {
@@ -142,6 +172,13 @@ func (r *resolver) netTables() {
 				r.checkTunables(ni.tunablesPath, ni.Tunables)
 			} else {
 				ni.Tunables = &t
+			}
+			if IsTCPNet(ni.Net) {
+				if ni.LND != nil {
+					r.errorAt(ni.lndPath, "set socklnd parameters per net, under socklnd", "lnd_tunables of a tcp NI are not modelled")
+					ni.LND = nil
+				}
+				continue
 			}
 			l := *s.O2IB[ni.Net]
 			if ni.LND != nil {
@@ -195,11 +232,20 @@ func canonNetsOf[T any](r *resolver, path string, m map[string]T) map[string]str
 	return written
 }
 
+// lndDefaults are the LND module parameters an NI's LNet net tunables default to.
+type lndDefaults struct {
+	PeerCredits, Credits int
+	PeerTimeout          sim.Time
+	PeerBufferCredits    int
+}
+
 func (r *resolver) canonNets(path string, m any) map[string]string {
 	switch m := m.(type) {
 	case map[string]*NetTunables:
 		return canonNetsOf(r, path, m)
 	case map[string]*O2IBParams:
+		return canonNetsOf(r, path, m)
+	case map[string]*SockLNDParams:
 		return canonNetsOf(r, path, m)
 	}
 	return nil

@@ -24,10 +24,15 @@ type Scenario struct {
 	LNet  LNet                  `yaml:"lnet" json:"lnet"`
 	// O2IB maps a net name (o2ib0, o2ib1, ...) to the ko2iblnd module parameters used on it.
 	// After Load every net in use has an entry.
-	O2IB     map[string]*O2IBParams `yaml:"o2ib" json:"o2ib"`
-	Workload []Workload             `yaml:"workload" json:"workload"`
-	Faults   []Fault                `yaml:"faults" json:"faults"`
-	Expect   []Expectation          `yaml:"expect" json:"expect"`
+	O2IB map[string]*O2IBParams `yaml:"o2ib" json:"o2ib"`
+	// Ethernet is the Ethernet network of the tcp NIs (filled when a tcp net is in use).
+	Ethernet *Ethernet `yaml:"ethernet" json:"ethernet,omitempty"`
+	// SockLND maps a tcp net name (tcp0, ...) to the ksocklnd module parameters used on it.
+	// After Load every tcp net in use has an entry.
+	SockLND  map[string]*SockLNDParams `yaml:"socklnd" json:"socklnd,omitempty"`
+	Workload []Workload                `yaml:"workload" json:"workload"`
+	Faults   []Fault                   `yaml:"faults" json:"faults"`
+	Expect   []Expectation             `yaml:"expect" json:"expect"`
 
 	// Members lists every node after groups are expanded, NIDs assigned and lnetctl
 	// configuration applied (filled by Load).

@@ -206,6 +206,14 @@ func fabLink(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 		return
 	}
 	down := downs(ft, undo)
+	if l := f.cluster.eth.linkOf(nid); l != nil {
+		if down {
+			l.Down()
+		} else {
+			l.Up()
+		}
+		f.cluster.eth.lnd.LinkChanged(l, !down)
+	}
 	if l := fb.linkOf(nid); l != nil {
 		if down {
 			l.LinkDown()
@@ -269,6 +277,10 @@ func (f *faultState) crash(name string) {
 	n := c.fab.nodes[name]
 	n.CrashNode()
 	c.fab.lnd.NodeCrashed(n)
+	if h := c.eth.host(name); h != nil {
+		h.Crash()
+		c.eth.lnd.HostCrashed(h)
+	}
 	ln.down = true
 	ln.ln.Shutdown()
 	c.workloads.nodeCrashed(ln)
@@ -284,6 +296,9 @@ func (f *faultState) reboot(name string) {
 		return
 	}
 	c.fab.nodes[name].Restart()
+	if h := c.eth.host(name); h != nil {
+		h.Restart()
+	}
 	fresh, err := c.newLNet(&c.scenario.Members[ln.idx])
 	if err == nil {
 		ln.ln = fresh
@@ -302,13 +317,24 @@ func (f *faultState) reboot(name string) {
 // (link_delay), or with undo clears it.
 func fabImpair(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 	_, nid, _ := f.cluster.niRef(ft.NI)
-	l := f.cluster.fab.linkOf(nid)
-	if l == nil {
-		return
-	}
 	loss, delay := ft.Loss, ft.Delay
 	if undo {
 		loss, delay = 0, 0
+	}
+	if el := f.cluster.eth.linkOf(nid); el != nil {
+		detail := delay.String()
+		if ft.Loss > 0 {
+			el.SetLoss(loss)
+			detail = fmt.Sprint(loss)
+		} else {
+			el.SetExtraDelay(delay)
+		}
+		f.note(ft.Action, nid.String(), detail)
+		return
+	}
+	l := f.cluster.fab.linkOf(nid)
+	if l == nil {
+		return
 	}
 	detail := delay.String()
 	if ft.Loss > 0 {

@@ -35,7 +35,8 @@ type cluster struct {
 	owner     map[lnet.NID]*node  // NID -> node (lookups only)
 	lnds      map[string]lnet.LND // net name -> LND (lookups only)
 	ideal     *lnet.IdealLND
-	fab       *fabric // o2ib backend; nil on the ideal backend
+	fab       *fabric   // o2ib backend; nil on the ideal backend
+	eth       *ethernet // o2ib backend with tcp NIs: the Ethernet model and socklnd; else nil
 	tracer    lnet.Tracer
 	workloads *workloads // set once the workloads exist (node restarts re-post their buffers)
 	// Ideal backend state: per NI, its fault state and when its port is free to send and to
@@ -164,6 +165,11 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend st
 			return nil, err
 		}
 		c.fab = fb
+		eth, err := buildEthernet(c.k, s)
+		if err != nil {
+			return nil, err
+		}
+		c.eth = eth
 	default:
 		return nil, fmt.Errorf("unknown backend %q (use o2ib or ideal)", backend)
 	}
@@ -270,7 +276,10 @@ func (c *cluster) lndFor(net string) lnet.LND {
 		return l
 	}
 	var l lnet.LND = c.ideal
-	if c.fab != nil {
+	switch {
+	case c.eth != nil && scenarios.IsTCPNet(net):
+		l = c.eth.lnd
+	case c.fab != nil:
 		l = c.fab.lnd
 	}
 	c.lnds[net] = l

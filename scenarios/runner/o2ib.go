@@ -126,6 +126,9 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 		nports := map[int]int{} // HCA index -> ports it needs
 		maxHCA := -1
 		for _, ni := range m.NIs {
+			if scenarios.IsTCPNet(ni.Net) {
+				continue // on the Ethernet network
+			}
 			nports[ni.HCA] = max(nports[ni.HCA], ni.Port)
 			maxHCA = max(maxHCA, ni.HCA)
 		}
@@ -142,6 +145,9 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 		}
 		rules := scenarios.O2IBProfile(m.Global.Release)
 		for _, ni := range m.NIs {
+			if scenarios.IsTCPNet(ni.Net) {
+				continue
+			}
 			nid, err := toNID(ni.NID)
 			if err != nil {
 				return nil, err

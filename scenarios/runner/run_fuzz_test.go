@@ -62,6 +62,17 @@ var fuzzKnobs = []struct {
 	{"o2ib.o2ib0.ntx", func(v int64) string { return fmt.Sprint(v % 1000) }},
 	{"o2ib.o2ib0.bulk", func(v int64) string { return []string{"write", "read", "pull"}[v%3] }},
 	{"o2ib.o2ib0.read_depth", func(v int64) string { return fmt.Sprint(v % 20) }},
+	{"socklnd.tcp0.sock_timeout", func(v int64) string { return fmt.Sprint(v % 120) }},
+	{"socklnd.tcp0.peer_credits", func(v int64) string { return fmt.Sprint(v % 300) }},
+	{"socklnd.tcp0.typed_conns", func(v int64) string { return fmt.Sprint(v % 3) }},
+	{"socklnd.tcp0.min_bulk", func(v int64) string { return fmt.Sprint(v % (1 << 21)) }},
+	{"socklnd.tcp0.conns_per_peer", func(v int64) string { return fmt.Sprint(v % 300) }},
+	{"socklnd.tcp0.keepalive", func(v int64) string { return fmt.Sprint(v % 120) }},
+	{"socklnd.tcp0.zc_min_payload", func(v int64) string { return fmt.Sprint(v % (1 << 21)) }},
+	{"socklnd.tcp0.min_reconnectms", func(v int64) string { return fmt.Sprint(v % 100000) }},
+	{"ethernet.link_rate", func(v int64) string { return fmt.Sprintf("%dMbps", v%400000) }},
+	{"ethernet.mtu", func(v int64) string { return fmt.Sprint(v % 10000) }},
+	{"ethernet.port_buffer", func(v int64) string { return fmt.Sprint(v % (4 << 20)) }},
 	{"workload[0].size", func(v int64) string { return fmt.Sprint(v % (1<<20 + 2)) }},
 	{"workload[0].concurrency", func(v int64) string { return fmt.Sprint(v % 40) }},
 	{"workload[0].interval", func(v int64) string { return fmt.Sprintf("%dus", v%100000) }},
@@ -83,6 +94,7 @@ func FuzzRunKnobs(f *testing.F) {
 	f.Add(uint8(0), uint8(0), int64(0), uint8(1), int64(3), uint8(7), int64(8), false)
 	f.Add(uint8(3), uint8(17), int64(1), uint8(13), int64(4096), uint8(14), int64(7), false)
 	f.Add(uint8(5), uint8(10), int64(2), uint8(16), int64(500), uint8(11), int64(2), true)
+	f.Add(uint8(64), uint8(15), int64(3), uint8(19), int64(500), uint8(25), int64(9000), false) // socklnd and ethernet knobs
 	f.Fuzz(func(t *testing.T, scen, k1 uint8, v1 int64, k2 uint8, v2 int64, k3 uint8, v3 int64, ideal bool) {
 		names := append([]string{scenarios.DefaultName}, scenarios.Catalogue()...)
 		var ovs []scenarios.Override

@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/model/socklnd"
+	"github.com/lnetsim/lnetsim/model/tcp"
+	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/sim"
+)
+
+// ethernet is the Ethernet model of the cluster's tcp NIs and the socklnd serving them.
+type ethernet struct {
+	n     *tcp.Network
+	lnd   *socklnd.LND
+	hosts map[string]*tcp.Host   // member name -> host (lookups only)
+	links map[lnet.NID]*tcp.Link // tcp NI -> its interface's link (lookups only)
+}
+
+// sockParams converts a scenario's ksocklnd parameters to model/socklnd's.
+func sockParams(p *scenarios.SockLNDParams) socklnd.Params {
+	q := socklnd.DefaultParams()
+	q.SockTimeout = int(p.SockTimeout.WholeSeconds())
+	q.Credits, q.PeerCredits, q.PeerBufferCredits = p.Credits, p.PeerCredits, p.PeerBufferCredits
+	q.PeerTimeout = int(p.PeerTimeout.WholeSeconds())
+	q.NConnds, q.MinReconnectms, q.MaxReconnectms = p.NConnds, p.MinReconnectms, p.MaxReconnectms
+	q.TypedConns, q.MinBulk = p.TypedConns, int(p.MinBulk)
+	q.TxBufferSize, q.RxBufferSize = int(p.TxBufferSize), int(p.RxBufferSize)
+	q.Nagle, q.RoundRobin = p.Nagle, p.RoundRobin
+	q.Keepalive, q.KeepaliveIdle = int(p.Keepalive.WholeSeconds()), int(p.KeepaliveIdle.WholeSeconds())
+	q.KeepaliveCount, q.KeepaliveIntvl = p.KeepaliveCount, int(p.KeepaliveIntvl.WholeSeconds())
+	q.NonblkZcack, q.ZcMinPayload, q.ConnsPerPeer, q.TOS = p.NonblkZcack, int(p.ZcMinPayload), p.ConnsPerPeer, p.TOS
+	return q
+}
+
+// buildEthernet attaches every tcp NI's address to one Ethernet switch at the scenario's
+// link rate, latency, MTU and port buffer (a host per member with tcp NIs, in member
+// order), and creates the socklnd serving every tcp net with its module parameters. It
+// returns nil when no member has a tcp NI.
+func buildEthernet(k *sim.Kernel, s *scenarios.Scenario) (*ethernet, error) {
+	if s.Ethernet == nil {
+		return nil, nil
+	}
+	e := s.Ethernet
+	tn := tcp.New(k, tcp.Config{SwitchLatency: e.SwitchLatency})
+	eth := &ethernet{n: tn, lnd: socklnd.New(tn), hosts: map[string]*tcp.Host{}, links: map[lnet.NID]*tcp.Link{}}
+	nets := make([]string, 0, len(s.SockLND))
+	for name := range s.SockLND {
+		nets = append(nets, name)
+	}
+	slices.Sort(nets)
+	for _, name := range nets {
+		netID, err := lnet.ParseNet(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := eth.lnd.SetParams(netID, sockParams(s.SockLND[name])); err != nil {
+			return nil, err
+		}
+	}
+	spec := tcp.LinkSpec{Rate: int64(e.LinkRate), Latency: e.LinkLatency, MTU: e.MTU, BufferBytes: int64(e.PortBuffer)}
+	sw := tn.AddSwitch("eth-sw0")
+	for i := range s.Members {
+		m := &s.Members[i]
+		var h *tcp.Host
+		for _, ni := range m.NIs {
+			if !scenarios.IsTCPNet(ni.Net) {
+				continue
+			}
+			if h == nil {
+				h = tn.AddHost(m.Name)
+				eth.hosts[m.Name] = h
+			}
+			nid, err := toNID(ni.NID)
+			if err != nil {
+				return nil, err
+			}
+			l, err := tn.Attach(h, ni.NID.Addr, sw, spec)
+			if err != nil {
+				return nil, fmt.Errorf("node %s NI %s: %w", m.Name, nid, err)
+			}
+			eth.links[nid] = l
+		}
+	}
+	return eth, nil
+}
+
+// linkOf returns a tcp NI's Ethernet link (nil for other NIs, or without Ethernet).
+func (e *ethernet) linkOf(nid lnet.NID) *tcp.Link {
+	if e == nil {
+		return nil
+	}
+	return e.links[nid]
+}
+
+// host returns a member's Ethernet host (nil if it has no tcp NI, or without Ethernet).
+func (e *ethernet) host(name string) *tcp.Host {
+	if e == nil {
+		return nil
+	}
+	return e.hosts[name]
+}
