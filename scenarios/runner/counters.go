@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
-	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/scenarios"
 )
 
@@ -190,18 +189,24 @@ func showNets(c *cluster, n *node) []lnet.NetShow {
 	return nets
 }
 
-// lndTunables is the `lnd tunables:` block of the NI with NID nid: o2iblnd's on the o2ib
-// backend; none on the ideal backend, which runs no LND of the kernel's.
-func lndTunables(c *cluster, n *node, nid string) (o2ib.TunablesShow, bool) {
+// lndTunables is the `lnd tunables:` block of the NI with NID nid: o2iblnd's or socklnd's on
+// the o2ib backend; none on the ideal backend, which runs no LND of the kernel's.
+func lndTunables(c *cluster, n *node, nid string) (any, bool) {
 	if c.fab == nil {
-		return o2ib.TunablesShow{}, false
+		return nil, false
 	}
 	for _, ni := range n.ln.NIs() {
-		if ni.NID().String() == nid {
-			return c.fab.lnd.ShowTunables(ni)
+		if ni.NID().String() != nid {
+			continue
 		}
+		if c.eth != nil {
+			if t, ok := c.eth.lnd.ShowTunables(ni); ok {
+				return t, true
+			}
+		}
+		return c.fab.lnd.ShowTunables(ni)
 	}
-	return o2ib.TunablesShow{}, false
+	return nil, false
 }
 
 // memberNI finds the scenario NI with NID nid on member m.

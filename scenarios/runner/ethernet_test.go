@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lnetsim/lnetsim/scenarios"
+)
+
+// TestTCPNetShow: two nodes on a 100 GbE tcp net write to each other through socklnd;
+// `lnetctl net show -v` prints the net as tcp with socklnd's tunables as the kernel settled
+// them: conns_per_peer 4 from the link speed (conns_per_peer 0), timeout 49 (sock_timeout 0:
+// lnd_timeout, (150-1)/3), tos -1; 20 writes and their ACKs went through.
+func TestTCPNetShow(t *testing.T) {
+	runPassing(t, `
+name: tcp-net-show
+duration: 2s
+ethernet: {link_rate: 100Gbps}
+nodes:
+  a: {nis: [tcp0]}
+  b: {nis: [tcp0]}
+socklnd:
+  tcp0: {sock_timeout: 0}
+workload:
+  - {name: w, type: brw, op: write, from: a, to: b, size: 4KiB, interval: 100ms}
+expect:
+  - name: net show
+    check: lnetctl
+    node: a
+    command: net show -v
+    present: |
+      net:
+        - net type: tcp
+          local NI(s):
+            - nid: 10.0.0.1@tcp
+              status: up
+              interfaces: {0: eth0}
+              lnd tunables: {conns_per_peer: 4, timeout: 49, tos: -1}
+              statistics: {send_count: 21, recv_count: 21}
+  - name: writes
+    check: operations
+    workload: w
+    status: ok
+    eq: 20
+`)
+}
+
+// TestEthernetNeedsTCPNet: an ethernet or socklnd section without a tcp NI is refused at its
+// line, with the fix.
+func TestEthernetNeedsTCPNet(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"duration: 1s\nnodes: {a: {nis: [o2ib0]}}\nethernet: {mtu: 9000}\n",
+			"test.yaml:3:11: ethernet: ethernet is set but no node has a tcp NI (add a tcp NI (nis: [tcp0]) or remove the section)"},
+		{"duration: 1s\nnodes: {a: {nis: [tcp0]}}\nsocklnd: {o2ib0: {sock_timeout: 5}}\n",
+			"socklnd.o2ib0: o2ib0 is not a tcp net"},
+		{"duration: 1s\nnodes: {a: {nis: [tcp0]}}\no2ib: {tcp0: {timeout: 5}}\n",
+			"o2ib.tcp0: tcp0 is not an o2ib net"},
+		{"duration: 1s\nnodes: {a: {nis: [tcp0]}}\nethernet: {mtu: 100}\n",
+			"test.yaml:3:17: ethernet.mtu: must be from 576 to 9216 bytes, got 100 (1500 is standard, 9000 jumbo)"},
+	} {
+		_, err := scenarios.Load("test.yaml", []byte(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}
