@@ -55,6 +55,14 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, _, rlen int) error {
 	c := private.(*conn)
 	c.rxParsing = false
+	if (c.dead || c.closing) && rlen > 0 {
+		// the conn went while LNet held the message: its payload will never come
+		c.rxWant, c.rxStarted = 0, false
+		if msg != nil {
+			c.net.node.Finalize(msg, -EIO, PartialRecvStatus)
+		}
+		return nil
+	}
 	c.rxMsg = msg
 	c.rxWant = rlen
 	if rlen == 0 {
