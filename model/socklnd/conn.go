@@ -26,8 +26,12 @@ type (
 	Payload struct{ N int }
 )
 
-// ConnReqSize is sizeof(struct lnet_acceptor_connreq).
-const ConnReqSize = 16
+// The acceptor request (lnet_acceptor_connreq, acceptor.c): its size, magic and version.
+const (
+	ConnReqSize     = 16
+	AcceptorMagic   = 0xacce7100 // LNET_PROTO_ACCEPTOR_MAGIC
+	AcceptorVersion = 1          // LNET_PROTO_ACCEPTOR_VERSION
+)
 
 // Handshake phases of a conn.
 const (
@@ -62,6 +66,7 @@ type conn struct {
 	txReady     bool
 	txScheduled bool
 	lastPost    sim.Time
+	txOff       uint64 // stream bytes written (captures' sequence numbers)
 
 	// reader
 	rxStarted  bool
@@ -101,7 +106,7 @@ func (l *LND) createActive(cb *connCB, typ ConnType, s *tcp.Conn) {
 		c.proto = ProtoV3
 	}
 	c.hs = hsHello
-	s.Write(tcp.Record{Bytes: ConnReqSize, Payload: &ConnReq{Target: p.nid}})
+	l.write(c, tcp.Record{Bytes: ConnReqSize, Payload: &ConnReq{Target: p.nid}})
 	l.sendHello(c, p.nid, typ)
 	l.k.ArmAfter(&c.helloT, p.net.timeout())
 }
@@ -113,7 +118,7 @@ func (l *LND) sendHello(c *conn, peer lnet.NID, typ ConnType) {
 	if c.peer != nil {
 		h.DstIncarnation = c.peer.incarnation
 	}
-	c.sock.Write(tcp.Record{Bytes: HelloSize, Payload: h})
+	l.write(c, tcp.Record{Bytes: HelloSize, Payload: h})
 	l.event(c.net, peer, "hello_out", 0, typ.String())
 }
 

@@ -40,6 +40,7 @@ type LND struct {
 	rIdx   int // ksocknal_reaper's peer_index
 	incSeq uint64
 	obs    Observer
+	wire   func(*WireEvent)
 
 	stats Stats
 }

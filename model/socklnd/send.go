@@ -136,7 +136,7 @@ func (l *LND) transmit(c *conn) {
 		}
 		for t.resid > 0 {
 			rec := l.record(c, t)
-			if !c.sock.Write(rec) {
+			if !l.write(c, rec) {
 				c.txReady = false
 				break
 			}

@@ -1,6 +1,12 @@
 package socklnd
 
-import "github.com/lnetsim/lnetsim/model/lnet"
+import (
+	"net/netip"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/model/tcp"
+	"github.com/lnetsim/lnetsim/sim"
+)
 
 // Event is one step of socklnd worth tracing: a HELLO, a conn coming up or closing, a tx
 // written, a connect failure, a notification.
@@ -24,4 +30,30 @@ func (l *LND) event(n *ksockNet, peer lnet.NID, kind string, rc int, info string
 		return
 	}
 	l.obs(int64(l.k.Now()), Event{Kind: kind, NI: n.ni.NID(), Peer: peer, RC: rc, Info: info})
+}
+
+// WireEvent is one record socklnd wrote into a socket, for captures: the acceptor request
+// (*ConnReq), a HELLO (*Hello), a message header (*Msg) or a payload (*Payload).
+type WireEvent struct {
+	Time     sim.Time
+	Src, Dst netip.AddrPort
+	Offset   uint64 // stream bytes written on this socket before the record
+	Bytes    int
+	Rec      any
+}
+
+// SetWireObserver installs o (nil to remove); it sees every record written.
+func (l *LND) SetWireObserver(o func(*WireEvent)) { l.wire = o }
+
+// write puts rec into c's socket and reports whether it was taken; a taken record is
+// shown to the wire observer.
+func (l *LND) write(c *conn, rec tcp.Record) bool {
+	if !c.sock.Write(rec) {
+		return false
+	}
+	if l.wire != nil {
+		l.wire(&WireEvent{Time: l.k.Now(), Src: c.myAddr, Dst: c.peerAddr, Offset: c.txOff, Bytes: rec.Bytes, Rec: rec.Payload})
+	}
+	c.txOff += uint64(rec.Bytes)
+	return true
 }

@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"encoding/binary"
+
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/model/o2ib"
+	"github.com/lnetsim/lnetsim/model/socklnd"
 	"github.com/lnetsim/lnetsim/trace/pcap"
 )
 
@@ -35,10 +38,14 @@ func newCapture(path string, link pcap.Link) (*capture, error) {
 	return &capture{file: f, pcap: w}, nil
 }
 
-// nid8 converts a NID to the 8-byte wire form.
+// nid8 converts a NID to the 8-byte wire form (its LND type from its net: tcp or o2ib).
 func nid8(n lnet.NID) uint64 {
 	a := n.Addr()
-	return pcap.NID8([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)}, n.Net().Num(), pcap.LNDTypeO2IB)
+	lnd := uint16(pcap.LNDTypeO2IB)
+	if n.Net().Type() == lnet.SOCKLND {
+		lnd = pcap.LNDTypeSock
+	}
+	return pcap.NID8([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)}, n.Net().Num(), lnd)
 }
 
 // QP numbers as captured.
@@ -129,6 +136,58 @@ func (c *capture) RDMAPosted(ev *o2ib.RDMAEvent) {
 	}
 	c.err = c.pcap.Write(&pcap.Packet{Time: ev.Time, Src: endpoint(ev.Src, ev.SrcLID, ev.SrcQPN+qpnBase), Dst: endpoint(ev.Dst, ev.DstLID, ev.DstQPN+qpnBase),
 		Opcode: pcap.OpWriteOnly, PSN: uint32(ev.Seq), RKey: ev.RKey, DMALen: uint32(ev.Bytes)})
+}
+
+// sockRecord writes one socklnd record as a TCP segment on its socket (port 988 on the
+// passive side), its sequence number the record's stream offset: the acceptor request and
+// HELLO whole, a message's socklnd and LNet headers captured with its payload counted in the
+// segment's length but not captured (the payload record itself only advances the stream;
+// LNet's ping and push buffers are captured), as Wireshark's LNet dissector decodes them.
+func (c *capture) sockRecord(ev *socklnd.WireEvent) {
+	if c.err != nil {
+		return
+	}
+	seg := pcap.TCPSegment{Time: ev.Time, SrcIP: ev.Src.Addr().As4(), DstIP: ev.Dst.Addr().As4(),
+		SrcPort: ev.Src.Port(), DstPort: ev.Dst.Port(), Seq: uint32(1 + ev.Offset), Ack: 1, Len: ev.Bytes}
+	b := c.buf[:0]
+	switch r := ev.Rec.(type) {
+	case *socklnd.ConnReq:
+		b = binary.LittleEndian.AppendUint32(b, socklnd.AcceptorMagic)
+		b = binary.LittleEndian.AppendUint32(b, socklnd.AcceptorVersion)
+		b = binary.LittleEndian.AppendUint64(b, nid8(r.Target))
+	case *socklnd.Hello:
+		h := *r
+		h.SrcNID, h.DstNID = lnet.NID(nid8(h.SrcNID)), lnet.NID(nid8(h.DstNID))
+		enc, err := h.Encode()
+		if err != nil {
+			c.err = err
+			return
+		}
+		b = append(b, enc...)
+	case *socklnd.Msg:
+		m := pcap.KsockMsg{Noop: r.Type == socklnd.MsgNoop, Cookies: r.Cookies}
+		if !m.Noop {
+			m.Hdr = wireHdr(&r.Hdr)
+		}
+		b = m.AppendTo(b)
+		if !m.Noop {
+			seg.Len += r.Hdr.PayloadLength
+			if pb, ok := r.Hdr.Data.(*lnet.PingBuffer); ok && pb != nil {
+				// LNet's own ping or push buffer: captured whole, as o2ib's inline ones
+				start := len(b)
+				b = pingInfo(pb).AppendTo(b)
+				for len(b)-start < r.Hdr.PayloadLength {
+					b = append(b, 0)
+				}
+				b = b[:start+r.Hdr.PayloadLength]
+			}
+		}
+	default: // a payload: counted with its header
+		return
+	}
+	c.buf = b
+	seg.Payload = b
+	c.err = c.pcap.WriteTCP(&seg)
 }
 
 // ConnChange is not captured (connection steps appear as their CONNREQ/CONNACK messages).

@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"maps"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,5 +65,44 @@ func TestEthernetNeedsTCPNet(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.src, err, tc.want)
 		}
+	}
+}
+
+// TestTCPCapture: --pcap writes a tcp net's socklnd traffic as TCP on port 988: per socket
+// the acceptor request and HELLOs (7 sockets: 21 frames no LNet type), then every message's socklnd and LNet headers, which
+// stock tshark's LNet dissector decodes: the discovery GET/REPLY, the 20 write PUTs, their
+// ACKs, and no malformed frame.
+func TestTCPCapture(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark not installed")
+	}
+	t.Setenv("HOME", t.TempDir())
+	path := filepath.Join(t.TempDir(), "tcp.pcap")
+	s := load(t, `
+duration: 2s
+nodes:
+  a: {nis: [tcp0]}
+  b: {nis: [tcp0]}
+workload:
+  - {name: w, type: brw, op: write, from: a, to: b, size: 4KiB, interval: 100ms}
+`)
+	if _, err := Run(s, Options{Pcap: path}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(tshark, "-n", "-r", path, "-T", "fields", "-e", "lnet.msg_type", "-e", "_ws.malformed").CombinedOutput()
+	if err != nil {
+		t.Fatalf("tshark: %v\n%s", err, out)
+	}
+	count := map[string]int{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "Running as") || l == "" {
+			continue
+		}
+		count[l]++
+	}
+	want := map[string]int{"\t": 21, "0\t": 20, "1\t": 20, "2\t": 1, "3\t": 1}
+	if !maps.Equal(count, want) {
+		t.Errorf("LNet message types per frame %v, want %v", count, want)
 	}
 }

@@ -119,6 +119,9 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 			return nil, err
 		}
 		c.fab.lnd.SetObserver(capt)
+		if c.eth != nil {
+			c.eth.lnd.SetWireObserver(capt.sockRecord)
+		}
 	}
 	if opt.Trace != "" {
 		if tl, err = newTimeline(opt.Trace, c); err != nil {
