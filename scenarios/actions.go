@@ -20,6 +20,8 @@ type Action struct {
 	Undo string
 	// O2IBOnly marks actions only the InfiniBand model can perform.
 	O2IBOnly bool
+	// IBPort marks actions on an NI's HCA or port, which a tcp NI (Ethernet) does not have.
+	IBPort bool
 	// Cmd is the argument grammar of an lnetctl command (nil for other actions), whose
 	// fault gives it as `lnetctl:`.
 	Cmd *cmdSpec
@@ -58,10 +60,10 @@ func init() {
 	for _, a := range []*Action{
 		{Name: "link_down", Fields: ni, Undo: "link_up"},
 		{Name: "link_up", Fields: ni},
-		{Name: "port_error", Fields: ni, Undo: "port_active"},
-		{Name: "port_active", Fields: ni, HCA: hcaPortEvent},
-		{Name: "hca_fatal", Fields: ni, Undo: "hca_recover", HCA: hcaFails},
-		{Name: "hca_recover", Fields: ni, HCA: hcaResets},
+		{Name: "port_error", Fields: ni, Undo: "port_active", IBPort: true},
+		{Name: "port_active", Fields: ni, HCA: hcaPortEvent, IBPort: true},
+		{Name: "hca_fatal", Fields: ni, Undo: "hca_recover", HCA: hcaFails, IBPort: true},
+		{Name: "hca_recover", Fields: ni, HCA: hcaResets, IBPort: true},
 		{Name: "node_crash", Fields: node, Undo: "node_restart", HCA: hcaNodeDown},
 		{Name: "node_restart", Fields: node, HCA: hcaNodeBoot},
 		{Name: "lustre_stop", Fields: node, Undo: "lustre_start"},
@@ -174,7 +176,10 @@ func (r *resolver) faultFields(p string, f *Fault, a *Action) {
 		}
 	}
 	if f.NI != "" {
-		r.resolveNI(p+".ni", f.NI)
+		if m, i, ok := r.resolveNI(p+".ni", f.NI); ok && a.IBPort && IsTCPNet(m.NIs[i].Net) {
+			r.errorAt(p+".ni", "use link_down/link_up or node_crash for an Ethernet NI",
+				"%s acts on an InfiniBand HCA or port; %s is on tcp net %s", f.Action, f.NI, m.NIs[i].Net)
+		}
 	}
 	if f.Node != "" {
 		r.canonicalNode(p+".node", &f.Node)
