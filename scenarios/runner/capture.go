@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"encoding/binary"
-
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/model/socklnd"
@@ -23,6 +21,7 @@ type capture struct {
 	err  error
 	buf  []byte
 	pad  []byte
+	sock *pcap.SockStreams
 }
 
 func newCapture(path string, link pcap.Link) (*capture, error) {
@@ -138,23 +137,23 @@ func (c *capture) RDMAPosted(ev *o2ib.RDMAEvent) {
 		Opcode: pcap.OpWriteOnly, PSN: uint32(ev.Seq), RKey: ev.RKey, DMALen: uint32(ev.Bytes)})
 }
 
-// sockRecord writes one socklnd record as a TCP segment on its socket (port 988 on the
-// passive side), its sequence number the record's stream offset: the acceptor request and
-// HELLO whole, a message's socklnd and LNet headers captured with its payload counted in the
-// segment's length but not captured (the payload record itself only advances the stream;
-// LNet's ping and push buffers are captured), as Wireshark's LNet dissector decodes them.
+// sockRecord writes one socklnd record on its socket's TCP stream (pcap.SockStreams: the
+// handshake before the first record, segments of at most the MSS): the acceptor request and
+// HELLO whole, a message's socklnd and LNet headers with its payload counted (a PUT's) or
+// captured as zeros (a REPLY's; LNet's ping and push buffers as they are). The payload
+// record itself was written with its header.
 func (c *capture) sockRecord(ev *socklnd.WireEvent) {
 	if c.err != nil {
 		return
 	}
-	seg := pcap.TCPSegment{Time: ev.Time, SrcIP: ev.Src.Addr().As4(), DstIP: ev.Dst.Addr().As4(),
-		SrcPort: ev.Src.Port(), DstPort: ev.Dst.Port(), Seq: uint32(1 + ev.Offset), Ack: 1, Len: ev.Bytes}
-	b := c.buf[:0]
+	if c.sock == nil {
+		if c.sock, c.err = pcap.NewSockStreams(c.pcap); c.err != nil {
+			return
+		}
+	}
 	switch r := ev.Rec.(type) {
 	case *socklnd.ConnReq:
-		b = binary.LittleEndian.AppendUint32(b, socklnd.AcceptorMagic)
-		b = binary.LittleEndian.AppendUint32(b, socklnd.AcceptorVersion)
-		b = binary.LittleEndian.AppendUint64(b, nid8(r.Target))
+		c.err = c.sock.Write(ev.Time, ev.Src, ev.Dst, pcap.AppendConnReq(nil, nid8(r.Target)), socklnd.ConnReqSize)
 	case *socklnd.Hello:
 		h := *r
 		h.SrcNID, h.DstNID = lnet.NID(nid8(h.SrcNID)), lnet.NID(nid8(h.DstNID))
@@ -163,31 +162,21 @@ func (c *capture) sockRecord(ev *socklnd.WireEvent) {
 			c.err = err
 			return
 		}
-		b = append(b, enc...)
+		c.err = c.sock.Write(ev.Time, ev.Src, ev.Dst, enc, len(enc))
 	case *socklnd.Msg:
 		m := pcap.KsockMsg{Noop: r.Type == socklnd.MsgNoop, Cookies: r.Cookies}
-		if !m.Noop {
-			m.Hdr = wireHdr(&r.Hdr)
+		if m.Noop {
+			c.err = c.sock.Msg(ev.Time, ev.Src, ev.Dst, &m, 0)
+			return
 		}
-		b = m.AppendTo(b)
-		if !m.Noop {
-			seg.Len += r.Hdr.PayloadLength
-			if pb, ok := r.Hdr.Data.(*lnet.PingBuffer); ok && pb != nil {
-				// LNet's own ping or push buffer: captured whole, as o2ib's inline ones
-				start := len(b)
-				b = pingInfo(pb).AppendTo(b)
-				for len(b)-start < r.Hdr.PayloadLength {
-					b = append(b, 0)
-				}
-				b = b[:start+r.Hdr.PayloadLength]
-			}
+		m.Hdr = wireHdr(&r.Hdr)
+		var data []byte
+		if pb, ok := r.Hdr.Data.(*lnet.PingBuffer); ok && pb != nil {
+			data = pingInfo(pb).AppendTo(nil) // LNet's own ping or push buffer
+			data = data[:min(len(data), r.Hdr.PayloadLength)]
 		}
-	default: // a payload: counted with its header
-		return
+		c.err = c.sock.MsgData(ev.Time, ev.Src, ev.Dst, &m, data, r.Hdr.PayloadLength)
 	}
-	c.buf = b
-	seg.Payload = b
-	c.err = c.pcap.WriteTCP(&seg)
 }
 
 // ConnChange is not captured (connection steps appear as their CONNREQ/CONNACK messages).

@@ -101,7 +101,7 @@ workload:
 		}
 		count[l]++
 	}
-	want := map[string]int{"\t": 21, "0\t": 20, "1\t": 20, "2\t": 1, "3\t": 1}
+	want := map[string]int{"\t": 82, "0\t": 20, "1\t": 20, "2\t": 1, "3\t": 1}
 	if !maps.Equal(count, want) {
 		t.Errorf("LNet message types per frame %v, want %v", count, want)
 	}
