@@ -223,7 +223,8 @@ func (l *LND) abortTxs(c *conn, q *txFIFO) {
 
 // abortActive models kiblnd_abort_txs on ibc_active_txs: after a timeout a tx only waiting
 // gets REMOTE_TIMEOUT and one still sending NETWORK_TIMEOUT; other errors keep the tx's
-// hstatus. Txs still sending finish on their flush completion.
+// hstatus, except the read variant's PUT_RDREQ waiting for its PUT_RDDONE, which gets
+// REMOTE_DROPPED (not in the kernel). Txs still sending finish on their flush completion.
 func (l *LND) abortActive(c *conn) {
 	var zombies []*tx
 	keep := c.active[:0]
@@ -234,6 +235,10 @@ func (l *LND) abortActive(c *conn) {
 			} else if t.sending != 0 {
 				t.hstatus = lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT
 			}
+		} else if t.waiting && t.msg.typ == MsgPUT_RDREQ {
+			// The read variant: the source cannot know whether its data was pulled, as a
+			// writer whose WRITE failed cannot (bulkread.go).
+			t.hstatus = lnet.LNET_MSG_STATUS_REMOTE_DROPPED
 		}
 		t.status = -lnet.ECONNABORTED
 		t.queued = false
@@ -335,6 +340,10 @@ func (l *LND) complete(c *conn, wc *ib.WC) {
 // txComplete models kiblnd_tx_complete: a failed send closes the conn with -EIO and fails
 // the tx REMOTE_DROPPED; a tx is done when its last send completed and it waits for nothing.
 func (l *LND) txComplete(t *tx, st ib.WCStatus) {
+	if t.read > 0 {
+		l.readComplete(t, st)
+		return
+	}
 	c := t.conn
 	failed := st != ib.WCSuccess
 	if failed {

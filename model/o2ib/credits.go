@@ -122,11 +122,15 @@ func (l *LND) postTx(c *conn, t *tx, credit int) bool {
 		return true
 	}
 	n := c.peer.net
-	m.credits = c.outstanding
 	m.srcNID, m.dstNID = n.ni.NID(), c.peer.nid
 	m.srcStamp, m.dstStamp = n.incarnation, c.incarnation
 	c.credits -= credit
-	c.outstanding = 0
+	if t.read == 0 {
+		m.credits = c.outstanding
+		c.outstanding = 0
+	} else {
+		m.credits = 0 // a READ carries no message: the credits wait for the PUT_RDDONE
+	}
 	c.nsendsPosted++
 	if m.typ == MsgNOOP {
 		c.noopsPosted++
@@ -176,6 +180,9 @@ func (l *LND) postTx(c *conn, t *tx, credit int) bool {
 // bulk (if any) and the signalled SEND of the message, whose content is handed to the
 // receiving conn in order.
 func (l *LND) postWRs(c *conn, t *tx) int {
+	if t.read > 0 {
+		return l.postRead(c, t)
+	}
 	if s, _ := c.qp.Outstanding(); s+2 > c.sendWRs() {
 		return -lnet.ENOMEM
 	}

@@ -62,8 +62,10 @@ func (o *traceObs) MsgPosted(ev *MsgEvent) {
 		fmt.Fprintf(&b, " cookie=%#x", ev.Cookie)
 	case MsgPUT_ACK:
 		fmt.Fprintf(&b, " src_cookie=%#x dst_cookie=%#x sink=%d", ev.Cookie, ev.DstCookie, ev.RDMANob)
-	case MsgPUT_NAK, MsgPUT_DONE, MsgGET_DONE:
+	case MsgPUT_NAK, MsgPUT_DONE, MsgGET_DONE, MsgPUT_RDDONE:
 		fmt.Fprintf(&b, " cookie=%#x status=%d", ev.Cookie, ev.Status)
+	case MsgPUT_RDREQ:
+		fmt.Fprintf(&b, " cookie=%#x source=%d", ev.Cookie, ev.RDMANob)
 	}
 	if ev.Hdr != nil {
 		fmt.Fprintf(&b, " lnet=%s %s->%s len=%d", ev.Hdr.Type, ev.Hdr.Src, ev.Hdr.Dst, ev.Hdr.PayloadLength)
@@ -75,7 +77,11 @@ func (o *traceObs) MsgPosted(ev *MsgEvent) {
 }
 
 func (o *traceObs) RDMAPosted(ev *RDMAEvent) {
-	o.add(fmt.Sprintf("%12s %s -> %s RDMA_WRITE bytes=%d cookie=%#x", ev.Time, ev.Src, ev.Dst, ev.Bytes, ev.Cookie))
+	op := "RDMA_WRITE"
+	if ev.Read {
+		op = "RDMA_READ"
+	}
+	o.add(fmt.Sprintf("%12s %s -> %s %s bytes=%d cookie=%#x", ev.Time, ev.Src, ev.Dst, op, ev.Bytes, ev.Cookie))
 }
 
 func (o *traceObs) ConnChange(ev *ConnEvent) {

@@ -23,6 +23,20 @@ const (
 	MsgGET_DONE  MsgType = 0xd7 // completion after the RDMA WRITE of the reply
 )
 
+// Message types of the RDMA READ bulk variant (bulkread.go), not in the kernel. They are
+// numbered outside o2iblnd's ranges (0xc0-0xc1 connection, 0xd0-0xd7 data) so that a
+// capture reader knowing only o2iblnd sees an unknown type rather than a wrong one.
+//
+//	PUT_RDREQ   kib_msg header (48) + LNet header (72) + source cookie (8) + the source's
+//	            kib_rdma_desc (rd_key, rd_nfrags, one fragment: 8 + 12) = 148 bytes; the
+//	            PUT_REQ body with the descriptor a GET_REQ carries for its sink
+//	PUT_RDDONE  kib_msg header (48) + kib_completion_msg (cookie 8, status 4) = 60 bytes;
+//	            the source cookie and the bytes pulled, 0 (nothing wanted) or -errno
+const (
+	MsgPUT_RDREQ  MsgType = 0xe0 // LNet header + source cookie + source RDMA descriptor
+	MsgPUT_RDDONE MsgType = 0xe1 // completion after the receiver's RDMA READ
+)
+
 // String returns the kernel's name without the IBLND_MSG_ prefix.
 func (t MsgType) String() string {
 	switch t {
@@ -46,6 +60,10 @@ func (t MsgType) String() string {
 		return "GET_REQ"
 	case MsgGET_DONE:
 		return "GET_DONE"
+	case MsgPUT_RDREQ:
+		return "PUT_RDREQ"
+	case MsgPUT_RDDONE:
+		return "PUT_RDDONE"
 	}
 	return "?"
 }
@@ -123,7 +141,7 @@ type wireMsg struct {
 	cookie    uint64      // PUT_REQ/GET_REQ: sender's cookie; PUT_ACK: src cookie; completions: cookie
 	dstCookie uint64      // PUT_ACK: the sink's cookie
 	status    int         // completions: bytes or -errno
-	rd        rdmaDesc    // PUT_ACK, GET_REQ
+	rd        rdmaDesc    // PUT_ACK, GET_REQ, PUT_RDREQ (the source)
 }
 
 // initMsg models kiblnd_init_tx_msg's sizing: the message's wire length by type.
@@ -133,11 +151,11 @@ func msgNob(t MsgType, payload int) int {
 		return MsgHdrSize + LNetHdrSize + payload
 	case MsgPUT_REQ:
 		return MsgHdrSize + LNetHdrSize + 8
-	case MsgGET_REQ:
+	case MsgGET_REQ, MsgPUT_RDREQ:
 		return MsgHdrSize + LNetHdrSize + 8 + rdSize
 	case MsgPUT_ACK:
 		return MsgHdrSize + 16 + rdSize
-	case MsgPUT_NAK, MsgPUT_DONE, MsgGET_DONE:
+	case MsgPUT_NAK, MsgPUT_DONE, MsgGET_DONE, MsgPUT_RDDONE:
 		return MsgHdrSize + ComplSize
 	case MsgCONNREQ, MsgCONNACK:
 		return MsgHdrSize + ConnParamsSize

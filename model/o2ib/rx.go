@@ -99,7 +99,11 @@ func (l *LND) handleRx(r *rx) {
 	switch m.typ {
 	case MsgNOOP:
 		post = postNoCredit
-	case MsgIMMEDIATE, MsgPUT_REQ, MsgGET_REQ:
+	case MsgIMMEDIATE, MsgPUT_REQ, MsgGET_REQ, MsgPUT_RDREQ:
+		if m.typ == MsgPUT_RDREQ && !c.canRead() {
+			rc = -lnet.EPROTO // the peer pushes a pull on a conn without READ
+			break
+		}
 		post = postDontPost
 		rc = l.parse(n, r, m.typ != MsgIMMEDIATE)
 		if rc < 0 {
@@ -126,6 +130,9 @@ func (l *LND) handleRx(r *rx) {
 	case MsgGET_DONE:
 		post = postRsrvdCredit
 		l.handleCompletion(c, MsgGET_REQ, m.status, m.cookie)
+	case MsgPUT_RDDONE:
+		post = postRsrvdCredit
+		l.handleCompletion(c, MsgPUT_RDREQ, m.status, m.cookie)
 	default:
 		post = postNoCredit
 		rc = -lnet.EPROTO

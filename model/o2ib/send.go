@@ -34,6 +34,9 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 	case lnet.MsgPUT, lnet.MsgREPLY:
 		if msgNob(MsgIMMEDIATE, msg.Len()) > msgSize {
 			typ = MsgPUT_REQ
+			if n.tun.Bulk == BulkRead {
+				typ = MsgPUT_RDREQ
+			}
 		}
 	}
 	t := l.getIdleTx(n)
@@ -57,6 +60,11 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 		t.msg.cookie = t.cookie()
 		t.initMsg(MsgPUT_REQ, 0)
 		t.waiting = true
+	case MsgPUT_RDREQ:
+		t.msg.cookie = t.cookie()
+		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: msg.Len()}
+		t.initMsg(MsgPUT_RDREQ, 0)
+		t.waiting = true
 	default:
 		t.initMsg(MsgIMMEDIATE, msg.Len())
 	}
@@ -69,7 +77,8 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 // already here (finalize now); a PUT_REQ wanting nothing is NAKed, otherwise a PUT_ACK
 // with this node's sink goes back and waits for PUT_DONE (the rx is reposted without a
 // credit: its buffer is the one PUT_DONE will use); a GET_REQ is answered by RDMA and
-// GET_DONE (kiblnd_reply), or GET_DONE(-ENODATA) when nothing matched.
+// GET_DONE (kiblnd_reply), or GET_DONE(-ENODATA) when nothing matched; the read variant's
+// PUT_RDREQ is pulled (recvRdReq) and its rx reposted with a credit at once.
 func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rlen int) error {
 	r, _ := private.(*rx)
 	if r == nil {
@@ -116,6 +125,8 @@ func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rle
 		} else {
 			l.sendCompletion(c, MsgGET_DONE, -lnet.ENODATA, rxm.cookie)
 		}
+	case MsgPUT_RDREQ:
+		rc = l.recvRdReq(n, c, rxm, msg, mlen)
 	}
 	l.postRx(r, post)
 	return rc

@@ -34,7 +34,8 @@ type MsgEvent struct {
 	Seq            uint64
 }
 
-// RDMAEvent describes one RDMA WRITE posted (the bulk of a PUT or of an optimized GET's REPLY).
+// RDMAEvent describes one RDMA WRITE posted (the bulk of a PUT or of an optimized GET's
+// REPLY), or with the read variant one RDMA READ.
 type RDMAEvent struct {
 	Time           sim.Time
 	Src, Dst       lnet.NID // the writer and the node written to
@@ -44,6 +45,9 @@ type RDMAEvent struct {
 	SrcLID, DstLID uint16
 	SrcQPN, DstQPN uint32
 	Seq            uint64 // index of the WRITE among the work requests posted on the QP
+	// Read marks an RDMA READ of the read variant (bulkread.go): Src is the reader (the
+	// PUT's receiver), Dst the node read from, Cookie the source's PUT_RDREQ cookie.
+	Read bool
 }
 
 // ConnEvent is a connection life-cycle step: CM progress, rejects, establishment, close.
@@ -75,7 +79,7 @@ func (l *LND) observePost(c *conn, t *tx) {
 		RDMAKey: m.rd.key, RDMANob: m.rd.nob, Seq: c.wrSeq - 1}
 	ev.SrcLID, ev.DstLID, ev.SrcQPN, ev.DstQPN = c.addrs()
 	switch m.typ {
-	case MsgIMMEDIATE, MsgPUT_REQ, MsgGET_REQ:
+	case MsgIMMEDIATE, MsgPUT_REQ, MsgGET_REQ, MsgPUT_RDREQ:
 		ev.Hdr = &m.hdr
 		if m.typ != MsgGET_REQ {
 			ev.PayloadLen = m.hdr.PayloadLength

@@ -40,6 +40,8 @@ type tx struct {
 	msg     wireMsg
 	rdma    int    // bytes to RDMA WRITE ahead of the message (PUT_DONE, GET_DONE)
 	rdmaKey uint32 // the peer's rkey for that WRITE
+	read    int    // bytes to RDMA READ before the message may go (PUT_RDDONE; bulkread.go)
+	readKey uint32 // the peer's rkey for that READ
 }
 
 // cookie is tx_cookie: unique for the life of the descriptor.
@@ -139,16 +141,21 @@ func (l *LND) txlistDone(txs []*tx, status int, hs lnet.HStatus) {
 
 // queueTxLocked models kiblnd_queue_tx_locked: arm the deadline and put the tx on the
 // conn's queue for its type (requests on the reserved queue, completions and NOOPs on the
-// no-credit queue, IMMEDIATE on the normal queue).
+// no-credit queue, IMMEDIATE on the normal queue). The read variant's PUT_RDREQ is a
+// request and PUT_RDDONE a completion; a PUT_RDREQ meeting a conn that negotiated no READ
+// becomes the kernel's PUT_REQ here.
 func (l *LND) queueTxLocked(t *tx, c *conn) {
 	t.queued = true
 	t.deadline = l.k.Now() + c.peer.net.timeout()
 	t.conn = c
+	if t.msg.typ == MsgPUT_RDREQ && !c.canRead() {
+		downgradeRdReq(t)
+	}
 	switch t.msg.typ {
-	case MsgPUT_REQ, MsgGET_REQ:
+	case MsgPUT_REQ, MsgGET_REQ, MsgPUT_RDREQ:
 		t.q = qRsrvd
 		c.txRsrvd.Push(t)
-	case MsgPUT_NAK, MsgPUT_ACK, MsgPUT_DONE, MsgGET_DONE, MsgNOOP:
+	case MsgPUT_NAK, MsgPUT_ACK, MsgPUT_DONE, MsgGET_DONE, MsgPUT_RDDONE, MsgNOOP:
 		t.q = qNocred
 		c.txNocred.Push(t)
 	default:
