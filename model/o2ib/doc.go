@@ -19,6 +19,7 @@
 //	connd.go    connd's periodic connection check (timeouts, keepalive, connreq timeout)
 //	crash.go    forgetting a crashed node's state (NodeCrashed)
 //	msg.go      wire messages, their sizes, CONNREQ/CONNACK and reject private data
+//	bulkread.go the RDMA READ bulk variant (Params.Bulk = read; not in the kernel)
 //	trace.go    the Observer hook for captures
 //
 // # One large PUT, both nodes

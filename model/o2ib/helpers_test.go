@@ -18,12 +18,14 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 type evRec struct {
 	k   *sim.Kernel
 	evs []lnet.Event
+	at  []sim.Time // when each event came
 	log *[]string
 	who string
 }
 
 func (r *evRec) OnEvent(ev *lnet.Event) {
 	r.evs = append(r.evs, *ev)
+	r.at = append(r.at, r.k.Now())
 	if r.log != nil {
 		*r.log = append(*r.log, fmt.Sprintf("%12s %s lnet %s status=%d mlen=%d unlinked=%v", r.k.Now(), r.who, ev.Type, ev.Status, ev.MLength, ev.Unlinked))
 	}

@@ -34,6 +34,12 @@ func newRoutedFabric(t *testing.T, rtun lnet.Tunables) *routedFabric {
 
 func newRoutedFabricN(t *testing.T, tun, rtun lnet.Tunables, routers int) *routedFabric {
 	t.Helper()
+	return newRoutedFabricP(t, tun, rtun, routers, DefaultParams())
+}
+
+// newRoutedFabricP is newRoutedFabricN with the o2ib parameters of both nets.
+func newRoutedFabricP(t *testing.T, tun, rtun lnet.Tunables, routers int, params Params) *routedFabric {
+	t.Helper()
 	k := sim.New(1)
 	f := ib.New(k, ib.Config{})
 	l := New(f)
@@ -42,7 +48,7 @@ func newRoutedFabricN(t *testing.T, tun, rtun lnet.Tunables, routers int) *route
 	l.SetObserver(obs)
 	net0, net1 := lnet.MakeNet(lnet.O2IBLND, 0), lnet.MakeNet(lnet.O2IBLND, 1)
 	for _, nt := range []lnet.NetID{net0, net1} {
-		if err := l.SetParams(nt, DefaultParams()); err != nil {
+		if err := l.SetParams(nt, params); err != nil {
 			t.Fatal(err)
 		}
 	}
