@@ -24,8 +24,11 @@ const (
 )
 
 // Message types of the RDMA READ bulk variant (bulkread.go), not in the kernel. They are
-// numbered outside o2iblnd's ranges (0xc0-0xc1 connection, 0xd0-0xd7 data) so that a
-// capture reader knowing only o2iblnd sees an unknown type rather than a wrong one.
+// numbered outside o2iblnd's ranges (0xc0-0xc1 connection, 0xd0-0xd7 data), and their
+// kib_msg header carries VariantMagic instead of MsgMagic: a kernel peer's
+// kiblnd_unpack_msg refuses them (bad magic) and Wireshark's o2iblnd dissector does not
+// claim them (it shows them as undissected data) rather than reading them as o2iblnd
+// messages they are not. The rest of the header is o2iblnd's.
 //
 //	PUT_RDREQ   kib_msg header (48) + LNet header (72) + source cookie (8) + the source's
 //	            kib_rdma_desc (rd_key, rd_nfrags, one fragment: 8 + 12) = 148 bytes; the
@@ -35,7 +38,19 @@ const (
 const (
 	MsgPUT_RDREQ  MsgType = 0xe0 // LNet header + source cookie + source RDMA descriptor
 	MsgPUT_RDDONE MsgType = 0xe1 // completion after the receiver's RDMA READ
+
+	// VariantMagic is ibm_magic of the variant's messages: IBLND_MSG_MAGIC with its last
+	// byte changed, neither it nor its byte swap.
+	VariantMagic = 0x0be91bee
 )
+
+// Magic returns the ibm_magic a message of type t carries.
+func (t MsgType) Magic() uint32 {
+	if t == MsgPUT_RDREQ || t == MsgPUT_RDDONE {
+		return VariantMagic
+	}
+	return MsgMagic
+}
 
 // String returns the kernel's name without the IBLND_MSG_ prefix.
 func (t MsgType) String() string {

@@ -128,13 +128,18 @@ func pingInfo(pb *lnet.PingBuffer) *pcap.PingInfo {
 	return p
 }
 
-// RDMAPosted writes one RDMA WRITE.
+// RDMAPosted writes one RDMA WRITE, or the read variant's RDMA READ request (from the
+// reader to the source; the response's data is not captured, as a WRITE's is not).
 func (c *capture) RDMAPosted(ev *o2ib.RDMAEvent) {
 	if c.err != nil {
 		return
 	}
+	op := pcap.OpWriteOnly
+	if ev.Read {
+		op = pcap.OpReadRequest
+	}
 	c.err = c.pcap.Write(&pcap.Packet{Time: ev.Time, Src: endpoint(ev.Src, ev.SrcLID, ev.SrcQPN+qpnBase), Dst: endpoint(ev.Dst, ev.DstLID, ev.DstQPN+qpnBase),
-		Opcode: pcap.OpWriteOnly, PSN: uint32(ev.Seq), RKey: ev.RKey, DMALen: uint32(ev.Bytes)})
+		Opcode: op, PSN: uint32(ev.Seq), RKey: ev.RKey, DMALen: uint32(ev.Bytes)})
 }
 
 // sockRecord writes one socklnd record on its socket's TCP stream (pcap.SockStreams: the

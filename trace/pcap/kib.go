@@ -128,12 +128,12 @@ type KibMsg struct {
 	SrcNID, DstNID     uint64
 	SrcStamp, DstStamp uint64 // incarnation stamps
 
-	Hdr        LNetHdr    // IMMEDIATE, PUT_REQ, GET_REQ
+	Hdr        LNetHdr    // IMMEDIATE, PUT_REQ, GET_REQ, PUT_RDREQ
 	Payload    []byte     // IMMEDIATE: inline payload (the model carries lengths, so zeros)
 	Cookie     uint64     // PUT_REQ, GET_REQ, PUT_NAK/DONE, GET_DONE; PUT_ACK's source cookie
 	DstCookie  uint64     // PUT_ACK
-	Status     int32      // PUT_NAK, PUT_DONE, GET_DONE
-	RDMA       RDMADesc   // PUT_ACK, GET_REQ
+	Status     int32      // PUT_NAK, PUT_DONE, GET_DONE, PUT_RDDONE
+	RDMA       RDMADesc   // PUT_ACK, GET_REQ, PUT_RDREQ (the source)
 	ConnParams ConnParams // CONNREQ, CONNACK
 }
 
@@ -148,7 +148,7 @@ type KibMsg struct {
 // ("Invalid Packet Length"). Other messages decode cleanly.
 func (m *KibMsg) AppendTo(b []byte) []byte {
 	start := len(b)
-	b = binary.LittleEndian.AppendUint32(b, o2ib.MsgMagic)
+	b = binary.LittleEndian.AppendUint32(b, m.Type.Magic())
 	b = binary.LittleEndian.AppendUint16(b, o2ib.MsgVersion)
 	b = append(b, uint8(m.Type), m.Credits)
 	nobAt := len(b)
@@ -180,9 +180,16 @@ func (m *KibMsg) AppendTo(b []byte) []byte {
 		b = binary.LittleEndian.AppendUint64(b, m.Cookie)
 		b = binary.LittleEndian.AppendUint64(b, m.DstCookie)
 		b = m.RDMA.appendTo(b)
-	case o2ib.MsgPUT_NAK, o2ib.MsgPUT_DONE, o2ib.MsgGET_DONE:
+	case o2ib.MsgPUT_NAK, o2ib.MsgPUT_DONE, o2ib.MsgGET_DONE, o2ib.MsgPUT_RDDONE:
 		b = binary.LittleEndian.AppendUint64(b, m.Cookie)
 		b = binary.LittleEndian.AppendUint32(b, uint32(m.Status))
+	case o2ib.MsgPUT_RDREQ:
+		// The read variant's request (not in the kernel): a PUT_REQ body and the source's
+		// descriptor. It and PUT_RDDONE carry o2ib.VariantMagic, so Wireshark's o2iblnd
+		// dissector leaves them as data rather than misreading them.
+		b = m.Hdr.AppendTo(b)
+		b = binary.LittleEndian.AppendUint64(b, m.Cookie)
+		b = m.RDMA.appendTo(b)
 	}
 	binary.LittleEndian.PutUint32(b[nobAt:], uint32(len(b)-start))
 	return b
