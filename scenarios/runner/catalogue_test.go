@@ -37,6 +37,8 @@ var noSeparation = map[string]string{}
 // keyChange undoes the key tunables of each catalogue scenario that has no faults (--set
 // overrides, separated by spaces): the scenario's point is what those tunables do.
 var keyChange = map[string]string{
+	"bulk-read-idle":           "o2ib.o2ib1.bulk=write",
+	"bulk-read-many-clients":   "o2ib.o2ib2.read_depth=0",
 	"credits-starvation":       "lnet.nets.o2ib0.peer_credits=16 lnet.nets.o2ib0.credits=256",
 	"router-buffer-cpts":       "lnet.cpts=1",
 	"router-buffer-starvation": "lnet.large_router_buffers=1024",
