@@ -10,10 +10,16 @@ import (
 
 // Random PUTs and GETs of random sizes between three two-rail nodes while links flap: no
 // panic, credits stay in range, and once the faults stop every message is finalized and
-// every tx descriptor is back in its pool.
-func TestStressFlaps(t *testing.T) {
-	for seed := uint64(1); seed <= 6; seed++ {
-		c := newCluster(t, clusterOpt{nodes: 3, rails: 2, noTrace: true, seed: seed})
+// every tx descriptor is back in its pool. TestStressFlapsBulkRead runs it on a read net.
+func TestStressFlaps(t *testing.T) { stressFlaps(t, DefaultParams(), 6) }
+
+// TestStressFlapsBulkRead is TestStressFlaps with bulk: read (PUT_RDREQ, READs failing and
+// flushed under the flaps, PUT_RDDONE), three seeds.
+func TestStressFlapsBulkRead(t *testing.T) { stressFlaps(t, readParams(0), 3) }
+
+func stressFlaps(t *testing.T, p Params, seeds uint64) {
+	for seed := uint64(1); seed <= seeds; seed++ {
+		c := newCluster(t, clusterOpt{nodes: 3, rails: 2, noTrace: true, seed: seed, params: p})
 		rng := c.k.Rand("test.stress")
 		sizes := []int{0, 8, 1000, 3976, 3977, 70000, 1 << 20}
 		var issue func()
