@@ -67,26 +67,6 @@ func TestBulkParamsValidate(t *testing.T) {
 	}
 }
 
-// TestGoldenLargePutRead: the 1 MiB PUT of TestGoldenLargePut on a read net: PUT_RDREQ
-// with the source descriptor, the receiver's RDMA READ once LNet matched the PUT, then
-// PUT_RDDONE; no PUT_ACK, no RDMA WRITE, no PUT_DONE.
-func TestGoldenLargePutRead(t *testing.T) {
-	c := newCluster(t, clusterOpt{params: readParams(0)})
-	c.put(t, 1, 2, 1<<20)
-	c.run(t, sim.Second)
-	if ack := c.src[0].last(lnet.EventACK); ack == nil || ack.Status != 0 || ack.MLength != 1<<20 {
-		t.Fatalf("ACK = %+v", ack)
-	}
-	if put := c.sink[1].last(lnet.EventPUT); put == nil || put.Status != 0 || put.MLength != 1<<20 {
-		t.Fatalf("PUT = %+v", put)
-	}
-	p := c.obs.posts
-	if p[MsgPUT_RDREQ] != 1 || p[MsgPUT_RDDONE] != 1 || p[MsgPUT_REQ]+p[MsgPUT_ACK]+p[MsgPUT_DONE] != 0 {
-		t.Fatalf("posts %v", p)
-	}
-	golden(t, "large_put_read", c.log)
-}
-
 // putsAt sends n PUTs of size bytes from node 1 to node 2 at once and returns when the
 // receiver finalized each (its received PUT records) and when the sender got each ACK.
 func putsAt(t *testing.T, p Params, n, size int) (recv, acked []sim.Time) {

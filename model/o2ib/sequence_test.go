@@ -71,10 +71,17 @@ func (w *seqWorld) exec(t *testing.T, d *datadriven.TestData) (string, error) {
 	return "", fmt.Errorf("unknown command %q: want cluster, routed, put, get, reject, run or show", d.Cmd)
 }
 
-// cluster is `cluster [nodes=2]`: nodes n1..nN, one EDR rail each on one switch, NIDs
-// 10.0.0.h@o2ib.
+// cluster is `cluster [nodes=2] [bulk=write|read]`: nodes n1..nN, one EDR rail each on one
+// switch, NIDs 10.0.0.h@o2ib; bulk=read sets the net's Params.Bulk.
 func (w *seqWorld) cluster(t *testing.T, args map[string]string) error {
 	o := clusterOpt{}
+	if v, ok := args["bulk"]; ok {
+		o.params = DefaultParams()
+		o.params.Bulk = v
+		if err := o.params.Validate(); err != nil {
+			return err
+		}
+	}
 	if v, ok := args["nodes"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 2 {
