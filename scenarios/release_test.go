@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
@@ -131,5 +132,39 @@ nodes:
 			t.Errorf("%s (%s): drop past deadline off, fatal NI never used, notify by health, down from any NI, unbounded recovery, fixed max interval = %+v, want %+v",
 				c.node, name, got, c.want)
 		}
+	}
+}
+
+// `release: export` takes a group's release from its lnetctl export where the export shows
+// it: 2.12's (o2ib keys inside tunables:) is 2.12, 2.15's (health_sensitivity, no
+// max_recovery_ping_interval) 2.15; 2.10's shows nothing and master's (2.16 on) could be
+// 2.16, 2.17 or master, so both are refused at the key, saying why.
+func TestReleaseFromExport(t *testing.T) {
+	for _, c := range []struct {
+		version, rel, err string
+	}{
+		{"2.10", "", "export: it has no global section and no o2ib keys inside tunables:"},
+		{"2.12", "2.12", ""},
+		{"2.15", "2.15", ""},
+		{"master", "", "export: its global max_recovery_ping_interval says 2.16 or later"},
+	} {
+		src := strings.Replace(string(withExport(t, "testdata/lnetctl-export/"+c.version+".yaml")), "  client:\n", "  client:\n    release: export\n", 1)
+		s, err := Load(c.version+".yaml", []byte(src))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.version+".yaml:15:14: nodes.client.release: ") || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want %q at 15:14", c.version, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.version, err)
+		}
+		if g := s.Member("client").Global; g.Release != c.rel {
+			t.Errorf("%s: release %q, want %q", c.version, g.Release, c.rel)
+		}
+	}
+	_, err := Load("g.yaml", []byte("duration: 1s\nnodes: {a: {nis: [o2ib0]}}\nlnet: {release: export}\n"))
+	if err == nil || !strings.Contains(err.Error(), "only a node group can take its release from its lnetctl export") {
+		t.Errorf("lnet.release: export: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
@@ -8,15 +9,25 @@ import (
 	"github.com/lnetsim/lnetsim/sim"
 )
 
+// releaseFromExport is the group release value that takes the release from the group's
+// lnetctl export (exportRelease).
+const releaseFromExport = "export"
+
 // releases resolves each group's release (nodes.G.release, else lnet.release, else master),
-// refusing an unknown one at the key that names it.
+// refusing an unknown one at the key that names it; a group's `export` takes it from the
+// group's lnetctl export.
 func (r *resolver) releases() {
 	r.rel = map[string]lnet.Release{}
 	global := r.lookupRelease("lnet.release", r.s.LNet.Release)
 	for _, g := range r.groups {
 		rel := global
-		if name := r.s.Nodes[g].Release; name != "" {
-			rel = r.lookupRelease(join("nodes", g)+".release", name)
+		path := join("nodes", g) + ".release"
+		switch name := r.s.Nodes[g].Release; name {
+		case "":
+		case releaseFromExport:
+			rel = r.exportRelease(path, g)
+		default:
+			rel = r.lookupRelease(path, name)
 		}
 		r.rel[g] = rel
 	}
@@ -29,11 +40,67 @@ func (r *resolver) lookupRelease(path, name string) lnet.Release {
 		name = lnet.DefaultRelease
 	}
 	rel, err := lnet.LookupRelease(name)
-	if err != nil {
+	switch {
+	case err == nil:
+	case name == releaseFromExport:
+		r.errorAt(path, "write `release: export` in a group with an lnetctl export (nodes.NAME.release), or name a release", "release %q: only a node group can take its release from its lnetctl export", name)
+	default:
 		r.errorAt(path, "known releases: "+strings.Join(lnet.KnownReleases(), ", "), "unknown release %q", name)
+	}
+	if err != nil {
 		rel, _ = lnet.LookupRelease(lnet.DefaultRelease)
 	}
 	return rel
+}
+
+// exportRelease is group g's release as its lnetctl export shows it (exportReleaseName);
+// an export that does not show it is refused at path, naming what it does show.
+func (r *resolver) exportRelease(path, g string) lnet.Release {
+	name, why := exportReleaseName(r.d, join("nodes", g)+".lnetctl", r.s.Nodes[g].Lnetctl)
+	if name == "" {
+		r.errorAt(path, "name the release (known: "+strings.Join(lnet.KnownReleases(), ", ")+")", "%s: %s", releaseFromExport, why)
+		name = lnet.DefaultRelease
+	}
+	rel, _ := lnet.LookupRelease(name)
+	return rel
+}
+
+// exportReleaseName infers the release that printed an lnetctl export (at path lp) from what
+// only some releases print, taking only what is certain among the known releases: o2ib
+// tunables inside an NI's or net's `tunables:` are printed by 2.11 and 2.12 only, so 2.12
+// (2.12.9: the 2.12.x defaults are not in the export); `global: max_recovery_ping_interval`
+// by 2.16 on, which 2.17 and master print alike, so nothing; `global: health_sensitivity`
+// or a route's `health_sensitivity` by 2.13 on, so (without the former) 2.15; a `global:`
+// section without them by 2.12 (2.10 prints none). Otherwise, or for 2.16 on, it returns ""
+// and why.
+func exportReleaseName(d *decoder, lp string, e *LnetctlExport) (name, why string) {
+	if e == nil {
+		return "", "the group has no lnetctl export"
+	}
+	for _, n := range e.Net {
+		if n.Tunables != nil && n.Tunables.LND != nil {
+			return "2.12", ""
+		}
+		for _, ni := range n.LocalNIs {
+			if ni.Tunables != nil && ni.Tunables.LND != nil {
+				return "2.12", ""
+			}
+		}
+	}
+	gp := lp + ".global"
+	routeSens := false
+	for i := range e.Route {
+		routeSens = routeSens || d.has(fmt.Sprintf("%s.route[%d].health_sensitivity", lp, i))
+	}
+	switch {
+	case d.has(gp + ".max_recovery_ping_interval"):
+		return "", "its global max_recovery_ping_interval says 2.16 or later, and 2.16, 2.17 and master print the same keys"
+	case d.has(gp+".health_sensitivity") || routeSens:
+		return "2.15", ""
+	case e.Global != nil && d.has(gp):
+		return "2.12", ""
+	}
+	return "", "it has no global section and no o2ib keys inside tunables:, which is all that tells releases apart"
 }
 
 // releaseGlobals gives group g's globals its release's defaults where neither lnet nor the

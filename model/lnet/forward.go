@@ -149,6 +149,10 @@ func (n *Node) RouterStats() RouterStats { return n.rstats }
 // alive_router_check_interval + router_ping_timeout; disabling enters STOPPING: routing
 // disabled is advertised at once, forwarding goes on until the monitor stops it (see
 // routingStateCheck), and then the messages waiting for buffers or credits are dropped.
+// Under ImmediateRoutingSwitch (up to 2.16) both take effect at once: disabling drops the
+// messages waiting for router buffers (lnet_rtrpools_free; those waiting for a peer's router
+// credits hold a buffer and go on), and neither pushes the ping buffer: peers learn of the
+// change at their next router check.
 func (n *Node) SetRouting(on bool) {
 	switch {
 	case on && (n.rtrState == rtrEnabled || n.rtrState == rtrStarting):
@@ -163,6 +167,12 @@ func (n *Node) SetRouting(on bool) {
 			n.dropAllRouted()
 			return
 		}
+		if n.tun.Profile.ImmediateRoutingSwitch {
+			n.rtrState, n.routing = rtrDisabled, false
+			n.dropPoolWaiters()
+			n.updatePingBuffer()
+			return
+		}
 		n.rtrState, n.rtrSince = rtrStopping, n.k.Now()
 		n.advertiseRouting()
 		return
@@ -170,7 +180,7 @@ func (n *Node) SetRouting(on bool) {
 	wasStopping := n.rtrState == rtrStopping
 	n.routing = true
 	n.rtrState, n.rtrSince = rtrStarting, n.k.Now()
-	if !n.started || wasStopping {
+	if !n.started || wasStopping || n.tun.Profile.ImmediateRoutingSwitch {
 		n.rtrState = rtrEnabled
 	}
 	if n.rtrPools == nil {
@@ -184,7 +194,11 @@ func (n *Node) SetRouting(on bool) {
 			}
 		}
 	}
-	if n.rtrState == rtrEnabled {
+	switch {
+	case n.rtrState != rtrEnabled:
+	case n.tun.Profile.ImmediateRoutingSwitch && n.started:
+		n.updatePingBuffer()
+	default:
 		n.advertiseRouting()
 	}
 }
@@ -237,14 +251,20 @@ func (n *Node) setRouterBuffers(pool, v int) {
 // dropAllRouted drops every routed message waiting for a router buffer or a router credit
 // (lnet_rtrpools_disable's lnet_rtrpool_free_bufs and the peers' rtrq flush).
 func (n *Node) dropAllRouted() {
-	for _, pool := range n.rtrPools {
-		for m := pool.msgs.Pop(); m != nil; m = pool.msgs.Pop() {
+	n.dropPoolWaiters()
+	for _, p := range n.peers {
+		for m := p.rtrq.Pop(); m != nil; m = p.rtrq.Pop() {
 			m.rtrQueued = false
 			n.dropRoutedRx(m, LNET_MSG_STATUS_REMOTE_ERROR, -ECANCELED, false)
 		}
 	}
-	for _, p := range n.peers {
-		for m := p.rtrq.Pop(); m != nil; m = p.rtrq.Pop() {
+}
+
+// dropPoolWaiters drops the routed messages waiting for a router buffer (the rbp_msgs that
+// lnet_rtrpool_free_bufs drops).
+func (n *Node) dropPoolWaiters() {
+	for _, pool := range n.rtrPools {
+		for m := pool.msgs.Pop(); m != nil; m = pool.msgs.Pop() {
 			m.rtrQueued = false
 			n.dropRoutedRx(m, LNET_MSG_STATUS_REMOTE_ERROR, -ECANCELED, false)
 		}

@@ -160,6 +160,18 @@ func (n *Node) incNIHealth(ni *NI, cause HealthCause) {
 	n.setNIHealth(ni, min(ni.health+s, MaxHealth), cause)
 }
 
+// peerSensitivity is what a peer NI's health moves by, s by default. Under
+// GatewayOwnSensitivity (2.15, 2.16) a gateway's peer NIs move by its lp_health_sensitivity,
+// the route's sensitivity: 1, as the model has no per-route sensitivity (lnet_add_route's
+// default); on a router with health_sensitivity 0 every peer's by 1 (lnet_peer_alloc gives
+// the peers of a router 1; here judged when health moves, not when the peer is made).
+func (n *Node) peerSensitivity(lpni *PeerNI, s int) int {
+	if n.tun.Profile.GatewayOwnSensitivity && (lpni.peer.isRouter || n.routing && n.tun.HealthSensitivity == 0) {
+		return 1
+	}
+	return s
+}
+
 // healthIncrement is what a success adds to health: health_sensitivity, or 1 under
 // HealthIncrementOne (2.12's lnet_inc_healthv).
 func (n *Node) healthIncrement() int {
@@ -203,31 +215,37 @@ func (n *Node) setNIStatus(ni *NI, s NIStatus) {
 // niStatusChanged reacts to a change of an NI's advertised status: trace it, rebuild the ping
 // buffer and push it to discovered multi-rail peers.
 func (n *Node) niStatusChanged(ni *NI, old NIStatus) {
-	cur := ni.Status()
-	if cur == old {
-		return
-	}
-	if n.tracer != nil {
-		n.tracer.NIStatusChange(n.k.Now(), n.name, ni.nid, old, cur)
-	}
-	if n.started {
+	if n.traceNIStatus(ni, old) && n.started {
 		n.updatePingBuffer()
 		n.pushToPeers()
 	}
 }
 
-// decPeerHealth decrements a peer NI's health (lnet_dec_healthv_locked) and its peer net's.
+// traceNIStatus traces a change of an NI's status from old; it reports whether it changed.
+func (n *Node) traceNIStatus(ni *NI, old NIStatus) bool {
+	cur := ni.Status()
+	if cur == old {
+		return false
+	}
+	if n.tracer != nil {
+		n.tracer.NIStatusChange(n.k.Now(), n.name, ni.nid, old, cur)
+	}
+	return true
+}
+
+// decPeerHealth decrements a peer NI's health (lnet_dec_lpni_healthv_locked) and its peer
+// net's.
 func (n *Node) decPeerHealth(lpni *PeerNI, cause HealthCause) {
-	s := n.tun.HealthSensitivity
+	s := n.peerSensitivity(lpni, n.tun.HealthSensitivity)
 	if s == 0 {
 		return
 	}
 	n.setPeerHealth(lpni, max(lpni.health-s, 0), cause)
 }
 
-// incPeerHealth increments a peer NI's health (lnet_inc_healthv).
+// incPeerHealth increments a peer NI's health (lnet_inc_lpni_healthv_locked).
 func (n *Node) incPeerHealth(lpni *PeerNI, cause HealthCause) {
-	s := n.healthIncrement()
+	s := n.peerSensitivity(lpni, n.healthIncrement())
 	if s == 0 || lpni.health == MaxHealth {
 		return
 	}

@@ -290,13 +290,18 @@ func (n *Node) SetNIHealth(nid NID, v int) error {
 }
 
 // SetNIFatal sets or clears an NI's fatal state (ni_fatal_error_on), as an LND does on
-// IB_EVENT_PORT_ERR/DEVICE_FATAL (set) and PORT_ACTIVE (clear).
+// IB_EVENT_PORT_ERR/DEVICE_FATAL (set) and PORT_ACTIVE (clear). Under FatalNotAdvertised
+// (up to 2.15) a node that does not route only shows it locally.
 func (n *Node) SetNIFatal(ni *NI, fatal bool) {
 	if ni.fatal == fatal {
 		return
 	}
 	old := ni.Status()
 	ni.fatal = fatal
+	if n.tun.Profile.FatalNotAdvertised && !n.routing {
+		n.traceNIStatus(ni, old)
+		return
+	}
 	n.niStatusChanged(ni, old)
 }
 

@@ -89,6 +89,31 @@ type Profile struct {
 	// FixedMaxRecoveryInterval: the recovery ping backoff caps at 900 s whatever
 	// max_recovery_ping_interval says (2.15; LU-14979 makes it the tunable from 2.16).
 	FixedMaxRecoveryInterval bool
+
+	// Router-side and mixed-cluster rules, continued.
+
+	// GatewayOwnSensitivity: a gateway's peer NIs gain and lose health by the gateway's own
+	// sensitivity (lp_health_sensitivity: the route's, 1 unless configured), and on a router
+	// with health_sensitivity 0 every peer's by 1 (2.15 and 2.16: LU-11297 from 2.13;
+	// LU-18444 uses health_sensitivity for every peer from 2.17).
+	GatewayOwnSensitivity bool
+	// ImmediateRoutingSwitch: `lnetctl set routing 0|1` on a running node takes effect at
+	// once: disabling stops forwarding, drops the messages waiting for router buffers and
+	// marks routing disabled in the ping buffer without pushing it; enabling forwards and
+	// advertises at once, again without a push (up to 2.16; LU-15135 enters STOPPING and
+	// STARTING from 2.17).
+	ImmediateRoutingSwitch bool
+	// FatalNotAdvertised: on a node that does not route, a change of an NI's fatal state
+	// neither rebuilds nor pushes the ping buffer, so peers keep seeing the status of its
+	// last rebuild (up to 2.15; LU-16563 advertises it and pushes from 2.16). This is the
+	// sending side of LU-16563; DiscoveryStatusNoHealth is the receiving side.
+	FatalNotAdvertised bool
+	// FinalHopFreeMR: a router's final hop to a multi-rail destination selects among the
+	// destination's NIs as a fresh send would, whichever NI the originator chose; responses
+	// (ACK, REPLY) still go to the NID they name (up to 2.12; LU-12955 honours the
+	// originator's NI from 2.13, and LU-13606 leaves it only when that NI is unhealthy or down
+	// from 2.14, so 2.15).
+	FinalHopFreeMR bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -113,12 +138,13 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true, NoNIStatusFromHealth: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
-	FixedMaxRecoveryInterval: true}
+	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
+	FinalHopFreeMR: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
-	NotifyDownFromAnyNI: true}
+	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -136,6 +162,7 @@ var profile217 = Profile{NotifyDownFromAnyNI: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true
+	p.FatalNotAdvertised = true
 	return p
 }
 

@@ -187,9 +187,9 @@ func TestProfileRouteAliveness(t *testing.T) {
 	for _, c := range []struct {
 		rel    string
 		want   string
-		health int // the gateway NI's: 2.12 charges -100 then +1 for the resend's success
+		health int // the gateway NI's: 2.12 charges -100 then +1 for the resend's success; 2.15 and 2.16 charge the gateway's own sensitivity, 1
 	}{
-		{"2.12", "up", 901}, {"2.15", "down", 900}, {"2.16", "down", 900}, {"2.17", "up", 900}, {"master", "up", 900},
+		{"2.12", "up", 901}, {"2.15", "down", 999}, {"2.16", "down", 999}, {"2.17", "up", 900}, {"master", "up", 900},
 	} {
 		g := newGWNet(t, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
 		g.start(t, 2*sim.Second)
@@ -388,5 +388,130 @@ func TestProfileMaxRecoveryInterval(t *testing.T) {
 		p.run(t, 200*sim.Second)
 		got := attemptTimes(p.ta, bad)
 		wantSeconds(t, got, c.want)
+	}
+}
+
+// A gateway's own health sensitivity (LU-11297 in 2.13, removed by LU-18444 in 2.17): with
+// health off (health_sensitivity 0, retry_count 0), one send through the router failing
+// REMOTE_DROPPED still costs the gateway NI 1 in 2.15 and 2.16, which takes the route down
+// (router_sensitivity 100%); 2.12 and 2.17 leave it at 1000 and the route up.
+func TestProfileGatewaySensitivity(t *testing.T) {
+	for _, c := range []struct {
+		rel    string
+		want   string
+		health int
+	}{
+		{"2.12", "up", 1000}, {"2.15", "down", 999}, {"2.16", "down", 999}, {"2.17", "up", 1000}, {"master", "up", 1000},
+	} {
+		tun := relTunables(t, c.rel)
+		tun.HealthSensitivity, tun.RetryCount = 0, 0
+		g := newGWNet(t, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
+		g.start(t, 2*sim.Second)
+		g.l.AddRule(IdealRule{To: NIDPattern{NID: nid("10.0.0.3@o2ib")}, Types: MaskPUT, Count: 1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
+		putTo(t, g.c, "10.1.0.2@o2ib1", &evRec{})
+		runFor(t, g.k, 10*sim.Millisecond)
+		st, h := g.c.Routes()[0].State, g.c.PeerNI(nid("10.0.0.3@o2ib")).Health()
+		if st != c.want || h != c.health {
+			t.Errorf("%s: route %s, gateway NI health %d; want %s, %d", c.rel, st, h, c.want, c.health)
+		}
+	}
+}
+
+// Routing disabled at run time (LU-15135, 2.17): a client PUTs through the router every
+// 100 ms from 2 s to 12 s, and the router's routing is disabled at 5 s. Up to 2.16 the
+// router stops forwarding at once: the 70 PUTs after 5 s are dropped on it (forwarded: the
+// 30 before and 2 more messages); from 2.17 it goes on forwarding while stopping (all 100).
+// Either way the client's route goes down at its next router check, which sees routing
+// disabled in the router's ping buffer (the sample after 60 s; 2.12 pings at 61 s).
+func TestProfileRoutingStop(t *testing.T) {
+	for _, c := range []struct {
+		rel                string
+		forwarded, dropped uint64
+		routeDown          int
+	}{
+		{"2.12", 32, 70, 62}, {"2.16", 32, 70, 61}, {"2.17", 102, 0, 61}, {"master", 102, 0, 61},
+	} {
+		g := newGWNet(t, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
+		g.start(t, 2*sim.Second)
+		for i := 0; i < 100; i++ {
+			if i == 30 {
+				g.r.SetRouting(false)
+			}
+			putTo(t, g.c, "10.1.0.2@o2ib1", &evRec{})
+			runFor(t, g.k, 100*sim.Millisecond)
+		}
+		fwd, drop := g.r.RouterStats().Forwarded, g.r.Stats().DropCount
+		down := g.routeDownAt(t, 100) + 10 // routeDownAt counts from 2 s; we are at 12 s
+		if fwd != c.forwarded || drop != c.dropped || down != c.routeDown {
+			t.Errorf("%s: forwarded %d, dropped %d, route down at %d s; want %d, %d, %d", c.rel, fwd, drop, down, c.forwarded, c.dropped, c.routeDown)
+		}
+	}
+}
+
+// LU-16563 across releases (2.16): what crosses the wire follows the sender's release, what
+// is done with it the receiver's. B's second NI goes fatal, then A sends to B and discovers
+// it: a 2.16 or master B rebuilt its ping buffer, listing the NI DOWN; a 2.15 or 2.12 B (not
+// routing) did not, so A sees it UP. A 2.16 A charges the DOWN (900), a 2.15 A stores it only
+// (1000), and sends the PUT to it all the same (the ideal LND delivers it; its ACK from that
+// NI sets it UP again at 4 us).
+func TestProfileFatalAdvertised(t *testing.T) {
+	for _, c := range []struct {
+		a, b   string
+		status NIStatus
+		health int
+	}{
+		{"2.16", "2.16", NIStatusDown, 900},
+		{"2.15", "2.16", NIStatusDown, 1000},
+		{"2.16", "2.15", NIStatusUp, 1000},
+		{"2.16", "2.12", NIStatusUp, 1000},
+		{"master", "master", NIStatusDown, 900},
+		{"2.15", "2.15", NIStatusUp, 1000},
+	} {
+		p := newPair(t, 1, 2, relTunables(t, c.a), NetTunables{})
+		p.b.tun = relTunables(t, c.b)
+		p.b.SetNIFatal(p.b.NIs()[1], true)
+		p.put(t, 100)
+		p.run(t, 3*sim.Microsecond) // the ping's REPLY came at 2 us; the PUT's ACK comes at 4 us
+		lpni := p.a.PeerNI(nid("10.0.1.2@o2ib"))
+		if lpni.Status() != c.status || lpni.Health() != c.health {
+			t.Errorf("A %s, B %s: A sees B's fatal NI %s, health %d; want %s, %d", c.a, c.b, lpni.Status(), lpni.Health(), c.status, c.health)
+		}
+	}
+}
+
+// A router's final hop (LU-12955 in 2.13, LU-13606 in 2.14): a client with discovery off
+// PUTs 10 times to a server's primary NID through a router that knows the server as
+// multi-rail with two NIs on the remote net. 2.12's router selects among them afresh (5 and
+// 5); from 2.15 it honours the client's choice while that NI is healthy (10 and 0). Each
+// server NI also receives one message of the server's own router check.
+func TestProfileFinalHop(t *testing.T) {
+	for _, c := range []struct {
+		rel    string
+		s0, s1 uint64
+	}{
+		{"2.12", 6, 6}, {"2.15", 11, 1}, {"master", 11, 1},
+	} {
+		k := sim.New(1)
+		l := NewIdealLND(k, sim.Microsecond)
+		all := mkNodes(t, k, l, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, []string{"10.1.0.2@o2ib1", "10.1.1.2@o2ib1"})
+		cl, r, s := all[0], all[1], all[2]
+		sink(s, &evRec{})
+		cl.tun.Discovery = false
+		r.SetRouting(true)
+		mustRoute(t, cl, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+		mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", 1, 0)
+		if _, err := r.AddPeer(nid("10.1.0.2@o2ib1"), []NID{nid("10.1.1.2@o2ib1")}, false); err != nil {
+			t.Fatal(err)
+		}
+		startAll(t, all...)
+		runFor(t, k, 2*sim.Second)
+		for i := 0; i < 10; i++ {
+			putTo(t, cl, "10.1.0.2@o2ib1", &evRec{})
+			runFor(t, k, 10*sim.Millisecond)
+		}
+		got0, got1 := s.NIs()[0].Stats().RecvCount, s.NIs()[1].Stats().RecvCount
+		if got0 != c.s0 || got1 != c.s1 {
+			t.Errorf("%s: server NIs received %d and %d, want %d and %d", c.rel, got0, got1, c.s0, c.s1)
+		}
 	}
 }

@@ -63,7 +63,9 @@ func (n *Node) initiatePeerDiscovery(lpni *PeerNI, m *Msg) bool {
 // sendCase classifies a send as lnet_select_pathway does: source specified or any; local
 // destination (with a source, on the source's net; without, on any local net) or remote;
 // multi-rail destination unless the peer is not multi-rail, the message is a recovery ping,
-// or a router's final hop may not forward multi-rail (lnet_mr_forwarding_allowed).
+// or a router's final hop may not forward multi-rail (lnet_mr_forwarding_allowed). Under
+// FinalHopFreeMR (2.12) a final hop forwards a PUT or GET multi-rail whenever the destination
+// is (2.12's send cases have no final-hop rule; its ACK and REPLY keep their NID, SND_RESP).
 func (n *Node) sendCase(src, rtr NID, lpni *PeerNI, m *Msg) sendData {
 	sd := sendData{m: m, src: src, rtr: rtr, lpni: lpni, final: lpni, srcSpec: src != AnyNID, resp: m.isResponse}
 	dnet := lpni.nid.Net()
@@ -73,7 +75,8 @@ func (n *Node) sendCase(src, rtr NID, lpni *PeerNI, m *Msg) sendData {
 		sd.local = n.netByID(dnet) != nil
 	}
 	finalHop := m.routing && sd.local
-	sd.mr = lpni.peer.mr && !m.recovery && (!finalHop || n.mrForwardAllowed(m, lpni))
+	free := n.tun.Profile.FinalHopFreeMR && (m.Hdr.Type == MsgPUT || m.Hdr.Type == MsgGET)
+	sd.mr = lpni.peer.mr && !m.recovery && (!finalHop || free || n.mrForwardAllowed(m, lpni))
 	return sd
 }
 
