@@ -466,6 +466,7 @@ func TestProfileFatalAdvertised(t *testing.T) {
 		{"2.16", "2.12", NIStatusUp, 1000},
 		{"master", "master", NIStatusDown, 900},
 		{"2.15", "2.15", NIStatusUp, 1000},
+		{"2.15", "2.12", NIStatusUp, 1000}, // a 2.15 client of a 2.12 server
 	} {
 		p := newPair(t, 1, 2, relTunables(t, c.a), NetTunables{})
 		p.b.tun = relTunables(t, c.b)

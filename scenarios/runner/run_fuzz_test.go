@@ -54,6 +54,7 @@ var fuzzKnobs = []struct {
 	{"lnet.response_tracking", func(v int64) string { return fmt.Sprint(v % 4) }},
 	{"lnet.drop_asym_route", func(v int64) string { return fmt.Sprint(v%2 == 0) }},
 	{"lnet.cpts", func(v int64) string { return fmt.Sprint(v % 5) }},
+	{"lnet.release", func(v int64) string { return []string{"2.12.0", "2.12", "2.15", "2.16", "2.17", "master"}[v%6] }},
 	{"o2ib.o2ib0.peer_credits", func(v int64) string { return fmt.Sprint(v % 300) }},
 	{"o2ib.o2ib0.concurrent_sends", func(v int64) string { return fmt.Sprint(v % 300) }},
 	{"o2ib.o2ib0.timeout", func(v int64) string { return fmt.Sprint(v % 120) }},
