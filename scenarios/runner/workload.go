@@ -376,10 +376,21 @@ func (o *op) finish(status int) {
 	if st.cur == o {
 		st.cur = nil
 		if !st.src.down {
-			k.After(st.workload.interval(), st.hid, evStart, 0)
+			next := st.workload.interval()
+			if status != 0 && o.end == o.start {
+				// Failed at the instant it started (LNet or the LND refused it at once,
+				// e.g. no route, or socklnd's reconnect backoff): the model has no CPU
+				// time, so a closed loop would reissue at the same virtual instant forever.
+				next = max(next, failedAtOncePause)
+			}
+			k.After(next, st.hid, evStart, 0)
 		}
 	}
 }
+
+// failedAtOncePause is how long a stream waits before its next operation after one that
+// failed at the instant it started: a real tool spends CPU time on each try, the model none.
+const failedAtOncePause = sim.Millisecond
 
 func (w *workload) interval() sim.Time {
 	if w.spec.Interval > 0 {
