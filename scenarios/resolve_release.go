@@ -126,6 +126,15 @@ func (r *resolver) releaseGlobals(g, lp string, glob *Globals) {
 		if glob.HealthSensitivity == 0 {
 			glob.RetryCount = 0
 		}
+	} else if glob.HealthSensitivity == 0 && glob.RetryCount > 0 && unset("health_sensitivity") {
+		// A retry_count written for a release whose health_sensitivity default is 0: the
+		// kernel's retry_count setter refuses it, as globals does when both are written.
+		at := join("lnet", "retry_count")
+		if r.d.has(join(lp, "retry_count")) {
+			at = join(lp, "retry_count")
+		}
+		r.errorAt(at, "set health_sensitivity (e.g. 100) or retry_count: 0",
+			"retry_count %d needs health_sensitivity > 0, and release %s defaults health_sensitivity to 0", glob.RetryCount, rel.Name)
 	}
 }
 
