@@ -168,3 +168,21 @@ func TestReleaseFromExport(t *testing.T) {
 		t.Errorf("lnet.release: export: %v", err)
 	}
 }
+
+// TestReleaseDefaultsMeetWrittenTunables: a tunable written next to a release whose default
+// for the other makes the pair invalid in the kernel is refused at load, at the written key.
+func TestReleaseDefaultsMeetWrittenTunables(t *testing.T) {
+	for _, c := range []struct{ lnet, want string }{
+		{"{release: 2.12.0, retry_count: 2}", "t.yaml:3:38: lnet.retry_count: retry_count 2 needs health_sensitivity > 0, and release 2.12.0 defaults health_sensitivity to 0"},
+		{"{release: 2.12.3, transaction_timeout: 2}", "t.yaml:3:46: lnet.transaction_timeout: retry_count 3 is greater than transaction_timeout (2s) with release 2.12.3's default for the other"},
+		{"{release: 2.12.3, retry_count: 20}", "t.yaml:3:38: lnet.retry_count: retry_count 20 is greater than transaction_timeout (10s) with release 2.12.3's default for the other"},
+	} {
+		_, err := Load("t.yaml", []byte("duration: 1s\nnodes: {a: {nis: [o2ib0]}}\nlnet: "+c.lnet+"\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("lnet: %s: got %v, want %s", c.lnet, err, c.want)
+		}
+	}
+	if _, err := Load("t.yaml", []byte("duration: 1s\nnodes: {a: {nis: [o2ib0]}}\nlnet: {release: 2.12.0, retry_count: 0}\n")); err != nil {
+		t.Errorf("retry_count 0 on 2.12.0: %v", err)
+	}
+}

@@ -136,6 +136,21 @@ func (r *resolver) releaseGlobals(g, lp string, glob *Globals) {
 		r.errorAt(at, "set health_sensitivity (e.g. 100) or retry_count: 0",
 			"retry_count %d needs health_sensitivity > 0, and release %s defaults health_sensitivity to 0", glob.RetryCount, rel.Name)
 	}
+	// The kernel requires retry_count <= transaction_timeout; globals checks it when both are
+	// written, this when the release's default supplies one of them.
+	if tt := glob.TransactionTimeout.WholeSeconds(); glob.TransactionTimeout > 0 && int64(glob.RetryCount) > tt &&
+		unset("transaction_timeout") != unset("retry_count") {
+		f := "transaction_timeout"
+		if unset(f) {
+			f = "retry_count"
+		}
+		at := join("lnet", f)
+		if r.d.has(join(lp, f)) {
+			at = join(lp, f)
+		}
+		r.errorAt(at, "the kernel requires retry_count <= transaction_timeout",
+			"retry_count %d is greater than transaction_timeout (%s) with release %s's default for the other", glob.RetryCount, glob.TransactionTimeout, rel.Name)
+	}
 }
 
 // releaseO2IB gives an NI of group g its release's ko2iblnd timeout default unless the
