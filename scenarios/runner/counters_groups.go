@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 )
 
@@ -197,24 +196,13 @@ func aggregateGroup(c *cluster, nodes []*node) map[string]any {
 	if routers > 0 {
 		g["router counters"] = map[string]any{"routers": routers, "forwarded": rs.forwarded, "expired": rs.expired, "dropped": rs.dropped}
 	}
-	globals := slices.Collect(func(yield func(any) bool) {
-		for _, n := range nodes {
-			if !yield(show(c, n, "global show")["global"]) {
-				return
-			}
-		}
-	})
-	same := true
-	for _, x := range globals[1:] {
-		if !reflect.DeepEqual(x, globals[0]) {
-			same = false
+	first := show(c, nodes[0], "global show")["global"]
+	g["global"] = first
+	for _, n := range nodes[1:] {
+		if !reflect.DeepEqual(show(c, n, "global show")["global"], first) {
+			g["global"] = "differs between the group's nodes (lnetsim run --counters nodes shows each)"
 			break
 		}
-	}
-	if same {
-		g["global"] = globals[0]
-	} else {
-		g["global"] = "differs between the group's nodes (lnetsim run --counters nodes shows each)"
 	}
 	return g
 }
