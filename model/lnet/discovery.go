@@ -24,9 +24,34 @@ func (b *PingBuffer) size() int { return 16 + 16*len(b.NIs) }
 // PingBuffer returns the node's current ping buffer.
 func (n *Node) PingBuffer() *PingBuffer { return n.pingBuf }
 
-// pingBufSize is the size of the MDs pings reply into (room for LNET_INTERFACES_MIN NIs;
-// longer replies are truncated, which the model ignores since Data carries the content).
-func (n *Node) pingBufSize() int { return 16 + 16*16 }
+// pingInfoMinSize is LNET_PING_INFO_MIN_SIZE: a ping buffer with room for LNET_INTERFACES_MIN
+// (16) entries, 0@lo included.
+const pingInfoMinSize = 16 + 16*16
+
+// pingBufSize is the size of the MDs recovery pings reply into (LNET_PING_INFO_MIN_SIZE;
+// longer replies are truncated, which a recovery ping does not look at).
+func (n *Node) pingBufSize() int { return pingInfoMinSize }
+
+// discPingSize is the size of a discovery ping's MD for p, as lnet_peer_send_ping sizes it:
+// what the peer's last ping buffer needed (lp_data_bytes), at least LNET_PING_INFO_MIN_SIZE.
+func (p *Peer) discPingSize() int { return max(p.dataBytes, pingInfoMinSize) }
+
+// truncatedPing models the truncation checks of lnet_discovery_event_reply and
+// lnet_peer_push_event: b arrived in mlen bytes. It records the size the peer's buffer needs
+// (lp_data_bytes) and grows the push target to it (ln_push_target_nbytes, resized by the
+// discovery thread: here at once), and reports whether b was cut short, in which case the
+// kernel ignores its content and pings the peer again with a buffer that fits.
+func (n *Node) truncatedPing(p *Peer, b *PingBuffer, mlen int) bool {
+	size := b.size()
+	p.dataBytes = max(p.dataBytes, size)
+	if mlen >= size {
+		return false
+	}
+	if n.pushMD != nil && n.pushMD.spec.Length < size {
+		n.pushMD.spec.Length = size
+	}
+	return true
+}
 
 // updatePingBuffer models lnet_ping_target_update: publish the NIs and their status.
 func (n *Node) updatePingBuffer() {
@@ -37,6 +62,9 @@ func (n *Node) updatePingBuffer() {
 		b.NIs = append(b.NIs, PingNI{NID: ni.nid, Status: ni.Status()})
 	}
 	n.pingBuf = b
+	if n.pingMD != nil {
+		n.pingMD.spec.Length = b.size() // lnet_ping_target_update sizes the new target for its NIs
+	}
 }
 
 // System MD purposes, kept in the top byte of the MD's User value (the low 56 bits hold a NID).
@@ -59,6 +87,13 @@ func (h *sysHandler) OnEvent(ev *Event) {
 		if ev.Type == EventPUT && ev.Status == 0 {
 			if b, ok := ev.Data.(*PingBuffer); ok {
 				if lpni := n.findPeerNI(ev.Initiator); lpni != nil {
+					if n.truncatedPing(lpni.peer, b, ev.MLength) {
+						// LNET_PEER_FORCE_PING: the peer is pinged with a buffer that fits.
+						p := lpni.peer
+						p.discovered = false
+						n.discoverPeer(p)
+						return
+					}
 					n.processPingBuffer(lpni.peer, b)
 					if lpni.peer.gw != nil && !n.tun.Profile.RouterCheckerPing {
 						n.updateGatewayRoutes(lpni.peer, b) // 2.12: only its router checker does
@@ -79,13 +114,19 @@ func (h *sysHandler) OnEvent(ev *Event) {
 
 // discoverPeer starts discovery of p (models lnet_peer_queue_for_discovery and the ping step
 // of lnet_peer_discovery): a GET on the reserved portal to the peer's primary NID, always
-// response-tracked. Simplified: no separate push step; the reply's NI list is merged at once.
+// response-tracked, into a buffer of discPingSize. Simplified: no separate push step; the
+// reply's NI list is merged at once.
 func (n *Node) discoverPeer(p *Peer) {
 	if p.discovering || p.discovered {
 		return
 	}
 	p.discovering = true
-	md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
+	n.sendDiscoveryPing(p)
+}
+
+// sendDiscoveryPing models lnet_peer_send_ping.
+func (n *Node) sendDiscoveryPing(p *Peer) {
+	md := n.allocMD(MDSpec{Length: p.discPingSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
 		Handler: &n.sysH, User: sysDiscovery<<56 | uint64(p.primary)})
 	p.discPing = md
 	n.get(AnyNID, md, p.primary, ReservedPortal, PingMatchBits, 0, false)
@@ -99,7 +140,9 @@ func (n *Node) DiscoverPeer(nid NID) {
 }
 
 // handleDiscoveryEvent models lnet_discovery_event_handler for the discovery ping's MD: a
-// REPLY merges the peer's NIs and completes discovery; a failed SEND or an UNLINK (the
+// REPLY merges the peer's NIs and completes discovery, unless it was truncated: then the ping
+// counts as failed without an error (lnet_peer_ping_failed) and the peer is pinged again at
+// once with a buffer that fits (LNET_REDISCOVER_PEER); a failed SEND or an UNLINK (the
 // response tracker expired) fails it. The event is read before anything else runs: finalizing
 // the waiting messages reuses the node's event.
 func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
@@ -114,6 +157,11 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 	switch {
 	case ev.Type == EventREPLY && ev.Status == 0:
 		if b, ok := ev.Data.(*PingBuffer); ok {
+			if n.truncatedPing(p, b, ev.MLength) {
+				n.pingFailed(p, ev.Unlinked)
+				n.sendDiscoveryPing(p)
+				return
+			}
 			n.processPingBuffer(p, b)
 		}
 		n.discoveryDone(p, 0)

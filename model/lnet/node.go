@@ -200,7 +200,7 @@ func (n *Node) Startup() error {
 	n.updatePingBuffer()
 	n.pingMD = n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: ThresholdInf, Options: MD_OP_GET | MD_TRUNCATE})
 	n.attachSystemME(n.pingMD)
-	n.pushMD = n.allocMD(MDSpec{Length: 1 << 20, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_TRUNCATE | MD_ACK_DISABLE, Handler: &n.sysH, User: sysPush << 56})
+	n.pushMD = n.allocMD(MDSpec{Length: pingInfoMinSize, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_TRUNCATE | MD_ACK_DISABLE, Handler: &n.sysH, User: sysPush << 56})
 	n.attachSystemME(n.pushMD)
 	n.k.Arm(&n.monitor, n.k.Now())
 	return nil

@@ -266,6 +266,10 @@ func (n *Node) CreateReplyMsg(ni *NI, get *Msg) *Msg {
 	return m
 }
 
+// SetReplyData records what an optimized GET's RDMA wrote into the MD when it is LNet's own
+// content (a ping buffer, Header.Data): the REPLY event carries it, as a parsed REPLY's does.
+func (n *Node) SetReplyData(m *Msg, data any) { m.ev.data = data }
+
 // SetReplyLength models lnet_set_reply_msg_len: the bytes an optimized GET's REPLY carried.
 func (n *Node) SetReplyLength(m *Msg, length int) {
 	m.Hdr.PayloadLength = length

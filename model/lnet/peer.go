@@ -42,6 +42,7 @@ type Peer struct {
 	discovered  bool
 	discovering bool
 	discPing    *MD
+	dataBytes   int      // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
 	pending     msgQueue // messages waiting for discovery (LNET_DC_WAIT)
 	isRouter    bool     // a gateway of some route (lnet_peer_is_router)
 	gw          *gwState // gateway state, nil if the peer is no gateway

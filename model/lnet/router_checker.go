@@ -147,13 +147,23 @@ func (n *Node) checkRouters() {
 			g.pingDue = now + sim.Time(n.tun.RouterPingTimeout)*sim.Second
 		}
 		g.setNextPing(pn.id, next)
-		md := n.allocMD(MDSpec{Length: n.pingBufSize(), Threshold: 2, Options: opts,
-			Handler: &n.sysH, User: sysRouterRef<<56 | uint64(g.idx)})
-		g.ping = md
-		g.pings++
-		n.rstats.RtrPings++
-		n.get(AnyNID, md, p.primary, ReservedPortal, PingMatchBits, 0, false)
+		size := p.discPingSize()
+		if old {
+			size = n.pingBufSize()
+		}
+		n.sendRouterPing(p, size, opts)
 	}
+}
+
+// sendRouterPing sends the ping of a router check to gateway p into an MD of size bytes.
+func (n *Node) sendRouterPing(p *Peer, size int, opts MDOptions) {
+	g := p.gw
+	md := n.allocMD(MDSpec{Length: size, Threshold: 2, Options: opts,
+		Handler: &n.sysH, User: sysRouterRef<<56 | uint64(g.idx)})
+	g.ping = md
+	g.pings++
+	n.rstats.RtrPings++
+	n.get(AnyNID, md, p.primary, ReservedPortal, PingMatchBits, 0, false)
 }
 
 // nextGatewayNet is the peer-net walk of lnet_check_routers: starting after the net of the
@@ -229,6 +239,17 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 		}
 	case ev.Type == EventREPLY:
 		b, _ := ev.Data.(*PingBuffer)
+		if b != nil && !n.tun.Profile.RouterCheckerPing && n.truncatedPing(p, b, ev.MLength) {
+			// Discovery of the gateway: a truncated reply is a ping failed without an
+			// error, and the gateway is pinged again at once with a buffer that fits.
+			md := g.ping
+			g.ping = nil
+			if !ev.Unlinked {
+				n.mdUnlink(md, 0)
+			}
+			n.sendRouterPing(p, p.discPingSize(), MD_TRACK_RESPONSE|MD_TRUNCATE)
+			return
+		}
 		n.rtrPingDone(p, b, 0)
 		if b != nil && p.mr && !n.tun.Profile.RouterCheckerPing {
 			// LNET_PEER_FORCE_PUSH: the router learns this node's NIs, their status and

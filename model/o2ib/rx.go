@@ -111,7 +111,7 @@ func (l *LND) handleRx(r *rx) {
 		}
 	case MsgPUT_NAK:
 		post = postRsrvdCredit
-		l.handleCompletion(c, MsgPUT_REQ, m.status, m.cookie)
+		l.handleCompletion(c, MsgPUT_REQ, m.status, m.cookie, nil)
 	case MsgPUT_ACK:
 		post = postRsrvdCredit
 		t := l.findWaitingTx(c, MsgPUT_REQ, m.cookie)
@@ -126,13 +126,13 @@ func (l *LND) handleRx(r *rx) {
 		l.checkSends(c)
 	case MsgPUT_DONE:
 		post = postPeerCredit
-		l.handleCompletion(c, MsgPUT_ACK, m.status, m.cookie)
+		l.handleCompletion(c, MsgPUT_ACK, m.status, m.cookie, nil)
 	case MsgGET_DONE:
 		post = postRsrvdCredit
-		l.handleCompletion(c, MsgGET_REQ, m.status, m.cookie)
+		l.handleCompletion(c, MsgGET_REQ, m.status, m.cookie, m.hdr.Data)
 	case MsgPUT_RDDONE:
 		post = postRsrvdCredit
-		l.handleCompletion(c, MsgPUT_RDREQ, m.status, m.cookie)
+		l.handleCompletion(c, MsgPUT_RDREQ, m.status, m.cookie, nil)
 	default:
 		post = postNoCredit
 		rc = -lnet.EPROTO
@@ -167,8 +167,10 @@ func (l *LND) findWaitingTx(c *conn, typ MsgType, cookie uint64) *tx {
 
 // handleCompletion models kiblnd_handle_completion: the peer's PUT_NAK/PUT_DONE/GET_DONE
 // ends a waiting tx; a negative status is REMOTE_ERROR; a GET_DONE's byte count is the
-// REPLY's length. An unmatched completion is a protocol error.
-func (l *LND) handleCompletion(c *conn, typ MsgType, status int, cookie uint64) {
+// REPLY's length, and data what the RDMA before it wrote into the GET's sink when that is
+// LNet's own content (a ping buffer too big to go IMMEDIATE). An unmatched completion is a
+// protocol error.
+func (l *LND) handleCompletion(c *conn, typ MsgType, status int, cookie uint64, data any) {
 	t := l.findWaitingTx(c, typ, cookie)
 	if t == nil {
 		l.closeConn(c, -lnet.EPROTO)
@@ -180,6 +182,7 @@ func (l *LND) handleCompletion(c *conn, typ MsgType, status int, cookie uint64) 
 			t.hstatus = lnet.LNET_MSG_STATUS_REMOTE_ERROR
 		} else if typ == MsgGET_REQ && t.lnt[1] != nil {
 			t.net.node.SetReplyLength(t.lnt[1], status)
+			t.net.node.SetReplyData(t.lnt[1], data)
 		}
 	}
 	t.waiting = false

@@ -150,6 +150,9 @@ func (l *LND) reply(n *kibNet, r *rx, msg *lnet.Msg, nob int) {
 		n.node.Finalize(msg, 0, lnet.LNET_MSG_STATUS_OK)
 	} else {
 		t.lnt[0] = msg
+		// The bytes the RDMA writes: LNet's own content (a ping buffer) travels with the
+		// GET_DONE that follows the WRITE on the same QP, so it is there when that arrives.
+		t.msg.hdr.Data = msg.Hdr.Data
 	}
 	l.queueTx(t, r.conn)
 }

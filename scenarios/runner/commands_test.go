@@ -225,7 +225,7 @@ func TestLnetctlNet(t *testing.T) {
 1000000000,server,add-srv,net add --net o2ib1 --if ib0,ok,,
 1000000000,client,add-cli,net add --net o2ib1 --if ib0 --peer-credits 16,ok,,
 1000000000,client,add-again,net add --net o2ib1 --if ib0,EEXIST,,NI 10.0.0.1@o2ib1 exists (EEXIST)
-2000340630,client,ping1,ping 10.0.0.2@o2ib1 [10.0.0.2@o2ib1],ok,10.0.0.2@o2ib1,"after 340.63us; NIDs 10.0.0.2@o2ib,10.0.0.2@o2ib1"
+2000340631,client,ping1,ping 10.0.0.2@o2ib1 [10.0.0.2@o2ib1],ok,10.0.0.2@o2ib1,"after 340.631us; NIDs 10.0.0.2@o2ib,10.0.0.2@o2ib1"
 5000000000,server,del-srv,net del --net o2ib1,ok,,
 5000000000,server,del-again,net del --net o2ib1,ENOENT,,no local net o2ib1 (ENOENT)
 8000000000,client,ping2,ping 10.0.0.2@o2ib1 --timeout 2 [10.0.0.2@o2ib1],ECONNREFUSED,,no reply
