@@ -19,9 +19,12 @@
 //		tcp.LinkSpec{Rate: 10 * tcp.Gbps, Latency: 500 * sim.Nanosecond},
 //		netip.MustParseAddr("192.168.1.1")) // addresses 192.168.1.1, 192.168.1.2
 //
-// AddHost, AddSwitch, Attach (a host interface with an address, on a link to a switch) and
-// Trunk (a link between two switches) build anything else. Frames follow the shortest
-// path of switches (fewest hops, ties by link order); routes never change.
+// LeafSpineHosts builds a two-tier leaf-spine fabric (AddLeafSpine its switches and
+// trunks alone). AddHost, AddSwitch, Attach (a host interface with an address, on a link
+// to a switch) and Trunk (a link between two switches) build anything else. Frames follow
+// a path of fewest switch hops over the trunks that are up; among equal ones each switch
+// picks per flow by a hash of the 5-tuple (ECMP), and routes change as soon as a trunk goes
+// down or up (routing.go).
 //
 // # Connections
 //

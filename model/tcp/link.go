@@ -128,12 +128,16 @@ func (l *Link) IsDown() bool { return l.down }
 
 // Down takes the link down: everything on the wire or queued for it is lost, and so is
 // everything sent on it until Up. TCP sees only silence (the carrier change is not
-// reported to sockets).
+// reported to sockets). A trunk's switches route around it at once where another path of
+// as few hops or more exists (see routing.go); a host's own link has no detour.
 func (l *Link) Down() {
 	if l.down {
 		return
 	}
 	l.down = true
+	if l.iface < 0 {
+		l.n.routed = false // a trunk: routes avoid it from now
+	}
 	for i := 2 * l.idx; i <= 2*l.idx+1; i++ {
 		ln := &l.n.lanes[i]
 		ln.epoch++
@@ -143,8 +147,13 @@ func (l *Link) Down() {
 	}
 }
 
-// Up brings the link back.
-func (l *Link) Up() { l.down = false }
+// Up brings the link back; a trunk carries new paths again at once.
+func (l *Link) Up() {
+	if l.down && l.iface < 0 {
+		l.n.routed = false
+	}
+	l.down = false
+}
 
 // SetLoss sets the probability that each frame crossing the link (either way) is lost.
 func (l *Link) SetLoss(p float64) {

@@ -102,8 +102,8 @@ type Network struct {
 	ifaces   []iface
 
 	addrs  map[netip.Addr]int32 // IPv4 address -> interface index (lookups only, never iterated)
-	next   [][]int32            // by destination switch, then switch: lane toward it, -1 if none
-	paths  map[[2]int32][]int32 // (source, destination interface) -> lanes (lookups only)
+	dist   [][]int32            // by destination switch, then switch: trunk hops to it, -1 if none
+	paths  map[pathKey][]int32  // flow direction -> lanes (lookups only)
 	routed bool
 
 	conns   []*Conn // by connection id; never reused
@@ -152,6 +152,7 @@ type Counters struct {
 	DropOverflow    uint64 // data segments a switch output dropped for want of buffer
 	DropLoss        uint64 // data segments and control packets lost to a link's loss probability
 	DropDown        uint64 // chunks and control packets lost to a link or host being down
+	NoRoute         uint64 // chunks and control packets not sent: no path of up trunks to their destination
 }
 
 // Counters returns the network-wide counters.

@@ -247,7 +247,7 @@ func (n *Network) emit(pi int32) {
 		n.freePacket(pi)
 		return
 	}
-	p.path = n.path(p.srcIf, p.dstIf)
+	p.path = n.path(p.srcIf, p.dstIf, p.srcPort, p.dstPort)
 	if p.path == nil {
 		n.freePacket(pi)
 		return

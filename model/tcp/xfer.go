@@ -116,7 +116,7 @@ func (n *Network) sendChunk(c *Conn, seq, end int64) {
 	if c.dstIf < 0 {
 		return
 	}
-	path := n.path(c.srcIf, c.dstIf)
+	path := n.path(c.srcIf, c.dstIf, c.local.Port(), c.peer.Port())
 	if path == nil {
 		return
 	}
