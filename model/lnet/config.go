@@ -460,6 +460,10 @@ func (n *Node) detachNI(ni *NI) {
 // (lnet_discover).
 func (n *Node) SetDiscoveryHook(f func(peer NID, rc int)) { n.discHook = f }
 
+// PeerPrimaryOf returns the primary NID of the peer owning nid, creating the peer as a send
+// or a discovery would (lnet_nid2peerni_locked).
+func (n *Node) PeerPrimaryOf(nid NID) NID { return n.nid2peerni(nid).peer.primary }
+
 // DiscoverNID starts the discovery of the peer of nid (lnet_discover) and returns its
 // primary NID, under which the hook reports the end.
 func (n *Node) DiscoverNID(nid NID) NID {

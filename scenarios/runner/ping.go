@@ -172,9 +172,11 @@ func discoverCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 			continue
 		}
 		n.ln.SetDiscoveryHook(func(peer lnet.NID, rc int) { f.discovered(n, peer, rc) })
-		d := &cmdDiscover{ft: ft, nid: s, start: f.cluster.k.Now()}
-		d.primary = n.ln.DiscoverNID(nid)
+		// Waiting before discovery starts: a discovery can end within the call (a send
+		// refused at once), and its hook must find the command.
+		d := &cmdDiscover{ft: ft, nid: s, start: f.cluster.k.Now(), primary: n.ln.PeerPrimaryOf(nid)}
 		f.discovers = append(f.discovers, d)
+		d.primary = n.ln.DiscoverNID(nid)
 	}
 }
 

@@ -28,6 +28,13 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-105", []string{"faults[0].at=3s"}, []string{"peer add of the gateway fails"}},
 		{"sanity-lnet-106", []string{"faults[0].at=3s"}, []string{"peer del of the gateway fails"}},
 		{"sanity-lnet-111", []string{"faults[498].lnetctl=route add -n o2ib501 -g 10.0.0.2@o2ib"}, []string{"the export lists exactly the 499 routes, in the order added", "route show lists o2ib2 and o2ib500 through the gateway", "and nothing else", "LNetDist reaches o2ib500 through the gateway at distance 2"}},
+		// 2.15 charges no local health on a single-rail node (SingleRailNoLocalHealth).
+		{"sanity-lnet-204", []string{"lnet.release=2.15"}, []string{"local_interrupt - local NI client:0 health 900", "local_dropped - local NI client:0 health 900", "local_aborted - local NI client:0 health 900", "local_no_route - local NI client:0 health 900", "local_timeout - local NI client:0 health 900", "local_error - local NI client:0 health 900"}},
+		// A node that routes health-tracks even a one-NI peer.
+		{"sanity-lnet-206", []string{"nodes.client.routing=true"}, []string{"remote_dropped - peer NI server:0 health 1000", "remote_error - peer NI server:0 health 1000", "remote_timeout - peer NI server:0 health 1000"}},
+		{"sanity-lnet-207", []string{"lnet.retry_count=0"}, []string{"remote_dropped - resent retry_count (2) times", "remote_dropped - one failed resend", "remote_dropped - peer NI server:0 health 900", "remote_dropped - peer NI server:1 health 800"}},
+		// Without the discovery beforehand the peer is not known multi-rail.
+		{"sanity-lnet-209", []string{"faults[1].at=2s"}, []string{"MR setup discovery", "MR local NI charged", "MR peer NI charged"}},
 		{"sanity-lnet-215", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"25 more from nid1 - only nid1's NI counts them", "50 pings of nid2 - both NIs count", "50 more from nid2 - only nid2's NI counts them"}},
 		{"sanity-lnet-219", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"both NIDs are listed under one peer"}},
 		{"sanity-lnet-220", stopRouter, routerDown},
