@@ -447,6 +447,7 @@ func (l *LND) closeConn(c *conn, why int) {
 	if c.closing {
 		return
 	}
+	c.progress()
 	c.closing = true
 	p := c.peer
 	for i, x := range p.conns {

@@ -263,6 +263,11 @@ func (l *LND) Query(ni *lnet.NI, nid lnet.NID) (sim.Time, bool) {
 	if n == nil {
 		return 0, false
 	}
+	if p := n.peers[nid]; p != nil {
+		for _, c := range p.conns {
+			c.progress()
+		}
+	}
 	if p := n.peers[nid]; p != nil && p.lastAlive != 0 {
 		return p.lastAlive, true
 	}

@@ -29,6 +29,9 @@ func (l *LND) reap() {
 func (l *LND) checkPeerTimeouts(b int) {
 again:
 	for _, p := range l.peers[b] {
+		for _, c := range p.conns {
+			c.progress()
+		}
 		if l.sendKeepalive(p) {
 			goto again
 		}
@@ -85,6 +88,35 @@ func (l *LND) findTimedOutConn(p *peerNI) (*conn, int) {
 		return c, rc
 	}
 	return nil, 0
+}
+
+// progress brings what c's socket has moved since the reaper last looked into the conn's
+// clocks, as the kernel does at each step. Receive: ksocknal_recv_iter, on every read that
+// returns bytes, marks the peer alive (ksnp_last_alive) and, with a message under way, moves
+// the receive deadline (ksnc_rx_deadline) to that read + sock_timeout; model/tcp reads at
+// chunk granularity, so this is the last chunk (or piece of one) that extended the in-order
+// stream. Send: ksocknal_transmit, woken by write space while a tx is still being copied into
+// a full socket buffer, finds sk_wmem_queued below ksnc_tx_bufnob (bytes acknowledged) and
+// moves the send deadline (ksnc_tx_deadline) to then + sock_timeout, the peer alive; in the
+// model a record is written whole, so those wake-ups are the ACKs that came while more than
+// the send buffer was queued (tcp.Progress.AckedFullAt). Deadlines only move later, so reading
+// them late changes nothing.
+func (c *conn) progress() {
+	if c.dead || c.sock == nil || c.hs != hsDone || c.peer == nil {
+		return
+	}
+	pr := c.sock.Progress()
+	t := c.net.timeout()
+	if at := pr.ReadAt; at != 0 {
+		c.peer.lastAlive = max(c.peer.lastAlive, at)
+		if c.rxStarted {
+			c.rxDeadline = max(c.rxDeadline, at+t)
+		}
+	}
+	if at := pr.AckedFullAt; at != 0 {
+		c.peer.lastAlive = max(c.peer.lastAlive, at)
+		c.txDeadline = max(c.txDeadline, at+t)
+	}
 }
 
 // ceilSecs is a deadline in the kernel's whole seconds: the model's deadlines are exact

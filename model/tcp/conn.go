@@ -91,6 +91,23 @@ type Info struct {
 	ReadingPause bool
 }
 
+// Progress is how far a connection's byte stream has moved, at chunk granularity: for a
+// caller that judges a transfer by bytes moving rather than by whole records (socklnd's
+// sock_timeout pushes its receive deadline on every read). Reading it costs nothing and
+// changes nothing.
+type Progress struct {
+	Read    uint64   // stream bytes the application has read: received in order, reading not paused
+	ReadAt  sim.Time // when Read last grew (0: never)
+	Acked   uint64   // stream bytes the peer has acknowledged
+	AckedAt sim.Time // when Acked last grew (0: never)
+	Queued  int      // bytes written and not acknowledged (sk_wmem_queued)
+	// AckedFullAt is when bytes were last acknowledged while more than the send buffer was
+	// queued (0: never). Write takes a record whole, so the bytes beyond SO_SNDBUF are those
+	// a real sendmsg, copying what fits, would still hold: each such ACK frees space it
+	// would fill, a wake-up of a writer blocked on a full buffer.
+	AckedFullAt sim.Time
+}
+
 // Conn is one end of a TCP connection.
 type Conn struct {
 	n     *Network
@@ -141,6 +158,16 @@ func (c *Conn) Abort() { c.n.close(c, true) }
 // arrived records stay in the receive buffer and shrink the window the peer may fill; on
 // resume they are delivered and a window update is sent.
 func (c *Conn) SetReading(on bool) { c.n.setReading(c, on) }
+
+// Progress returns how far c's stream has moved (see Progress).
+func (c *Conn) Progress() Progress {
+	read := c.rcvNxt
+	if c.paused {
+		read = c.consumed
+	}
+	return Progress{Read: uint64(read), ReadAt: c.readAt, Acked: c.bytesAcked, AckedAt: c.ackedAt,
+		Queued: int(c.writeEnd - c.sndUna), AckedFullAt: c.ackedFullAt}
+}
 
 // Info returns a snapshot of the connection's state.
 func (c *Conn) Info() Info { return c.n.info(c) }

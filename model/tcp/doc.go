@@ -46,6 +46,9 @@
 // from the peer, e.g. after it rebooted), ErrTimedOut (retransmissions or keepalive probes
 // unanswered).
 //
+// Conn.Progress tells how far the stream has moved at chunk granularity (bytes read and
+// acknowledged, and when), for a caller whose timeouts follow bytes rather than records.
+//
 // # Faults
 //
 // Link.Down/Up, Link.SetLoss, Link.SetExtraDelay, Host.Crash and Host.Restart take effect

@@ -60,6 +60,8 @@ type tcb struct {
 	tlpOut     bool // a loss probe is out and no ACK has advanced since
 
 	bytesAcked, bytesRecv      uint64
+	readAt, ackedAt            sim.Time // when the application last read bytes; when bytes were last acknowledged
+	ackedFullAt                sim.Time // when bytes were last acknowledged with more than sndBuf queued
 	nRetrans, nRTOs, nFastRetx uint64
 }
 

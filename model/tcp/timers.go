@@ -160,6 +160,9 @@ func (n *Network) setReading(c *Conn, on bool) {
 	}
 	recs := c.held
 	c.held = nil
+	if c.consumed < c.rcvNxt {
+		c.readAt = n.k.Now() // what arrived while paused is read now
+	}
 	c.consumed = c.rcvNxt
 	n.hand(c, recs)
 	if !c.live() {

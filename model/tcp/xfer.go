@@ -230,6 +230,9 @@ func (n *Network) rcvPiece(c *Conn, p *packet, seq, end int64, recs *[]Record) b
 	*recs = n.take(c, *recs, p.recs, p.recEnds, end)
 	c.bytesRecv += uint64(end - c.rcvNxt)
 	c.rcvNxt = end
+	if !c.paused {
+		c.readAt = n.k.Now() // the application reads what arrives in order at once
+	}
 	for len(c.ooo) > 0 && c.ooo[0].seq <= c.rcvNxt {
 		s := c.ooo[0]
 		c.ooo = c.ooo[1:]
@@ -348,10 +351,14 @@ func (n *Network) ackIn(c *Conn, p *packet) {
 	}
 	if ack > c.sndUna {
 		acked := ack - c.sndUna
+		if c.writeEnd-c.sndUna > c.sndBuf {
+			c.ackedFullAt = now
+		}
 		c.sndUna = ack
 		c.tlpOut = false
 		c.sndNxt = max(c.sndNxt, ack)
 		c.bytesAcked += uint64(acked)
+		c.ackedAt = now
 		sample := sim.Time(-1)
 		k := 0
 		for k < len(c.flights) && c.flights[k].end <= ack {
