@@ -366,14 +366,14 @@ func (l *LND) createFailed(c *conn, p *peerNI, rc int) {
 func (l *LND) releaseHandshake(c *conn) {
 	l.k.Disarm(&c.helloT)
 	c.hs, c.closing, c.dead = hsDone, true, true
-	c.sock.Close()
+	l.closeSock(c, false)
 }
 
 // abortHandshake drops an accepted socket whose acceptor request is bad.
 func (l *LND) abortHandshake(c *conn) {
 	l.k.Disarm(&c.helloT)
 	c.hs, c.closing, c.dead = hsDone, true, true
-	c.sock.Abort()
+	l.closeSock(c, true)
 }
 
 // handshakeFailed ends a handshake with an error (timeout, protocol, socket error): the
@@ -404,6 +404,9 @@ func (c *conn) Closed(_ *tcp.Conn, err error) {
 	l := c.l
 	if c.dead {
 		return
+	}
+	if errors.Is(err, tcp.ErrConnReset) {
+		l.sockReset(c)
 	}
 	if c.hs != hsDone {
 		l.handshakeFailed(c, -sockErrno(err))
@@ -515,7 +518,7 @@ func (l *LND) terminate(c *conn) {
 		c.rxMsg = nil
 		n.node.Finalize(m, -EIO, PartialRecvStatus)
 	}
-	c.sock.Abort()
+	l.closeSock(c, true)
 	if p.err != 0 && len(p.conns) == 0 {
 		p.err = 0
 		l.peerFailed(p)

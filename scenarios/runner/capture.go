@@ -146,7 +146,8 @@ func (c *capture) RDMAPosted(ev *o2ib.RDMAEvent) {
 // handshake before the first record, segments of at most the MSS): the acceptor request and
 // HELLO whole, a message's socklnd and LNet headers with its payload counted (a PUT's) or
 // captured as zeros (a REPLY's; LNet's ping and push buffers as they are). The payload
-// record itself was written with its header.
+// record itself was written with its header. A socket's end is its FIN (and the peer's ACK
+// of it) or an RST, when socklnd closed it or saw it reset.
 func (c *capture) sockRecord(ev *socklnd.WireEvent) {
 	if c.err != nil {
 		return
@@ -181,6 +182,10 @@ func (c *capture) sockRecord(ev *socklnd.WireEvent) {
 			data = data[:min(len(data), r.Hdr.PayloadLength)]
 		}
 		c.err = c.sock.MsgData(ev.Time, ev.Src, ev.Dst, &m, data, r.Hdr.PayloadLength)
+	case *socklnd.Fin:
+		c.err = c.sock.Close(ev.Time, ev.Src, ev.Dst)
+	case *socklnd.Rst:
+		c.err = c.sock.Abort(ev.Time, ev.Src, ev.Dst)
 	}
 }
 

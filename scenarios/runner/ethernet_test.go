@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,5 +107,58 @@ workload:
 	want := map[string]int{"\t": 82, "0\t": 20, "1\t": 20, "2\t": 1, "3\t": 1}
 	if !maps.Equal(count, want) {
 		t.Errorf("LNet message types per frame %v, want %v", count, want)
+	}
+}
+
+// TestTCPCaptureCloses: the ends of sockets are in the capture as they happen. b crashes at
+// 0.5 s and restarts at 1 s; a's next write meets b's RST (the rebooted host has lost the
+// socket: ECONNRESET), and a closes that socket's siblings with RSTs of its own. Stock
+// tshark shows each RST on port 988 and nothing malformed. Skipped without tshark unless
+// LNETSIM_REQUIRE_TSHARK=1.
+func TestTCPCaptureCloses(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
+			t.Fatal("tshark not found and LNETSIM_REQUIRE_TSHARK=1")
+		}
+		t.Skip("tshark not installed")
+	}
+	t.Setenv("HOME", t.TempDir())
+	path := filepath.Join(t.TempDir(), "tcp.pcap")
+	s := load(t, `
+duration: 2s
+nodes:
+  a: {nis: [tcp0]}
+  b: {nis: [tcp0]}
+workload:
+  - {name: w, type: brw, op: write, from: a, to: b, size: 4KiB, interval: 100ms}
+faults:
+  - {at: 500ms, action: node_crash, node: b}
+  - {at: 1s, action: node_restart, node: b}
+`)
+	if _, err := Run(s, Options{Pcap: path}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(tshark, "-n", "-r", path, "-Y", "tcp.flags.fin == 1 || tcp.flags.reset == 1 || _ws.malformed",
+		"-T", "fields", "-e", "frame.time_relative", "-e", "ip.src", "-e", "tcp.srcport", "-e", "ip.dst", "-e", "tcp.dstport",
+		"-e", "tcp.flags.str", "-e", "_ws.malformed").CombinedOutput()
+	if err != nil {
+		t.Fatalf("tshark: %v\n%s", err, out)
+	}
+	var got []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "Running as") || l == "" {
+			continue
+		}
+		got = append(got, l)
+	}
+	// b's RST on the socket a's next write went on (a's port 1017; shown when a receives
+	// it), then a's RSTs on its six other sockets to b.
+	want := []string{"1.102074801\t10.0.0.2\t988\t10.0.0.1\t1017\t·······A·R··\t"}
+	for port := 1018; port <= 1023; port++ {
+		want = append(want, fmt.Sprintf("1.102074801\t10.0.0.1\t%d\t10.0.0.2\t988\t·······A·R··\t", port))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("FIN/RST frames:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
