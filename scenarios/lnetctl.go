@@ -295,7 +295,8 @@ func ignoredSummary(paths []string) []string {
 
 // LnetctlShowCommands are the commands an lnetctl check reads, besides `which_nid NID...`.
 var LnetctlShowCommands = []string{"net show -v", "peer show -v", "route show -v", "routing show", "udsp show",
-	"stats show", "global show", "export", "export --backup"}
+	"stats show", "global show", "export", "export --backup",
+	"debug recovery --local", "debug recovery -l", "debug recovery --peer", "debug recovery -p"}
 
 // YAMLDoc is a YAML document a scenario writes for the lnetctl check: a mapping in place, or
 // a block of text as lnetctl prints it (`present: |`). It is kept as plain values (see

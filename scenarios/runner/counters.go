@@ -64,11 +64,28 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 		return exportShow(c, n)
 	case "export --backup":
 		return exportBackup(c, n)
+	case "debug recovery --local", "debug recovery -l":
+		return recoveryQueue("local NI recovery", ln.LocalRecoveryQueue())
+	case "debug recovery --peer", "debug recovery -p":
+		return recoveryQueue("peer NI recovery", ln.PeerRecoveryQueue())
 	}
 	if args, ok := strings.CutPrefix(cmd, "which_nid "); ok {
 		return whichNID(ln, strings.Fields(args))
 	}
 	return nil
+}
+
+// recoveryQueue is `lnetctl debug recovery --local|--peer` (show_recovery_queue): the queue's
+// NIDs in queue order as nid-0, nid-1, ... under name, and nothing at all for an empty queue.
+func recoveryQueue(name string, nids []lnet.NID) map[string]any {
+	if len(nids) == 0 {
+		return map[string]any{}
+	}
+	q := make(map[string]any, len(nids))
+	for i, nid := range nids {
+		q[fmt.Sprintf("nid-%d", i)] = nid.String()
+	}
+	return map[string]any{name: q}
 }
 
 // exportShow is `lnetctl export`: every section at full detail.

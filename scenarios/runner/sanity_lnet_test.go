@@ -35,6 +35,11 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-207", []string{"lnet.retry_count=0"}, []string{"remote_dropped - resent retry_count (2) times", "remote_dropped - one failed resend", "remote_dropped - peer NI server:0 health 900", "remote_dropped - peer NI server:1 health 800"}},
 		// Without the discovery beforehand the peer is not known multi-rail.
 		{"sanity-lnet-209", []string{"faults[1].at=2s"}, []string{"MR setup discovery", "MR local NI charged", "MR peer NI charged"}},
+		// The capped interval on the other node: b's pings go 1, 3, 7, 15 s.
+		{"sanity-lnet-210", []string{"faults[8].node=a"}, []string{"b - ping_count 4 after the fourth ping (11 s, intervals capped at 4 s)"}},
+		// Without recovery_limit the peer NI never ages out.
+		{"sanity-lnet-211", []string{"faults[2].lnetctl=set recovery_limit 0"}, []string{"a - aged out after the ping at 16 s (recovery_limit 10)",
+			"a - ping_count reset to 0 when it aged out", "a - successful pings bring it to 1000 by 34 s", "a - and the next pass takes it off the queue"}},
 		{"sanity-lnet-215", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"25 more from nid1 - only nid1's NI counts them", "50 pings of nid2 - both NIs count", "50 more from nid2 - only nid2's NI counts them"}},
 		{"sanity-lnet-219", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"both NIDs are listed under one peer"}},
 		{"sanity-lnet-220", stopRouter, routerDown},
