@@ -40,6 +40,12 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// Without recovery_limit the peer NI never ages out.
 		{"sanity-lnet-211", []string{"faults[2].lnetctl=set recovery_limit 0"}, []string{"a - aged out after the ping at 16 s (recovery_limit 10)",
 			"a - ping_count reset to 0 when it aged out", "a - successful pings bring it to 1000 by 34 s", "a - and the next pass takes it off the queue"}},
+		// A rate-3 rule drops a random one of every three: here the ping's first try passes.
+		{"sanity-lnet-233", []string{"faults[1].rule.rate=3", "faults[2].rule.rate=3"}, []string{"local_interrupt - one successful resend"}},
+		// Up to 2.16 an NI's status does not follow its health, nor does a failed recovery
+		// ping lower it.
+		{"sanity-lnet-234", []string{"lnet.release=2.16"}, []string{"health 0 - the status is down"}},
+		{"sanity-lnet-235", []string{"lnet.release=2.16"}, []string{"the failed recovery ping takes health to 0", "and the status to down"}},
 		{"sanity-lnet-215", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"25 more from nid1 - only nid1's NI counts them", "50 pings of nid2 - both NIs count", "50 more from nid2 - only nid2's NI counts them"}},
 		{"sanity-lnet-219", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"both NIDs are listed under one peer"}},
 		{"sanity-lnet-220", stopRouter, routerDown},
