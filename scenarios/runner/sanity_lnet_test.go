@@ -46,6 +46,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// ping lower it.
 		{"sanity-lnet-234", []string{"lnet.release=2.16"}, []string{"health 0 - the status is down"}},
 		{"sanity-lnet-235", []string{"lnet.release=2.16"}, []string{"the failed recovery ping takes health to 0", "and the status to down"}},
+		// 2.15 sends a message past its deadline (no LU-16303).
+		{"sanity-lnet-253", []string{"lnet.release=2.15"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
+		{"sanity-lnet-254", []string{"lnet.release=2.15"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
 		{"sanity-lnet-215", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"25 more from nid1 - only nid1's NI counts them", "50 pings of nid2 - both NIs count", "50 more from nid2 - only nid2's NI counts them"}},
 		{"sanity-lnet-219", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"both NIDs are listed under one peer"}},
 		{"sanity-lnet-220", stopRouter, routerDown},
