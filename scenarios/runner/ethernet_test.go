@@ -110,11 +110,19 @@ workload:
 	}
 }
 
-// TestTCPCaptureCloses: the ends of sockets are in the capture as they happen. b crashes at
-// 0.5 s and restarts at 1 s; a's next write meets b's RST (the rebooted host has lost the
-// socket: ECONNRESET), and a closes that socket's siblings with RSTs of its own. Stock
-// tshark shows each RST on port 988 and nothing malformed. Skipped without tshark unless
-// LNETSIM_REQUIRE_TSHARK=1.
+// TestTCPCaptureCloses: the ends of sockets are in the capture as they happen, and stock
+// tshark decodes every FIN and RST on port 988 with nothing malformed. b crashes at 0.5 s and
+// restarts at 1 s.
+//   - a writes to b: a's next write after the restart meets the new b's RST (the rebooted
+//     host lost the socket: ECONNRESET; shown when a receives it, on the socket from a's
+//     port 1017), and a aborts that socket's six siblings (RST).
+//   - a and b write to each other from 0 s: their first connections race and b (the higher
+//     NID, itself connecting) refuses a's with a CONN_NONE HELLO and releases the socket in
+//     order (FIN), as does a. The restarted b's first HELLO (from port 1023 again) tells a
+//     the peer rebooted: a refuses it (ESTALE, FIN) and aborts its seven old sockets to b
+//     (RST; the old 1023 socket has the new one's ports, so its RST follows that FIN).
+//
+// Skipped without tshark unless LNETSIM_REQUIRE_TSHARK=1.
 func TestTCPCaptureCloses(t *testing.T) {
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
@@ -124,41 +132,56 @@ func TestTCPCaptureCloses(t *testing.T) {
 		t.Skip("tshark not installed")
 	}
 	t.Setenv("HOME", t.TempDir())
-	path := filepath.Join(t.TempDir(), "tcp.pcap")
-	s := load(t, `
+	const rst, fin = "·······A·R··", "·······A···F"
+	oneWay := []string{"1.102074801\t10.0.0.2\t988\t10.0.0.1\t1017\t" + rst + "\t"}
+	for port := 1018; port <= 1023; port++ {
+		oneWay = append(oneWay, fmt.Sprintf("1.102074801\t10.0.0.1\t%d\t10.0.0.2\t988\t%s\t", port, rst))
+	}
+	bothWays := []string{
+		"0.000003517\t10.0.0.2\t988\t10.0.0.1\t1023\t" + fin + "\t",
+		"0.000005610\t10.0.0.1\t1023\t10.0.0.2\t988\t" + fin + "\t",
+		"1.000003758\t10.0.0.1\t988\t10.0.0.2\t1023\t" + fin + "\t",
+	}
+	for port := 1017; port <= 1023; port++ {
+		bothWays = append(bothWays, fmt.Sprintf("1.000003758\t10.0.0.1\t988\t10.0.0.2\t%d\t%s\t", port, rst))
+	}
+	for _, tc := range []struct {
+		workload string
+		want     []string
+	}{
+		{"  - {name: w, type: brw, op: write, from: a, to: b, size: 4KiB, interval: 100ms}\n", oneWay},
+		{"  - {name: w, type: brw, op: write, from: a, to: b, size: 4KiB, interval: 100ms}\n" +
+			"  - {name: r, type: brw, op: write, from: b, to: a, size: 4KiB, interval: 100ms}\n", bothWays},
+	} {
+		path := filepath.Join(t.TempDir(), "tcp.pcap")
+		s := load(t, `
 duration: 2s
 nodes:
   a: {nis: [tcp0]}
   b: {nis: [tcp0]}
-workload:
-  - {name: w, type: brw, op: write, from: a, to: b, size: 4KiB, interval: 100ms}
 faults:
   - {at: 500ms, action: node_crash, node: b}
   - {at: 1s, action: node_restart, node: b}
-`)
-	if _, err := Run(s, Options{Pcap: path}); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(tshark, "-n", "-r", path, "-Y", "tcp.flags.fin == 1 || tcp.flags.reset == 1 || _ws.malformed",
-		"-T", "fields", "-e", "frame.time_relative", "-e", "ip.src", "-e", "tcp.srcport", "-e", "ip.dst", "-e", "tcp.dstport",
-		"-e", "tcp.flags.str", "-e", "_ws.malformed").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
-	var got []string
-	for _, l := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(l, "Running as") || l == "" {
-			continue
+workload:
+`+tc.workload)
+		if _, err := Run(s, Options{Pcap: path}); err != nil {
+			t.Fatal(err)
 		}
-		got = append(got, l)
-	}
-	// b's RST on the socket a's next write went on (a's port 1017; shown when a receives
-	// it), then a's RSTs on its six other sockets to b.
-	want := []string{"1.102074801\t10.0.0.2\t988\t10.0.0.1\t1017\t·······A·R··\t"}
-	for port := 1018; port <= 1023; port++ {
-		want = append(want, fmt.Sprintf("1.102074801\t10.0.0.1\t%d\t10.0.0.2\t988\t·······A·R··\t", port))
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("FIN/RST frames:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		out, err := exec.Command(tshark, "-n", "-r", path, "-Y", "tcp.flags.fin == 1 || tcp.flags.reset == 1 || _ws.malformed",
+			"-T", "fields", "-e", "frame.time_relative", "-e", "ip.src", "-e", "tcp.srcport", "-e", "ip.dst", "-e", "tcp.dstport",
+			"-e", "tcp.flags.str", "-e", "_ws.malformed").CombinedOutput()
+		if err != nil {
+			t.Fatalf("tshark: %v\n%s", err, out)
+		}
+		var got []string
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "Running as") || l == "" {
+				continue
+			}
+			got = append(got, l)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("FIN/RST frames:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
 	}
 }
