@@ -47,17 +47,33 @@ func TestOneFlowLinkRate(t *testing.T) {
 	same(t, "drops", p.n.Counters().DropOverflow, 0)
 }
 
-// twoFlows runs two bulk flows from hosts a and b into one server for 5 s and returns the
-// bytes each delivered between 0.5 and 4.5 s.
-func twoFlows(t *testing.T, seed uint64, cfg Config) (a, b uint64, n *Network) {
+// share is what two flows into one link did between 0.5 and 4.5 s.
+type share struct {
+	a, b     uint64 // stream bytes each delivered
+	aFR, bFR uint64 // fast recoveries each entered
+	dropped  uint64 // segments the switch output dropped for want of buffer
+}
+
+// jain is Jain's fairness index of the two flows' bytes: 1 when equal, 0.5 when one has
+// everything.
+func (s share) jain() float64 {
+	a, b := float64(s.a), float64(s.b)
+	return (a + b) * (a + b) / (2 * (a*a + b*b))
+}
+
+// twoFlows runs two bulk flows from hosts a and b into one server for 5 s and returns what
+// they did between 0.5 and 4.5 s. All links are 10 Gb/s with 1us of latency, b's plus
+// bExtra.
+func twoFlows(t *testing.T, seed uint64, cfg Config, bExtra sim.Time) share {
 	k := sim.New(seed)
-	n = New(k, cfg)
+	n := New(k, cfg)
 	hs, err := n.SingleSwitch([]string{"a", "b", "srv"}, LinkSpec{Rate: 10 * Gbps, Latency: sim.Microsecond}, netip.MustParseAddr("10.0.0.1"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := hs[2]
-	var sc [2]*Conn
+	n.Links()[1].SetExtraDelay(bExtra)
+	var sc, cc [2]*Conn
 	srv.Listen(988, Options{}, func(c *Conn) {
 		i := 0
 		if c.RemoteAddr().Addr() == hs[1].Addrs()[0] {
@@ -72,34 +88,83 @@ func twoFlows(t *testing.T, seed uint64, cfg Config) (a, b uint64, n *Network) {
 		h.Dial(netip.AddrPortFrom(h.Addrs()[0], 0), netip.AddrPortFrom(srv.Addrs()[0], 988), Options{}, func(c *Conn, err error) {
 			r := &rec{k: k}
 			c.SetHandler(r)
+			cc[i] = c
 			stream(k, c, r, 1<<20, stop)
 		})
 	}
 	k.RunUntil(500 * sim.Millisecond)
 	a0, b0 := sc[0].Info().BytesRecv, sc[1].Info().BytesRecv
+	af0, bf0 := cc[0].Info().FastRetrans, cc[1].Info().FastRetrans
+	d0 := n.Counters().DropOverflow
 	k.RunUntil(4500 * sim.Millisecond)
-	a, b = sc[0].Info().BytesRecv-a0, sc[1].Info().BytesRecv-b0
-	t.Logf("a %d b %d: %.4f Gb/s in all, a/b %.4f; %+v", a, b, float64(a+b)*8/4e9, float64(a)/float64(b), n.Counters())
-	return a, b, n
+	s := share{
+		a: sc[0].Info().BytesRecv - a0, b: sc[1].Info().BytesRecv - b0,
+		aFR: cc[0].Info().FastRetrans - af0, bFR: cc[1].Info().FastRetrans - bf0,
+		dropped: n.Counters().DropOverflow - d0,
+	}
+	fa, fb := float64(s.a), float64(s.b)
+	t.Logf("seed %d: a %d b %d: %.4f Gb/s in all, a/b %.4f, Jain %.4f; fast recoveries %d, %d; %d dropped",
+		seed, s.a, s.b, (fa+fb)*8/4e9, fa/fb, s.jain(), s.aFR, s.bFR, s.dropped)
+	return s
 }
 
-// Two flows from two hosts into one server's link share it: the switch output's 1 MiB
-// buffer overflows, both flows lose segments, recover (SACK, RACK) and back off by CUBIC's
-// beta.
+// Two flows from two hosts into one server's link share it in every run. The switch
+// output's 1 MiB buffer overflows when chunks of both flows arrive together; their frames
+// interleave, so both meet the full buffer and both lose segments (overflow shares the
+// drops in proportion to the frames arriving), both flows enter fast recovery in every
+// episode (20 or 21 times in 4 s, the same count for both) and CUBIC's multiplicative
+// decrease (717/1024) of two synchronised AIMD flows pulls their windows together (Chiu
+// and Jain). 4.707 GB in 4 s: 9.4148 Gb/s, the framing-limited rate. a/b with seeds 1-10:
+// 0.9879, 0.9916, 1.0222, 1.0061, 0.9908, 0.9849, 0.9882, 1.0023, 1.0277, 1.0039 (Jain's
+// index 0.9998 at worst). Before, the output took a chunk's whole size from the buffer
+// when its head arrived, and a chunk that found the buffer full lost everything beyond it
+// while the chunk arriving with it lost nothing: one flow backed off per episode, which
+// one was a coin toss, and the split wandered from run to run (0.78, 0.84, 1.15, 0.85,
+// 1.22 with seeds 1-5: fair on average, not per run).
 func TestTwoFlowsShare(t *testing.T) {
-	a, b, n := twoFlows(t, 1, Config{})
-	// 4.7 GB in 4 s: 9.4148 Gb/s, the framing-limited rate; a/b 0.78 (Jain's index
-	// 0.985). Other seeds give 0.84, 1.15, 0.85, 1.22: drop-tail AIMD's share varies
-	// around one half from one loss cycle to the next.
-	same(t, "a's bytes in 4s", a, 2067396480)
-	same(t, "b's bytes in 4s", b, 2640022560)
-	same(t, "segments dropped", n.Counters().DropOverflow, 2841)
+	want := []share{
+		{2339439480, 2367979560, 20, 20, 988},
+		{2343805200, 2363548680, 20, 20, 1079},
+		{2379578040, 2327841000, 20, 20, 901},
+		{2360877120, 2346541920, 21, 21, 1111},
+		{2342827800, 2364591240, 20, 20, 948},
+		{2335790520, 2371563360, 20, 20, 947},
+		{2339700120, 2367718920, 20, 20, 942},
+		{2356381080, 2351037960, 21, 21, 1161},
+		{2385410584, 2321039744, 21, 21, 981},
+		{2358335880, 2349083160, 21, 21, 1160},
+	}
+	for i, w := range want {
+		seed := uint64(i + 1)
+		got := twoFlows(t, seed, Config{}, 0)
+		if got != w {
+			t.Errorf("seed %d: got %+v, want %+v", seed, got, w)
+		}
+		if got.jain() < 0.99 {
+			t.Errorf("seed %d: Jain's index %.4f", seed, got.jain())
+		}
+	}
 }
 
-// Without host jitter the two flows phase-lock at the drop-tail queue: b's chunks are the
-// ones that find it full, and a gets 2.3 times b's share.
-func TestTwoFlowsPhaseLockWithoutJitter(t *testing.T) {
-	a, b, _ := twoFlows(t, 1, Config{HostJitter: -1})
-	same(t, "a's bytes in 4s", a, 3276114480)
-	same(t, "b's bytes in 4s", b, 1431304560)
+// Without host jitter the two flows share the link as well (a/b 1.0303): the drops of
+// chunks arriving together are shared, so there is no phase lock in which one flow's chunks
+// are always the ones to find the buffer full (2.29:1 over 4 s before).
+func TestTwoFlowsWithoutJitter(t *testing.T) {
+	got := twoFlows(t, 1, Config{HostJitter: -1}, 0)
+	same(t, "split", got, share{2388765600, 2318588280, 21, 21, 1029})
+}
+
+// Flows of different round trips: b's link has 100us of latency, a's 1us. Both flows are
+// in CUBIC's TCP-friendly (Reno) region at these round trips, where the window grows by a
+// segment per 15/8 round trips whatever the RTT: with losses synchronised, windows go in
+// inverse proportion to RTT and rates, window over RTT, to its square. Over the 4 s a's
+// SRTT averages 730us and b's 908us (1.24:1: the shared 1 MiB queue dominates both, b's
+// links add 198us), their windows 398 and 295 segments (1.35:1; b also backs off once
+// more, 21 times to 20), and a/b is 1.7218, within 3% of 1.35 x 1.24 (1.55, RTT squared,
+// for windows exactly in the RTT ratio). CUBIC's own curve grows with wall time, not round
+// trips, and would give both the same window and a/b 1.24, but it stays below the Reno
+// estimate here (see ARCHITECTURE.md), as in Linux.
+func TestTwoFlowsDifferentRTT(t *testing.T) {
+	got := twoFlows(t, 1, Config{}, 99*sim.Microsecond)
+	same(t, "split", got, share{2977877160, 1729541880, 20, 21, 294})
 }

@@ -18,9 +18,9 @@ type LinkSpec struct {
 	Rate    int64    // bits per second (required)
 	Latency sim.Time // one-way propagation delay
 	MTU     int      // IP MTU in bytes, 576..9216 (default 1500)
-	// BufferBytes is the buffer of a switch output port onto this link (default 1 MiB). A
-	// chunk that does not fit in what is left of it is dropped. A host's own output is not
-	// bounded: the sender's congestion window bounds it.
+	// BufferBytes is the buffer of a switch output port onto this link (default 1 MiB).
+	// Frames that arrive while it is full are dropped (queue.go). A host's own output is
+	// not bounded: the sender's congestion window bounds it.
 	BufferBytes int64
 }
 
@@ -91,7 +91,10 @@ type lane struct {
 	toSw  *Switch  // the switch at the far end, or nil for a host
 	toIf  int32    // the host interface at the far end, or -1
 	bufB  int64    // output buffer in bytes (switch outputs only; 0 = unbounded)
-	ctr   LinkCounters
+	// arriving are the chunks a switch output has accepted whose frames are still coming
+	// in (queue.go).
+	arriving []arrival
+	ctr      LinkCounters
 }
 
 func (n *Network) newLink(spec LinkSpec, a, b endpoint) *Link {
@@ -141,6 +144,7 @@ func (l *Link) Down() {
 	for i := 2 * l.idx; i <= 2*l.idx+1; i++ {
 		ln := &l.n.lanes[i]
 		ln.epoch++
+		ln.arriving = ln.arriving[:0]
 		if now := l.n.k.Now(); ln.busy > now {
 			ln.busy = now
 		}

@@ -38,10 +38,9 @@ type Config struct {
 	// in flight waits for its next ACK (TCP small queues, tcp_limit_output_bytes; default
 	// 1 MiB).
 	TSQBytes int64
-	// HostJitter delays each chunk a host puts on an idle link by a random time up to this
-	// (stream tcp.jitter; default 2us, negative for none). Real hosts' interrupt and
-	// scheduling noise is what breaks drop-tail phase locking between flows (see
-	// ARCHITECTURE.md).
+	// HostJitter delays each chunk a host sends while its connection has data in flight by
+	// a random time up to this (stream tcp.jitter; default 2us, negative for none): real
+	// hosts' interrupt and scheduling noise (see ARCHITECTURE.md).
 	HostJitter sim.Time
 }
 
@@ -112,6 +111,7 @@ type Network struct {
 
 	ctr        Counters
 	jitter     *sim.Stream
+	inflows    []inflow // overflow's walk, reused
 	recScratch []Record // records a chunk completes, reused from chunk to chunk
 }
 

@@ -41,11 +41,11 @@ type packet struct {
 	segs         int32
 	wire         int64 // bytes on the wire, framing included
 	recs         []Record
-	recEnds      []int64 // stream offset just past each record in recs
-	path         []int32 // lanes crossed, in order
-	hop          int32   // index in path of the lane being crossed
-	epoch        uint32  // data: epoch of the lane being crossed; control: sum over the path
-	tail         sim.Time
+	recEnds      []int64  // stream offset just past each record in recs
+	path         []int32  // lanes crossed, in order
+	hop          int32    // index in path of the lane being crossed
+	epoch        uint32   // data: epoch of the lane being crossed; control: sum over the path
+	head, tail   sim.Time // data: when its first bit and its last bit reach the lane's far end
 }
 
 // Event kinds of the network's handler.
@@ -106,19 +106,6 @@ func (ln *lane) ser(b int64) sim.Time {
 // serOnce is ser without the carried remainder (a frame's head start).
 func (ln *lane) serOnce(b int64) sim.Time {
 	return sim.Time(uint64(b) * 8e9 / uint64(ln.rate))
-}
-
-// backlog returns the bytes the lane still has to send at time now.
-func (ln *lane) backlog(now sim.Time) int64 {
-	if ln.busy <= now {
-		return 0
-	}
-	hi, lo := bits.Mul64(uint64(ln.busy-now), uint64(ln.rate))
-	if hi >= 8e9 {
-		return 1 << 62
-	}
-	q, _ := bits.Div64(hi, lo, 8e9)
-	return int64(q)
 }
 
 // prop is the lane's one-way delay for a frame starting now.
@@ -231,7 +218,7 @@ func (n *Network) cross(pi, li int32, start, end sim.Time) {
 	}
 	p.epoch = ln.epoch
 	d := ln.prop()
-	p.tail = end + d
+	p.head, p.tail = start+d, end+d
 	if ln.toSw != nil {
 		frame := min(p.end-p.seq, int64(n.mssOf(ln)))
 		head := start + ln.serOnce(frame+ipTCPHeader+ethOverhead) + d + n.cfg.SwitchLatency
@@ -265,37 +252,21 @@ func (n *Network) atSwitch(pi int32) {
 		return
 	}
 	now := n.k.Now()
-	if room := ln.bufB - ln.backlog(now); p.wire > room && !n.overflow(ln, p, room) {
-		n.freePacket(pi)
-		return
+	if ln.bufB > 0 {
+		if p.wire > ln.bufB-ln.backlog(now) {
+			if !n.overflow(ln, pi, now) {
+				n.freePacket(pi)
+				return
+			}
+		} else {
+			sl := n.cfg.SwitchLatency
+			n.admit(ln, now, pi, p.head+sl, p.tail+sl, p.wire)
+		}
 	}
 	start := max(now, ln.busy)
 	end := max(start+ln.ser(p.wire), p.tail+n.cfg.SwitchLatency)
 	ln.busy = end
 	n.cross(pi, li, start, end)
-}
-
-// overflow drops the segments of p beyond the room left in ln's output buffer (tail drop
-// frame by frame: the leading segments that fit go on) and reports whether any is left.
-func (n *Network) overflow(ln *lane, p *packet, room int64) bool {
-	mss := n.mssOfPkt(p)
-	var used int64
-	for i := int32(0); i < p.segs; i++ {
-		s, e := p.segment(i, mss)
-		if p.segLost(s) {
-			continue
-		}
-		if w := e - s + ipTCPHeader + ethOverhead; used+w <= room {
-			used += w
-			continue
-		}
-		ln.ctr.DropOverflow++
-		n.ctr.DropOverflow++
-		if !p.lose(s, e) {
-			return false
-		}
-	}
-	return true
 }
 
 // atHost hands a chunk that has arrived whole to its host.
