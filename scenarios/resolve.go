@@ -90,6 +90,13 @@ func (r *resolver) fabric() {
 	default:
 		r.errorAt("fabric.mtu", "", "IB MTU must be 256, 512, 1024, 2048 or 4096 bytes, got %d", f.MTU)
 	}
+	switch f.Granularity {
+	case "", "fixed":
+		f.Granularity = ""
+	case "adaptive":
+	default:
+		r.errorAt("fabric.granularity", "use fixed or adaptive", "unknown granularity %q", f.Granularity)
+	}
 }
 
 // maxNIs is the most NIs a node can have: one per HCA (0 to 63) and port (1 or 2).

@@ -69,6 +69,10 @@ type Fabric struct {
 	SwitchLatency sim.Time `yaml:"switch_latency" json:"switch_latency"`
 	// MTU is the IB path MTU in bytes: 256, 512, 1024, 2048 or 4096 (default 4096).
 	MTU int `yaml:"mtu" json:"mtu"`
+	// Granularity is how the IB model sizes the chunks it moves: fixed (the default: 16
+	// packets) or adaptive (up to 64 packets where a path is uncontended). Load writes
+	// fixed as empty, so a scenario's canonical form is the same with or without it.
+	Granularity string `yaml:"granularity" json:"granularity,omitempty"`
 }
 
 func (f *Fabric) setDefaults() {

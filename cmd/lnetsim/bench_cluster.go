@@ -19,6 +19,7 @@ import (
 type clusterSpec struct {
 	Clients, Routers, Servers int
 	Duration                  sim.Time
+	Granularity               string // fabric.granularity: fixed or adaptive
 }
 
 // clusterScenario is the YAML of the routed benchmark cluster: clients on o2ib0, routers
@@ -34,7 +35,7 @@ duration: %s
 fabric:
   topology: single-switch
   link_rate: EDR
-nodes:
+%snodes:
   client:
     count: %d
     nis: [%s]
@@ -49,7 +50,7 @@ nodes:
     nis: [o2ib1]
 lnet:
   routes:
-`, c.Clients, c.Routers, c.Servers, c.Duration, c.Clients, clientNI(c), c.Routers, c.Servers)
+`, c.Clients, c.Routers, c.Servers, c.Duration, granularityLine(c), c.Clients, clientNI(c), c.Routers, c.Servers)
 	for _, dir := range [][2]string{{"o2ib1", "client"}, {"o2ib0", "oss"}} {
 		for i := range c.Routers {
 			fmt.Fprintf(&b, "    - {net: %s, gateway: rtr%d, nodes: %s}\n", dir[0], i, dir[1])
@@ -60,6 +61,14 @@ lnet:
 		fmt.Fprintf(&b, "  - {name: %ss, type: brw, op: %s, from: client, to: oss, size: 1MiB, concurrency: 1}\n", op, op)
 	}
 	return b.String()
+}
+
+// granularityLine is the fabric's granularity key, or nothing for the default (fixed).
+func granularityLine(c clusterSpec) string {
+	if c.Granularity == "" || c.Granularity == "fixed" {
+		return ""
+	}
+	return "  granularity: " + c.Granularity + "\n"
 }
 
 // autoNIDs is how many NIs of one net a scenario numbers automatically (10.<net>.x.y).
@@ -85,6 +94,7 @@ type clusterResult struct {
 	Servers          int     `json:"servers"`
 	Duration         string  `json:"duration"`
 	Backend          string  `json:"backend"`
+	Granularity      string  `json:"granularity"`
 	Events           uint64  `json:"events"`
 	Messages         uint64  `json:"messages"`
 	Checksum         string  `json:"checksum"`
@@ -126,7 +136,7 @@ func benchCluster(spec clusterSpec, backend string) (*clusterResult, error) {
 	msgs := uint64(res.Summary.Metrics["messages"])
 	ev := res.Summary.Events
 	return &clusterResult{Clients: spec.Clients, Routers: spec.Routers, Servers: spec.Servers,
-		Duration: spec.Duration.String(), Backend: backend, Events: ev, Messages: msgs,
+		Duration: spec.Duration.String(), Backend: backend, Granularity: spec.Granularity, Events: ev, Messages: msgs,
 		Checksum: res.Summary.Checksum, SetupSeconds: loopStart.Sub(start).Seconds(), LoopSeconds: loop,
 		SetupCPUSeconds: cpuStart - cpu0, LoopCPUSeconds: loopCPU,
 		MessagesPerSec: float64(msgs) / loop, EventsPerMessage: float64(ev) / float64(max(msgs, 1)),
@@ -141,9 +151,9 @@ func (r *clusterResult) print(out io.Writer, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	_, err := fmt.Fprintf(out, "cluster clients=%d routers=%d servers=%d duration=%s backend=%s: messages=%d events=%d "+
+	_, err := fmt.Fprintf(out, "cluster clients=%d routers=%d servers=%d duration=%s backend=%s granularity=%s: messages=%d events=%d "+
 		"setup=%.3fs (cpu %.3fs) loop=%.3fs (cpu %.3fs) messages/s=%.0f events/message=%.1f ns/event=%.0f heap=%.0fMiB maxrss=%.0fMiB checksum=%s\n",
-		r.Clients, r.Routers, r.Servers, r.Duration, r.Backend, r.Messages, r.Events, r.SetupSeconds, r.SetupCPUSeconds, r.LoopSeconds,
+		r.Clients, r.Routers, r.Servers, r.Duration, r.Backend, r.Granularity, r.Messages, r.Events, r.SetupSeconds, r.SetupCPUSeconds, r.LoopSeconds,
 		r.LoopCPUSeconds, r.MessagesPerSec, r.EventsPerMessage, r.NsPerEvent, r.PeakHeapMiB, r.MaxRSSMiB, r.Checksum)
 	return err
 }
@@ -175,6 +185,9 @@ scenario instead of running it (lnetsim run takes it as is).`,
 			if spec.Clients < 1 || spec.Routers < 1 || spec.Servers < 1 {
 				return usageErr("--clients, --routers and --servers must each be at least 1")
 			}
+			if spec.Granularity != "fixed" && spec.Granularity != "adaptive" {
+				return usageErr("--granularity must be fixed or adaptive, got %q", spec.Granularity)
+			}
 			if backend != runner.BackendO2IB && backend != runner.BackendIdeal {
 				return usageErr("--backend must be o2ib or ideal, got %q", backend)
 			}
@@ -193,6 +206,7 @@ scenario instead of running it (lnetsim run takes it as is).`,
 	cmd.Flags().IntVar(&spec.Routers, "routers", 16, "routers between o2ib0 and o2ib1")
 	cmd.Flags().IntVar(&spec.Servers, "servers", 100, "servers on o2ib1")
 	cmd.Flags().StringVar(&duration, "duration", "100ms", "virtual time of the run")
+	cmd.Flags().StringVar(&spec.Granularity, "granularity", "fixed", "the IB model's chunk sizing: fixed or adaptive (fabric.granularity)")
 	cmd.Flags().StringVar(&backend, "backend", runner.BackendO2IB, "o2ib or ideal")
 	cmd.Flags().BoolVar(&print, "print-scenario", false, "print the scenario and exit")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")

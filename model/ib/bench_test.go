@@ -7,21 +7,27 @@ import (
 )
 
 // BenchmarkRDMAWrite1MiB moves b.N 1 MiB RDMA writes between two nodes with 32 in flight,
-// with chunk-level contention modelling on (and, for comparison, at packet granularity). MB/s is simulated megabytes per wall second;
+// with chunk-level contention modelling on (and, for comparison, at packet granularity and
+// with adaptive granularity). MB/s is simulated megabytes per wall second;
 // events/op is kernel events per write; sim-GiB/s is simulated GiB per wall second.
 func BenchmarkRDMAWrite1MiB(b *testing.B) {
 	for _, tc := range []struct {
 		topo  string
 		chunk int
-	}{{"back-to-back", 0}, {"one-switch", 0}, {"one-switch", 1}} {
+		gran  Granularity
+	}{{"back-to-back", 0, GranularityFixed}, {"one-switch", 0, GranularityFixed}, {"one-switch", 1, GranularityFixed},
+		{"one-switch", 0, GranularityAdaptive}} {
 		topo := tc.topo
 		name := topo
 		if tc.chunk > 0 {
 			name += "/packet-level"
 		}
+		if tc.gran == GranularityAdaptive {
+			name += "/adaptive"
+		}
 		b.Run(name, func(b *testing.B) {
 			k := sim.New(1)
-			f := New(k, Config{ChunkPackets: tc.chunk})
+			f := New(k, Config{ChunkPackets: tc.chunk, Granularity: tc.gran})
 			spec := LinkSpec{Rate: HDR, Latency: 100}
 			na, nb := f.AddNode("a"), f.AddNode("b")
 			pa, pb := na.AddHCA("mlx5_0", 1).Port(1), nb.AddHCA("mlx5_0", 1).Port(1)

@@ -19,9 +19,9 @@ func TestEventSavingEquivalence(t *testing.T) {
 			name := fmt.Sprint(topo, "/", seed)
 			t.Run(name, func(t *testing.T) {
 				perHopEvents = true
-				ref, refEv := equivRun(t, seed, topo, seed%3 != 0)
+				ref, refEv, _ := equivRun(t, seed, topo, seed%3 != 0, GranularityFixed)
 				perHopEvents = false
-				got, gotEv := equivRun(t, seed, topo, seed%3 != 0)
+				got, gotEv, _ := equivRun(t, seed, topo, seed%3 != 0, GranularityFixed)
 				if len(ref) != len(got) {
 					t.Fatalf("%d records with every hop's events, %d without", len(ref), len(got))
 				}
@@ -43,6 +43,7 @@ func TestEventSavingEquivalence(t *testing.T) {
 type equivSink struct {
 	k   *sim.Kernel
 	out *[]string
+	wcs *[]twc
 }
 
 func (s *equivSink) CompletionEvent(cq *CQ) {
@@ -51,6 +52,7 @@ func (s *equivSink) CompletionEvent(cq *CQ) {
 		n := cq.Poll(buf[:])
 		for _, wc := range buf[:n] {
 			*s.out = append(*s.out, fmt.Sprintf("%d %+v", s.k.Now(), wc))
+			*s.wcs = append(*s.wcs, twc{s.k.Now(), wc})
 		}
 		if n == 0 && !cq.ReqNotify() {
 			return
@@ -58,9 +60,9 @@ func (s *equivSink) CompletionEvent(cq *CQ) {
 	}
 }
 
-func equivRun(t *testing.T, seed uint64, topo string, faults bool) ([]string, uint64) {
+func equivRun(t *testing.T, seed uint64, topo string, faults bool, gran Granularity) ([]string, uint64, []twc) {
 	k := sim.New(seed)
-	f := New(k, Config{ChunkPackets: 1 + int(seed%5)*4, BufferChunks: 1 + int(seed%3)})
+	f := New(k, Config{ChunkPackets: 1 + int(seed%5)*4, BufferChunks: 1 + int(seed%3), Granularity: gran, CoarsePackets: 16 << (seed % 3)})
 	// Links of distinct odd rates (and, in the skewed star, lengths), so that two
 	// modelled steps rarely fall on the same nanosecond: the saving paths schedule fewer
 	// events, so simultaneous events may be taken in another (equally valid) order.
@@ -103,7 +105,8 @@ func equivRun(t *testing.T, seed uint64, topo string, faults bool) ([]string, ui
 		}
 	}
 	var out []string
-	sink := &equivSink{k: k, out: &out}
+	var wcs []twc
+	sink := &equivSink{k: k, out: &out, wcs: &wcs}
 	cqs := map[*Node]*CQ{}
 	mrs := map[*Node]*MR{}
 	for _, n := range nodes {
@@ -191,5 +194,5 @@ func equivRun(t *testing.T, seed uint64, topo string, faults bool) ([]string, ui
 	if len(f.freeChunks) != len(f.chunks) {
 		t.Fatalf("%d of %d chunks leaked", len(f.chunks)-len(f.freeChunks), len(f.chunks))
 	}
-	return out, k.Fired()
+	return out, k.Fired(), wcs
 }

@@ -12,6 +12,14 @@ type Config struct {
 	// ChunkPackets is how many MTU packets move through the fabric as one unit (default 16:
 	// 64 KiB at MTU 4096; at most 1024). Smaller is finer-grained and slower to simulate.
 	ChunkPackets int
+	// Granularity chooses how chunk sizes are picked (default GranularityFixed: every chunk
+	// is ChunkPackets packets). GranularityAdaptive sends a coarse chunk of up to
+	// CoarsePackets packets when the HCA port takes it from a QP over an uncontended path
+	// (see coarseSpan; the error it allows is bounded in ARCHITECTURE.md).
+	Granularity Granularity
+	// CoarsePackets caps an adaptive coarse chunk, in packets (default 64; rounded down to a
+	// multiple of ChunkPackets; at most 1024).
+	CoarsePackets int
 	// BufferChunks sizes the receive buffer of each switch input port, in full chunks (default
 	// 4). Link-level credits count bytes of that buffer: a sender needs room for the whole
 	// chunk it starts, and the room comes back when the chunk has left the switch.
@@ -44,6 +52,13 @@ func (c *Config) fill() {
 	if c.ChunkPackets > 1024 {
 		c.ChunkPackets = 1024
 	}
+	if c.CoarsePackets <= 0 {
+		c.CoarsePackets = 64
+	}
+	c.CoarsePackets = min(c.CoarsePackets, 1024) / c.ChunkPackets * c.ChunkPackets
+	if c.CoarsePackets < c.ChunkPackets {
+		c.CoarsePackets = c.ChunkPackets
+	}
 	if c.BufferChunks <= 0 {
 		c.BufferChunks = 4
 	}
@@ -61,7 +76,12 @@ func (c *Config) fill() {
 
 // bufBytes is a switch input buffer's size: BufferChunks of the largest chunk.
 func (f *Fabric) bufBytes() int64 {
-	return int64(f.cfg.BufferChunks) * int64(f.cfg.ChunkPackets*(4096+pktHeader)+rethBytes+aethBytes)
+	return int64(f.cfg.BufferChunks) * f.fineMax()
+}
+
+// fineMax is the wire size of the largest fine chunk (ChunkPackets packets at MTU 4096).
+func (f *Fabric) fineMax() int64 {
+	return int64(f.cfg.ChunkPackets*(4096+pktHeader) + rethBytes + aethBytes)
 }
 
 // Fabric is one InfiniBand subnet: nodes with HCAs and ports, switches and links, driven by
@@ -273,7 +293,7 @@ func (f *Fabric) Connect(a, b Endpoint, spec LinkSpec) *Link {
 			from, to = rb, ra
 		}
 		ln := lane{from: from, to: to, link: int32(l.idx), up: true, credits: -1, q: emptyQueue, curIn: -1, staged: -1,
-			mbps: spec.Rate.Mbps, prop: spec.Latency, waitFrom: -1}
+			mbps: spec.Rate.Mbps, prop: spec.Latency, waitFrom: -1, last: laneFlow{src: -1}}
 		if to.kind == epSwitch {
 			ln.credits = f.bufBytes()
 			if s := f.switches[to.idx]; spec.Latency < s.minInProp {

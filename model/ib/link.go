@@ -29,7 +29,7 @@ type lane struct {
 	busy     bool
 	busyTo   sim.Time   // end of the transmission that holds busy (its evTxDone)
 	epoch    uint32     // bumped on link down: chunks in flight from an older epoch are lost
-	credits  int64      // bytes the downstream input buffer can still take; -1 = unlimited (HCA)
+	credits  int64      // bytes the downstream input buffer can still take (below 0 after a coarse chunk; see need); -1 towards an HCA
 	q        chunkQueue // chunks waiting for this lane (switch output queue)
 	curIn    int32      // input lane whose buffer the chunk on the wire occupies (credit to return)
 	curInEp  uint32
@@ -43,6 +43,7 @@ type lane struct {
 	wakeEv   sim.EventID // ... with this id
 	freeAt   sim.Time    // end of a transmission that schedules no evTxDone (see transmit)
 	freeing  bool        // an evLaneFree is scheduled for freeAt
+	last     laneFlow    // adaptive granularity: the flow of the last chunk sent (see laneFlow)
 
 	loss, corrupt float64
 	rng           *sim.Stream
@@ -50,14 +51,16 @@ type lane struct {
 }
 
 // chunk is the unit of data movement: up to Config.ChunkPackets packets of one message (or
-// one control packet) travelling through the fabric together.
+// one control packet) travelling through the fabric together; under adaptive granularity, a
+// coarse chunk of span consecutive fine chunks (see coarseSpan).
 type chunk struct {
 	kind     uint8
 	op       Opcode
 	nak      WCStatus // ckNak: the error reported (WCRNRRetryExcErr: RNR; nakSeqErr: sequence)
 	rnrTimer uint8
 	npkt     uint16
-	idx, n   uint32 // chunk index within its message and the message's chunk count
+	span     uint16 // fine chunks this chunk covers: idx .. idx+span-1 (more than 1: adaptive coarse)
+	idx, n   uint32 // fine chunk index within its message and the message's fine chunk count
 	src, dst int32  // ports
 	srcQP    uint32 // QPNs
 	dstQP    uint32
@@ -87,10 +90,10 @@ func (f *Fabric) newChunk() int32 {
 	if n := len(f.freeChunks); n > 0 {
 		c := f.freeChunks[n-1]
 		f.freeChunks = f.freeChunks[:n-1]
-		f.chunks[c] = chunk{next: -1, inLane: -1}
+		f.chunks[c] = chunk{next: -1, inLane: -1, span: 1}
 		return c
 	}
-	f.chunks = append(f.chunks, chunk{next: -1, inLane: -1})
+	f.chunks = append(f.chunks, chunk{next: -1, inLane: -1, span: 1})
 	return int32(len(f.chunks) - 1)
 }
 
@@ -211,6 +214,17 @@ func (f *Fabric) addRet(li int32, r creditRet) {
 	}
 }
 
+// dropRet takes back a credit return recorded on lane li ahead of time (given, bytes).
+func (f *Fabric) dropRet(li int32, given sim.Time, bytes int64) {
+	il := &f.lanes[li]
+	for k := len(il.rets) - 1; k >= il.retHead; k-- {
+		if il.rets[k].given == given && il.rets[k].bytes == bytes {
+			il.rets = append(il.rets[:k], il.rets[k+1:]...)
+			return
+		}
+	}
+}
+
 // absorb credits every return that has reached the sender by now.
 func (f *Fabric) absorb(ln *lane) {
 	now := f.k.Now()
@@ -280,8 +294,8 @@ func (f *Fabric) tryStart(li int32) {
 				return
 			}
 		}
-		if ln.credits >= 0 && int64(f.chunks[c].wire) > ln.credits {
-			if f.absorb(ln); int64(f.chunks[c].wire) > ln.credits {
+		if ln.to.kind == epSwitch && f.need(c) > ln.credits {
+			if f.absorb(ln); f.need(c) > ln.credits {
 				ln.staged = c
 				f.stall(ln)
 				f.wake(li)
@@ -293,8 +307,8 @@ func (f *Fabric) tryStart(li int32) {
 		if c = ln.q.head; c < 0 {
 			return
 		}
-		if ln.credits >= 0 && int64(f.chunks[c].wire) > ln.credits {
-			if f.absorb(ln); int64(f.chunks[c].wire) > ln.credits {
+		if ln.to.kind == epSwitch && f.need(c) > ln.credits {
+			if f.absorb(ln); f.need(c) > ln.credits {
 				f.stall(ln)
 				f.wake(li)
 				return
@@ -343,12 +357,19 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 	if ch.tail > finish {
 		finish = ch.tail
 	}
-	if ln.credits >= 0 {
+	if ln.to.kind == epSwitch {
 		ln.credits -= int64(ch.wire)
 	}
 	ln.ctr.PortXmitData += uint64(ch.wire) / 4
 	ln.ctr.PortXmitPkts += uint64(ch.npkt)
 	ch.lane, ch.epoch = li, ln.epoch
+	if f.cfg.Granularity == GranularityAdaptive {
+		ln.last.note(ch, start, finish)
+	}
+	coarseIn := ch.span > 1 && ch.inLane >= 0 && f.lanes[ch.inLane].epoch == ch.inEpoch
+	if coarseIn { // its input-buffer credit goes back piece by piece (coarseReturns)
+		f.coarseReturns(ch.inLane, c, start, finish, true)
+	}
 	if in := ch.inLane; in >= 0 && !perHopEvents && ln.to.kind == epPort && f.lanes[in].prop+f.lanes[in].extra > 0 &&
 		f.lanes[in].epoch == ch.inEpoch {
 		// A switch output to an HCA port: nothing downstream waits for this lane (no
@@ -359,7 +380,9 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 		// re-times it as it would the given credit; see LinkDown, SetExtraDelay).
 		ln.freeAt = finish
 		il := &f.lanes[in]
-		f.addRet(in, creditRet{finish + il.prop + il.extra, finish, int64(ch.wire)})
+		if !coarseIn {
+			f.addRet(in, creditRet{finish + il.prop + il.extra, finish, int64(ch.wire)})
+		}
 		if ln.q.head >= 0 && !ln.freeing { // more queued: serve it at finish
 			ln.freeing = true
 			f.k.Schedule(finish, f.hid, evLaneFree, uint64(li))
@@ -367,6 +390,9 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 	} else {
 		ln.busy, ln.busyTo = true, finish
 		ln.curIn, ln.curInEp, ln.curBytes = ch.inLane, ch.inEpoch, int64(ch.wire)
+		if coarseIn {
+			ln.curIn = -1
+		}
 		f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
 	}
 	delay := ln.prop + ln.extra
@@ -397,7 +423,8 @@ type fastRec struct {
 	tailIn     sim.Time // the chunk's tail time on its input lane
 	given      sim.Time // when the input-buffer credit is given back (the out lane's finish)
 	remBefore  int64    // the out lane's serialisation remainder ...
-	freeBefore sim.Time // ... and free time before the chunk
+	freeBefore sim.Time // ... free time ...
+	lastBefore laneFlow // ... and last flow before the chunk
 	ev         sim.EventID
 }
 
@@ -427,7 +454,7 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) bool {
 		return false
 	}
 	// What arrive does at a switch, as of time at.
-	r := fastRec{c: c, in: li, out: out, at: at, tailIn: ch.tail, remBefore: ol.rem, freeBefore: ol.freeAt}
+	r := fastRec{c: c, in: li, out: out, at: at, tailIn: ch.tail, remBefore: ol.rem, freeBefore: ol.freeAt, lastBefore: ol.last}
 	rcv := &f.lanes[li^1].ctr
 	rcv.PortRcvData += uint64(ch.wire) / 4
 	rcv.PortRcvPkts += uint64(ch.npkt)
@@ -466,18 +493,16 @@ func (f *Fabric) settle() {
 		ch := &f.chunks[r.c]
 		ol := &f.lanes[r.out]
 		f.k.Cancel(r.ev)
-		ol.rem, ol.freeAt = r.remBefore, r.freeBefore
+		ol.rem, ol.freeAt, ol.last = r.remBefore, r.freeBefore, r.lastBefore
 		ol.ctr.PortXmitData -= uint64(ch.wire) / 4
 		ol.ctr.PortXmitPkts -= uint64(ch.npkt)
 		rcv := &f.lanes[r.in^1].ctr
 		rcv.PortRcvData -= uint64(ch.wire) / 4
 		rcv.PortRcvPkts -= uint64(ch.npkt)
-		il := &f.lanes[r.in]
-		for k := len(il.rets) - 1; k >= il.retHead; k-- {
-			if il.rets[k].given == r.given && il.rets[k].bytes == int64(ch.wire) {
-				il.rets = append(il.rets[:k], il.rets[k+1:]...)
-				break
-			}
+		if ch.span > 1 {
+			f.coarseReturns(r.in, r.c, r.at, r.given, false)
+		} else {
+			f.dropRet(r.in, r.given, int64(ch.wire))
 		}
 		ch.lane, ch.epoch, ch.tail, ch.inLane = r.in, ch.inEpoch, r.tailIn, -1
 	}
@@ -608,6 +633,7 @@ func (f *Fabric) pull(p *Port) int32 {
 			continue
 		}
 		c := f.newChunk()
+		f.chunks[c].span = f.coarseSpan(p, p.lane, qp)
 		qp.fill(c)
 		qp.deficit -= int64(f.chunks[c].wire)
 		if !qp.hasWork() {

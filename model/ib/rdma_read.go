@@ -86,8 +86,8 @@ func (qp *QP) rxReadResp(ch *chunk) {
 		}
 		return
 	}
-	qp.rdChunk++
-	if ch.idx+1 != ch.n {
+	qp.rdChunk += int64(ch.span)
+	if ch.idx+uint32(ch.span) != ch.n {
 		return
 	}
 	qp.rdChunk = -1

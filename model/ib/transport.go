@@ -58,7 +58,7 @@ func (qp *QP) quantum() uint32 {
 
 // peekWire returns the wire size of the chunk fill would produce next (hasWork is true).
 func (qp *QP) peekWire() uint32 {
-	var ch chunk
+	ch := chunk{span: 1}
 	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
 		qp.shape(&ch, r.len, qp.respNext, aethBytes)
@@ -79,7 +79,9 @@ func (qp *QP) peekWire() uint32 {
 // leaveRing takes the QP off its port's round robin (it has nothing to send).
 func (qp *QP) leaveRing() { qp.inRing, qp.inTurn, qp.deficit = false, false, 0 }
 
-// shape fills a data chunk's sizes for chunk idx of an n-byte message.
+// shape fills a data chunk's sizes for fine chunks idx .. idx+ch.span-1 of an n-byte
+// message (a coarse chunk is exactly its fine chunks put together: the same bytes, packets
+// and wire bytes).
 func (qp *QP) shape(ch *chunk, msgLen, idx uint32, extra uint32) {
 	cb := qp.chunkBytes()
 	ch.n = (msgLen + cb - 1) / cb
@@ -88,8 +90,8 @@ func (qp *QP) shape(ch *chunk, msgLen, idx uint32, extra uint32) {
 	}
 	ch.idx = idx
 	b := msgLen - idx*cb
-	if b > cb {
-		b = cb
+	if b > cb*uint32(ch.span) {
+		b = cb * uint32(ch.span)
 	}
 	ch.bytes = b
 	np := (b + qp.mtu - 1) / qp.mtu
@@ -115,7 +117,7 @@ func (qp *QP) fill(c int32) {
 		r := &qp.resp[qp.respHead]
 		ch.kind, ch.op, ch.msn = ckReadResp, OpRead, r.msn
 		qp.shape(ch, r.len, qp.respNext, aethBytes)
-		qp.respNext++
+		qp.respNext += uint32(ch.span)
 		if qp.respNext == ch.n {
 			qp.respNext = 0
 			qp.respHead++
@@ -137,11 +139,11 @@ func (qp *QP) fill(c int32) {
 	case OpWrite:
 		ch.kind = ckData
 		qp.shape(ch, uint32(w.wr.Len), qp.curChunk, rethBytes)
-		qp.curChunk++
+		qp.curChunk += uint32(ch.span)
 	default:
 		ch.kind = ckData
 		qp.shape(ch, uint32(w.wr.Len), qp.curChunk, 0)
-		qp.curChunk++
+		qp.curChunk += uint32(ch.span)
 	}
 	if before(qp.sqSent, ch.msn+1) { // sqSent: one past the last message started on the wire
 		qp.sqSent = ch.msn + 1
@@ -211,7 +213,7 @@ func (f *Fabric) deliver(p *Port, ch *chunk) {
 func (qp *QP) rxData(ch *chunk) {
 	if ch.msn != qp.rxExpect {
 		if before(ch.msn, qp.rxExpect) {
-			if ch.idx+1 == ch.n {
+			if ch.idx+uint32(ch.span) == ch.n {
 				qp.ctrl(ckAck, qp.rxExpect-1, WCSuccess)
 			}
 			return
@@ -242,8 +244,8 @@ func (qp *QP) rxData(ch *chunk) {
 		return
 	}
 	qp.nakked = false
-	qp.rxChunk++
-	if ch.idx+1 != ch.n {
+	qp.rxChunk += int64(ch.span)
+	if ch.idx+uint32(ch.span) != ch.n {
 		return
 	}
 	qp.rxChunk = -1

@@ -52,5 +52,12 @@ func BenchmarkPut1MiB(b *testing.B) { benchPut(b, 1<<20, ib.Config{}) }
 // of the bulk data changes.
 func BenchmarkPut1MiBCoarse(b *testing.B) { benchPut(b, 1<<20, ib.Config{ChunkPackets: 256}) }
 
+// BenchmarkPut1MiBAdaptive is the same with adaptive granularity (ib.GranularityAdaptive):
+// 16 PUTs in flight share each rail, so the bulk moves in coarse chunks only when a QP is
+// alone on its port.
+func BenchmarkPut1MiBAdaptive(b *testing.B) {
+	benchPut(b, 1<<20, ib.Config{Granularity: ib.GranularityAdaptive})
+}
+
 // BenchmarkPutImmediate is the small-message figure: 1 KiB PUT (IMMEDIATE) with ACK.
 func BenchmarkPutImmediate(b *testing.B) { benchPut(b, 1024, ib.Config{}) }

@@ -92,7 +92,11 @@ func switchFor(f *ib.Fabric, s *scenarios.Scenario, hostPorts int) (func(i int) 
 // each port its NI's address as IPoIB address, and creates the o2iblnd serving every o2ib net
 // with the scenario's module parameters.
 func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
-	fb := &fabric{ib: ib.New(k, ib.Config{SwitchLatency: s.Fabric.SwitchLatency}), nodes: map[string]*ib.Node{}, ports: map[lnet.NID]*ib.Port{}}
+	gran := ib.GranularityFixed
+	if s.Fabric.Granularity == "adaptive" {
+		gran = ib.GranularityAdaptive
+	}
+	fb := &fabric{ib: ib.New(k, ib.Config{SwitchLatency: s.Fabric.SwitchLatency, Granularity: gran}), nodes: map[string]*ib.Node{}, ports: map[lnet.NID]*ib.Port{}}
 	fb.lnd = o2ib.New(fb.ib)
 	// Per-net parameters, in sorted net order (no map order reaches the run).
 	nets := make([]string, 0, len(s.O2IB))

@@ -86,6 +86,7 @@ var fuzzKnobs = []struct {
 	{"fabric.topology", func(v int64) string { return []string{"single-switch", "fat-tree", "fat-tree-3"}[v%3] }},
 	{"fabric.radix", func(v int64) string { return fmt.Sprint(4 + 2*(v%31)) }},
 	{"fabric.oversubscription", func(v int64) string { return fmt.Sprintf("%d:%d", 1+v%4, 1+v/4%2) }},
+	{"fabric.granularity", func(v int64) string { return []string{"fixed", "adaptive"}[v%2] }},
 }
 
 // FuzzRunKnobs plays built-in scenarios with up to three fields changed to fuzzed values
