@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,10 +57,11 @@ func Actions() []*Action {
 
 func init() {
 	ni := []string{"ni"}
+	link := []string{"ni", "switch_link"} // one of them: a node's NI or an Ethernet trunk
 	node := []string{"node"}
 	for _, a := range []*Action{
-		{Name: "link_down", Fields: ni, Undo: "link_up"},
-		{Name: "link_up", Fields: ni},
+		{Name: "link_down", Fields: link, Optional: link, Undo: "link_up", check: checkLinkTarget},
+		{Name: "link_up", Fields: link, Optional: link, check: checkLinkTarget},
 		{Name: "port_error", Fields: ni, Undo: "port_active", IBPort: true},
 		{Name: "port_active", Fields: ni, HCA: hcaPortEvent, IBPort: true},
 		{Name: "hca_fatal", Fields: ni, Undo: "hca_recover", HCA: hcaFails, IBPort: true},
@@ -72,8 +74,8 @@ func init() {
 		{Name: "router_up", Fields: node, check: checkRouter},
 		{Name: "cm_reject", Fields: []string{"node", "peer_ni", "reason", "count"}, Optional: []string{"reason", "count"},
 			O2IBOnly: true, check: checkCMReject},
-		{Name: "link_loss", Fields: []string{"ni", "loss"}, Undo: "link_loss", O2IBOnly: true, check: checkLoss},
-		{Name: "link_delay", Fields: []string{"ni", "delay"}, Undo: "link_delay_cleared", check: checkDelay},
+		{Name: "link_loss", Fields: []string{"ni", "switch_link", "loss"}, Optional: link, Undo: "link_loss", O2IBOnly: true, check: checkLoss},
+		{Name: "link_delay", Fields: []string{"ni", "switch_link", "delay"}, Optional: link, Undo: "link_delay_cleared", check: checkDelay},
 		{Name: "sm_down", Undo: "sm_up", O2IBOnly: true},
 		{Name: "sm_up", O2IBOnly: true},
 		{Name: "drop_rule_add", Fields: []string{"node", "rule", "name"}, Optional: []string{"name"}, Undo: "drop_rule_remove", check: checkRuleAdd},
@@ -163,7 +165,7 @@ func (r *resolver) faultTiming(p string, i int, f *Fault, a *Action) {
 func (r *resolver) faultFields(p string, f *Fault, a *Action) {
 	// A field written with no value (`node:` alone, null) is as missing as one not
 	// written: the runner would have nothing to act on.
-	empty := map[string]bool{"node": f.Node == "", "ni": f.NI == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil, "lnetctl": f.Lnetctl == ""}
+	empty := map[string]bool{"node": f.Node == "", "ni": f.NI == "", "switch_link": f.SwitchLink == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil, "lnetctl": f.Lnetctl == ""}
 	optional := set(a.Optional...)
 	for _, fld := range a.Fields {
 		if optional[fld] {
@@ -201,13 +203,79 @@ func checkHealth(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
 	}
 }
 
-func checkLoss(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+// checkLinkTarget requires a link action to name exactly one link: an NI's (ni) or a
+// leaf-spine Ethernet trunk (switch_link, leaf<i>-spine<j> within the fabric's shape).
+func checkLinkTarget(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+	hasNI, hasSL := r.d.has(p+".ni"), r.d.has(p+".switch_link")
+	switch {
+	case hasNI && hasSL:
+		r.errorAt(p+".switch_link", "give one of them", "%s takes ni or switch_link, not both", f.Action)
+		return
+	case !hasNI && !hasSL:
+		r.errorAt(p+".action", "e.g. ni: client0:0, or switch_link: leaf0-spine1 on a leaf-spine Ethernet", "%s needs ni or switch_link", f.Action)
+		return
+	case hasNI && f.NI == "":
+		r.errorAt(p+".ni", "", "%s needs ni, and it is empty", f.Action)
+		return
+	case hasSL && f.SwitchLink == "":
+		r.errorAt(p+".switch_link", "e.g. switch_link: leaf0-spine1", "%s needs switch_link, and it is empty", f.Action)
+		return
+	case !hasSL:
+		return
+	}
+	e := r.s.Ethernet
+	if e == nil || e.Topology != "leaf-spine" {
+		r.errorAt(p+".switch_link", "set ethernet.topology: leaf-spine, or name an NI's link with ni:", "switch_link names a trunk of a leaf-spine Ethernet, and there is none")
+		return
+	}
+	if e.HostsPerLeaf < 1 || e.Spines < 1 {
+		return // the shape is wrong: reported at ethernet
+	}
+	leaves := EthernetLeaves(r.s)
+	hint := fmt.Sprintf("name a trunk leaf<i>-spine<j>, from leaf0-spine0 to leaf%d-spine%d", leaves-1, e.Spines-1)
+	var l, s int
+	var rest string
+	if n, _ := fmt.Sscanf(f.SwitchLink, "leaf%d-spine%d%s", &l, &s, &rest); n < 2 || rest != "" ||
+		f.SwitchLink != fmt.Sprintf("leaf%d-spine%d", l, s) {
+		r.errorAt(p+".switch_link", hint, "unknown switch link %q", f.SwitchLink)
+	} else if l < 0 || l >= leaves || s < 0 || s >= e.Spines {
+		r.errorAt(p+".switch_link", hint, "no switch link %s in this fabric (%d hosts with a tcp NI, %d a leaf, %d spines)", f.SwitchLink, EthernetHosts(r.s), e.HostsPerLeaf, e.Spines)
+	}
+}
+
+// EthernetLeaves is how many leaves a leaf-spine Ethernet has: its hosts (members with a
+// tcp NI) at hosts_per_leaf a leaf, at least one.
+func EthernetLeaves(s *Scenario) int {
+	e := s.Ethernet
+	if e == nil || e.HostsPerLeaf < 1 {
+		return 1
+	}
+	return max(1, (EthernetHosts(s)+e.HostsPerLeaf-1)/e.HostsPerLeaf)
+}
+
+// EthernetHosts is how many members have a tcp NI: the Ethernet's hosts.
+func EthernetHosts(s *Scenario) int {
+	hosts := 0
+	for i := range s.Members {
+		for _, ni := range s.Members[i].NIs {
+			if IsTCPNet(ni.Net) {
+				hosts++
+				break
+			}
+		}
+	}
+	return hosts
+}
+
+func checkLoss(r *resolver, c *faultCtx, p string, i int, f *Fault) {
+	checkLinkTarget(r, c, p, i, f)
 	if f.Loss <= 0 || f.Loss > 1 {
 		r.errorAt(p+".loss", "", "a probability greater than 0 and at most 1, got %v", f.Loss)
 	}
 }
 
-func checkDelay(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+func checkDelay(r *resolver, c *faultCtx, p string, i int, f *Fault) {
+	checkLinkTarget(r, c, p, i, f)
 	if f.Delay <= 0 {
 		r.errorAt(p+".delay", "", "must be greater than zero")
 	}

@@ -5,10 +5,25 @@ import (
 	"github.com/lnetsim/lnetsim/sim"
 )
 
-// Ethernet describes the Ethernet network every tcp NI is attached to: one switch, each NI's
-// interface on its own link. Load fills it with defaults when a tcp net is in use and leaves
-// it nil otherwise (scenarios without tcp nets hash as before).
+// Ethernet describes the Ethernet network every tcp NI is attached to: one switch, or a
+// leaf-spine fabric, each NI's interface on its own link. Load fills it with defaults when a
+// tcp net is in use and leaves it nil otherwise (scenarios without tcp nets hash as before).
+// The leaf-spine fields are empty for a single switch, which Load stores as an empty
+// topology, so single-switch scenarios hash as they did before topologies existed.
 type Ethernet struct {
+	// Topology is single-switch (default) or leaf-spine: hosts (members with a tcp NI, in
+	// member order) fill leaves HostsPerLeaf at a time, every leaf trunked to every spine.
+	Topology string `yaml:"topology" json:"topology,omitempty"`
+	// HostsPerLeaf is how many hosts each leaf switch holds (leaf-spine; required).
+	HostsPerLeaf int `yaml:"hosts_per_leaf" json:"hosts_per_leaf,omitempty"`
+	// Spines is the number of spine switches, each with one uplink from every leaf
+	// (leaf-spine; default 2).
+	Spines int `yaml:"spines" json:"spines,omitempty"`
+	// UplinkRate is each leaf-spine trunk's data rate (leaf-spine; default link_rate).
+	UplinkRate units.Rate `yaml:"uplink_rate" json:"uplink_rate,omitempty"`
+	// UplinkLatency is each trunk's one-way propagation delay (leaf-spine; default
+	// link_latency).
+	UplinkLatency sim.Time `yaml:"uplink_latency" json:"uplink_latency,omitempty"`
 	// LinkRate is every Ethernet link's data rate (default 25Gbps).
 	LinkRate units.Rate `yaml:"link_rate" json:"link_rate"`
 	// LinkLatency is each cable's one-way propagation delay (default 500ns).
@@ -95,6 +110,51 @@ func (r *resolver) ethernet() {
 	}
 	if e.PortBuffer < 1 {
 		r.errorAt("ethernet.port_buffer", "e.g. 1MiB", "must be positive")
+	}
+	r.ethernetTopology(e)
+}
+
+// MaxSpines bounds ethernet.spines (a leaf's uplink ports).
+const MaxSpines = 64
+
+// ethernetTopology checks and defaults the topology fields: none of them for a single
+// switch (stored as an empty topology); for leaf-spine, hosts_per_leaf, and spines, uplink
+// rate and latency defaulted.
+func (r *resolver) ethernetTopology(e *Ethernet) {
+	ls := []string{"hosts_per_leaf", "spines", "uplink_rate", "uplink_latency"}
+	switch e.Topology {
+	case "", "single-switch":
+		e.Topology = ""
+		for _, f := range ls {
+			if r.d.has("ethernet." + f) {
+				r.errorAt("ethernet."+f, "set topology: leaf-spine, or remove "+f, "%s applies to a leaf-spine topology only", f)
+			}
+		}
+		return
+	case "leaf-spine":
+	default:
+		r.errorAt("ethernet.topology", "use single-switch or leaf-spine", "unknown topology %q", e.Topology)
+		return
+	}
+	if !r.d.has("ethernet.hosts_per_leaf") {
+		r.errorAt("ethernet.topology", "e.g. hosts_per_leaf: 4", "leaf-spine needs hosts_per_leaf")
+	} else if e.HostsPerLeaf < 1 || e.HostsPerLeaf > 1024 {
+		r.errorAt("ethernet.hosts_per_leaf", "", "must be from 1 to 1024, got %d", e.HostsPerLeaf)
+	}
+	if !r.d.has("ethernet.spines") {
+		e.Spines = 2
+	} else if e.Spines < 1 || e.Spines > MaxSpines {
+		r.errorAt("ethernet.spines", "", "must be from 1 to %d, got %d", MaxSpines, e.Spines)
+	}
+	if !r.d.has("ethernet.uplink_rate") {
+		e.UplinkRate = e.LinkRate
+	} else if e.UplinkRate <= 0 {
+		r.errorAt("ethernet.uplink_rate", "e.g. 100Gbps", "must be positive")
+	}
+	if !r.d.has("ethernet.uplink_latency") {
+		e.UplinkLatency = e.LinkLatency
+	} else if e.UplinkLatency < 0 {
+		r.errorAt("ethernet.uplink_latency", "", "must not be negative")
 	}
 }
 

@@ -85,6 +85,9 @@ type Fault struct {
 	// NI is a node's NI (node:index or a NID): the port, link or HCA acted on, or the NI
 	// whose health is set.
 	NI string `yaml:"ni" json:"ni,omitempty"`
+	// SwitchLink names a leaf-spine Ethernet trunk, leaf<i>-spine<j> (link_down, link_up,
+	// link_loss, link_delay: instead of ni).
+	SwitchLink string `yaml:"switch_link" json:"switch_link,omitempty"`
 	// PeerNI is the remote NI whose health is set, as seen from Node (set_peer_health).
 	PeerNI string `yaml:"peer_ni" json:"peer_ni,omitempty"`
 	// Health is the value set by set_health / set_peer_health (0..1000).

@@ -77,12 +77,18 @@ func (f *faultState) runnable(i int, ft *scenarios.Fault) error {
 		return fmt.Errorf("%w: faults[%d]: %s needs the o2ib backend (the InfiniBand model), not the ideal LND", ErrUnsupported, i, ft.Action)
 	case impl.ideal == nil && impl.o2ib == nil:
 		return fmt.Errorf("%w: faults[%d]: action %q is not implemented", ErrUnsupported, i, ft.Action)
+	case ft.SwitchLink != "" && f.cluster.eth.trunk(ft.SwitchLink) == nil:
+		return fmt.Errorf("%w: faults[%d]: switch_link %s needs the o2ib backend's Ethernet model, not the ideal LND", ErrUnsupported, i, ft.SwitchLink)
 	}
 	return nil
 }
 
 // perform applies fault i, or reverses it (undo), on the cluster's backend.
 func (f *faultState) perform(i int, ft *scenarios.Fault, undo bool) {
+	if ft.SwitchLink != "" {
+		switchLink(f, ft, undo)
+		return
+	}
 	impl := actionImpls[ft.Action]
 	do := impl.ideal
 	if f.cluster.fab != nil && impl.o2ib != nil {
@@ -379,4 +385,34 @@ func fabSM(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 		f.cluster.fab.ib.SMUp()
 	}
 	f.note(kind(ft, undo), "sm", "")
+}
+
+// switchLink performs link_down, link_up, link_loss or link_delay on a leaf-spine Ethernet
+// trunk, or with undo reverses it. model/tcp routes around a trunk that is down at once;
+// socklnd sees no carrier change (no NI is on a trunk), only TCP's loss.
+func switchLink(f *faultState, ft *scenarios.Fault, undo bool) {
+	l := f.cluster.eth.trunk(ft.SwitchLink)
+	switch ft.Action {
+	case "link_down", "link_up":
+		if downs(ft, undo) {
+			l.Down()
+		} else {
+			l.Up()
+		}
+		f.note(kind(ft, undo), ft.SwitchLink, "")
+	case "link_loss":
+		loss := ft.Loss
+		if undo {
+			loss = 0
+		}
+		l.SetLoss(loss)
+		f.note(ft.Action, ft.SwitchLink, fmt.Sprint(loss))
+	case "link_delay":
+		delay := ft.Delay
+		if undo {
+			delay = 0
+		}
+		l.SetExtraDelay(delay)
+		f.note(ft.Action, ft.SwitchLink, delay.String())
+	}
 }

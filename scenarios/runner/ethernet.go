@@ -13,10 +13,11 @@ import (
 
 // ethernet is the Ethernet model of the cluster's tcp NIs and the socklnd serving them.
 type ethernet struct {
-	n     *tcp.Network
-	lnd   *socklnd.LND
-	hosts map[string]*tcp.Host   // member name -> host (lookups only)
-	links map[lnet.NID]*tcp.Link // tcp NI -> its interface's link (lookups only)
+	n      *tcp.Network
+	lnd    *socklnd.LND
+	hosts  map[string]*tcp.Host   // member name -> host (lookups only)
+	links  map[lnet.NID]*tcp.Link // tcp NI -> its interface's link (lookups only)
+	fabric *tcp.LeafSpine         // the leaf-spine switches and trunks; nil for one switch
 }
 
 // sockParams converts a scenario's ksocklnd parameters to model/socklnd's.
@@ -35,9 +36,11 @@ func sockParams(p *scenarios.SockLNDParams) socklnd.Params {
 	return q
 }
 
-// buildEthernet attaches every tcp NI's address to one Ethernet switch at the scenario's
-// link rate, latency, MTU and port buffer (a host per member with tcp NIs, in member
-// order), and creates the socklnd serving every tcp net with its module parameters. It
+// buildEthernet attaches every tcp NI's address to the scenario's Ethernet at its link
+// rate, latency, MTU and port buffer (a host per member with tcp NIs, in member order): to
+// one switch, or to the leaves of a leaf-spine fabric, hosts_per_leaf hosts a leaf with all
+// of a host's interfaces on its leaf, every leaf trunked to every spine at the uplink rate
+// and latency. It creates the socklnd serving every tcp net with its module parameters, and
 // returns nil when no member has a tcp NI.
 func buildEthernet(k *sim.Kernel, s *scenarios.Scenario) (*ethernet, error) {
 	if s.Ethernet == nil {
@@ -61,7 +64,23 @@ func buildEthernet(k *sim.Kernel, s *scenarios.Scenario) (*ethernet, error) {
 		}
 	}
 	spec := tcp.LinkSpec{Rate: int64(e.LinkRate), Latency: e.LinkLatency, MTU: e.MTU, BufferBytes: int64(e.PortBuffer)}
-	sw := tn.AddSwitch("eth-sw0")
+	var switchOf func(host int) *tcp.Switch
+	switch e.Topology {
+	case "":
+		sw := tn.AddSwitch("eth-sw0")
+		switchOf = func(int) *tcp.Switch { return sw }
+	case "leaf-spine":
+		up := spec
+		up.Rate, up.Latency = int64(e.UplinkRate), e.UplinkLatency
+		ls, err := tn.AddLeafSpine(scenarios.EthernetLeaves(s), e.Spines, up)
+		if err != nil {
+			return nil, err
+		}
+		eth.fabric = ls
+		switchOf = func(host int) *tcp.Switch { return ls.Leaves[host/e.HostsPerLeaf] }
+	default:
+		return nil, fmt.Errorf("unknown Ethernet topology %q", e.Topology)
+	}
 	for i := range s.Members {
 		m := &s.Members[i]
 		var h *tcp.Host
@@ -77,7 +96,7 @@ func buildEthernet(k *sim.Kernel, s *scenarios.Scenario) (*ethernet, error) {
 			if err != nil {
 				return nil, err
 			}
-			l, err := tn.Attach(h, ni.NID.Addr, sw, spec)
+			l, err := tn.Attach(h, ni.NID.Addr, switchOf(len(eth.hosts)-1), spec)
 			if err != nil {
 				return nil, fmt.Errorf("node %s NI %s: %w", m.Name, nid, err)
 			}
@@ -85,6 +104,19 @@ func buildEthernet(k *sim.Kernel, s *scenarios.Scenario) (*ethernet, error) {
 		}
 	}
 	return eth, nil
+}
+
+// trunk returns the leaf-spine trunk a fault's switch_link names (leaf<i>-spine<j>, checked
+// by Load), or nil.
+func (e *ethernet) trunk(name string) *tcp.Link {
+	if e == nil || e.fabric == nil {
+		return nil
+	}
+	var l, s int
+	if _, err := fmt.Sscanf(name, "leaf%d-spine%d", &l, &s); err != nil {
+		return nil
+	}
+	return e.fabric.Uplink(l, s)
 }
 
 // linkOf returns a tcp NI's Ethernet link (nil for other NIs, or without Ethernet).

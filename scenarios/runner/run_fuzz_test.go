@@ -87,6 +87,12 @@ var fuzzKnobs = []struct {
 	{"fabric.radix", func(v int64) string { return fmt.Sprint(4 + 2*(v%31)) }},
 	{"fabric.oversubscription", func(v int64) string { return fmt.Sprintf("%d:%d", 1+v%4, 1+v/4%2) }},
 	{"fabric.granularity", func(v int64) string { return []string{"fixed", "adaptive"}[v%2] }},
+	{"ethernet.topology", func(v int64) string { return []string{"single-switch", "leaf-spine", "leaf-spine"}[v%3] }},
+	{"ethernet.hosts_per_leaf", func(v int64) string { return fmt.Sprint(v % 6) }},
+	{"ethernet.spines", func(v int64) string { return fmt.Sprint(v % 5) }},
+	{"ethernet.uplink_rate", func(v int64) string { return fmt.Sprintf("%dMbps", v%400000) }},
+	{"ethernet.uplink_latency", func(v int64) string { return fmt.Sprintf("%dns", v%100000) }},
+	{"faults[0].switch_link", func(v int64) string { return fmt.Sprintf("leaf%d-spine%d", v%3, v/3%3) }},
 }
 
 // FuzzRunKnobs plays built-in scenarios with up to three fields changed to fuzzed values
@@ -97,6 +103,7 @@ func FuzzRunKnobs(f *testing.F) {
 	f.Add(uint8(3), uint8(17), int64(1), uint8(13), int64(4096), uint8(14), int64(7), false)
 	f.Add(uint8(5), uint8(10), int64(2), uint8(16), int64(500), uint8(11), int64(2), true)
 	f.Add(uint8(64), uint8(15), int64(3), uint8(19), int64(500), uint8(25), int64(9000), false) // socklnd and ethernet knobs
+	f.Add(uint8(84), uint8(42), int64(3), uint8(43), int64(25000), uint8(45), int64(4), false)  // 3 spines, 25G uplinks, leaf1-spine1 down on tcp-leaf-spine-uplink (index 84 when added)
 	f.Fuzz(func(t *testing.T, scen, k1 uint8, v1 int64, k2 uint8, v2 int64, k3 uint8, v3 int64, ideal bool) {
 		names := append([]string{scenarios.DefaultName}, scenarios.Catalogue()...)
 		var ovs []scenarios.Override
