@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"fmt"
+
 	"github.com/lnetsim/lnetsim/scenarios/units"
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -114,8 +116,12 @@ func (r *resolver) ethernet() {
 	r.ethernetTopology(e)
 }
 
-// MaxSpines bounds ethernet.spines (a leaf's uplink ports).
-const MaxSpines = 64
+// MaxSpines bounds ethernet.spines (a leaf's uplink ports) and MaxLeaves the leaves (a
+// spine's ports; routes are searched per destination leaf).
+const (
+	MaxSpines = 64
+	MaxLeaves = 512
+)
 
 // ethernetTopology checks and defaults the topology fields: none of them for a single
 // switch (stored as an empty topology); for leaf-spine, hosts_per_leaf, and spines, uplink
@@ -140,6 +146,9 @@ func (r *resolver) ethernetTopology(e *Ethernet) {
 		r.errorAt("ethernet.topology", "e.g. hosts_per_leaf: 4", "leaf-spine needs hosts_per_leaf")
 	} else if e.HostsPerLeaf < 1 || e.HostsPerLeaf > 1024 {
 		r.errorAt("ethernet.hosts_per_leaf", "", "must be from 1 to 1024, got %d", e.HostsPerLeaf)
+	} else if hosts, leaves := EthernetHosts(r.s), EthernetLeaves(r.s); leaves > MaxLeaves {
+		r.errorAt("ethernet.hosts_per_leaf", fmt.Sprintf("give hosts_per_leaf %d or more", (hosts+MaxLeaves-1)/MaxLeaves),
+			"%d hosts at %d a leaf need %d leaves, more than %d (a spine's ports)", hosts, e.HostsPerLeaf, leaves, MaxLeaves)
 	}
 	if !r.d.has("ethernet.spines") {
 		e.Spines = 2

@@ -101,7 +101,7 @@ type Network struct {
 	ifaces   []iface
 
 	addrs  map[netip.Addr]int32 // IPv4 address -> interface index (lookups only, never iterated)
-	dist   [][]int32            // by destination switch, then switch: trunk hops to it, -1 if none
+	dist   [][]int32            // by destination switch (nil until needed), then switch: trunk hops to it, -1 if none
 	paths  map[pathKey][]int32  // flow direction -> lanes (lookups only)
 	routed bool
 

@@ -19,33 +19,40 @@ type pathKey struct {
 	sport, dport uint16
 }
 
-// computeRoutes fills dist[t][s]: the fewest trunk hops from switch s to switch t over
-// trunks that are up (-1 when unreachable), by breadth-first search from t.
+// computeRoutes forgets the routes: the distances toward each switch are found again when a
+// path toward it is next needed (distTo), so a trunk going down or up costs nothing until
+// traffic needs a route, and only the destinations it needs.
 func (n *Network) computeRoutes() {
-	ns := len(n.switches)
-	n.dist = make([][]int32, ns)
+	n.dist = make([][]int32, len(n.switches))
 	n.paths = make(map[pathKey][]int32)
-	for t := range ns {
-		d := make([]int32, ns)
-		for i := range d {
-			d[i] = -1
-		}
-		d[t] = 0
-		queue := []int{t}
-		for len(queue) > 0 {
-			v := queue[0]
-			queue = queue[1:]
-			for _, li := range n.switches[v].out {
-				ln := &n.lanes[li]
-				if u := ln.toSw; u != nil && !ln.link.down && d[u.idx] < 0 {
-					d[u.idx] = d[v] + 1
-					queue = append(queue, u.idx)
-				}
+	n.routed = true
+}
+
+// distTo returns dist[t][s], the fewest trunk hops from each switch s to switch t over trunks
+// that are up (-1 when unreachable), by breadth-first search from t on first use.
+func (n *Network) distTo(t int) []int32 {
+	if d := n.dist[t]; d != nil {
+		return d
+	}
+	d := make([]int32, len(n.switches))
+	for i := range d {
+		d[i] = -1
+	}
+	d[t] = 0
+	queue := []int{t}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, li := range n.switches[v].out {
+			ln := &n.lanes[li]
+			if u := ln.toSw; u != nil && !ln.link.down && d[u.idx] < 0 {
+				d[u.idx] = d[v] + 1
+				queue = append(queue, u.idx)
 			}
 		}
-		n.dist[t] = d
 	}
-	n.routed = true
+	n.dist[t] = d
+	return d
 }
 
 // path returns the lanes a frame of the flow from interface src, port sport to interface
@@ -81,7 +88,7 @@ func (n *Network) findPath(key pathKey) []int32 {
 	p := []int32{first}
 	sw := n.lanes[first].toSw
 	t := n.lanes[last^1].toSw
-	dist := n.dist[t.idx]
+	dist := n.distTo(t.idx)
 	var flow uint64
 	for sw != t {
 		d := dist[sw.idx]
