@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // Checksum is an FNV-1a 64-bit digest over fired events (time, sequence number, kind). Two
 // runs of the same model with the same seed must produce the same checksum; it is the cheap
 // determinism witness the tests and CI compare.
@@ -19,14 +21,30 @@ func (c *Checksum) Observe(ev Fired) {
 	c.events++
 }
 
+// fnvPrime is FNV-1a's 64-bit prime; fnvPrimePow[k] is fnvPrime to the power k (mod 2^64).
+const fnvPrime = 1099511628211
+
+var fnvPrimePow = func() (p [9]uint64) {
+	p[0] = 1
+	for k := 1; k < len(p); k++ {
+		p[k] = p[k-1] * fnvPrime
+	}
+	return p
+}()
+
+// add folds the eight little-endian bytes of v, as FNV-1a does byte by byte. A zero byte
+// only multiplies by the prime, so the zero bytes above v's highest non-zero one (most of
+// them: times, sequence numbers and kinds are small) fold into one multiplication by a
+// power of the prime; the digest is the same as the byte loop's.
 func (c *Checksum) add(v uint64) {
 	h := c.sum
-	for i := 0; i < 8; i++ {
+	n := (bits.Len64(v) + 7) >> 3
+	for i := 0; i < n; i++ {
 		h ^= v & 0xff
-		h *= 1099511628211
+		h *= fnvPrime
 		v >>= 8
 	}
-	c.sum = h
+	c.sum = h * fnvPrimePow[8-n]
 }
 
 // Sum returns the digest so far.
