@@ -30,7 +30,7 @@ func (f *Fabric) checkInvariants() error {
 			return fmt.Errorf("ib: QP %d sits in the slot of QPN %d", qp.num, i+1)
 		}
 		for _, cq := range []*CQ{qp.init.SendCQ, qp.init.RecvCQ} {
-			if cq != nil && !cq.freed && (cq.idx >= len(f.cqs) || f.cqs[cq.idx] != cq) {
+			if cq != nil && !cq.freed && (int(cq.idx) >= len(f.cqs) || f.cqs[cq.idx] != cq) {
 				return fmt.Errorf("ib: QP %d on %s uses a CQ missing from the fabric's table (slot %d)", qp.num, qp.hca.Name, cq.idx)
 			}
 		}
@@ -43,9 +43,9 @@ func (f *Fabric) checkCQs() error {
 	freed := 0
 	for i, cq := range f.cqs {
 		switch {
-		case cq.idx != i:
+		case int(cq.idx) != i:
 			return fmt.Errorf("ib: CQ in slot %d thinks it is in slot %d", i, cq.idx)
-		case cq.n > cq.size || cq.n < 0:
+		case int(cq.n) > cq.size || cq.n < 0:
 			return fmt.Errorf("ib: CQ %d on %s holds %d completions, size %d", i, cq.hca.Name, cq.n, cq.size)
 		case cq.freed && !cq.dead:
 			return fmt.Errorf("ib: CQ %d on %s is live but its slot is free", i, cq.hca.Name)

@@ -141,18 +141,24 @@ var (
 )
 
 // QP is a reliable-connected queue pair (struct ibv_qp of type IBV_QPT_RC).
+//
+// The fields delivery, the port scheduler and posting read on every chunk come first (the
+// first three cache lines of a 448-byte object); READ bookkeeping, timers and set-up
+// attributes follow. At 35k QPs they do not stay in cache, and the first touch of a QP
+// costs a memory load per line.
 type QP struct {
-	f     *Fabric
-	num   uint32
-	hca   *HCA
-	port  *Port
-	init  QPInitAttr
-	attr  QPAttr
-	state QPState
-	cmid  *CMID
-
+	f       *Fabric
+	hca     *HCA
+	port    *Port
 	dstPort *Port
+	num     uint32
 	mtu     uint32
+	state   QPState
+	rxHave  bool // a receive WQE is reserved for message rxExpect
+	nakked  bool // a NAK for rxExpect is outstanding: drop its chunks until chunk 0
+	paused  bool // waiting out an RNR NAK
+	inRing  bool
+	inTurn  bool // at the head of the port's round robin, spending deficit
 
 	// Send queue: monotone counters; ring slot = counter % len(sq). The ring grows on
 	// demand up to init.MaxSendWR (see growSQ).
@@ -161,36 +167,34 @@ type QP struct {
 	sqFreed                   uint32 // slots before this are reusable (see PostSend)
 	sqSent, ackedTo, curChunk uint32
 	// Receive queue.
-	rq               []RecvWR
 	rqPosted, rqDone uint32
 	// Responder state.
 	rxExpect uint32 // next message sequence number expected
-	rxChunk  int64  // next chunk expected of message rxExpect; -1: discard until chunk 0
-	rxHave   bool   // a receive WQE is reserved for message rxExpect
-	nakked   bool   // a NAK for rxExpect is outstanding: drop its chunks until chunk 0
+	rq       []RecvWR
+	rxChunk  int64    // next chunk expected of message rxExpect; -1: discard until chunk 0
+	deficit  int64    // deficit round robin credit, in wire bytes
+	ackDue   sim.Time // local ACK timer deadline; 0 = stopped
 	resp     []readResp
 	respHead int
 	respNext uint32 // next chunk of resp[respHead]
-	// Requester READ reassembly.
-	rdMsn   uint32
-	rdChunk int64
-	rdGap   bool // a re-read for a response gap is under way
-	// Peaks of READs outstanding as initiator and of READ requests held as responder.
-	rdPeak, respPeak int
 	// An error NAK for a message behind an unanswered READ, applied when it is the oldest.
-	heldMsn    uint32
-	heldStatus WCStatus // WCSuccess: none
-
+	heldMsn            uint32
+	heldStatus         WCStatus // WCSuccess: none
 	retryLeft, rnrLeft uint8
-	paused             bool // waiting out an RNR NAK
-	ackTimer, rnrTimer sim.Timer
-	ackDue             sim.Time // local ACK timer deadline; 0 = stopped
-	fatalSent          bool     // QP_FATAL raised
-	inRing             bool
-	inTurn             bool  // at the head of the port's round robin, spending deficit
-	deficit            int64 // deficit round robin credit, in wire bytes
 	kickPending        bool
 	commEstSent        bool
+	attr               QPAttr
+	init               QPInitAttr
+
+	// Requester READ reassembly.
+	rdMsn   uint32
+	rdGap   bool // a re-read for a response gap is under way
+	rdChunk int64
+	// Peaks of READs outstanding as initiator and of READ requests held as responder.
+	rdPeak, respPeak   int
+	fatalSent          bool // QP_FATAL raised
+	ackTimer, rnrTimer sim.Timer
+	cmid               *CMID
 
 	// Context is for the consumer (qp_context).
 	Context any

@@ -107,7 +107,7 @@ func (n *Node) healthSuccess(m *Msg, ni *NI, lpni *PeerNI) {
 	}
 	lpni.pingCount = 0
 	ni.pingCount = 0
-	if lpni.peer.isRouter || n.routing {
+	if n.routing || lpni.peer.isRouter { // the node's flag first: a router loads no peer
 		n.setPeerHealth(lpni, MaxHealth, CauseRouter)
 	} else {
 		n.incPeerHealth(lpni, CauseSuccess)

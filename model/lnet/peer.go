@@ -90,35 +90,39 @@ func (pn *PeerNet) updateHealth() {
 	pn.health = best
 }
 
-// PeerNI is one NID of a peer (struct lnet_peer_ni).
+// PeerNI is one NID of a peer (struct lnet_peer_ni). What sending, receiving, selecting
+// and finalizing read comes first (credits, health, recovery counters, then the statistics
+// the same paths count): at tens of thousands of peer NIs they do not stay in cache.
 type PeerNI struct {
 	peer *Peer
 	pnet *PeerNet
 	nid  NID
 
-	health      int
+	health                  int
+	txCredits, minTxCredits int
+	txqnob                  int
+	seq                     uint32
+	status                  NIStatus
+
+	recoveryState // peer NI recovery (ln_mt_peerNIRecovq)
+
+	lastAlive   sim.Time
+	heardFrom   bool   // lpni_last_alive != 0
+	nonMRPref   bool   // prefNIDs was set by the non-MR rule (cleared when the peer turns MR)
+	notified    bool   // lpni_notified: an lnet_notify report was applied
 	SelPriority uint32 // lpni_sel_priority (UDSP dst rule)
 	prefNIDs    []NID  // preferred local NIDs
-	rtrPref     []NID  // lpni_rtr_pref_nids: preferred gateways' primary NIDs (UDSP rte rule)
-	nonMRPref   bool   // prefNIDs was set by the non-MR rule (cleared when the peer turns MR)
-	status      NIStatus
-	lastAlive   sim.Time
-	heardFrom   bool     // lpni_last_alive != 0
-	notifyStamp sim.Time // lpni_timestamp: time of the last lnet_notify report
-	notified    bool     // lpni_notified: an lnet_notify report was applied
+	txq         msgQueue
 
-	txCredits, maxTxCredits, minTxCredits int
-	txq                                   msgQueue
-	txqnob                                int
-	seq                                   uint32
-
+	maxTxCredits int
 	// Router credits (lpni_rtrcredits), used when this node forwards.
 	rtrCredits, maxRtrCredits, minRtrCredits int
 
 	stats  PeerNIStats
 	hstats PeerNIHealthStats
 
-	recoveryState // peer NI recovery (ln_mt_peerNIRecovq)
+	rtrPref     []NID    // lpni_rtr_pref_nids: preferred gateways' primary NIDs (UDSP rte rule)
+	notifyStamp sim.Time // lpni_timestamp: time of the last lnet_notify report
 
 	// LNDData is free for the LND's per-peer-NI state.
 	LNDData any

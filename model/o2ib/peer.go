@@ -19,13 +19,15 @@ const (
 
 // peer is struct kib_peer_ni: o2iblnd's view of one peer NID on one net.
 type peer struct {
-	net    *kibNet
-	nid    lnet.NID
-	bucket int
-	linked bool // in the peer table (kiblnd_peer_active)
+	// What sends and completions touch first (peerAlive on every completion).
+	net       *kibNet
+	nid       lnet.NID
+	lastAlive sim.Time
+	conns     []*conn
+	next      int
+	linked    bool // in the peer table (kiblnd_peer_active)
 
-	conns   []*conn
-	next    int
+	bucket  int
 	txQueue []*tx // ibp_tx_queue: txs waiting for a connection
 
 	connecting   int // ibp_connecting
@@ -39,7 +41,6 @@ type peer struct {
 	queueDepth   int
 	maxFrags     int
 	err          int // ibp_error
-	lastAlive    sim.Time
 }
 
 // hashNID is hash_64(nid, 7): the peer table bucket.

@@ -37,11 +37,14 @@ type tx struct {
 	deadline sim.Time
 	lnt      [2]*lnet.Msg
 
-	msg     wireMsg
+	// Before msg, so a send completion (which reads read, sending and msg.typ) touches the
+	// descriptor's first two cache lines only.
 	rdma    int    // bytes to RDMA WRITE ahead of the message (PUT_DONE, GET_DONE)
 	rdmaKey uint32 // the peer's rkey for that WRITE
-	read    int    // bytes to RDMA READ before the message may go (PUT_RDDONE; bulkread.go)
 	readKey uint32 // the peer's rkey for that READ
+	read    int    // bytes to RDMA READ before the message may go (PUT_RDDONE; bulkread.go)
+
+	msg wireMsg
 }
 
 // cookie is tx_cookie: unique for the life of the descriptor.
