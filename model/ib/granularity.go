@@ -55,30 +55,149 @@ func (f *Fabric) need(c int32) int64 {
 }
 
 // coarseReturns records (add) or takes back (!add) the input-buffer credit of coarse chunk
-// c on lane in as it leaves the switch from start to finish: one return per fine chunk it
-// covers, each of an equal share of its wire bytes (the last takes the remainder), given
-// when that share has been sent (linearly between start and finish; the last at finish,
-// when a single chunk's credit is given).
-func (f *Fabric) coarseReturns(in, c int32, start, finish sim.Time, add bool) {
+// c on lane in as it leaves the switch from start to finish, for its fine chunks from the
+// one numbered from (0: all) on: one return per fine chunk, of its wire bytes, given when
+// the chunk has sent that far (linearly between start and finish; the last at finish, when
+// a single chunk's credit is given).
+func (f *Fabric) coarseReturns(in, c int32, start, finish sim.Time, from uint32, add bool) {
 	ch := &f.chunks[c]
 	il := &f.lanes[in]
-	n, w := int64(ch.span), int64(ch.wire)
-	piece := w / n
-	for k := int64(1); k <= n; k++ {
-		b := piece
-		if k == n {
-			b = w - piece*(n-1)
+	w := int64(ch.wire)
+	full := int64(ch.fine) + int64(f.cfg.ChunkPackets)*pktHeader
+	extra := w - int64(ch.bytes) - int64(ch.npkt)*pktHeader
+	for j := uint32(0); j < uint32(ch.span); j++ {
+		prev, cum := extra+int64(j)*full, extra+int64(j+1)*full
+		if j == 0 {
+			prev = 0
 		}
-		given := start + sim.Time(int64(finish-start)*min(k*piece, w)/w)
-		if k == n {
-			given = finish
+		given := start + sim.Time(int64(finish-start)*cum/w)
+		if j+1 == uint32(ch.span) {
+			cum, given = w, finish
+		}
+		if j < from {
+			continue
 		}
 		if add {
-			f.addRet(in, creditRet{given + il.prop + il.extra, given, b})
+			f.addRet(in, creditRet{given + il.prop + il.extra, given, cum - prev})
 		} else {
-			f.dropRet(in, given, b)
+			f.dropRet(in, given, cum-prev)
 		}
 	}
+}
+
+// train is what a switch output towards an HCA port remembers of the coarse chunk it is
+// sending, so that split can cut it.
+type train struct {
+	c                     int32 // the chunk, or -1
+	epoch                 uint32
+	start, finish, tailIn sim.Time // its transmission, and its tail's arrival at the switch
+	rem                   int64    // the lane's serialisation remainder before it
+	txEv, arrEv           sim.EventID
+	credited, hasTx       bool // coarseReturns recorded its credit; an evTxDone ends it (txEv)
+}
+
+// split is called when a chunk has just queued at switch output li. If the lane is sending
+// a coarse chunk towards an HCA port, the chunk is cut at the end of the fine chunk it is
+// sending now: the rest becomes a chunk of its own, queued behind the newcomer (ahead of its
+// own flow's later chunks), as packet
+// interleaving would let the newcomer in within a fine chunk (the port arbitration the
+// model has at a switch output is FIFO by chunk). The part already sent keeps its credit
+// returns; those of the rest are taken back and recorded again when it is sent. Only the
+// last hop splits: on a lane towards another switch the chunk's head has already moved on.
+func (f *Fabric) split(li int32) {
+	ln := &f.lanes[li]
+	tr := &ln.train
+	now := f.k.Now()
+	if tr.c < 0 || tr.epoch != ln.epoch || tr.start > now || now >= tr.finish {
+		return
+	}
+	c := tr.c
+	ch := &f.chunks[c]
+	if ch.span <= 1 || ch.lane != li || ch.epoch != ln.epoch || ch.fine == 0 {
+		return
+	}
+	cp := uint32(f.cfg.ChunkPackets)
+	full := int64(ch.fine) + int64(cp)*pktHeader
+	wOld := int64(ch.wire)
+	extra := wOld - int64(ch.bytes) - int64(ch.npkt)*pktHeader
+	sent := int64(now-tr.start) * ln.mbps / 8000 // bytes on the wire by now
+	k := uint32(1)
+	if s := sent - extra; s > 0 {
+		k = uint32(s/full) + 1
+	}
+	if k >= uint32(ch.span) {
+		return
+	}
+	w2 := extra + int64(k)*full
+	// The cut chunk's end: its serialisation, and no earlier than its tail can arrive.
+	rem := tr.rem
+	bits := w2*8000 + rem
+	fin := tr.start + sim.Time(bits/ln.mbps)
+	if in := ch.inLane; in >= 0 {
+		fin = max(fin, tr.tailIn-sim.Time((wOld-w2)*8000/f.lanes[in].mbps))
+	}
+	if fin <= now || fin >= tr.finish {
+		return
+	}
+	if tr.credited {
+		f.coarseReturns(ch.inLane, c, tr.start, tr.finish, k, false)
+	}
+	for i := range f.fast { // its head reaches the switch now: cutThrough's record is spent
+		if f.fast[i].c == c && f.fast[i].at >= now {
+			f.fast[i].at = now - 1
+		}
+	}
+	delay := ch.tail - tr.finish
+	r := f.newChunk() // may move f.chunks
+	ch = &f.chunks[c]
+	rest := &f.chunks[r]
+	*rest = *ch
+	rest.idx += k
+	rest.span -= uint16(k)
+	rest.bytes -= k * ch.fine
+	rest.npkt -= uint16(k * cp)
+	rest.wire -= uint32(w2)
+	rest.tail, rest.next = tr.tailIn, -1
+	ch.span, ch.bytes, ch.npkt, ch.wire = uint16(k), k*ch.fine, uint16(k*cp), uint32(w2)
+	ln.ctr.PortXmitData = ln.ctr.PortXmitData - uint64(wOld)/4 + uint64(w2)/4
+	ln.ctr.PortXmitPkts -= uint64(rest.npkt)
+	ln.rem = bits % ln.mbps
+	if tr.hasTx {
+		f.k.Cancel(tr.txEv)
+		ln.busyTo = fin
+		tr.txEv = f.k.Schedule(fin, f.hid, evTxDone, uint64(li))
+	} else {
+		ln.freeAt = fin
+		if ln.freeing {
+			f.k.Cancel(ln.freeEv)
+			ln.freeEv = f.k.Schedule(fin, f.hid, evLaneFree, uint64(li))
+		}
+	}
+	f.k.Cancel(tr.arrEv)
+	ch.tail = fin + delay
+	tr.arrEv = f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
+	tr.finish = fin
+	ln.last.end = fin
+	f.queueRest(&ln.q, r)
+}
+
+// queueRest queues the rest r of a split chunk at the back of q, but ahead of any chunk of
+// its own flow already queued there, so that a flow's chunks keep their order.
+func (f *Fabric) queueRest(q *chunkQueue, r int32) {
+	rc := &f.chunks[r]
+	prev := int32(-1)
+	for c := q.head; c >= 0; prev, c = c, f.chunks[c].next {
+		if ch := &f.chunks[c]; ch.src == rc.src && ch.srcQP == rc.srcQP {
+			rc.next = c
+			if prev < 0 {
+				q.head = r
+			} else {
+				f.chunks[prev].next = r
+			}
+			return
+		}
+	}
+	f.push(q, r)
 }
 
 // coarseSpan decides, as port p's lane li takes qp's next chunk, how many fine chunks it

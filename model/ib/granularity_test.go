@@ -220,19 +220,19 @@ const granularityAccuracy = `1sw/1KiB         fixed16  events    10 (packet    1
 3sw/4096KiB      fixed16  events   461 (packet  7181) completion error       0 ns   0.00% share error  0.00
 3sw/4096KiB      adaptive events   125 (packet  7181) completion error       0 ns   0.00% share error  0.00
 2-into-1         fixed16  events  1323 (packet 20523) completion error    4946 ns   0.37% share error  0.00
-2-into-1         adaptive events  1254 (packet 20523) completion error   10222 ns   0.76% share error  0.00
+2-into-1         adaptive events  1213 (packet 20523) completion error   10552 ns   0.78% share error  6.67
 8-into-1         fixed16  events  2683 (packet 41083) completion error   34625 ns   1.28% share error  0.00
-8-into-1         adaptive events  2655 (packet 41083) completion error  134872 ns   5.00% share error  0.00
+8-into-1         adaptive events  2667 (packet 41083) completion error   34954 ns   1.29% share error  4.00
 small-vs-bulk    fixed16  events  2470 (packet 18243) completion error 1128385 ns 342.93% share error 97.92
-small-vs-bulk    adaptive events  2455 (packet 18243) completion error 1128787 ns 343.05% share error 97.94
+small-vs-bulk    adaptive events  2464 (packet 18243) completion error 1128385 ns 342.93% share error 97.92
 mid-transfer     fixed16  events   322 (packet  5033) completion error    4946 ns   2.92% share error  0.00
-mid-transfer     adaptive events   290 (packet  5033) completion error    4946 ns   2.92% share error  0.00
+mid-transfer     adaptive events   292 (packet  5033) completion error    4946 ns   2.92% share error  0.00
 mid-transfer-3sw fixed16  events   610 (packet  9491) completion error    4946 ns   2.91% share error  0.00
 mid-transfer-3sw adaptive events   505 (packet  9491) completion error    4946 ns   2.91% share error  0.00
 same-port        fixed16  events   274 (packet  2998) completion error    8574 ns   3.94% share error  0.00
 same-port        adaptive events   230 (packet  2998) completion error    1979 ns   0.91% share error  0.00
 worst fixed16  completion error 1128385 ns 342.93% share error 97.92
-worst adaptive completion error 1128787 ns 343.05% share error 97.94
+worst adaptive completion error 1128385 ns 342.93% share error 97.92
 `
 
 func granularityReport(t *testing.T) string {

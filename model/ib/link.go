@@ -42,8 +42,10 @@ type lane struct {
 	wakeAt   sim.Time    // ... at this time
 	wakeEv   sim.EventID // ... with this id
 	freeAt   sim.Time    // end of a transmission that schedules no evTxDone (see transmit)
-	freeing  bool        // an evLaneFree is scheduled for freeAt
+	freeing  bool        // an evLaneFree is scheduled for freeAt ...
+	freeEv   sim.EventID // ... with this id
 	last     laneFlow    // adaptive granularity: the flow of the last chunk sent (see laneFlow)
+	train    train       // adaptive granularity: the coarse chunk a switch output sends (see split)
 
 	loss, corrupt float64
 	rng           *sim.Stream
@@ -69,6 +71,7 @@ type chunk struct {
 	wire     uint32 // bytes on the wire including headers
 	msgLen   uint32 // whole message's payload length
 	rkey     uint32
+	fine     uint32 // payload bytes of a full fine chunk (data chunks)
 	raddr    uint64
 	tail     sim.Time // when the chunk's last byte reaches the far end of its lane
 	lane     int32
@@ -268,7 +271,7 @@ func (f *Fabric) tryStart(li int32) {
 	if now := f.k.Now(); now < ln.freeAt {
 		if !ln.freeing {
 			ln.freeing = true
-			f.k.Schedule(ln.freeAt, f.hid, evLaneFree, uint64(li))
+			ln.freeEv = f.k.Schedule(ln.freeAt, f.hid, evLaneFree, uint64(li))
 		}
 		return
 	}
@@ -353,6 +356,7 @@ func (f *Fabric) transmit(li, c int32) {
 func (f *Fabric) send(li, c int32, start sim.Time) {
 	ln := &f.lanes[li]
 	ch := &f.chunks[c]
+	remBefore, tailIn := ln.rem, ch.tail
 	finish := start + ln.ser(ch.wire)
 	if ch.tail > finish {
 		finish = ch.tail
@@ -368,7 +372,7 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 	}
 	coarseIn := ch.span > 1 && ch.inLane >= 0 && f.lanes[ch.inLane].epoch == ch.inEpoch
 	if coarseIn { // its input-buffer credit goes back piece by piece (coarseReturns)
-		f.coarseReturns(ch.inLane, c, start, finish, true)
+		f.coarseReturns(ch.inLane, c, start, finish, 0, true)
 	}
 	if in := ch.inLane; in >= 0 && !perHopEvents && ln.to.kind == epPort && f.lanes[in].prop+f.lanes[in].extra > 0 &&
 		f.lanes[in].epoch == ch.inEpoch {
@@ -385,7 +389,7 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 		}
 		if ln.q.head >= 0 && !ln.freeing { // more queued: serve it at finish
 			ln.freeing = true
-			f.k.Schedule(finish, f.hid, evLaneFree, uint64(li))
+			ln.freeEv = f.k.Schedule(finish, f.hid, evLaneFree, uint64(li))
 		}
 	} else {
 		ln.busy, ln.busyTo = true, finish
@@ -393,12 +397,19 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 		if coarseIn {
 			ln.curIn = -1
 		}
-		f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
+		ln.train.txEv = f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
 	}
 	delay := ln.prop + ln.extra
 	if ln.to.kind != epSwitch {
 		ch.tail = finish + delay
 		f.arriveEv = f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
+		if ch.span > 1 && ln.from.kind == epSwitch {
+			tr := &ln.train
+			tr.c, tr.epoch, tr.start, tr.finish, tr.tailIn, tr.rem = c, ln.epoch, start, finish, tailIn, remBefore
+			tr.arrEv, tr.credited, tr.hasTx = f.arriveEv, coarseIn, ln.busy
+		} else {
+			ln.train.c = -1
+		}
 		return
 	}
 	s := f.switches[ln.to.idx]
@@ -500,7 +511,7 @@ func (f *Fabric) settle() {
 		rcv.PortRcvData -= uint64(ch.wire) / 4
 		rcv.PortRcvPkts -= uint64(ch.npkt)
 		if ch.span > 1 {
-			f.coarseReturns(r.in, r.c, r.at, r.given, false)
+			f.coarseReturns(r.in, r.c, r.at, r.given, 0, false)
 		} else {
 			f.dropRet(r.in, r.given, int64(ch.wire))
 		}
@@ -577,6 +588,9 @@ func (f *Fabric) arrive(c int32) {
 			return
 		}
 		f.push(&f.lanes[out].q, c)
+		if f.cfg.Granularity == GranularityAdaptive {
+			f.split(out)
+		}
 		f.tryStart(out)
 		return
 	}

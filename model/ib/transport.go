@@ -88,7 +88,7 @@ func (qp *QP) shape(ch *chunk, msgLen, idx uint32, extra uint32) {
 	if ch.n == 0 {
 		ch.n = 1
 	}
-	ch.idx = idx
+	ch.idx, ch.fine = idx, cb
 	b := msgLen - idx*cb
 	if b > cb*uint32(ch.span) {
 		b = cb * uint32(ch.span)
