@@ -6,6 +6,7 @@ import (
 
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/model/o2ib"
+	"github.com/lnetsim/lnetsim/model/socklnd"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -204,4 +205,13 @@ func O2IBProfile(release string) o2ib.Profile {
 		return o2ib215
 	}
 	return o2ib.Profile{}
+}
+
+// SockLNDProfile returns the ksocklnd rules of a release as lnet.LookupRelease names it (""
+// or an unknown name: master's, the zero Profile).
+func SockLNDProfile(release string) socklnd.Profile {
+	if release == "2.15" || release == "2.12" || strings.HasPrefix(release, "2.12.") {
+		return socklnd.Profile{TimeoutLocalStatus: true} // before LU-17505 (2.16)
+	}
+	return socklnd.Profile{}
 }

@@ -69,6 +69,12 @@ type clusterOpt struct {
 
 func newCluster(t testing.TB, o clusterOpt) *cluster {
 	t.Helper()
+	return newClusterWith(t, o, nil)
+}
+
+// newClusterWith is newCluster with setup applied to the LND before the nodes start.
+func newClusterWith(t testing.TB, o clusterOpt, setup func(*LND)) *cluster {
+	t.Helper()
 	if o.nodes == 0 {
 		o.nodes = 2
 	}
@@ -99,6 +105,9 @@ func newCluster(t testing.TB, o clusterOpt) *cluster {
 	}
 	if err := c.lnd.SetParams(lnet.MakeNet(lnet.SOCKLND, 0), o.params); err != nil {
 		t.Fatal(err)
+	}
+	if setup != nil {
+		setup(c.lnd)
 	}
 	sw := tn.AddSwitch("sw0")
 	for h := 1; h <= o.nodes; h++ {

@@ -27,20 +27,21 @@ type LND struct {
 	k   *sim.Kernel
 	hid sim.HandlerID
 
-	params map[lnet.NetID]Params    // lookups only
-	nets   []*ksockNet              // started NIs, in start order
-	byNID  map[lnet.NID]*ksockNet   // lookups only: NI by its NID (the acceptor's target)
-	hosts  map[netip.Addr]*tcp.Host // lookups only: host by interface address
-	listen map[*tcp.Host]*hostState // lookups only
-	hostsL []*hostState             // listening hosts, in order
-	conns  []*conn                  // every conn made, by index (events name them)
-	cbs    []*connCB                // every conn cb, by index
-	peers  [PeerHashSize][]*peerNI  // ksnd_peers: the peer table the reaper walks
-	reaper sim.Timer
-	rIdx   int // ksocknal_reaper's peer_index
-	incSeq uint64
-	obs    Observer
-	wire   func(*WireEvent)
+	params   map[lnet.NetID]Params    // lookups only
+	nets     []*ksockNet              // started NIs, in start order
+	byNID    map[lnet.NID]*ksockNet   // lookups only: NI by its NID (the acceptor's target)
+	profiles map[lnet.NID]Profile     // release rules per NI (SetProfile); lookups only
+	hosts    map[netip.Addr]*tcp.Host // lookups only: host by interface address
+	listen   map[*tcp.Host]*hostState // lookups only
+	hostsL   []*hostState             // listening hosts, in order
+	conns    []*conn                  // every conn made, by index (events name them)
+	cbs      []*connCB                // every conn cb, by index
+	peers    [PeerHashSize][]*peerNI  // ksnd_peers: the peer table the reaper walks
+	reaper   sim.Timer
+	rIdx     int // ksocknal_reaper's peer_index
+	incSeq   uint64
+	obs      Observer
+	wire     func(*WireEvent)
 
 	stats Stats
 }
@@ -128,6 +129,7 @@ type ksockNet struct {
 	incarnation uint64
 	shutdown    bool
 	peers       map[lnet.NID]*peerNI // lookups only
+	profile     Profile              // the node's release's rules
 }
 
 // ipOf returns a NID's IPv4 address.
@@ -179,7 +181,7 @@ func (l *LND) Startup(ni *lnet.NI) error {
 	}
 	l.incSeq++
 	n := &ksockNet{l: l, ni: ni, node: ni.Node(), tun: p.setup(speed), host: h, addr: ip, link: link,
-		incarnation: uint64(l.k.Now()) + l.incSeq, peers: map[lnet.NID]*peerNI{}}
+		incarnation: uint64(l.k.Now()) + l.incSeq, peers: map[lnet.NID]*peerNI{}, profile: l.profiles[ni.NID()]}
 	if p.SockTimeout > 0 && ni.Net().LNDTimeout == 0 {
 		ni.Net().LNDTimeout = secs(p.SockTimeout)
 	}

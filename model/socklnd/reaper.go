@@ -1,9 +1,6 @@
 package socklnd
 
-import (
-	"github.com/lnetsim/lnetsim/model/lnet"
-	"github.com/lnetsim/lnetsim/sim"
-)
+import "github.com/lnetsim/lnetsim/sim"
 
 // reap models one second of ksocknal_reaper: ReaperChunk buckets of the peer table are
 // checked (ksocknal_check_peer_timeouts) in turn.
@@ -46,7 +43,7 @@ again:
 			for len(p.txQueue) > 0 && now >= p.txQueue[0].deadline {
 				t := p.txQueue[0]
 				p.txQueue = p.txQueue[1:]
-				t.hstatus = TimedOutQueueStatus
+				t.hstatus = p.net.profile.timedOut()
 				stale = append(stale, t)
 			}
 			l.stats.StaleTxs += uint64(len(stale))
@@ -69,7 +66,8 @@ again:
 }
 
 // findTimedOutConn models ksocknal_find_timed_out_conn with ConnTimers.TimedOut on each of
-// the peer's conns; a send timeout marks the conn's queued txs NETWORK_TIMEOUT.
+// the peer's conns; a send timeout marks the conn's queued txs NETWORK_TIMEOUT (LOCAL_TIMEOUT
+// under Profile.TimeoutLocalStatus).
 func (l *LND) findTimedOutConn(p *peerNI) (*conn, int) {
 	now := toSecs(l.k.Now())
 	for _, c := range p.conns {
@@ -81,7 +79,7 @@ func (l *LND) findTimedOutConn(p *peerNI) (*conn, int) {
 		}
 		if ct.TxPending && !(c.rxStarted && now >= ct.RxDeadline) {
 			for _, t := range c.txQueue {
-				t.hstatus = lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT
+				t.hstatus = p.net.profile.timedOut()
 			}
 		}
 		l.event(p.net, p.nid, "conn_timeout", rc, c.typ.String())

@@ -82,7 +82,8 @@ const (
 	PartialRecvStatus = lnet.LNET_MSG_STATUS_REMOTE_ERROR
 	// TimedOutQueueStatus: ksocknal_find_timed_out_conn marks every tx queued on a conn
 	// whose send deadline passed NETWORK_TIMEOUT before closing it with -ETIMEDOUT;
-	// ksocknal_flush_stale_txs does the same to txs waiting on the peer for a connection.
+	// ksocknal_flush_stale_txs does the same to txs waiting on the peer for a connection
+	// (master; Profile.TimeoutLocalStatus gives the older LOCAL_TIMEOUT).
 	TimedOutQueueStatus = lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT
 )
 

@@ -222,10 +222,11 @@ func (l *LND) txDone(n *ksockNet, t *tx, rc int) {
 	}
 }
 
-// txListDone models ksocknal_txlist_done: each tx gets TxListStatus for error and completes.
+// txListDone models ksocknal_txlist_done: each tx gets TxListStatus for error (under the NI's
+// release profile) and completes.
 func (l *LND) txListDone(n *ksockNet, txs []*tx, errno int) {
 	for _, t := range txs {
-		t.hstatus = TxListStatus(t.hstatus, errno)
+		t.hstatus = n.profile.txListStatus(t.hstatus, errno)
 		l.txDone(n, t, errno)
 	}
 }

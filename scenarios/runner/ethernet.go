@@ -101,6 +101,7 @@ func buildEthernet(k *sim.Kernel, s *scenarios.Scenario) (*ethernet, error) {
 				return nil, fmt.Errorf("node %s NI %s: %w", m.Name, nid, err)
 			}
 			eth.links[nid] = l
+			eth.lnd.SetProfile(nid, scenarios.SockLNDProfile(m.Global.Release)) // the node's release's ksocklnd
 		}
 	}
 	return eth, nil

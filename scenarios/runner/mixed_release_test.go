@@ -47,3 +47,33 @@ expect:
 		t.Fatalf("%d expectations", n)
 	}
 }
+
+// Each node's ksocklnd follows its release: a tcp server's link is down, and the discovery
+// ping before a client's first write waits for a connection until the reaper fails it
+// (ksocknal_flush_stale_txs) at 61 s: NETWORK_TIMEOUT on the 2.16 client (LU-17505: the
+// peer NI is charged too), LOCAL_TIMEOUT on the 2.15 one. The 2.15 ping is then past its
+// deadline (transaction_timeout 50 s on 2.15; 151 s on 2.16, from sock_timeout), so it is
+// not health-checked at all, only counted late; the write fails -ETIMEDOUT with it.
+func TestSockLNDTimeoutStatusPerRelease(t *testing.T) {
+	runPassing(t, `
+seed: 1
+duration: 70s
+nodes:
+  c215: {release: "2.15", nis: [tcp]}
+  c216: {release: "2.16", nis: [tcp]}
+  oss: {nis: [tcp]}
+workload:
+  - {name: w215, type: brw, op: write, from: c215, to: oss, size: 4KiB, count: 1, start: 2s}
+  - {name: w216, type: brw, op: write, from: c216, to: oss, size: 4KiB, count: 1, start: 2s}
+faults:
+  - {at: 1s, action: link_down, ni: "oss:0"}
+expect:
+  - {name: 2.15 fails the ping LOCAL_TIMEOUT, check: messages, node: c215, type: get, status: local_timeout, eq: 1}
+  - {name: 2.16 fails it NETWORK_TIMEOUT, check: messages, node: c216, type: get, status: network_timeout, eq: 1}
+  - {name: at 61 s, check: messages, node: c216, type: get, status: network_timeout, at: 60s, eq: 0}
+  - {name: 2.16 counts it, check: stats, node: c216, counter: network_timeout_count, eq: 1}
+  - {name: 2.15 is past its deadline and counts nothing, check: stats, node: c215, counter: local_timeout_count, eq: 0}
+  - {name: the 2.15 write fails, check: operations, workload: w215, status: failed, eq: 1}
+  - {name: the 2.16 write fails, check: operations, workload: w216, status: failed, eq: 1}
+`)
+}

@@ -1,0 +1,46 @@
+package socklnd
+
+import "github.com/lnetsim/lnetsim/model/lnet"
+
+// Profile holds the ksocklnd behaviour rules that differ between the Lustre releases the
+// model knows, one field per rule. The zero value is master: each field is the older
+// behaviour, set for the releases before the change its comment names. It is set per NI
+// (SetProfile), so each node of a mixed cluster follows its own release; whoever maps
+// releases fills it, and code here tests the fields, never a release name.
+type Profile struct {
+	// TimeoutLocalStatus: a tx whose time ran out (ksocknal_txlist_done for -ETIMEDOUT,
+	// the txs queued on a conn ksocknal_find_timed_out_conn closes, and the stale txs
+	// ksocknal_flush_stale_txs fails) reports LOCAL_TIMEOUT, which charges only the local
+	// NI (up to 2.15; LU-17505 reports NETWORK_TIMEOUT, charging the peer NI too, from
+	// 2.16).
+	TimeoutLocalStatus bool
+}
+
+// timedOut is the health status of a tx whose time ran out under p.
+func (p Profile) timedOut() lnet.HStatus {
+	if p.TimeoutLocalStatus {
+		return lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT
+	}
+	return lnet.LNET_MSG_STATUS_NETWORK_TIMEOUT
+}
+
+// txListStatus is TxListStatus under p: -ETIMEDOUT gives p's timed-out status.
+func (p Profile) txListStatus(cur lnet.HStatus, errno int) lnet.HStatus {
+	if cur == lnet.LNET_MSG_STATUS_OK && -errno == ETIMEDOUT {
+		return p.timedOut()
+	}
+	return TxListStatus(cur, errno)
+}
+
+// SetProfile sets the release rules of the NI with that NID; it takes effect when the NI
+// starts (set it before Startup).
+func (l *LND) SetProfile(nid lnet.NID, p Profile) {
+	if p == (Profile{}) {
+		delete(l.profiles, nid)
+		return
+	}
+	if l.profiles == nil {
+		l.profiles = map[lnet.NID]Profile{}
+	}
+	l.profiles[nid] = p
+}
