@@ -30,23 +30,25 @@ type PeerNIHealthStats struct {
 // Peer is a remote node as this node knows it (struct lnet_peer): multi-rail or not, with its
 // peer nets and peer NIs.
 type Peer struct {
-	node    *Node
-	primary NID
-	mr      bool // LNET_PEER_MULTI_RAIL
-	config  bool // configured by hand (lnetctl peer add)
-	nets    []*PeerNet
-	nis     []*PeerNI
-	sendSeq uint32
-
-	// Discovery (simplified lnet_peer_discovery state).
+	// What sending and route selection read, in the first cache line.
+	node        *Node
+	primary     NID
+	nets        []*PeerNet
+	sendSeq     uint32
+	mr          bool // LNET_PEER_MULTI_RAIL
+	config      bool // configured by hand (lnetctl peer add)
 	discovered  bool
 	discovering bool
-	discPing    *MD
-	dataBytes   int      // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
-	pending     msgQueue // messages waiting for discovery (LNET_DC_WAIT)
 	isRouter    bool     // a gateway of some route (lnet_peer_is_router)
 	gw          *gwState // gateway state, nil if the peer is no gateway
-	rtrq        msgQueue // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
+
+	nis []*PeerNI
+
+	// Discovery (simplified lnet_peer_discovery state).
+	discPing  *MD
+	dataBytes int      // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
+	pending   msgQueue // messages waiting for discovery (LNET_DC_WAIT)
+	rtrq      msgQueue // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
 }
 
 // Primary returns the peer's primary NID.
@@ -91,28 +93,34 @@ func (pn *PeerNet) updateHealth() {
 }
 
 // PeerNI is one NID of a peer (struct lnet_peer_ni). What sending, receiving, selecting
-// and finalizing read comes first (credits, health, recovery counters, then the statistics
-// the same paths count): at tens of thousands of peer NIs they do not stay in cache.
+// and finalizing read comes first: the first cache line holds what choosing among a
+// gateway's peer NIs compares for each route on every routed send (health, priority,
+// credits, queued bytes, sequence, status), the second the preference lists and the
+// credit low-water mark, then recovery and liveness, the queue and the statistics. At tens of
+// thousands of peer NIs they do not stay in cache.
 type PeerNI struct {
 	peer *Peer
 	pnet *PeerNet
 	nid  NID
 
-	health                  int
-	txCredits, minTxCredits int
-	txqnob                  int
-	seq                     uint32
-	status                  NIStatus
+	health      int
+	txCredits   int
+	txqnob      int
+	seq         uint32
+	status      NIStatus
+	SelPriority uint32 // lpni_sel_priority (UDSP dst rule)
+
+	minTxCredits int
+	prefNIDs     []NID // preferred local NIDs
+	rtrPref      []NID // lpni_rtr_pref_nids: preferred gateways' primary NIDs (UDSP rte rule)
+	heardFrom    bool  // lpni_last_alive != 0
+	nonMRPref    bool  // prefNIDs was set by the non-MR rule (cleared when the peer turns MR)
+	notified     bool  // lpni_notified: an lnet_notify report was applied
 
 	recoveryState // peer NI recovery (ln_mt_peerNIRecovq)
 
-	lastAlive   sim.Time
-	heardFrom   bool   // lpni_last_alive != 0
-	nonMRPref   bool   // prefNIDs was set by the non-MR rule (cleared when the peer turns MR)
-	notified    bool   // lpni_notified: an lnet_notify report was applied
-	SelPriority uint32 // lpni_sel_priority (UDSP dst rule)
-	prefNIDs    []NID  // preferred local NIDs
-	txq         msgQueue
+	lastAlive sim.Time
+	txq       msgQueue
 
 	maxTxCredits int
 	// Router credits (lpni_rtrcredits), used when this node forwards.
@@ -121,7 +129,6 @@ type PeerNI struct {
 	stats  PeerNIStats
 	hstats PeerNIHealthStats
 
-	rtrPref     []NID    // lpni_rtr_pref_nids: preferred gateways' primary NIDs (UDSP rte rule)
 	notifyStamp sim.Time // lpni_timestamp: time of the last lnet_notify report
 
 	// LNDData is free for the LND's per-peer-NI state.
