@@ -1,6 +1,10 @@
 package scenarios
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,4 +132,65 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("no hash")
 		}
 	})
+}
+
+// TestCanonicalHashStreamed: the hash Load computes member by member, indenting on the way,
+// is the sha256 of Canonical() for every catalogue scenario and every testdata scenario that
+// loads (routes, peers, UDSP, lnetctl imports, faults, expectations among them).
+func TestCanonicalHashStreamed(t *testing.T) {
+	var files []string
+	for _, glob := range []string{"catalogue/*.yaml", "testdata/*.yaml", "testdata/*/*.yaml", "runner/testdata/*.yaml", "../sweeps/*.yaml"} {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	checked := 0
+	for _, f := range files {
+		s, err := LoadFile(f)
+		if err != nil {
+			continue // error fixtures, sweeps
+		}
+		c, err := s.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(c); hex.EncodeToString(sum[:]) != s.Hash {
+			t.Errorf("%s: streamed hash %s, sha256 of Canonical %x", f, s.Hash, sum)
+		}
+		checked++
+	}
+	if checked < 70 {
+		t.Fatalf("only %d scenarios loaded", checked)
+	}
+	t.Logf("%d scenarios", checked)
+}
+
+// TestIndenterMatchesEncoder: the indenter gives json.Encoder's SetIndent("", " ") output
+// for values with punctuation, escapes and HTML characters inside strings, empty and nested
+// objects and arrays.
+func TestIndenterMatchesEncoder(t *testing.T) {
+	v := map[string]any{
+		"a": []any{}, "b": map[string]any{}, "c": []any{1, "x,y:{z}[w]", `q"uo\te\"`, []any{[]any{}, map[string]any{"k": nil}}},
+		"d": "<&>\u2028 \t\n", "e": map[string]any{"f": []int{1, 2, 3}, "g": true}, "h": 1.5e300,
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	compact, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	in := &indenter{h: h}
+	in.write(compact)
+	in.write([]byte("\n"))
+	in.flush()
+	if got, w := hex.EncodeToString(h.Sum(nil)), sha256.Sum256(want.Bytes()); got != hex.EncodeToString(w[:]) {
+		t.Fatalf("indented differently from\n%s", want.Bytes())
+	}
 }

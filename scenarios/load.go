@@ -2,8 +2,6 @@ package scenarios
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,12 +46,10 @@ func Load(file string, data []byte, overrides ...Override) (s *Scenario, err err
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted()
 	}
-	c, err := s.Canonical()
+	s.Hash, err = s.canonicalHash()
 	if err != nil {
 		return nil, ErrorList{{File: file, Message: err.Error()}}
 	}
-	sum := sha256.Sum256(c)
-	s.Hash = hex.EncodeToString(sum[:])
 	s.Ignored = ignoredSummary(d.ignored)
 	return s, nil
 }

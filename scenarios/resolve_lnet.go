@@ -525,6 +525,11 @@ func (r *resolver) addRoute(p string, rt Route, targets []*Member) {
 	if rt.Priority < 0 {
 		r.errorAt(p+".priority", "", "must not be negative")
 	}
+	pg := p + ".gateway"
+	var refs []string // one gateway, the same for every target: expanded once
+	if !strings.ContainsAny(rt.Gateway, "[, ") {
+		refs = []string{rt.Gateway}
+	}
 	for _, m := range targets {
 		if m == nil {
 			continue
@@ -533,26 +538,31 @@ func (r *resolver) addRoute(p string, rt Route, targets []*Member) {
 			r.errorAt(p+".net", "", "%s has an NI on %s; a route to a local net is refused", m.Name, net)
 			return
 		}
-		for _, ref := range r.gatewayRefs(p+".gateway", rt.Gateway) {
-			if !r.addGatewayRoute(p, m, net, ref, rt) {
+		mrefs := refs
+		if mrefs == nil {
+			mrefs = r.gatewayRefs(pg, rt.Gateway)
+		}
+		for _, ref := range mrefs {
+			if !r.addGatewayRoute(p, pg, m, net, ref, rt) {
 				return
 			}
 		}
 	}
 }
 
-// addGatewayRoute adds m's route to net through gateway ref; false after an error.
-func (r *resolver) addGatewayRoute(p string, m *Member, net, ref string, rt Route) bool {
-	nid, ok := r.gatewayNID(p+".gateway", ref, m)
+// addGatewayRoute adds m's route to net through gateway ref (written at pg, p's gateway);
+// false after an error.
+func (r *resolver) addGatewayRoute(p, pg string, m *Member, net, ref string, rt Route) bool {
+	nid, ok := r.gatewayNID(pg, ref, m)
 	if !ok || !nid.Addr.IsValid() {
 		return false // no NID: the numbering that ran out is reported at nodes
 	}
 	if !hasNet(m, nid.Net) {
-		r.errorAt(p+".gateway", "", "gateway %s is not on a net of %s", nid, m.Name)
+		r.errorAt(pg, "", "gateway %s is not on a net of %s", nid, m.Name)
 		return false
 	}
 	if owner := r.s.Member(r.nids[nid]); owner != nil && !owner.Routing {
-		r.errorAt(p+".gateway", "set routing: true on "+owner.Group, "gateway %s (%s) does not route", nid, owner.Name)
+		r.errorAt(pg, "set routing: true on "+owner.Group, "gateway %s (%s) does not route", nid, owner.Name)
 		return false
 	}
 	return r.addRouteOnce(p, m, ResolvedRoute{Net: net, Gateway: nid, Hop: rt.Hop, Priority: rt.Priority})

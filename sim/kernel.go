@@ -193,10 +193,14 @@ func (k *Kernel) Schedule(at Time, h HandlerID, kind int, arg uint64) EventID {
 	q := &k.q
 	e := entry{at: at, arg: arg, h: h, kind: int32(kind), slot: idx, stamp: st}
 	if x := uint64(at ^ q.last); x == 0 {
-		q.buckets[q.cur].add(e)
+		if bk := &q.buckets[q.cur]; !bk.push(e) {
+			q.growAdd(bk, &e)
+		}
 	} else {
 		b := bucketOf(uint64(at), x)
-		q.buckets[b].add(e)
+		if bk := &q.buckets[b]; !bk.push(e) {
+			q.growAdd(bk, &e)
+		}
 		q.mark(b)
 	}
 	k.scheduled++

@@ -487,3 +487,36 @@ func TestScheduleFunc(t *testing.T) {
 		t.Fatalf("closures ran at %v", got)
 	}
 }
+
+// TestCrowdReusesSpareArray: a far-future crowd of 5000 events at one instant, fired and
+// queued again cycle after cycle (the connection storm's instants, one timeout's crowd), grows
+// its heap bucket by doubling only up to maxRetained (16..1024 entries: 7 arrays) and then
+// takes the spare array the previous cycle's redistribution left; the due bucket keeps its
+// own. Before spares every cycle doubled the bucket from 16 to 8192 entries (10 arrays) and
+// copied 8176 entries doing it.
+func TestCrowdReusesSpareArray(t *testing.T) {
+	k := New(1)
+	h := k.Register(nopHandler{})
+	cycle := func() {
+		at := k.Now() + Second
+		for i := range 5000 {
+			k.Schedule(at, h, 0, uint64(i))
+		}
+		if err := k.RunUntil(at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cycle() // first cycle: every array is new, the slot table grows
+	if got := testing.AllocsPerRun(10, cycle); got != 7 {
+		t.Fatalf("%v allocations per cycle, want 7 (16..1024 entries, then the spare)", got)
+	}
+	// The first cycle outgrew arrays of 2048 and 4096 entries; the 8192 one goes back and forth.
+	var sizes []int
+	for _, e := range k.q.spare {
+		sizes = append(sizes, len(e))
+	}
+	slices.Sort(sizes)
+	if !slices.Equal(sizes, []int{2048, 4096, 8192}) {
+		t.Fatalf("spare arrays of %v entries, want [2048 4096 8192]", sizes)
+	}
+}

@@ -29,28 +29,83 @@ const (
 )
 
 // bucket is a growable array of entries. Its length lives in n, not in the slice header, so
-// emptying or filling it in steady state writes no pointer (no GC write barrier).
+// emptying or filling it in steady state writes no pointer (no GC write barrier). Entries are
+// appended with queue.add.
 type bucket struct {
 	e []entry
 	n int
 }
 
-func (b *bucket) add(x entry) {
+// push appends x if b's array has room, and reports whether it did; when it did not the
+// caller appends through queue.growAdd. Both are written out at each call site so that the
+// common case stays inline.
+func (b *bucket) push(x entry) bool {
 	if n := b.n; uint(n) < uint(len(b.e)) { // proves the index in range: no bounds check
 		b.e[n] = x
 		b.n = n + 1
-		return
+		return true
 	}
-	b.growAdd(x)
+	return false
 }
 
-// growAdd doubles the bucket's capacity and appends x.
-func (b *bucket) growAdd(x entry) {
-	e := make([]entry, max(16, 2*len(b.e)))
+// growAdd gives b a larger array and appends x: a spare array when one is at least twice
+// b's size (copying b once into an array it may fill many times over), else a new one of
+// twice the size.
+func (q *queue) growAdd(b *bucket, x *entry) {
+	need := max(16, 2*len(b.e))
+	var e []entry
+	if need > maxRetained {
+		e = q.takeSpare(need)
+	}
+	if e == nil {
+		e = make([]entry, need)
+	}
 	copy(e, b.e[:b.n])
+	q.release(b.e)
 	b.e = e
-	b.e[b.n] = x
+	b.e[b.n] = *x
 	b.n++
+}
+
+// release keeps a bucket's array that it no longer uses as a spare if it is larger than
+// maxRetained and there is room among the spares (the largest are kept), else lets it go.
+func (q *queue) release(e []entry) {
+	if cap(e) <= maxRetained {
+		return
+	}
+	e = e[:cap(e)]
+	if len(q.spare) < maxSpares {
+		q.spare = append(q.spare, e)
+		return
+	}
+	small := 0
+	for i := range q.spare {
+		if len(q.spare[i]) < len(q.spare[small]) {
+			small = i
+		}
+	}
+	if len(e) > len(q.spare[small]) {
+		q.spare[small] = e
+	}
+}
+
+// takeSpare removes and returns the largest spare array if it holds at least need entries.
+func (q *queue) takeSpare(need int) []entry {
+	big := -1
+	for i := range q.spare {
+		if len(q.spare[i]) >= need && (big < 0 || len(q.spare[i]) > len(q.spare[big])) {
+			big = i
+		}
+	}
+	if big < 0 {
+		return nil
+	}
+	e := q.spare[big]
+	last := len(q.spare) - 1
+	q.spare[big] = q.spare[last]
+	q.spare[last] = nil
+	q.spare = q.spare[:last]
+	return e
 }
 
 // queue is a radix heap over event times with FIFO order among equal times. Keys must never
@@ -65,6 +120,7 @@ type queue struct {
 	buckets [numBuckets + 1]bucket // the heap's buckets, then dueBucket
 	mask    [maskWords]uint64      // bit b set when buckets[b] is non-empty
 	summary uint64                 // bit w set when mask[w] != 0
+	spare   [][]entry              // arrays of more than maxRetained entries no bucket holds (at most maxSpares), full length
 }
 
 // bucketOf returns the bucket of key, given x = key ^ last != 0.
@@ -147,25 +203,39 @@ func (q *queue) refill(limit Time) bool {
 		e := &ents[i]
 		x := uint64(e.at ^ min)
 		if x == 0 {
-			due.add(*e)
+			if !due.push(*e) {
+				q.growAdd(due, e)
+			}
 			continue
 		}
 		nb := bucketOf(uint64(e.at), x)
-		q.buckets[nb].add(*e)
+		if bk := &q.buckets[nb]; !bk.push(*e) {
+			q.growAdd(bk, e)
+		}
 		q.mark(nb)
 	}
 	src.n = 0
 	if cap(src.e) > maxRetained {
-		src.e = nil // a far-future bucket held a crowd once: do not keep its array forever
+		// A far-future bucket held a crowd once: its array becomes a spare for the next bucket
+		// that grows past maxRetained rather than staying with this one forever.
+		q.release(src.e)
+		src.e = nil
 	}
 	q.unmark(b)
 	return true
 }
 
 // maxRetained is the largest array (in entries, 32 KiB) an emptied bucket keeps for reuse.
-// Larger ones are released when the bucket is redistributed, so memory follows the live queue
-// instead of the largest crowd each of the 2048 buckets ever held.
-const maxRetained = 1024
+// Larger ones leave the bucket when it is redistributed, so memory follows the live queue
+// instead of the largest crowd each of the 2048 buckets ever held; the maxSpares largest of
+// them are kept for whichever bucket grows past maxRetained next. A bucket that fills and
+// drains again and again (the crowd of one timeout, the connection storm's instants) then
+// reuses one large array instead of doubling from 16 entries each time: no allocation and
+// one copy instead of a copy per doubling.
+const (
+	maxRetained = 1024
+	maxSpares   = 4
+)
 
 // lowerBound returns the smallest key bucket b can hold relative to last: last's digits above
 // b's level, b's digit at its level, zeros below.
@@ -208,10 +278,14 @@ func (q *queue) advance(t Time) {
 		for i := range ents {
 			e := &ents[i]
 			if x := uint64(e.at ^ t); x == 0 {
-				q.buckets[dueBucket].add(*e)
+				if bk := &q.buckets[dueBucket]; !bk.push(*e) {
+					q.growAdd(bk, e)
+				}
 			} else {
 				nb := bucketOf(uint64(e.at), x)
-				q.buckets[nb].add(*e)
+				if bk := &q.buckets[nb]; !bk.push(*e) {
+					q.growAdd(bk, e)
+				}
 				q.mark(nb)
 			}
 		}

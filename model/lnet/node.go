@@ -20,6 +20,9 @@ type Node struct {
 	hid  sim.HandlerID
 	name string
 	tun  Tunables
+	// routeRand is the node's "lnet/routes/<name>" stream (AddRoute's random place), looked
+	// up once instead of per route.
+	routeRand *sim.Stream
 	// routeGen counts changes of what routeAlive reads (routesChanged): a route's memo of an
 	// older generation is recomputed.
 	routeGen uint64

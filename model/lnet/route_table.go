@@ -91,7 +91,10 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 	k := len(rn.routes)
 	pos := 0
 	if k > 0 {
-		if o := n.k.Rand("lnet/routes/" + n.name).IntN(k + 1); o < k {
+		if n.routeRand == nil {
+			n.routeRand = n.k.Rand("lnet/routes/" + n.name)
+		}
+		if o := n.routeRand.IntN(k + 1); o < k {
 			pos = o + 1
 		}
 	}

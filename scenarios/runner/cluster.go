@@ -129,7 +129,18 @@ func netTunables(t *scenarios.NetTunables) lnet.NetTunables {
 }
 
 // toNID converts a scenario NID to model/lnet's.
-func toNID(n scenarios.NID) (lnet.NID, error) { return lnet.ParseNID(n.String()) }
+//
+// An IPv4 NID of an o2ib or tcp net is converted directly (set-up converts every route's
+// gateway of every node: 1.6 M at 100,000 clients); anything else goes through its text.
+func toNID(n scenarios.NID) (lnet.NID, error) {
+	if n.Addr.Is4() {
+		if net, err := lnet.ParseNet(n.Net); err == nil && (net.Type() == lnet.O2IBLND || net.Type() == lnet.SOCKLND) {
+			a := n.Addr.As4()
+			return lnet.MakeNID(net, uint32(a[0])<<24|uint32(a[1])<<16|uint32(a[2])<<8|uint32(a[3])), nil
+		}
+	}
+	return lnet.ParseNID(n.String())
+}
 
 // sharedPorts refuses, on the ideal backend, NIs of different nets sharing one port: that
 // backend keys its ports and their faults by NI, so they would not share the link.
