@@ -143,8 +143,9 @@ var (
 // QP is a reliable-connected queue pair (struct ibv_qp of type IBV_QPT_RC).
 //
 // The fields delivery, the port scheduler and posting read on every chunk come first (the
-// first three cache lines of a 448-byte object); READ bookkeeping, timers and set-up
-// attributes follow. At 35k QPs they do not stay in cache, and the first touch of a QP
+// first four cache lines of a 448-byte, 64-byte-aligned object: state and send counters,
+// the init attributes, the queues' counters, the address and READ responder heads); the
+// receive ring, READ bookkeeping, timers and the CM id follow. At 35k QPs they do not stay in cache, and the first touch of a QP
 // costs a memory load per line.
 type QP struct {
 	f       *Fabric
@@ -159,23 +160,28 @@ type QP struct {
 	paused  bool // waiting out an RNR NAK
 	inRing  bool
 	inTurn  bool // at the head of the port's round robin, spending deficit
-
 	// Send queue: monotone counters; ring slot = counter % len(sq). The ring grows on
 	// demand up to init.MaxSendWR (see growSQ).
+	sqPosted, sqDone, sqNext uint32
+	sqFreed                  uint32 // slots before this are reusable (see PostSend)
+
+	init QPInitAttr // the second cache line: PostSend and every completion read it
+
 	sq                        []sendWQE
-	sqPosted, sqDone, sqNext  uint32
-	sqFreed                   uint32 // slots before this are reusable (see PostSend)
 	sqSent, ackedTo, curChunk uint32
 	// Receive queue.
 	rqPosted, rqDone uint32
 	// Responder state.
 	rxExpect uint32 // next message sequence number expected
-	rq       []RecvWR
-	rxChunk  int64    // next chunk expected of message rxExpect; -1: discard until chunk 0
-	deficit  int64    // deficit round robin credit, in wire bytes
-	ackDue   sim.Time // local ACK timer deadline; 0 = stopped
+	rxChunk  int64  // next chunk expected of message rxExpect; -1: discard until chunk 0
+	deficit  int64  // deficit round robin credit, in wire bytes
+
+	attr     QPAttr
 	resp     []readResp
 	respHead int
+	ackDue   sim.Time // local ACK timer deadline; 0 = stopped
+
+	rq       []RecvWR
 	respNext uint32 // next chunk of resp[respHead]
 	// An error NAK for a message behind an unanswered READ, applied when it is the oldest.
 	heldMsn            uint32
@@ -183,16 +189,14 @@ type QP struct {
 	retryLeft, rnrLeft uint8
 	kickPending        bool
 	commEstSent        bool
-	attr               QPAttr
-	init               QPInitAttr
+	fatalSent          bool // QP_FATAL raised
+	rdGap              bool // a re-read for a response gap is under way
 
 	// Requester READ reassembly.
 	rdMsn   uint32
-	rdGap   bool // a re-read for a response gap is under way
 	rdChunk int64
 	// Peaks of READs outstanding as initiator and of READ requests held as responder.
 	rdPeak, respPeak   int
-	fatalSent          bool // QP_FATAL raised
 	ackTimer, rnrTimer sim.Timer
 	cmid               *CMID
 
