@@ -114,6 +114,10 @@ type Profile struct {
 	// originator's NI from 2.13, and LU-13606 leaves it only when that NI is unhealthy or down
 	// from 2.14, so 2.15).
 	FinalHopFreeMR bool
+	// PingWaitsAfterSendFailure: lnet_ping (lnetctl ping) whose GET fails to send waits for
+	// its timeout, when it unlinks the MD, before it returns the send's error (up to 2.15;
+	// LU-16290 returns at the failed SEND event from 2.16).
+	PingWaitsAfterSendFailure bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -139,7 +143,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FinalHopFreeMR: true}
+	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
@@ -149,11 +153,11 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 
-// withPre216LNet adds the send, notify and recovery rules 2.16 changed (LU-16303,
-// LU-14955, LU-17855, LU-14979) to a 2.13+ profile.
+// withPre216LNet adds the send, notify, recovery and ping rules 2.16 changed (LU-16303,
+// LU-14955, LU-17855, LU-14979, LU-16290) to a 2.13+ profile.
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
-	p.FixedMaxRecoveryInterval = true
+	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
 	return p
 }
 

@@ -151,8 +151,8 @@ func TestLnetctlPing(t *testing.T) {
 1000170630,client,p-ok,ping server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.63us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
 1000170649,client,p-src,ping 10.0.0.4@o2ib --source 10.0.0.2@o2ib [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.649us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
 4000000630,client,disc,discover server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 630ns; NIDs 10.0.0.4@o2ib,10.0.0.3@o2ib"
-6000000000,client,p-ghost,ping 10.0.0.99@o2ib [10.0.0.99@o2ib],EHOSTUNREACH,,no reply
-9000000000,client,p-down,ping server:0 --timeout 5 [10.0.0.3@o2ib],EHOSTUNREACH,,no reply
+6000000000,client,p-ghost,ping 10.0.0.99@o2ib [10.0.0.99@o2ib],EHOSTUNREACH,,send failed
+9000000000,client,p-down,ping server:0 --timeout 5 [10.0.0.3@o2ib],EHOSTUNREACH,,send failed
 9000000000,client,disc-ghost,discover 10.0.0.98@o2ib [10.0.0.98@o2ib],EHOSTUNREACH,,discovery failed
 `
 	if got != want {
@@ -217,8 +217,8 @@ expect:
 // the port and address: 10.0.0.1@o2ib1 beside 10.0.0.1@o2ib), reachable at once (a ping
 // answered by 10.0.0.2@o2ib1, whose buffer lists both NIDs), while traffic on o2ib0 goes on
 // unharmed; EEXIST for an NI that exists; net del of the whole net, then ENOENT; a ping to
-// the deleted NI is refused by the server's o2iblnd (ECONNREFUSED at 8s, its 2s timeout
-// past).
+// the deleted NI is refused by the server's o2iblnd (ECONNREFUSED at 6.00017 s: the failed
+// send ends the ping at once, LU-16290).
 func TestLnetctlNet(t *testing.T) {
 	got := string(runExpecting(t, lnetctlNet, BackendO2IB, "commands.csv"))
 	want := `time_ns,node,name,command,result,answered_by,detail
@@ -228,7 +228,7 @@ func TestLnetctlNet(t *testing.T) {
 2000340631,client,ping1,ping 10.0.0.2@o2ib1 [10.0.0.2@o2ib1],ok,10.0.0.2@o2ib1,"after 340.631us; NIDs 10.0.0.2@o2ib,10.0.0.2@o2ib1"
 5000000000,server,del-srv,net del --net o2ib1,ok,,
 5000000000,server,del-again,net del --net o2ib1,ENOENT,,no local net o2ib1 (ENOENT)
-8000000000,client,ping2,ping 10.0.0.2@o2ib1 --timeout 2 [10.0.0.2@o2ib1],ECONNREFUSED,,no reply
+6000170000,client,ping2,ping 10.0.0.2@o2ib1 --timeout 2 [10.0.0.2@o2ib1],ECONNREFUSED,,send failed
 11000000000,server,on-crashed,set retry_count 1,not_run,,the node is down
 `
 	if got != want {

@@ -30,8 +30,8 @@ type cmdPing struct {
 
 // pingCmd is lnetctl ping NID[,NID...] [--source NID] [--timeout S] (lnet_ping, one per NID):
 // a GET of the target's ping buffer on the reserved portal. Each ends with its REPLY (ok,
-// recording the NID that answered and the NIDs it lists), a failed send (its errno), or no
-// REPLY by the timeout (1 s by default, as lnetctl's; at most 180 s): the MD is unlinked and
+// recording the NID that answered and the NIDs it lists), a failed send (its errno, at once;
+// up to 2.15 at the timeout, Profile.PingWaitsAfterSendFailure), or no REPLY by the timeout (1 s by default, as lnetctl's; at most 180 s): the MD is unlinked and
 // the ping fails with EIO, as lnet_ping reports it. The outcome is recorded when it ends.
 func pingCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 	n := f.cluster.byName[ft.Node]
@@ -92,6 +92,14 @@ func (p *cmdPing) OnEvent(ev *lnet.Event) {
 	switch {
 	case ev.Type == lnet.EventSEND && ev.Status != 0:
 		p.status = ev.Status
+		if !p.n.ln.Tunables().Profile.PingWaitsAfterSendFailure {
+			// LU-16290: the failed SEND completes the ping; lnet_ping unlinks the MD.
+			p.record(lnet.ErrnoName(ev.Status), "send failed")
+			if !ev.Unlinked {
+				_ = p.n.ln.MDUnlink(p.md)
+			}
+			return
+		}
 	case ev.Type == lnet.EventREPLY && ev.Status == 0:
 		p.answeredBy = ev.Initiator.String()
 		p.record("ok", p.replyDetail(ev))

@@ -51,6 +51,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-254", []string{"lnet.release=2.15"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
 		// The other interface's link goes down.
 		{"sanity-lnet-214", []string{"faults[1].ni=client:0"}, []string{"the downed interface's NI is down, the others up"}},
+		// Up to 2.15 lnetctl ping waits for its timeout after a failed send (before LU-16290).
+		{"sanity-lnet-252", []string{"lnet.release=2.15"}, []string{"the ping fails within a second"}},
 		{"sanity-lnet-215", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"25 more from nid1 - only nid1's NI counts them", "50 pings of nid2 - both NIs count", "50 more from nid2 - only nid2's NI counts them"}},
 		{"sanity-lnet-219", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"both NIDs are listed under one peer"}},
 		{"sanity-lnet-220", stopRouter, routerDown},
