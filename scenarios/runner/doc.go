@@ -24,5 +24,7 @@
 // LNet messages are attributed to a workload by their endpoints: a PUT or GET from a member of
 // the workload's From to a member of its To (ACK and REPLY the other way). Messages LNet sends
 // for itself (discovery, recovery pings) between the same nodes are attributed alike; ping
-// workloads therefore count them too.
+// workloads therefore count them too. The first workload in file order that matches takes the
+// message, so two workloads of one type between the same nodes are not told apart (their
+// operations are: each stream records its own).
 package runner
