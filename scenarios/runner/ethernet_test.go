@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -124,14 +123,7 @@ workload:
 //
 // Skipped without tshark unless LNETSIM_REQUIRE_TSHARK=1.
 func TestTCPCaptureCloses(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
-			t.Fatal("tshark not found and LNETSIM_REQUIRE_TSHARK=1")
-		}
-		t.Skip("tshark not installed")
-	}
-	t.Setenv("HOME", t.TempDir())
+	tshark := needTshark(t)
 	const rst, fin = "·······A·R··", "·······A···F"
 	oneWay := []string{"1.102074801\t10.0.0.2\t988\t10.0.0.1\t1017\t" + rst + "\t"}
 	for port := 1018; port <= 1023; port++ {

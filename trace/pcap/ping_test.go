@@ -46,14 +46,7 @@ func TestPingInfoLayout(t *testing.T) {
 // stock tshark flags it Malformed (no dissector for portal 0), with lnet_ping.lua it decodes
 // with no flag and shows the NI that is DOWN.
 func TestPingDissector(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
-			t.Fatal("tshark not found and LNETSIM_REQUIRE_TSHARK=1")
-		}
-		t.Skip("tshark not installed")
-	}
-	t.Setenv("HOME", t.TempDir()) // stock tshark: no personal plugins (wireshark-plugin --install)
+	tshark := needTshark(t)
 	p := samplePing()
 	push := KibMsg{Type: o2ib.MsgIMMEDIATE, SrcNID: cnid, DstNID: snid, Payload: p.AppendTo(nil),
 		Hdr: LNetHdr{DestNID: snid, SrcNID: cnid, DestPID: 12345, SrcPID: 12345, Type: LNetPut,

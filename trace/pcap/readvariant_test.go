@@ -44,14 +44,7 @@ func TestReadVariantEncoding(t *testing.T) {
 // them), decode the RDMA READ request with its rkey and length, and flag nothing
 // malformed. Skipped without tshark unless LNETSIM_REQUIRE_TSHARK=1 (CI installs it).
 func TestReadVariantUnknownToTshark(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
-			t.Fatal("tshark not found and LNETSIM_REQUIRE_TSHARK=1")
-		}
-		t.Skip("tshark not installed")
-	}
-	t.Setenv("HOME", t.TempDir())
+	tshark := needTshark(t)
 	for _, tc := range []struct {
 		link Link
 		file string

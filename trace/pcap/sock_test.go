@@ -205,14 +205,7 @@ func TestSockSequenceNumbers(t *testing.T) {
 // no frame malformed, no TCP analysis note (lost, retransmitted or unseen segments), only
 // TCP's own notes on the FINs and the RST.
 func TestSockDecodedByTshark(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
-			t.Fatal("tshark not found and LNETSIM_REQUIRE_TSHARK=1")
-		}
-		t.Skip("tshark not installed")
-	}
-	t.Setenv("HOME", t.TempDir())
+	tshark := needTshark(t)
 	b, _ := writeSockStory(t)
 	path := filepath.Join(t.TempDir(), "sock.pcap")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -252,14 +245,7 @@ func TestSockDecodedByTshark(t *testing.T) {
 // flag; a discovery push (PUT of the buffer to portal 0) is flagged Malformed by stock tshark
 // as over o2ib, and decodes with lnet_ping.lua, its tcp NIDs named.
 func TestSockPingDecoded(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
-			t.Fatal("tshark not found and LNETSIM_REQUIRE_TSHARK=1")
-		}
-		t.Skip("tshark not installed")
-	}
-	t.Setenv("HOME", t.TempDir())
+	tshark := needTshark(t)
 	p := &PingInfo{Features: PingFeatNIStatus | PingFeatMultiRail | PingFeatDiscovery, PID: 12345, NIs: []PingNI{
 		{NID: 9 << 48, Status: niStatusUp}, {NID: sockBN, Status: niStatusUp}}}
 	data := p.AppendTo(nil)

@@ -115,10 +115,11 @@ func TestPcapHeaderAndTimestamps(t *testing.T) {
 	}
 }
 
-// TestDecodedByTshark writes both containers and asks tshark to decode them: every o2iblnd
-// message type must be recognised, and nothing may be flagged malformed. The test is skipped
-// when tshark is not installed unless LNETSIM_REQUIRE_TSHARK=1 (CI installs it).
-func TestDecodedByTshark(t *testing.T) {
+// needTshark returns tshark's path, skipping the test when it is not installed (failing it
+// instead when LNETSIM_REQUIRE_TSHARK=1, as in CI). The test gets an empty HOME, so tshark is
+// stock: no personal plugins (wireshark-plugin --install).
+func needTshark(t *testing.T) string {
+	t.Helper()
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
 		if os.Getenv("LNETSIM_REQUIRE_TSHARK") == "1" {
@@ -126,7 +127,15 @@ func TestDecodedByTshark(t *testing.T) {
 		}
 		t.Skip("tshark not installed")
 	}
-	t.Setenv("HOME", t.TempDir()) // stock tshark: no personal plugins (wireshark-plugin --install)
+	t.Setenv("HOME", t.TempDir())
+	return tshark
+}
+
+// TestDecodedByTshark writes both containers and asks tshark to decode them: every o2iblnd
+// message type must be recognised, and nothing may be flagged malformed. The test is skipped
+// when tshark is not installed unless LNETSIM_REQUIRE_TSHARK=1 (CI installs it).
+func TestDecodedByTshark(t *testing.T) {
+	tshark := needTshark(t)
 	for _, tc := range []struct {
 		link Link
 		file string
