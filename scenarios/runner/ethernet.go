@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/model/socklnd"
@@ -49,19 +48,8 @@ func buildEthernet(k *sim.Kernel, s *scenarios.Scenario) (*ethernet, error) {
 	e := s.Ethernet
 	tn := tcp.New(k, tcp.Config{SwitchLatency: e.SwitchLatency})
 	eth := &ethernet{n: tn, lnd: socklnd.New(tn), hosts: map[string]*tcp.Host{}, links: map[lnet.NID]*tcp.Link{}}
-	nets := make([]string, 0, len(s.SockLND))
-	for name := range s.SockLND {
-		nets = append(nets, name)
-	}
-	slices.Sort(nets)
-	for _, name := range nets {
-		netID, err := lnet.ParseNet(name)
-		if err != nil {
-			return nil, err
-		}
-		if err := eth.lnd.SetParams(netID, sockParams(s.SockLND[name])); err != nil {
-			return nil, err
-		}
+	if err := setNetParams(s.SockLND, sockParams, eth.lnd.SetParams); err != nil {
+		return nil, err
 	}
 	spec := tcp.LinkSpec{Rate: int64(e.LinkRate), Latency: e.LinkLatency, MTU: e.MTU, BufferBytes: int64(e.PortBuffer)}
 	var switchOf func(host int) *tcp.Switch

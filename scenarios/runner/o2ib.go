@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/lnetsim/lnetsim/model/ib"
@@ -23,6 +24,21 @@ type fabric struct {
 	lnd   *o2ib.LND
 	nodes map[string]*ib.Node   // member name -> node (lookups only)
 	ports map[lnet.NID]*ib.Port // NI -> the HCA port its NID is the IPoIB address of
+}
+
+// setNetParams hands each net's module parameters, converted by conv, to set in sorted net
+// order (no map order reaches the run).
+func setNetParams[S, P any](byNet map[string]S, conv func(S) P, set func(lnet.NetID, P) error) error {
+	for _, name := range slices.Sorted(maps.Keys(byNet)) {
+		netID, err := lnet.ParseNet(name)
+		if err != nil {
+			return err
+		}
+		if err := set(netID, conv(byNet[name])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // o2ibParams converts a scenario's ko2iblnd parameters to model/o2ib's.
@@ -98,20 +114,8 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 	}
 	fb := &fabric{ib: ib.New(k, ib.Config{SwitchLatency: s.Fabric.SwitchLatency, Granularity: gran}), nodes: map[string]*ib.Node{}, ports: map[lnet.NID]*ib.Port{}}
 	fb.lnd = o2ib.New(fb.ib)
-	// Per-net parameters, in sorted net order (no map order reaches the run).
-	nets := make([]string, 0, len(s.O2IB))
-	for name := range s.O2IB {
-		nets = append(nets, name)
-	}
-	slices.Sort(nets)
-	for _, name := range nets {
-		netID, err := lnet.ParseNet(name)
-		if err != nil {
-			return nil, err
-		}
-		if err := fb.lnd.SetParams(netID, o2ibParams(s.O2IB[name])); err != nil {
-			return nil, err
-		}
+	if err := setNetParams(s.O2IB, o2ibParams, fb.lnd.SetParams); err != nil {
+		return nil, err
 	}
 	hostPorts := 0
 	for i := range s.Members {
