@@ -305,7 +305,7 @@ func (f *faultState) reboot(name string) {
 	if h := c.eth.host(name); h != nil {
 		h.Restart()
 	}
-	fresh, err := c.newLNet(&c.scenario.Members[ln.idx])
+	fresh, err := c.newLNet(ln.idx)
 	if err == nil {
 		ln.ln = fresh
 		err = c.start(ln)

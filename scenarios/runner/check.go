@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/scenarios"
 )
 
@@ -21,7 +20,7 @@ type prepared struct {
 // depends on through its constructor; wire then sets the back-pointers that close cycles.
 func prepare(s *scenarios.Scenario, seed uint64, backend string) (*prepared, error) {
 	p := &prepared{col: newCollector()}
-	p.ts = &tracerSet{list: []lnet.Tracer{p.col}}
+	p.ts = &tracerSet{col: p.col}
 	var err error
 	if p.c, err = buildCluster(s, seed, p.ts, backend); err != nil {
 		return nil, err
@@ -46,6 +45,8 @@ func prepare(s *scenarios.Scenario, seed uint64, backend string) (*prepared, err
 // from them.
 func (p *prepared) wire() {
 	p.col.cluster, p.col.workloads, p.col.checker = p.c, p.ws, p.ch
+	p.col.pending = make([]map[uint64][]attempt, len(p.c.nodes))
+	p.col.keepAttempts = p.ch.readsPaths()
 	p.c.workloads = p.ws
 	p.ws.checker = p.ch
 }

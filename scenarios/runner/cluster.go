@@ -37,7 +37,7 @@ type cluster struct {
 	ideal     *lnet.IdealLND
 	fab       *fabric   // o2ib backend; nil on the ideal backend
 	eth       *ethernet // o2ib backend with tcp NIs: the Ethernet model and socklnd; else nil
-	tracer    lnet.Tracer
+	tracer    *tracerSet
 	workloads *workloads // set once the workloads exist (node restarts re-post their buffers)
 	// Ideal backend state: per NI, its fault state and when its port is free to send and to
 	// receive next (lookups only).
@@ -159,7 +159,7 @@ func sharedPorts(s *scenarios.Scenario) error {
 
 // buildCluster creates the kernel and one LNet node per member, with its NIs, configured
 // peers and the run's tracer, and starts every node.
-func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend string) (*cluster, error) {
+func buildCluster(s *scenarios.Scenario, seed uint64, tr *tracerSet, backend string) (*cluster, error) {
 	c := &cluster{scenario: s, k: sim.New(seed), byName: map[string]*node{}, owner: map[lnet.NID]*node{}, lnds: map[string]lnet.LND{},
 		link: map[lnet.NID]linkState{}, txFree: map[lnet.NID]sim.Time{}, rxFree: map[lnet.NID]sim.Time{},
 		rate: float64(s.Fabric.LinkRate.BytesPerSecond()) / 1e9}
@@ -196,7 +196,7 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend st
 			n.nids = append(n.nids, nid)
 			c.owner[nid] = n
 		}
-		ln, err := c.newLNet(m)
+		ln, err := c.newLNet(i)
 		if err != nil {
 			return nil, err
 		}
@@ -212,9 +212,10 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr lnet.Tracer, backend st
 	return c, nil
 }
 
-// newLNet creates member m's LNet instance: its NIs on their LNDs, routing and routes, the
+// newLNet creates member idx's LNet instance: its NIs on their LNDs, routing and routes, the
 // run's tracer. start configures its peers and starts it.
-func (c *cluster) newLNet(m *scenarios.Member) (*lnet.Node, error) {
+func (c *cluster) newLNet(idx int) (*lnet.Node, error) {
+	m := &c.scenario.Members[idx]
 	ln, err := lnet.NewNode(c.k, m.Name, globalsToTunables(m.Global))
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", m.Name, err)
@@ -244,7 +245,7 @@ func (c *cluster) newLNet(m *scenarios.Member) (*lnet.Node, error) {
 			return nil, fmt.Errorf("node %s: %w", m.Name, err)
 		}
 	}
-	ln.SetTracer(c.tracer)
+	ln.SetTracer(c.tracer.forNode(idx))
 	return ln, nil
 }
 

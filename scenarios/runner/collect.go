@@ -24,22 +24,36 @@ type attempt struct {
 // collector is the run's lnet.Tracer. It streams message and health rows to the results
 // directory as they happen and feeds the expectations' accumulators, keeping only what
 // messages still in flight need: memory stays bounded however long the run.
+//
+// Each node reports through its own nodeTracer, so the collector finds a message's attempts
+// by the node's index and the message id (a small map per node keyed by an integer) rather
+// than by hashing the node's name on every hand-off.
 type collector struct {
 	cluster   *cluster
 	workloads *workloads
 	checker   *checker
-	out       *record.Run          // nil: no results directory
-	pending   map[msgKey][]attempt // attempts of messages not yet finalized (lookups only)
-	free      [][]attempt          // emptied attempt slices of finalized messages, for reuse
-	hops      []string
-	names     nidNames
-	msgs      int
-	failed    int
-	health    []record.HealthChange // kept: few, and the story prints them
+	out       *record.Run // nil: no results directory
+	// pending holds, per node index, the attempts of messages not yet finalized (lookups
+	// only). Attempts are kept only when something reads them (keepAttempts): the message
+	// rows of a results directory or a path expectation.
+	pending      []map[uint64][]attempt
+	keepAttempts bool
+	free         [][]attempt // emptied attempt slices of finalized messages, for reuse
+	hops         []string
+	names        nidNames
+	msgs         int
+	failed       int
+	health       []record.HealthChange // kept: few, and the story prints them
 }
 
 func newCollector() *collector {
-	return &collector{pending: map[msgKey][]attempt{}}
+	return &collector{}
+}
+
+// setOut makes the collector write message rows to out, which reads every attempt.
+func (col *collector) setOut(out *record.Run) {
+	col.out = out
+	col.keepAttempts = true
 }
 
 // nidNames caches the text of NIDs and of hops (txNI>nextHop): a run has a handful of each
@@ -75,26 +89,39 @@ func (n *nidNames) hop(tx, next lnet.NID) string {
 	return s
 }
 
-// MsgAttempt records the NIs chosen for one attempt.
-func (col *collector) MsgAttempt(node string, id uint64, _ int, t sim.Time, txNI, nextHop lnet.NID) {
-	k := msgKey{node, id}
-	atts, ok := col.pending[k]
+// attempt records the NIs chosen for one attempt of message id of node idx.
+func (col *collector) attempt(idx int, id uint64, t sim.Time, txNI, nextHop lnet.NID) {
+	if !col.keepAttempts {
+		return
+	}
+	m := col.pending[idx]
+	if m == nil {
+		m = map[uint64][]attempt{}
+		col.pending[idx] = m
+	}
+	atts, ok := m[id]
 	if !ok && len(col.free) > 0 {
 		atts = col.free[len(col.free)-1]
 		col.free = col.free[:len(col.free)-1]
 	}
-	col.pending[k] = append(atts, attempt{t: t, txNI: txNI, nextH: nextHop})
+	m[id] = append(atts, attempt{t: t, txNI: txNI, nextH: nextHop})
 }
 
-// MsgDone streams a finalized message and feeds the expectations.
-func (col *collector) MsgDone(r *lnet.MsgRecord) {
+// done streams a message node idx finalized and feeds the expectations.
+func (col *collector) done(idx int, r *lnet.MsgRecord) {
 	if r.Received {
 		return
 	}
-	k := msgKey{r.Node, r.ID}
-	atts := col.pending[k]
-	delete(col.pending, k)
-	w := col.workloads.attribute(r)
+	var atts []attempt
+	if m := col.pending[idx]; m != nil {
+		if atts = m[r.ID]; atts != nil {
+			delete(m, r.ID)
+		}
+	}
+	w := -1
+	if col.checker.readsWorkloads() {
+		w = col.workloads.attribute(r)
+	}
 	col.msgs++
 	if !msgOK(r) {
 		col.failed++

@@ -28,6 +28,9 @@ type checker struct {
 	fromVal   []int64 // value snapshotted at From (health, stats)
 	acc       []accum
 	results   []record.Expectation
+	// paths: some expectation is a path check (it reads a message's attempts); byWorkload:
+	// some expectation counts only one workload's messages (it needs their attribution).
+	paths, byWorkload bool
 }
 
 // accum is a record check's running value.
@@ -52,6 +55,8 @@ func newChecker(c *cluster, s *scenarios.Scenario, ws *workloads, f *faultState)
 		if e.Workload != "" {
 			a.wi = ch.workloadIndex(e.Workload)
 		}
+		ch.paths = ch.paths || e.Check == "path"
+		ch.byWorkload = ch.byWorkload || a.wi >= 0
 		for _, ref := range e.Via {
 			n, nid, err := c.niRef(ref)
 			if err != nil {
@@ -66,6 +71,13 @@ func newChecker(c *cluster, s *scenarios.Scenario, ws *workloads, f *faultState)
 	}
 	return ch, nil
 }
+
+// readsPaths reports whether onMsg needs a message's attempts.
+func (ch *checker) readsPaths() bool { return ch.paths }
+
+// readsWorkloads reports whether onMsg needs the workload a message belongs to: without an
+// expectation of one workload it ignores it.
+func (ch *checker) readsWorkloads() bool { return ch.byWorkload }
 
 // checkVia refuses a path that is not hops in pairs (a sending NI, then the next hop's NI on
 // the same net), each next hop but the last a router that forwards from another of its NIs.

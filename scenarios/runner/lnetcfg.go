@@ -56,7 +56,7 @@ func lnetConfigure(f *faultState, n *node, _ *scenarios.Command, _ bool) (int, s
 		return 0, "already configured"
 	}
 	c := f.cluster
-	fresh, err := c.newLNet(&c.scenario.Members[n.idx])
+	fresh, err := c.newLNet(n.idx)
 	if err == nil {
 		n.ln = fresh
 		err = c.start(n)

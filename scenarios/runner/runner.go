@@ -94,7 +94,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 		if out, err = record.Create(opt.Out, s.Name); err != nil {
 			return nil, err
 		}
-		col.out = out
+		col.setOut(out)
 	}
 	smp := newSampler(c, ws, out, opt.SampleEvery)
 	var capt *capture

@@ -87,30 +87,48 @@ func (t *timeline) close(ok bool, other chrome.Args) error {
 	return t.file.finish(ok, t.chrome.Close(other))
 }
 
-// tracerSet fans LNet tracer calls out to several tracers; tracers may be added after the
-// nodes got the set.
-type tracerSet struct{ list []lnet.Tracer }
+// tracerSet is what the run's nodes report to: the collector, then further tracers (the
+// timeline), which may be added after the nodes got the set. Each node reports through its
+// own nodeTracer (forNode).
+type tracerSet struct {
+	col  *collector
+	list []lnet.Tracer
+}
 
-func (ts *tracerSet) MsgAttempt(node string, id uint64, attempt int, at sim.Time, txNI, nextHop lnet.NID) {
-	for _, t := range ts.list {
+// forNode returns the tracer of the node with index idx.
+func (ts *tracerSet) forNode(idx int) lnet.Tracer { return &nodeTracer{ts: ts, idx: idx} }
+
+// nodeTracer is one node's lnet.Tracer: it hands the collector the node's index with each
+// call, and the other tracers the call as LNet made it.
+type nodeTracer struct {
+	ts  *tracerSet
+	idx int
+}
+
+func (nt *nodeTracer) MsgAttempt(node string, id uint64, attempt int, at sim.Time, txNI, nextHop lnet.NID) {
+	nt.ts.col.attempt(nt.idx, id, at, txNI, nextHop)
+	for _, t := range nt.ts.list {
 		t.MsgAttempt(node, id, attempt, at, txNI, nextHop)
 	}
 }
 
-func (ts *tracerSet) MsgDone(r *lnet.MsgRecord) {
-	for _, t := range ts.list {
+func (nt *nodeTracer) MsgDone(r *lnet.MsgRecord) {
+	nt.ts.col.done(nt.idx, r)
+	for _, t := range nt.ts.list {
 		t.MsgDone(r)
 	}
 }
 
-func (ts *tracerSet) HealthChange(at sim.Time, node string, nid lnet.NID, local bool, old, new int, c lnet.HealthCause) {
-	for _, t := range ts.list {
+func (nt *nodeTracer) HealthChange(at sim.Time, node string, nid lnet.NID, local bool, old, new int, c lnet.HealthCause) {
+	nt.ts.col.HealthChange(at, node, nid, local, old, new, c)
+	for _, t := range nt.ts.list {
 		t.HealthChange(at, node, nid, local, old, new, c)
 	}
 }
 
-func (ts *tracerSet) NIStatusChange(at sim.Time, node string, nid lnet.NID, old, new lnet.NIStatus) {
-	for _, t := range ts.list {
+func (nt *nodeTracer) NIStatusChange(at sim.Time, node string, nid lnet.NID, old, new lnet.NIStatus) {
+	nt.ts.col.NIStatusChange(at, node, nid, old, new)
+	for _, t := range nt.ts.list {
 		t.NIStatusChange(at, node, nid, old, new)
 	}
 }
