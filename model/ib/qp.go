@@ -181,8 +181,10 @@ type QP struct {
 	respHead int
 	ackDue   sim.Time // local ACK timer deadline; 0 = stopped
 
-	rq       []RecvWR
-	respNext uint32 // next chunk of resp[respHead]
+	rq       []rqRun // ring of runs of identical receive WRs (see PostRecv)
+	rqHead   uint32  // oldest run
+	rqRuns   uint32  // runs in the ring
+	respNext uint32  // next chunk of resp[respHead]
 	// An error NAK for a message behind an unanswered READ, applied when it is the oldest.
 	heldMsn            uint32
 	heldStatus         WCStatus // WCSuccess: none
@@ -209,6 +211,12 @@ type sendWQE struct {
 	readDone bool
 }
 
+// rqRun is n receive WRs equal to wr, posted one after another.
+type rqRun struct {
+	wr RecvWR
+	n  uint32
+}
+
 type readResp struct {
 	msn uint32
 	len uint32
@@ -228,7 +236,6 @@ func (h *HCA) CreateQP(init QPInitAttr) (*QP, error) {
 	f := h.f
 	qp := &QP{f: f, num: uint32(len(f.qps) + 1), hca: h, init: init, rxChunk: -1, rdChunk: -1}
 	qp.sq = make([]sendWQE, min(init.MaxSendWR, 4))
-	qp.rq = make([]RecvWR, init.MaxRecvWR)
 	qp.ackTimer = sim.Timer{H: f.hid, Kind: evAckTimeout, Arg: uint64(qp.num - 1)}
 	qp.rnrTimer = sim.Timer{H: f.hid, Kind: evRNRResume, Arg: uint64(qp.num - 1)}
 	f.qps = append(f.qps, qp)
@@ -375,15 +382,54 @@ func (qp *QP) PostRecv(wr RecvWR) error {
 	if wr.Len < 0 {
 		return ErrInvalid
 	}
-	if int(qp.rqPosted-qp.rqDone) >= len(qp.rq) {
+	if int(qp.rqPosted-qp.rqDone) >= qp.init.MaxRecvWR {
 		return ErrQueueFull
 	}
-	qp.rq[qp.rqPosted%uint32(len(qp.rq))] = wr
+	qp.pushRecv(wr)
 	qp.rqPosted++
 	if qp.state == QPErr {
 		qp.flush()
 	}
 	return nil
+}
+
+// pushRecv appends wr to the receive queue. The queue is a ring of runs of equal WRs: an
+// o2iblnd QP posts its 2*queue_depth+2 buffers with one WR id and length, so its whole
+// receive queue is one run, where a real QP (and this model before) holds max_recv_wr
+// entries. The ring grows by doubling; WRs leave it in posting order all the same.
+func (qp *QP) pushRecv(wr RecvWR) {
+	if qp.rqRuns > 0 {
+		last := &qp.rq[(int(qp.rqHead)+int(qp.rqRuns)-1)%len(qp.rq)]
+		if last.wr == wr {
+			last.n++
+			return
+		}
+	}
+	if int(qp.rqRuns) == len(qp.rq) {
+		nb := make([]rqRun, max(2, 2*len(qp.rq)))
+		for i := 0; i < int(qp.rqRuns); i++ {
+			nb[i] = qp.rq[(int(qp.rqHead)+i)%len(qp.rq)]
+		}
+		qp.rq, qp.rqHead = nb, 0
+	}
+	qp.rq[(int(qp.rqHead)+int(qp.rqRuns))%len(qp.rq)] = rqRun{wr: wr, n: 1}
+	qp.rqRuns++
+}
+
+// popRecv takes the oldest receive WR off the queue; the caller checks that one is posted.
+func (qp *QP) popRecv() RecvWR {
+	r := &qp.rq[qp.rqHead]
+	wr := r.wr
+	if r.n--; r.n == 0 {
+		*r = rqRun{}
+		qp.rqHead++
+		if int(qp.rqHead) == len(qp.rq) {
+			qp.rqHead = 0
+		}
+		qp.rqRuns--
+	}
+	qp.rqDone++
+	return wr
 }
 
 // Destroy destroys the QP (ibv_destroy_qp): outstanding WRs vanish without completions.
@@ -441,8 +487,7 @@ func (qp *QP) flush() {
 	}
 	qp.sqNext, qp.sqSent, qp.ackedTo, qp.curChunk, qp.sqFreed = qp.sqDone, qp.sqDone, qp.sqDone, 0, qp.sqDone
 	for qp.rqDone != qp.rqPosted {
-		w := qp.rq[qp.rqDone%uint32(len(qp.rq))]
-		qp.rqDone++
+		w := qp.popRecv()
 		qp.complete(qp.init.RecvCQ, WC{WRID: w.ID, Status: WCFlushErr, Opcode: WCRecv, QPNum: qp.num})
 	}
 	qp.rxHave = false

@@ -250,8 +250,7 @@ func (qp *QP) rxData(ch *chunk) {
 	}
 	qp.rxChunk = -1
 	if ch.op == OpSend {
-		w := qp.rq[qp.rqDone%uint32(len(qp.rq))]
-		qp.rqDone++
+		w := qp.popRecv()
 		qp.rxHave = false
 		if int(ch.msgLen) > w.Len {
 			qp.complete(qp.init.RecvCQ, WC{WRID: w.ID, Status: WCLocLenErr, Opcode: WCRecv, QPNum: qp.num, SrcQP: ch.srcQP})

@@ -53,14 +53,16 @@ func (c *conn) setState(to connState) bool {
 	return true
 }
 
-// rx is struct kib_rx: one receive buffer of a conn. Its contents (msg) exist only from the
-// receive completion, which takes the message the SEND carried (conn.rxWire), until the
-// buffer is posted again, which returns it to the LND's free list: a posted, empty buffer
-// holds none (a conn posts 2*queue_depth+2 buffers but few hold a message at once; at 1000
-// clients the buffers' messages were most of a conn's memory).
+// rx is struct kib_rx: one receive buffer of a conn holding a message. It exists only from
+// the receive completion, which takes the message the SEND carried (conn.rxWire), until the
+// buffer is posted again, which returns the rx and its message to the LND's free lists
+// (rxGet, rxPut). A posted, empty buffer is only its receive WR on the QP: a conn posts
+// 2*queue_depth+2 buffers, but few hold a message at once (at 1000 clients, per-conn rx
+// arrays and their messages were most of a conn's memory). The kernel allocates a conn's
+// rxs with it (ibc_rxs) and names the buffer in the WR id; the model's WR ids do not name
+// one, as nothing but the receive completion reads them.
 type rx struct {
 	conn *conn
-	idx  int32
 	msg  *wireMsg
 }
 
@@ -90,7 +92,6 @@ type conn struct {
 	incarnation uint64 // the peer's incarnation (ibc_incarnation)
 	lastSend    sim.Time
 	wrSeq       uint64 // send work requests posted on the QP
-	rxs         []rx
 
 	rxWire   wireRing // contents of SENDs in flight to this conn, in order
 	txNocred txFIFO
@@ -102,6 +103,7 @@ type conn struct {
 	cq          *ib.CQ
 	cmid        *ib.CMID
 	idx         int32
+	nrx         int32 // receive buffers posted at creation (rxMsgs then)
 	version     uint16
 	reconnect   bool
 	established bool // reached ESTABLISHED once
@@ -144,13 +146,10 @@ func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) 
 		l.connByQPN = append(l.connByQPN, nil)
 	}
 	l.connByQPN[qp.Num()] = c
-	c.rxs = make([]rx, c.rxMsgs())
-	for i := range c.rxs {
-		c.rxs[i] = rx{conn: c, idx: int32(i)}
-	}
+	c.nrx = int32(c.rxMsgs())
 	c.setState(state)
-	for i := range c.rxs {
-		l.postRx(&c.rxs[i], postNoCredit)
+	for i := 0; i < int(c.nrx); i++ {
+		l.postRx(c, nil, postNoCredit)
 	}
 	l.stats.ConnsCreated++
 	return c
@@ -205,6 +204,9 @@ func (l *LND) finaliseConn(c *conn) {
 	l.abortTxs(c, &c.txQueue)
 	l.abortTxs(c, &c.txRsrvd)
 	l.abortActive(c)
+	for _, r := range c.early {
+		l.rxPut(r)
+	}
 	c.early = nil
 	// The flush completions were pushed to the CQ before this event is scheduled, so their
 	// notification runs first (events at equal times keep their order).
@@ -335,9 +337,7 @@ func (l *LND) complete(c *conn, wc *ib.WC) {
 		}
 		l.txComplete(t, wc.Status)
 	case widRx:
-		if int(idx) < len(c.rxs) {
-			l.rxComplete(&c.rxs[idx], wc.Status, wc.ByteLen)
-		}
+		l.rxComplete(c, wc.Status, wc.ByteLen)
 	}
 }
 

@@ -30,6 +30,8 @@ type LND struct {
 
 	freeMsgs []*wireMsg // messages neither in flight nor in a receive buffer (see rx, wireRing)
 	msgsMade int        // messages ever allocated (tests: none is lost)
+	freeRx   []*rx      // rxs holding no message (see rx)
+	rxsMade  int        // rxs ever allocated (tests: none is lost)
 
 	peerTab  [peerHashSize][]*peer
 	checkIdx int

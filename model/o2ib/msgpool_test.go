@@ -26,14 +26,16 @@ func TestWireMessagesRecycled(t *testing.T) {
 		t.Fatalf("done %d and %d of 200", u.done, small.done)
 	}
 	l := c.lnd
-	held, buffers := 0, 0
+	// Every rx out of the free list holds a message (LNet has it or it waits on a conn's
+	// early list).
+	held, buffers := l.rxsMade-len(l.freeRx), 0
 	for _, cn := range l.conns {
 		held += cn.rxWire.size
-		buffers += len(cn.rxs)
-		for i := range cn.rxs {
-			if cn.rxs[i].msg != nil {
-				held++
-			}
+		buffers += int(cn.nrx)
+	}
+	for _, r := range l.freeRx {
+		if r.msg != nil || r.conn != nil {
+			t.Fatalf("an rx on the free list holds a message or a conn")
 		}
 	}
 	if l.msgsMade != len(l.freeMsgs)+held {

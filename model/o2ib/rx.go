@@ -13,19 +13,17 @@ const (
 	postRsrvdCredit        // repost and give back a reserved credit locally
 )
 
-// postRx models kiblnd_post_rx: post the buffer again and account the credit. The buffer's
-// last message goes back to the LND's free list (the model's only change: an empty posted
-// buffer holds no message).
-func (l *LND) postRx(r *rx, credit int) {
-	c := r.conn
-	if r.msg != nil {
-		l.freeMsgs = append(l.freeMsgs, r.msg)
-		r.msg = nil
+// postRx models kiblnd_post_rx: post a buffer of c again (r, if not nil, is the rx that
+// held it) and account the credit. The rx and its message go back to the LND's free lists
+// (the model's change: an empty posted buffer holds neither, see rx).
+func (l *LND) postRx(c *conn, r *rx, credit int) {
+	if r != nil {
+		l.rxPut(r)
 	}
 	if c.state > connEstablished || c.qp == nil {
 		return
 	}
-	if err := c.qp.PostRecv(ib.RecvWR{ID: makeWID(widRx, 0, r.idx), Len: msgSize}); err != nil {
+	if err := c.qp.PostRecv(ib.RecvWR{ID: makeWID(widRx, 0, 0), Len: msgSize}); err != nil {
 		l.closeConn(c, -lnet.EIO)
 		return
 	}
@@ -43,8 +41,7 @@ func (l *LND) postRx(r *rx, credit int) {
 // rxComplete models kiblnd_rx_complete: a failed receive closes the conn; a message with
 // the wrong NIDs or stamps is stale (-ESTALE); one arriving before the conn is established
 // waits on the early list.
-func (l *LND) rxComplete(r *rx, st ib.WCStatus, nob int) {
-	c := r.conn
+func (l *LND) rxComplete(c *conn, st ib.WCStatus, nob int) {
 	if c.state > connEstablished {
 		return
 	}
@@ -57,19 +54,18 @@ func (l *LND) rxComplete(r *rx, st ib.WCStatus, nob int) {
 		l.closeConn(c, -lnet.EPROTO)
 		return
 	}
-	if r.msg != nil {
-		l.freeMsgs = append(l.freeMsgs, r.msg)
-	}
-	r.msg = m
 	if m.nob != nob {
+		l.freeMsgs = append(l.freeMsgs, m)
 		l.closeConn(c, -lnet.EPROTO)
 		return
 	}
 	n := c.peer.net
 	if m.srcNID != c.peer.nid || m.dstNID != n.ni.NID() || m.srcStamp != c.incarnation || m.dstStamp != n.incarnation {
+		l.freeMsgs = append(l.freeMsgs, m)
 		l.closeConn(c, -eESTALE)
 		return
 	}
+	r := l.rxGet(c, m)
 	l.peerAlive(c.peer)
 	if c.state < connEstablished {
 		c.early = append(c.early, r)
@@ -87,7 +83,7 @@ func (l *LND) handleRx(r *rx) {
 	if m.credits != 0 {
 		if c.credits+m.credits > c.queueDepth {
 			l.closeConn(c, -lnet.EPROTO)
-			l.postRx(r, postNoCredit)
+			l.postRx(c, r, postNoCredit)
 			return
 		}
 		c.credits += m.credits
@@ -141,7 +137,7 @@ func (l *LND) handleRx(r *rx) {
 		l.closeConn(c, rc)
 	}
 	if post != postDontPost {
-		l.postRx(r, post)
+		l.postRx(c, r, post)
 	}
 }
 
@@ -199,6 +195,29 @@ func (l *LND) handleEarlyRxs(c *conn) {
 		c.early = c.early[1:]
 		l.handleRx(r)
 	}
+}
+
+// rxGet takes an rx from the free list (or allocates one) for a buffer of c that received m.
+func (l *LND) rxGet(c *conn, m *wireMsg) *rx {
+	var r *rx
+	if n := len(l.freeRx); n > 0 {
+		r = l.freeRx[n-1]
+		l.freeRx = l.freeRx[:n-1]
+	} else {
+		r = new(rx)
+		l.rxsMade++
+	}
+	r.conn, r.msg = c, m
+	return r
+}
+
+// rxPut returns r and its message to the free lists.
+func (l *LND) rxPut(r *rx) {
+	if r.msg != nil {
+		l.freeMsgs = append(l.freeMsgs, r.msg)
+	}
+	*r = rx{}
+	l.freeRx = append(l.freeRx, r)
 }
 
 // rxMsg takes a message from the free list (postRx and wireRing.reset return them), or

@@ -81,7 +81,7 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 // PUT_RDREQ is pulled (recvRdReq) and its rx reposted with a credit at once.
 func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rlen int) error {
 	r, _ := private.(*rx)
-	if r == nil {
+	if r == nil || r.conn == nil {
 		return ErrNotUp
 	}
 	c := r.conn
@@ -128,7 +128,7 @@ func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rle
 	case MsgPUT_RDREQ:
 		rc = l.recvRdReq(n, c, rxm, msg, mlen)
 	}
-	l.postRx(r, post)
+	l.postRx(c, r, post)
 	return rc
 }
 
