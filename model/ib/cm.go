@@ -505,6 +505,7 @@ func (id *CMID) Connect(p ConnParam) error {
 	id.setState(cmConnecting)
 	id.retries = 0
 	id.reqPriv = append([]byte(nil), p.PrivateData...)
+	id.param.PrivateData = nil // the REQ's copy is reqPriv
 	id.sendREQ()
 	return nil
 }

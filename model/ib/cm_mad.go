@@ -97,6 +97,7 @@ func (f *Fabric) cmReceive(m cmMsg) {
 			return
 		}
 		id.setState(cmEstablished)
+		id.reqPriv = nil // never resent now
 		f.sendMAD(cmMsg{typ: mRTU, from: id.idx, to: m.from, src: m.dst, dst: m.src})
 		id.event(CMEstablished, 0, m.priv)
 	case mRTU:
@@ -110,6 +111,7 @@ func (f *Fabric) cmReceive(m cmMsg) {
 			return
 		}
 		id.setState(cmEstablished)
+		id.param.PrivateData = nil // the REP is never resent now
 		id.event(CMEstablished, 0, nil)
 	case mREJ:
 		switch id.state {
