@@ -43,13 +43,20 @@ type AsyncHandler interface {
 func (h *HCA) RegisterEventHandler(a AsyncHandler) { h.handlers = append(h.handlers, a) }
 
 // pending is a deferred upcall or control-plane message, kept in a slice and named by its
-// index in an evPending event (events carry no pointers).
+// index in an evPending event (events carry no pointers). The slot holds each kind's fields
+// once: an AsyncEvent or a CMEvent is stored as its parts (an id's deferred CM events carry
+// no private data or listener), so a slot is 184 bytes, not the 248 of both events whole;
+// the connection storm keeps tens of thousands of MADs in flight at once.
 type pending struct {
-	op    uint8
-	async AsyncEvent
-	cm    CMEvent
-	msg   cmMsg
-	port  *Port
+	op   uint8
+	kind uint8 // pAsync: AsyncEventType; pCMEvent: CMEventType
+	num  int32 // pAsync: AsyncEvent.Port; pCMEvent: CMEvent.Status
+	hca  *HCA  // pAsync
+	qp   *QP   // pAsync
+	cq   *CQ   // pAsync
+	id   *CMID // pCMEvent
+	port *Port // pPortActive
+	msg  cmMsg // pCMMsg
 }
 
 const (
@@ -79,23 +86,24 @@ func (f *Fabric) runPending(i int32) {
 	f.freeP = append(f.freeP, i)
 	switch p.op {
 	case pAsync:
-		h := p.async.HCA
+		h := p.hca
 		if h.node.crashed {
 			return
 		}
-		if qp := p.async.QP; qp != nil && qp.init.EventHandler != nil {
-			qp.init.EventHandler.AsyncEvent(p.async)
+		ev := AsyncEvent{Type: AsyncEventType(p.kind), HCA: h, Port: int(p.num), QP: p.qp, CQ: p.cq}
+		if qp := p.qp; qp != nil && qp.init.EventHandler != nil {
+			qp.init.EventHandler.AsyncEvent(ev)
 			return
 		}
-		if cq := p.async.CQ; cq != nil && cq.evh != nil {
-			cq.evh.AsyncEvent(p.async)
+		if cq := p.cq; cq != nil && cq.evh != nil {
+			cq.evh.AsyncEvent(ev)
 			return
 		}
 		for _, a := range h.handlers {
-			a.AsyncEvent(p.async)
+			a.AsyncEvent(ev)
 		}
 	case pCMEvent:
-		p.cm.ID.deliver(p.cm)
+		p.id.deliver(CMEvent{Type: CMEventType(p.kind), ID: p.id, Status: int(p.num)})
 	case pCMMsg:
 		f.cmReceive(p.msg)
 	case pPortActive:
@@ -106,4 +114,6 @@ func (f *Fabric) runPending(i int32) {
 }
 
 // async raises a device event; handlers see it from the event loop, at the current time.
-func (f *Fabric) async(ev AsyncEvent) { f.defer_(0, pending{op: pAsync, async: ev}) }
+func (f *Fabric) async(ev AsyncEvent) {
+	f.defer_(0, pending{op: pAsync, kind: uint8(ev.Type), num: int32(ev.Port), hca: ev.HCA, qp: ev.QP, cq: ev.CQ})
+}

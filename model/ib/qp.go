@@ -62,16 +62,17 @@ var opNames = [...]string{"SEND", "RDMA_WRITE", "RDMA_READ"}
 func (o Opcode) String() string { return opNames[o] }
 
 // SendWR is a send work request (struct ibv_send_wr with one scatter/gather element: only
-// its length matters; bytes are not stored).
+// its length matters; bytes are not stored). Its fields are ordered by size so that a send
+// queue entry takes 40 bytes, not 56.
 type SendWR struct {
-	ID       uint64
-	Op       Opcode
-	Len      int
-	Signaled bool // IBV_SEND_SIGNALED: complete with a WC on success (errors always do)
-	Inline   bool // IBV_SEND_INLINE: Len must not exceed QPInitAttr.MaxInline
+	ID  uint64
+	Len int
 	// Remote buffer of RDMA_WRITE/RDMA_READ: an rkey from RegMR and an offset in that region.
 	RemoteAddr uint64
 	RKey       uint32
+	Op         Opcode
+	Signaled   bool // IBV_SEND_SIGNALED: complete with a WC on success (errors always do)
+	Inline     bool // IBV_SEND_INLINE: Len must not exceed QPInitAttr.MaxInline
 }
 
 // RecvWR is a receive work request (struct ibv_recv_wr): a buffer of Len bytes.
@@ -199,7 +200,8 @@ type QP struct {
 	rdChunk int64
 	// Peaks of READs outstanding as initiator and of READ requests held as responder.
 	rdPeak, respPeak   int
-	ackTimer, rnrTimer sim.Timer
+	ackTimer sim.Timer
+	rnrTimer *sim.Timer // made at the first RNR NAK (see rnrWait); most QPs never get one
 	cmid               *CMID
 
 	// Context is for the consumer (qp_context).
@@ -237,7 +239,6 @@ func (h *HCA) CreateQP(init QPInitAttr) (*QP, error) {
 	qp := &QP{f: f, num: uint32(len(f.qps) + 1), hca: h, init: init, rxChunk: -1, rdChunk: -1}
 	qp.sq = make([]sendWQE, min(init.MaxSendWR, 4))
 	qp.ackTimer = sim.Timer{H: f.hid, Kind: evAckTimeout, Arg: uint64(qp.num - 1)}
-	qp.rnrTimer = sim.Timer{H: f.hid, Kind: evRNRResume, Arg: uint64(qp.num - 1)}
 	f.qps = append(f.qps, qp)
 	return qp, nil
 }
@@ -457,10 +458,25 @@ func (qp *QP) schedule() {
 
 func (qp *QP) reset() {
 	qp.f.k.Disarm(&qp.ackTimer)
-	qp.f.k.Disarm(&qp.rnrTimer)
+	qp.disarmRNR()
 	*qp = QP{f: qp.f, num: qp.num, hca: qp.hca, init: qp.init, sq: qp.sq, rq: qp.rq, rxChunk: -1, rdChunk: -1,
 		ackTimer: qp.ackTimer, rnrTimer: qp.rnrTimer, Context: qp.Context, cmid: qp.cmid, inRing: qp.inRing,
 		inTurn: qp.inTurn, deficit: qp.deficit, kickPending: qp.kickPending}
+}
+
+// rnrWait arms the RNR timer to resume sending after d, making the timer at the first use.
+func (qp *QP) rnrWait(d sim.Time) {
+	if qp.rnrTimer == nil {
+		qp.rnrTimer = &sim.Timer{H: qp.f.hid, Kind: evRNRResume, Arg: uint64(qp.num - 1)}
+	}
+	qp.f.k.ArmAfter(qp.rnrTimer, d)
+}
+
+// disarmRNR stops the RNR timer if the QP has one.
+func (qp *QP) disarmRNR() {
+	if qp.rnrTimer != nil {
+		qp.f.k.Disarm(qp.rnrTimer)
+	}
 }
 
 // toErr moves the QP to ERR and flushes its work queues (what the HCA does on a fatal
@@ -471,7 +487,7 @@ func (qp *QP) toErr() {
 	qp.heldStatus = WCSuccess
 	qp.ackDue = 0
 	qp.f.k.Disarm(&qp.ackTimer)
-	qp.f.k.Disarm(&qp.rnrTimer)
+	qp.disarmRNR()
 	qp.resp = qp.resp[:0]
 	qp.respHead = 0
 	qp.flush()
