@@ -110,8 +110,7 @@ type Fabric struct {
 	cmBadTransitions int   // illegal CM id state changes refused (CMID.setState)
 	mrs              []mr  // by rkey-1
 	cmids            []*CMID
-	pend             []pending
-	freeP            []int32
+	pend             pendPool // deferred upcalls and CM MADs (events.go)
 
 	ips      map[netip.Addr]int32 // IPoIB address -> port index (lookups only, never iterated)
 	routed   bool

@@ -199,10 +199,10 @@ type QP struct {
 	rdMsn   uint32
 	rdChunk int64
 	// Peaks of READs outstanding as initiator and of READ requests held as responder.
-	rdPeak, respPeak   int
-	ackTimer sim.Timer
-	rnrTimer *sim.Timer // made at the first RNR NAK (see rnrWait); most QPs never get one
-	cmid               *CMID
+	rdPeak, respPeak int
+	ackTimer         sim.Timer
+	rnrTimer         *sim.Timer // made at the first RNR NAK (see rnrWait); most QPs never get one
+	cmid             *CMID
 
 	// Context is for the consumer (qp_context).
 	Context any

@@ -1,6 +1,7 @@
 package o2ib
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/model/ib"
@@ -61,3 +62,55 @@ func BenchmarkPut1MiBAdaptive(b *testing.B) {
 
 // BenchmarkPutImmediate is the small-message figure: 1 KiB PUT (IMMEDIATE) with ACK.
 func BenchmarkPutImmediate(b *testing.B) { benchPut(b, 1024, ib.Config{}) }
+
+// BenchmarkConnStorm is the connection storm of a routed cluster in small: 64 clients each
+// PUT 512 bytes (IMMEDIATE, with ACK) to 16 servers at once, so 1024 o2iblnd connections come
+// up together (CM handshakes, QPs, CQs, receive buffers) and carry one message each way. It
+// reports the bytes and allocations per conn (both ends counted: 2048 conns) and the heap
+// each keeps once established (live-B/conn, after a collection), LNet's peers included.
+func BenchmarkConnStorm(b *testing.B) {
+	const clients, servers = 64, 16
+	b.ReportAllocs()
+	var live, bytes, allocs uint64
+	conns := 0
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		c := newCluster(b, clusterOpt{nodes: clients + servers, noTrace: true})
+		c.lnd.SetObserver(nil)
+		for _, n := range c.nodes {
+			n.SetTracer(nil)
+		}
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		b.StartTimer()
+		for s := clients + 1; s <= clients+servers; s++ {
+			for h := 1; h <= clients; h++ {
+				c.put(b, h, s, 512)
+			}
+		}
+		c.run(b, 100*sim.Millisecond)
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		live += m1.HeapAlloc - m0.HeapAlloc
+		bytes += m1.TotalAlloc - m0.TotalAlloc
+		allocs += m1.Mallocs - m0.Mallocs
+		conns = int(c.lnd.stats.ConnsCreated)
+		for h := 1; h <= clients; h++ {
+			if got := len(c.src[h-1].evs); got != 2*servers { // SEND and ACK per PUT
+				b.Fatalf("client %d: %d events, want %d", h, got, 2*servers)
+			}
+		}
+		runtime.KeepAlive(c)
+		b.StartTimer()
+	}
+	b.StopTimer()
+	if conns != 2*clients*servers {
+		b.Fatalf("%d conns created, want %d", conns, 2*clients*servers)
+	}
+	per := float64(b.N) * float64(conns)
+	b.ReportMetric(float64(live)/per, "live-B/conn")
+	b.ReportMetric(float64(bytes)/per, "B/conn")
+	b.ReportMetric(float64(allocs)/per, "allocs/conn")
+}
