@@ -283,7 +283,7 @@ func (n *Node) ConfigPeerNIHealth(nid NID, all bool, v int) error {
 // the configured one, which the kernel does by deleting it and adding it again
 // (lnet_peer_add): a gateway's peer cannot be deleted, so that is EBUSY.
 func (n *Node) ConfigPeer(prim NID, nids []NID, mr bool) error {
-	if lpni := n.peerNIs[prim]; lpni != nil && lpni.peer.config {
+	if lpni := n.peerNIs.get(prim); lpni != nil && lpni.peer.config {
 		p := lpni.peer
 		switch {
 		case p.primary != prim:
@@ -295,7 +295,7 @@ func (n *Node) ConfigPeer(prim NID, nids []NID, mr bool) error {
 		return refuse(EBUSY, "%s is a router: its peer cannot be recreated as configured", prim)
 	}
 	for _, nid := range nids {
-		if lpni := n.peerNIs[nid]; lpni != nil && lpni.peer.primary != prim && lpni.peer.config {
+		if lpni := n.peerNIs.get(nid); lpni != nil && lpni.peer.primary != prim && lpni.peer.config {
 			return refuse(EEXIST, "%s is a NID of peer %s", nid, lpni.peer.primary)
 		}
 	}
@@ -311,7 +311,7 @@ func (n *Node) ConfigPeer(prim NID, nids []NID, mr bool) error {
 // (lnet_peer_del_nid: ENOENT unknown, ECHILD another peer's). A deleted peer NI leaves the recovery queue; messages already using it finish
 // as they would.
 func (n *Node) DelPeer(prim NID, nids []NID) error {
-	lpni := n.peerNIs[prim]
+	lpni := n.peerNIs.get(prim)
 	if lpni == nil {
 		return refuse(ENOENT, "no peer %s", prim)
 	}
@@ -330,7 +330,7 @@ func (n *Node) DelPeer(prim NID, nids []NID) error {
 		return nil
 	}
 	for _, nid := range nids {
-		x := n.peerNIs[nid]
+		x := n.peerNIs.get(nid)
 		switch {
 		case x == nil:
 			return refuse(ENOENT, "no peer NI %s", nid)
@@ -362,7 +362,7 @@ func (n *Node) detachPeerNI(lpni *PeerNI) {
 	} else {
 		pn.updateHealth()
 	}
-	delete(n.peerNIs, lpni.nid)
+	n.peerNIs.del(lpni.nid)
 	n.routesChanged()
 	n.dropPeerRecovery(lpni)
 }
@@ -452,7 +452,12 @@ func (n *Node) detachNI(ni *NI) {
 	n.localRecov = removePtr(n.localRecov, ni)
 	if len(nt.nis) == 0 {
 		n.nets = removePtr(n.nets, nt)
+		n.netIDs = n.netIDs[:0]
+		for _, x := range n.nets {
+			n.netIDs = append(n.netIDs, x.ID)
+		}
 	}
+	n.routesChanged() // a local net gone changes the gateways' peer NIs findRoute may use
 }
 
 // SetDiscoveryHook installs f, called with a peer's primary NID and the result (0 or a

@@ -224,7 +224,7 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 		if e.NID.Net() == LoNet || n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {
 			continue
 		}
-		lpni := n.peerNIs[e.NID]
+		lpni := n.peerNIs.get(e.NID)
 		if lpni != nil && lpni.peer != p {
 			other := lpni.peer
 			if len(other.nis) > 1 || other.config || other.pending.Len() > 0 {

@@ -227,3 +227,12 @@ func checkRouteMemo(n *Node, r *Route) {
 			n.name, r.net, r.gwNID, r.upMemo, !r.upMemo))
 	}
 }
+
+// checkGwMemo panics (under the invariants tag) when r's remembered gateway peer NI differs
+// from a fresh gwBestLPNI: a peer NI or local net changed without routesChanged.
+func checkGwMemo(n *Node, r *Route) {
+	if invariants.Enabled && r.gwMemo != n.gwBestLPNI(r.gw, nil) {
+		panic(fmt.Sprintf("lnet invariant: %s: route to %s via %s remembered gateway peer NI %s (a peer NI or local net changed without routesChanged)",
+			n.name, r.net, r.gwNID, r.gwMemo.nid))
+	}
+}

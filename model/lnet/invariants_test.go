@@ -26,7 +26,7 @@ func TestInvariantsCatchBrokenCredits(t *testing.T) {
 		}, "node a NI 10.0.0.1@o2ib CPT 0 tx queue: credits not conserved: 2 of 256 taken, 1 messages hold one"},
 		{"CPT sum", func(p *pair) { p.a.nis[0].txCredits-- },
 			"node a NI 10.0.0.1@o2ib: ni_tx_credits 254, its CPT queues sum to 255"},
-		{"peer NI credit returned twice", func(p *pair) { p.a.peerNIs[nid("10.0.0.2@o2ib")].txCredits++ },
+		{"peer NI credit returned twice", func(p *pair) { p.a.peerNIs.get(nid("10.0.0.2@o2ib")).txCredits++ },
 			"node a peer NI 10.0.0.2@o2ib tx credits: credits not conserved: 0 of 8 taken, 1 messages hold one"},
 		{"stranded holder", func(p *pair) { p.a.liveMsgs(func(m *Msg) { m.sending = false }) },
 			"node a NI 10.0.0.1@o2ib CPT 0 tx queue: 1 credit holders neither in the LND nor in a delay rule, 0 queued: a message waits on a credit nothing will return"},

@@ -28,12 +28,13 @@ type Node struct {
 	routeGen uint64
 
 	nets    []*Net
-	nis     []*NI // every local NI, in configuration order (not 0@lo)
-	loNI    *NI   // 0@lo
+	netIDs  []NetID // nets[i].ID, so that netByID reads one short slice, not every Net
+	nis     []*NI   // every local NI, in configuration order (not 0@lo)
+	loNI    *NI     // 0@lo
 	niByNID map[NID]*NI
 
 	peers   []*Peer
-	peerNIs map[NID]*PeerNI
+	peerNIs nidTable // NID -> peer NI
 
 	msgs      []*Msg
 	freeMsgs  []*Msg
@@ -91,7 +92,7 @@ func NewNode(k *sim.Kernel, name string, tun Tunables) (*Node, error) {
 	if err := tun.Validate(); err != nil {
 		return nil, fmt.Errorf("node %s: %w", name, err)
 	}
-	n := &Node{k: k, name: name, tun: tun, niByNID: make(map[NID]*NI), peerNIs: make(map[NID]*PeerNI)}
+	n := &Node{k: k, name: name, tun: tun, niByNID: make(map[NID]*NI)}
 	n.hid = k.Register(n)
 	n.monitor = sim.Timer{H: n.hid, Kind: evMonitor}
 	n.sysH = sysHandler{n}
@@ -133,9 +134,9 @@ func (n *Node) NIs() []*NI { return n.nis }
 func (n *Node) NI(nid NID) *NI { return n.niByNID[nid] }
 
 func (n *Node) netByID(id NetID) *Net {
-	for _, nt := range n.nets {
-		if nt.ID == id {
-			return nt
+	for i, x := range n.netIDs {
+		if x == id {
+			return n.nets[i]
 		}
 	}
 	return nil
@@ -173,12 +174,16 @@ func (n *Node) addNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
 		nt = &Net{ID: nid.Net(), Tunables: tun, SelPriority: ^uint32(0), lnd: lnd}
 		nt.timeoutLND, _ = lnd.(TimeoutLND)
 		n.nets = append(n.nets, nt)
+		n.netIDs = append(n.netIDs, nt.ID)
 	}
 	tq := newTxQueues(nt.Tunables, n.ncpts())
 	ni := &NI{node: n, nid: nid, net: nt, health: MaxHealth, status: NIStatusUp,
 		SelPriority: ^uint32(0), tq: tq, txCredits: tq[0].credits * len(tq)}
 	nt.nis = append(nt.nis, ni)
 	n.nis = append(n.nis, ni)
+	if newNet {
+		n.routesChanged() // a new local net changes the gateways' peer NIs findRoute may use
+	}
 	n.niByNID[nid] = ni
 	n.udspOnNewNI(ni, newNet)
 	return ni, nil

@@ -78,7 +78,7 @@ func (n *Node) notifyGateway(ni *NI, lpni *PeerNI, alive, reset bool) {
 	gw := lpni.peer
 	defer n.routesChanged()
 	if reset || n.tun.Profile.RouterCheckerPing {
-		gw.gw.alive = alive
+		gw.alive = alive
 	}
 	if n.tun.Profile.RouterCheckerPing || !n.gwDiscoveryDisabled(gw) ||
 		!alive && ni != nil && !n.tun.Profile.NotifyDownFromAnyNI && localNISuperseded(ni) {

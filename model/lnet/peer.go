@@ -40,6 +40,7 @@ type Peer struct {
 	discovered  bool
 	discovering bool
 	isRouter    bool     // a gateway of some route (lnet_peer_is_router)
+	alive       bool     // lp_alive: a gateway believed alive (read on every routed receive)
 	gw          *gwState // gateway state, nil if the peer is no gateway
 
 	nis []*PeerNI
@@ -206,7 +207,7 @@ func (n *Node) peerBufferCreditsFor(net NetID) int {
 }
 
 // findPeerNI returns the peer NI for nid, or nil.
-func (n *Node) findPeerNI(nid NID) *PeerNI { return n.peerNIs[nid] }
+func (n *Node) findPeerNI(nid NID) *PeerNI { return n.peerNIs.get(nid) }
 
 // PeerNI returns the peer NI for nid, or nil if the node does not know it.
 func (n *Node) PeerNI(nid NID) *PeerNI { return n.findPeerNI(nid) }
@@ -217,7 +218,7 @@ func (n *Node) Peers() []*Peer { return n.peers }
 // nid2peerni finds or creates the peer NI for nid (models lnet_nid2peerni_locked): a NID seen
 // for the first time creates a non-MR peer with that NID as primary.
 func (n *Node) nid2peerni(nid NID) *PeerNI {
-	if lpni := n.peerNIs[nid]; lpni != nil {
+	if lpni := n.peerNIs.get(nid); lpni != nil {
 		return lpni
 	}
 	p := &Peer{node: n, primary: nid}
@@ -246,7 +247,7 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 	pn.nis = append(pn.nis, lpni)
 	pn.updateHealth()
 	p.nis = append(p.nis, lpni)
-	n.peerNIs[nid] = lpni
+	n.peerNIs.set(nid, lpni)
 	n.routesChanged()
 	n.udspOnNewPeerNI(lpni, newNet)
 	return lpni
@@ -257,7 +258,7 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 // peer's primary-only peer is merged into this one.
 func (n *Node) AddPeer(primary NID, nids []NID, nonMR bool) (*Peer, error) {
 	var p *Peer
-	if lpni := n.peerNIs[primary]; lpni != nil {
+	if lpni := n.peerNIs.get(primary); lpni != nil {
 		p = lpni.peer
 	} else {
 		p = &Peer{node: n, primary: primary}
@@ -270,7 +271,7 @@ func (n *Node) AddPeer(primary NID, nids []NID, nonMR bool) (*Peer, error) {
 		if nid == primary {
 			continue
 		}
-		if old := n.peerNIs[nid]; old != nil {
+		if old := n.peerNIs.get(nid); old != nil {
 			if old.peer == p {
 				continue
 			}
@@ -287,7 +288,7 @@ func (n *Node) AddPeer(primary NID, nids []NID, nonMR bool) (*Peer, error) {
 // removePeer forgets an idle single-NI peer (used when merging peers).
 func (n *Node) removePeer(p *Peer) {
 	for _, lpni := range p.nis {
-		delete(n.peerNIs, lpni.nid)
+		n.peerNIs.del(lpni.nid)
 	}
 	for i, x := range n.peers {
 		if x == p {

@@ -47,3 +47,55 @@ func TestRouteAliveMemo(t *testing.T) {
 	c.routesChanged()
 	want("after routesChanged", false, "")
 }
+
+// TestRouteGatewayMemo: findRoute remembers a gateway's only peer NI on a local net until
+// routesChanged. A second peer NI of the gateway on the client's net makes two candidates
+// (no memo: gwBestLPNI chooses each time); detaching it brings the memo back. A health
+// written behind the memo's back while the second NI is there silently is not seen (the
+// memo answers) and, under the invariants tag, panics naming the route.
+func TestRouteGatewayMemo(t *testing.T) {
+	r := newRouted(t, 1, DefaultTunables(), DefaultTunables())
+	r.run(t, sim.Second)
+	c := r.c
+	rt := c.remoteNets[0].routes[0]
+	gwNI := c.PeerNI(rt.gwNID)
+	pick := func() (lpni *PeerNI, violation string) {
+		defer func() {
+			if p := recover(); p != nil {
+				violation = p.(string)
+			}
+		}()
+		return c.routeGwLPNI(rt, nil), ""
+	}
+	want := func(step string, lpni, memo *PeerNI, violation string) {
+		t.Helper()
+		got, gotV := pick()
+		if got != lpni || rt.gwMemo != memo || gotV != violation {
+			t.Fatalf("%s: got %v memo %v %q, want %v memo %v %q", step, got, rt.gwMemo, gotV, lpni, memo, violation)
+		}
+	}
+	want("after start", gwNI, gwNI, "")
+	if _, err := c.AddPeer(gwNI.peer.primary, []NID{nid("10.0.0.9@o2ib")}, false); err != nil {
+		t.Fatal(err)
+	}
+	extra := c.PeerNI(nid("10.0.0.9@o2ib"))
+	extra.health = MaxHealth - 1 // gwNI wins on health
+	c.routesChanged()
+	want("two candidates", gwNI, nil, "")
+	c.detachPeerNI(extra)
+	want("extra detached", gwNI, gwNI, "")
+	// Put extra back without routesChanged and make it the better one.
+	gwNI.pnet.nis = append(gwNI.pnet.nis, extra)
+	extra.health, gwNI.health = MaxHealth, MaxHealth-1
+	violation := ""
+	if invariants.Enabled {
+		violation = "lnet invariant: c: route to o2ib1 via 10.0.0.3@o2ib remembered gateway peer NI 10.0.0.3@o2ib (a peer NI or local net changed without routesChanged)"
+	}
+	if invariants.Enabled {
+		want("added silently", nil, gwNI, violation)
+	} else {
+		want("added silently", gwNI, gwNI, "")
+	}
+	c.routesChanged()
+	want("after routesChanged", extra, nil, "")
+}

@@ -19,6 +19,14 @@ type Route struct {
 	// new route's zero upGen is never valid).
 	upMemo bool
 	upGen  uint64
+
+	// gwMemo is gwBestLPNI(gw, nil)'s answer when the gateway has exactly one peer NI on this
+	// node's local nets (nil otherwise: selection among several runs each time), valid while
+	// gwGen is the node's routeGen + 1. With one candidate the answer does not depend on the
+	// candidate's health, credits or sequence, only on which peer NIs and local nets exist,
+	// and every change of those calls routesChanged.
+	gwMemo *PeerNI
+	gwGen  uint64
 }
 
 // remoteNet is the routes to one remote net (struct lnet_remotenet), in the order added.
@@ -76,7 +84,8 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 	}
 	p.isRouter = true // again, after DelRoute took its last route
 	if p.gw == nil {
-		p.gw = &gwState{idx: len(n.gateways), alive: !n.tun.CheckRoutersBeforeUse}
+		p.gw = &gwState{idx: len(n.gateways)}
+		p.alive = !n.tun.CheckRoutersBeforeUse
 		n.gateways = append(n.gateways, p)
 	}
 	// lnet_add_route_to_rnet forces a router check of the gateway on every peer net.
@@ -160,7 +169,7 @@ func (n *Node) routesChanged() { n.routeGen++ }
 // it must advertise routing enabled.
 func (n *Node) computeRouteAlive(r *Route) bool {
 	gw := r.gw
-	if !gw.gw.alive {
+	if !gw.alive {
 		return false
 	}
 	if n.gwDiscoveryDisabled(gw) || n.tun.Profile.RouterCheckerPing {
@@ -231,12 +240,12 @@ func (n *Node) findRoute(net NetID, ni *NI, dst *PeerNI) *PeerNI {
 		if last != nil && last.seq < r.seq {
 			last = r
 		}
-		pref := dst.prefersRouter(r.gw.primary)
+		pref := len(dst.rtrPref) > 0 && dst.prefersRouter(r.gw.primary)
 		rc := compareRoutes(r, best, pref, bestPref)
 		if rc < 0 {
 			continue
 		}
-		lpni := n.gwBestLPNI(r.gw, ni)
+		lpni := n.routeGwLPNI(r, ni)
 		if lpni == nil {
 			continue
 		}
@@ -274,6 +283,43 @@ func (n *Node) gwBestLPNI(gw *Peer, ni *NI) *PeerNI {
 		best = n.selectPeerNIFrom(nil, lpn, best)
 	}
 	return best
+}
+
+// routeGwLPNI is gwBestLPNI(r.gw, ni) for findRoute. Without a source NI it uses the
+// route's memo of the gateway's single local peer NI (see Route.gwMemo), so that a send
+// over many routes reads each route and its gateway's peer NI, not the gateway's peer, peer
+// nets and lists; under the invariants build tag the memo is checked against a fresh
+// gwBestLPNI.
+func (n *Node) routeGwLPNI(r *Route, ni *NI) *PeerNI {
+	if ni != nil {
+		return n.gwBestLPNI(r.gw, ni)
+	}
+	if r.gwGen != n.routeGen+1 {
+		r.gwMemo, r.gwGen = n.singleLocalLPNI(r.gw), n.routeGen+1
+	}
+	if r.gwMemo == nil {
+		return n.gwBestLPNI(r.gw, nil)
+	}
+	checkGwMemo(n, r)
+	return r.gwMemo
+}
+
+// singleLocalLPNI returns the gateway's only peer NI on a local net, or nil if it has none or
+// several.
+func (n *Node) singleLocalLPNI(gw *Peer) *PeerNI {
+	var one *PeerNI
+	for _, lpn := range gw.nets {
+		if n.netByID(lpn.id) == nil {
+			continue
+		}
+		for _, lpni := range lpn.nis {
+			if one != nil {
+				return nil
+			}
+			one = lpni
+		}
+	}
+	return one
 }
 
 // compareRoutes models lnet_compare_routes: 1 if r1 is better, -1 if r2 is, 0 on a tie. A

@@ -5,10 +5,9 @@ import "github.com/lnetsim/lnetsim/sim"
 // sysRouterRef is the system MD purpose of a router checker ping.
 const sysRouterRef = 5
 
-// gwState is what a Peer keeps when it is a gateway (lp_alive, lp_rtr_refcount...).
+// gwState is what a Peer keeps when it is a gateway (lp_rtr_refcount...; lp_alive is Peer.alive).
 type gwState struct {
 	idx         int
-	alive       bool      // lp_alive
 	rtrDisabled bool      // the gateway advertises routing disabled
 	routes      []*Route  // routes through it
 	discNet     NetID     // lp_disc_net_id: the net of the last router checker ping
@@ -52,7 +51,7 @@ func (n *Node) Gateways() []GatewayShow {
 		if len(g.routes) == 0 {
 			continue // no longer a router (DelRoute)
 		}
-		gs := GatewayShow{NID: p.primary.String(), Alive: g.alive, Routing: !g.rtrDisabled, Routes: len(g.routes),
+		gs := GatewayShow{NID: p.primary.String(), Alive: p.alive, Routing: !g.rtrDisabled, Routes: len(g.routes),
 			Pings: g.pings, PingFails: g.pingFails, MinTxCredit: 1 << 30}
 		for _, r := range g.routes {
 			if n.routeAlive(r) {
@@ -74,7 +73,7 @@ func (n *Node) Gateways() []GatewayShow {
 // GatewayAlive reports lp_alive of the gateway owning nid (false if nid is no gateway).
 func (n *Node) GatewayAlive(nid NID) bool {
 	lpni := n.findPeerNI(nid)
-	return lpni != nil && lpni.peer.gw != nil && lpni.peer.gw.alive
+	return lpni != nil && lpni.peer.gw != nil && lpni.peer.alive
 }
 
 // updateNIStatus models lnet_update_ni_status_locked on a router: a net that has received no
@@ -270,7 +269,7 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	if rc != 0 || b == nil {
 		n.rstats.RtrPingFail++
 		g.pingFails++
-		g.alive = false
+		p.alive = false
 		for _, lpni := range p.nis {
 			lpni.status = NIStatusDown
 		}
@@ -281,7 +280,7 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	}
 	n.processPingBuffer(p, b)
 	p.discovered = true
-	g.alive = true
+	p.alive = true
 	n.updateGatewayRoutes(p, b)
 }
 
@@ -355,10 +354,10 @@ func (n *Node) gwDiscoveryDisabled(gw *Peer) bool {
 // came from is marked UP by Parse), so with avoid_asym_router_failure its single-hop route
 // to srcNet is up at once rather than at the next router check.
 func (n *Node) reviveGateway(gw *Peer, srcNet NetID) {
-	g := gw.gw
-	if g == nil || g.alive {
+	if gw.gw == nil || gw.alive {
 		return
 	}
+	g := gw.gw
 	defer n.routesChanged()
 	if n.gwDiscoveryDisabled(gw) {
 		for _, r := range g.routes {
@@ -367,7 +366,7 @@ func (n *Node) reviveGateway(gw *Peer, srcNet NetID) {
 			}
 		}
 	}
-	g.alive = true
+	gw.alive = true
 	for _, pn := range gw.nets {
 		if pn.id != srcNet {
 			continue
