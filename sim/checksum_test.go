@@ -47,3 +47,48 @@ func BenchmarkChecksumObserve(b *testing.B) {
 		c.Observe(Fired{Time: Time(i) * 37, Seq: uint64(i), Kind: i & 15})
 	}
 }
+
+// TestSetChecksumFoldsEveryEvent runs a model whose times, sequence numbers and kinds take
+// one to six significant bytes with the kernel folding a Checksum itself (SetChecksum) and
+// an observer recording every fired event: the digest equals byte-by-byte FNV-1a over the
+// recorded (time, sequence, kind) triples and Observe's digest of the same events.
+func TestSetChecksumFoldsEveryEvent(t *testing.T) {
+	k := New(7)
+	direct, observed := NewChecksum(), NewChecksum()
+	k.SetChecksum(direct)
+	var fired []Fired
+	k.SetObserver(func(ev Fired) {
+		fired = append(fired, ev)
+		observed.Observe(ev)
+	})
+	rng := k.Rand("model")
+	var h *funcRecorder
+	h = &funcRecorder{fn: func(kind int) {
+		if k.Fired() < 3000 {
+			k.After(Time(rng.Int64N(1<<uint(rng.Int64N(40)))), h.id, int(rng.Int64N(1<<uint(rng.Int64N(31)))), 0)
+		}
+	}}
+	h.id = k.Register(h)
+	for i := range 10 {
+		k.Schedule(Time(i), h.id, i, 0)
+	}
+	if err := k.Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := uint64(14695981039346656037)
+	for _, ev := range fired {
+		want = fnvBytes(want, uint64(ev.Time), ev.Seq, uint64(ev.Kind))
+	}
+	if direct.Events() != uint64(len(fired)) || direct.Events() != 3009 || direct.Sum() != want || observed.Sum() != want {
+		t.Fatalf("SetChecksum: %d events, sum %#x; observer: %d events, byte FNV-1a %#x, Observe %#x",
+			direct.Events(), direct.Sum(), len(fired), want, observed.Sum())
+	}
+	k.SetChecksum(nil)
+	k.Schedule(k.Now()+1, h.id, 1, 0)
+	if err := k.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if direct.Events() != 3009 {
+		t.Fatalf("SetChecksum(nil) still folds: %d events", direct.Events())
+	}
+}

@@ -99,6 +99,7 @@ type Kernel struct {
 	halt   uint64 // the loop stops before firing event number halt+1: the event limit, or 0 after Stop
 
 	observer Observer
+	sum      *Checksum // folded in directly, before the observer (see SetChecksum)
 	funcID   HandlerID
 	checks   []func() error // invariant checks (run only under the invariants build tag)
 
@@ -142,6 +143,11 @@ func (k *Kernel) SetLimits(l Limits) { k.limits = l }
 // SetObserver installs fn to see every fired event (nil removes it). Without an observer the
 // hook costs one nil check per event.
 func (k *Kernel) SetObserver(fn Observer) { k.observer = fn }
+
+// SetChecksum folds every fired event into c (nil stops it), as an observer calling
+// c.Observe would, without the call: the determinism checksum runs on every event of every
+// run. It is folded before the observer sees the event.
+func (k *Kernel) SetChecksum(c *Checksum) { k.sum = c }
 
 // AddInvariant registers check, which reports the first violated invariant of a model (or
 // nil). Under the invariants build tag the kernel runs every check between two events every
@@ -378,6 +384,10 @@ func (k *Kernel) run(until Time, advance bool) error {
 		k.free = append(k.free, slot)
 		k.now = at
 		k.fired++
+		if c := k.sum; c != nil {
+			c.sum = fold(fold(fold(c.sum, uint64(at)), k.fired), uint64(kind))
+			c.events++
+		}
 		if k.observer != nil {
 			k.observer(Fired{Time: at, Seq: k.fired, Kind: kind, Handler: h, Arg: arg})
 		}

@@ -48,3 +48,33 @@ func BenchmarkScheduleFire(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScheduleFireChecksum is BenchmarkScheduleFire with the determinism checksum every
+// run keeps: folded by the kernel (direct) or by an observer calling Checksum.Observe.
+func BenchmarkScheduleFireChecksum(b *testing.B) {
+	for _, mode := range []string{"direct", "observer"} {
+		b.Run(mode, func(b *testing.B) {
+			k := New(1)
+			c := NewChecksum()
+			if mode == "direct" {
+				k.SetChecksum(c)
+			} else {
+				k.SetObserver(c.Observe)
+			}
+			h := k.Register(nopHandler{})
+			for i := range 64 {
+				k.After(Time(i), h, 0, 0)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				k.After(Time(64+i%64), h, 0, 0)
+				if i%64 == 63 {
+					if err := k.RunUntil(k.Now() + 64); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

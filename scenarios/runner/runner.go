@@ -133,7 +133,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	}
 
 	sum := sim.NewChecksum()
-	c.k.SetObserver(sum.Observe)
+	c.k.SetChecksum(sum)
 	ws.start()
 	faults.schedule()
 	ch.schedule()
