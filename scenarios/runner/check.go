@@ -45,7 +45,6 @@ func prepare(s *scenarios.Scenario, seed uint64, backend string) (*prepared, err
 // from them.
 func (p *prepared) wire() {
 	p.col.cluster, p.col.workloads, p.col.checker = p.c, p.ws, p.ch
-	p.col.pending = make([]map[uint64][]attempt, len(p.c.nodes))
 	p.col.keepAttempts = p.ch.readsPaths()
 	p.c.workloads = p.ws
 	p.ws.checker = p.ch

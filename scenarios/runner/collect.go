@@ -25,20 +25,22 @@ type attempt struct {
 // directory as they happen and feeds the expectations' accumulators, keeping only what
 // messages still in flight need: memory stays bounded however long the run.
 //
-// Each node reports through its own nodeTracer, so the collector finds a message's attempts
-// by the node's index and the message id (a small map per node keyed by an integer) rather
-// than by hashing the node's name on every hand-off.
+// Each node reports through its own nodeTracer, so the collector keys a message's attempts
+// by the node's index and the message id rather than hashing the node's name on every
+// hand-off; one map for the whole cluster keeps its header and directory in cache, and the
+// first attempt lives in the map's slot (most messages have no other).
 type collector struct {
 	cluster   *cluster
 	workloads *workloads
 	checker   *checker
 	out       *record.Run // nil: no results directory
-	// pending holds, per node index, the attempts of messages not yet finalized (lookups
-	// only). Attempts are kept only when something reads them (keepAttempts): the message
-	// rows of a results directory or a path expectation.
-	pending      []map[uint64][]attempt
+	// pending holds the attempts of messages not yet finalized (lookups only). Attempts are
+	// kept only when something reads them (keepAttempts): the message rows of a results
+	// directory or a path expectation.
+	pending      map[pendKey]pendAttempts
 	keepAttempts bool
-	free         [][]attempt // emptied attempt slices of finalized messages, for reuse
+	atts         []attempt   // the finalized message's attempts, reused
+	free         [][]attempt // emptied resend slices of finalized messages, for reuse
 	hops         []string
 	names        nidNames
 	msgs         int
@@ -46,8 +48,20 @@ type collector struct {
 	health       []record.HealthChange // kept: few, and the story prints them
 }
 
+// pendKey names a message in flight: its node's index and its id on that node.
+type pendKey struct {
+	id  uint64
+	idx int
+}
+
+// pendAttempts are a message's attempts so far: the first, then any resends.
+type pendAttempts struct {
+	first attempt
+	more  []attempt
+}
+
 func newCollector() *collector {
-	return &collector{}
+	return &collector{pending: map[pendKey]pendAttempts{}}
 }
 
 // setOut makes the collector write message rows to out, which reads every attempt.
@@ -94,17 +108,19 @@ func (col *collector) attempt(idx int, id uint64, t sim.Time, txNI, nextHop lnet
 	if !col.keepAttempts {
 		return
 	}
-	m := col.pending[idx]
-	if m == nil {
-		m = map[uint64][]attempt{}
-		col.pending[idx] = m
+	a := attempt{t: t, txNI: txNI, nextH: nextHop}
+	k := pendKey{id: id, idx: idx}
+	p, ok := col.pending[k]
+	if !ok {
+		col.pending[k] = pendAttempts{first: a}
+		return
 	}
-	atts, ok := m[id]
-	if !ok && len(col.free) > 0 {
-		atts = col.free[len(col.free)-1]
+	if p.more == nil && len(col.free) > 0 {
+		p.more = col.free[len(col.free)-1]
 		col.free = col.free[:len(col.free)-1]
 	}
-	m[id] = append(atts, attempt{t: t, txNI: txNI, nextH: nextHop})
+	p.more = append(p.more, a)
+	col.pending[k] = p
 }
 
 // done streams a message node idx finalized and feeds the expectations.
@@ -113,9 +129,15 @@ func (col *collector) done(idx int, r *lnet.MsgRecord) {
 		return
 	}
 	var atts []attempt
-	if m := col.pending[idx]; m != nil {
-		if atts = m[r.ID]; atts != nil {
-			delete(m, r.ID)
+	if col.keepAttempts {
+		k := pendKey{id: r.ID, idx: idx}
+		if p, ok := col.pending[k]; ok {
+			delete(col.pending, k)
+			atts = append(append(col.atts[:0], p.first), p.more...)
+			col.atts = atts
+			if p.more != nil {
+				col.free = append(col.free, p.more[:0])
+			}
 		}
 	}
 	w := -1
@@ -137,9 +159,6 @@ func (col *collector) done(idx int, r *lnet.MsgRecord) {
 			Size: int64(r.Size), Start: r.Start, End: r.End, Status: strconv.Itoa(r.Status),
 			HStatus: hstatusName(r.HStatus), Resends: r.Resends,
 		})
-	}
-	if atts != nil {
-		col.free = append(col.free, atts[:0])
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // Counters detail: what counters.yaml holds per node.
@@ -230,10 +231,27 @@ func addFields(dst, src reflect.Value) {
 	case reflect.Float32, reflect.Float64:
 		dst.SetFloat(dst.Float() + src.Float())
 	case reflect.Struct:
-		for i := range dst.NumField() {
-			if dst.Type().Field(i).IsExported() {
-				addFields(dst.Field(i), src.Field(i))
-			}
+		for _, i := range exportedFields(dst.Type()) {
+			addFields(dst.Field(i), src.Field(i))
 		}
 	}
+}
+
+// exportedFieldsOf caches exportedFields: a group's sums visit every peer NI's counters, and
+// reflect.Type.Field builds the whole field description (tag included) at each call.
+var exportedFieldsOf sync.Map // reflect.Type -> []int
+
+// exportedFields returns the indices of struct type t's exported fields, in order.
+func exportedFields(t reflect.Type) []int {
+	if v, ok := exportedFieldsOf.Load(t); ok {
+		return v.([]int)
+	}
+	var idx []int
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			idx = append(idx, i)
+		}
+	}
+	exportedFieldsOf.Store(t, idx)
+	return idx
 }
