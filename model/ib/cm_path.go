@@ -88,6 +88,7 @@ func (f *Fabric) backlog(ln *lane) sim.Time {
 	for c := q.head; c >= 0; c = f.chunks[c].next {
 		bytes += int64(f.chunks[c].wire)
 	}
+	bytes -= f.notArrived(ln) // queued by cutThrough ahead of their arrival
 	return d + sim.Time(bytes*8000/ln.mbps)
 }
 

@@ -38,7 +38,7 @@ func (l *Link) Counters(end int) PortCounters {
 			continue
 		}
 		ch := &f.chunks[r.c]
-		if r.out == li {
+		if r.out == li && !r.queued {
 			c.PortXmitData -= uint64(ch.wire) / 4
 			c.PortXmitPkts -= uint64(ch.npkt)
 		}

@@ -39,6 +39,10 @@ func (l *Link) LinkDown() {
 		if ln.to.kind == epSwitch {
 			ln.credits = f.bufBytes()
 			ln.rets, ln.retHead = ln.rets[:0], 0
+			if ln.waking { // the return it waits for is gone
+				f.k.Cancel(ln.wakeEv)
+				ln.waking = false
+			}
 		}
 		if ln.staged >= 0 {
 			f.freeChunk(ln.staged)

@@ -46,6 +46,7 @@ type lane struct {
 	freeEv   sim.EventID // ... with this id
 	last     laneFlow    // adaptive granularity: the flow of the last chunk sent (see laneFlow)
 	train    train       // adaptive granularity: the coarse chunk a switch output sends (see split)
+	slowTo   int32       // switch outputs: chunks on their way to the switch through an arrival event, routed here
 
 	loss, corrupt float64
 	rng           *sim.Stream
@@ -79,6 +80,7 @@ type chunk struct {
 	inLane   int32
 	inEpoch  uint32
 	next     int32
+	slowOut  int32 // the switch output whose slowTo counts the chunk on its way to the switch, or -1
 }
 
 const (
@@ -93,10 +95,10 @@ func (f *Fabric) newChunk() int32 {
 	if n := len(f.freeChunks); n > 0 {
 		c := f.freeChunks[n-1]
 		f.freeChunks = f.freeChunks[:n-1]
-		f.chunks[c] = chunk{next: -1, inLane: -1, span: 1}
+		f.chunks[c] = chunk{next: -1, inLane: -1, span: 1, slowOut: -1}
 		return c
 	}
-	f.chunks = append(f.chunks, chunk{next: -1, inLane: -1, span: 1})
+	f.chunks = append(f.chunks, chunk{next: -1, inLane: -1, span: 1, slowOut: -1})
 	return int32(len(f.chunks) - 1)
 }
 
@@ -127,6 +129,37 @@ func (f *Fabric) pop(q *chunkQueue) int32 {
 		}
 	}
 	return c
+}
+
+// unlink removes chunk c from q (it must be there).
+func (f *Fabric) unlink(q *chunkQueue, c int32) {
+	prev := int32(-1)
+	for x := q.head; x != c; x = f.chunks[x].next {
+		prev = x
+	}
+	next := f.chunks[c].next
+	if prev < 0 {
+		q.head = next
+	} else {
+		f.chunks[prev].next = next
+	}
+	if q.tail == c {
+		q.tail = prev
+	}
+	f.chunks[c].next = -1
+}
+
+// notArrived returns the wire bytes of the chunks cutThrough queued on lane ln ahead of
+// their arrival whose head has not reached the switch by now (backlog leaves them out).
+func (f *Fabric) notArrived(ln *lane) int64 {
+	var n int64
+	now := f.k.Now()
+	for i := range f.fast {
+		if r := &f.fast[i]; r.queued && r.at >= now && &f.lanes[r.out] == ln {
+			n += int64(f.chunks[r.c].wire)
+		}
+	}
+	return n
 }
 
 // freeQueue frees every chunk of q (their packets are lost) and empties it.
@@ -415,21 +448,60 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 	s := f.switches[ln.to.idx]
 	delay += s.Latency
 	ch.tail = finish + delay
-	if f.cutThrough(li, c, s, start+delay) {
+	done, out := f.cutThrough(li, c, s, start+delay)
+	if done {
 		return
 	}
+	if out == noRoute {
+		out = f.outLane(s, ch.dst)
+	}
+	f.slowArrival(s, c, start+delay, out)
+}
+
+// slowArrival schedules chunk c's arrival at switch s at time at as an event, counting it
+// on the switch and on out, the output it is routed to (see cutThrough).
+func (f *Fabric) slowArrival(s *Switch, c int32, at sim.Time, out int32) {
 	s.slowIn++
-	f.k.Schedule(start+delay, f.hid, evArrive, uint64(c))
+	if out >= 0 {
+		f.lanes[out].slowTo++
+		f.chunks[c].slowOut = out
+	}
+	f.k.Schedule(at, f.hid, evArrive, uint64(c))
+}
+
+// recountSlow moves the chunks on their way to a switch through an arrival event to the
+// outputs the routes now send them to: called after the routes change.
+func (f *Fabric) recountSlow() {
+	for c := range f.chunks {
+		ch := &f.chunks[c]
+		if ch.slowOut < 0 {
+			continue
+		}
+		f.lanes[ch.slowOut].slowTo--
+		ch.slowOut = -1
+		if out := f.outLane(f.switches[f.lanes[ch.lane].to.idx], ch.dst); out >= 0 {
+			f.lanes[out].slowTo++
+			ch.slowOut = out
+		}
+	}
 }
 
 // perHopEvents turns off the event-saving paths (a switch output's end of transmission
 // without an event, cutThrough): tests compare runs with and without them.
 var perHopEvents bool
 
+// noRoute is an output lane not looked up.
+const noRoute = -2
+
+// noQueueAhead limits cutThrough to idle outputs (no queueing ahead of the arrival): tests
+// compare runs with and without it.
+var noQueueAhead bool
+
 // fastRec is a chunk that cutThrough sent on through a switch before its head reached the
 // switch, with what settle needs to take that back.
 type fastRec struct {
 	c, in, out int32
+	queued     bool     // queued on the output ahead of its arrival (see cutThrough), not sent on
 	at         sim.Time // when the head reaches the switch
 	tailIn     sim.Time // the chunk's tail time on its input lane
 	given      sim.Time // when the input-buffer credit is given back (the out lane's finish)
@@ -449,29 +521,48 @@ type fastRec struct {
 // propagation delay of li, so a chunk sent later arrives later); the input-buffer credit
 // goes back over a link with a delay. Faults and other changes to the fabric first settle
 // (see settle) the chunks that have not yet reached their switch.
-func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) bool {
+//
+// It also returns the output it looked up (noRoute if it did not).
+func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 	ln := &f.lanes[li]
 	ch := &f.chunks[c]
 	d := ln.prop + ln.extra
-	if perHopEvents || s.slowIn > 0 || d > s.minInProp || d == 0 || ln.loss > 0 || ln.corrupt > 0 || ln.from.kind != epPort {
-		return false
+	if perHopEvents || d > s.minInProp || d == 0 || ln.loss > 0 || ln.corrupt > 0 || ln.from.kind != epPort {
+		return false, noRoute
 	}
 	out := f.outLane(s, ch.dst)
 	if out < 0 {
-		return false
+		return false, out
 	}
 	ol := &f.lanes[out]
-	if !ol.up || ol.to.kind != epPort || ol.busy || ol.q.head >= 0 || ol.freeAt > at || ol.loss > 0 || ol.corrupt > 0 {
-		return false
+	if !ol.up || ol.to.kind != epPort || ol.busy || ol.loss > 0 || ol.corrupt > 0 {
+		return false, out
 	}
 	// What arrive does at a switch, as of time at.
 	r := fastRec{c: c, in: li, out: out, at: at, tailIn: ch.tail, remBefore: ol.rem, freeBefore: ol.freeAt, lastBefore: ol.last}
+	if ol.q.head >= 0 || ol.freeAt > at {
+		// A busy output: the arrival would only queue the chunk, and is left out when it
+		// changes nothing else. The output sends nothing before at (it is free only after
+		// at) and its lane-free wake-up is already scheduled, so the arrival's tryStart
+		// would do nothing; the chunk joins the queue now, in the order the arrivals would
+		// have been taken. It counts as received from at (see Link.Counters, backlog).
+		if noQueueAhead || ol.slowTo > 0 || !ol.freeing || ol.freeAt <= at || f.cfg.Granularity == GranularityAdaptive {
+			return false, out
+		}
+		r.queued = true
+		ch.inLane, ch.inEpoch = li, ch.epoch
+		f.push(&ol.q, c)
+	} else {
+		if s.slowIn > 0 {
+			return false, out
+		}
+		ch.inLane, ch.inEpoch = li, ch.epoch
+		f.send(out, c, at)
+		r.given, r.ev = ol.freeAt, f.arriveEv
+	}
 	rcv := &f.lanes[li^1].ctr
 	rcv.PortRcvData += uint64(ch.wire) / 4
 	rcv.PortRcvPkts += uint64(ch.npkt)
-	ch.inLane, ch.inEpoch = li, ch.epoch
-	f.send(out, c, at)
-	r.given, r.ev = ol.freeAt, f.arriveEv
 	if len(f.fast) >= 32 { // forget those that have reached their switch
 		now, n := f.k.Now(), 0
 		for _, x := range f.fast {
@@ -483,7 +574,7 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) bool {
 		f.fast = f.fast[:n]
 	}
 	f.fast = append(f.fast, r)
-	return true
+	return true, out
 }
 
 // settle takes back every cutThrough whose chunk has not yet reached its switch (head
@@ -503,13 +594,18 @@ func (f *Fabric) settle() {
 		r := &back[j]
 		ch := &f.chunks[r.c]
 		ol := &f.lanes[r.out]
+		rcv := &f.lanes[r.in^1].ctr
+		rcv.PortRcvData -= uint64(ch.wire) / 4
+		rcv.PortRcvPkts -= uint64(ch.npkt)
+		if r.queued { // out of the output's queue, where nothing has moved it yet
+			f.unlink(&ol.q, r.c)
+			ch.inLane = -1
+			continue
+		}
 		f.k.Cancel(r.ev)
 		ol.rem, ol.freeAt, ol.last = r.remBefore, r.freeBefore, r.lastBefore
 		ol.ctr.PortXmitData -= uint64(ch.wire) / 4
 		ol.ctr.PortXmitPkts -= uint64(ch.npkt)
-		rcv := &f.lanes[r.in^1].ctr
-		rcv.PortRcvData -= uint64(ch.wire) / 4
-		rcv.PortRcvPkts -= uint64(ch.npkt)
 		if ch.span > 1 {
 			f.coarseReturns(r.in, r.c, r.at, r.given, 0, false)
 		} else {
@@ -519,8 +615,8 @@ func (f *Fabric) settle() {
 	}
 	for j := range back {
 		r := &back[j]
-		f.switches[f.lanes[r.in].to.idx].slowIn++
-		f.k.Schedule(r.at, f.hid, evArrive, uint64(r.c))
+		s := f.switches[f.lanes[r.in].to.idx]
+		f.slowArrival(s, r.c, r.at, f.outLane(s, f.chunks[r.c].dst))
 	}
 	f.fast = f.fast[:0]
 }
@@ -554,6 +650,10 @@ func (f *Fabric) arrive(c int32) {
 	ln := &f.lanes[li]
 	if ln.to.kind == epSwitch {
 		f.switches[ln.to.idx].slowIn--
+		if o := ch.slowOut; o >= 0 {
+			f.lanes[o].slowTo--
+			ch.slowOut = -1
+		}
 	}
 	if ln.epoch != ch.epoch { // the link went down while the chunk was on it
 		f.freeChunk(c)

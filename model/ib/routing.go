@@ -14,6 +14,7 @@ package ib
 // into the port, so a single switch with n hosts is routed in O(n).
 func (f *Fabric) computeRoutes() {
 	f.settle()
+	defer f.recountSlow()
 	if f.treeRoutable() {
 		for _, s := range f.switches {
 			s.route = nil
