@@ -30,7 +30,40 @@ type yamlWriter struct {
 	keys   map[string]string // a string's rendering as a mapping key
 	orders map[string][]string
 	fields map[reflect.Type][]yamlField
+	types  map[reflect.Type]typeTraits
 	sig    []string
+
+	lastType   reflect.Type // the type traits answered last, and its answer
+	lastTraits typeTraits
+}
+
+// typeTraits is what kindOf and yamlIsZero ask of a type, answered once per type: the
+// method-set searches of reflect.Type.Implements cost more than writing a counter.
+type typeTraits struct {
+	fallback bool // yaml.v3 treats it specially in a way not re-implemented here
+	text     bool // an encoding.TextMarshaler: written as its text
+	zeroer   bool // a yaml.IsZeroer
+}
+
+func (w *yamlWriter) traits(t reflect.Type) typeTraits {
+	if t == w.lastType {
+		return w.lastTraits // runs of values of one type (a struct's counters) skip the map
+	}
+	tr, ok := w.types[t]
+	if !ok {
+		tr = typeTraits{
+			fallback: t == durationType || t == timeType || t == nodeType || t.Implements(yamlMarshalerType) ||
+				(t.Kind() == reflect.Pointer && (t.Elem() == timeType || t.Elem() == nodeType)),
+			text:   t.Implements(textMarshalerType),
+			zeroer: t.Implements(isZeroerType),
+		}
+		if w.types == nil {
+			w.types = map[reflect.Type]typeTraits{}
+		}
+		w.types[t] = tr
+	}
+	w.lastType, w.lastTraits = t, tr
+	return tr
 }
 
 var errYAMLFallback = errors.New("record: value needs yaml.v3")
@@ -93,11 +126,11 @@ func (w *yamlWriter) kindOf(v *reflect.Value) (yamlKind, error) {
 		if v.Kind() == reflect.Pointer && v.IsNil() {
 			return yamlScalar, nil
 		}
-		if t == durationType || t == timeType || t == nodeType || t.Implements(yamlMarshalerType) ||
-			(t.Kind() == reflect.Pointer && (t.Elem() == timeType || t.Elem() == nodeType)) {
+		tr := w.traits(t)
+		if tr.fallback {
 			return 0, errYAMLFallback
 		}
-		if t.Implements(textMarshalerType) {
+		if tr.text {
 			text, err := v.Interface().(encoding.TextMarshaler).MarshalText()
 			if err != nil {
 				return 0, errYAMLFallback
@@ -184,25 +217,34 @@ func (w *yamlWriter) scalar(v reflect.Value) error {
 
 // key appends a mapping key's rendering followed by ':'.
 func (w *yamlWriter) key(s string) error {
-	r, ok := w.keys[s]
-	if !ok {
-		b, err := yaml.Marshal(map[string]int{s: 0})
-		if err != nil {
-			return errYAMLFallback
-		}
-		line, ok := strings.CutSuffix(string(b), ": 0\n")
-		if !ok || strings.IndexByte(line, '\n') >= 0 {
-			return errYAMLFallback
-		}
-		r = line
-		if nb, err := yaml.Marshal(map[string]map[string]int{"a": {s: 0}}); err != nil || string(nb) != "a:\n    "+line+": 0\n" {
-			return errYAMLFallback // the rendering depends on the depth (see scalar)
-		}
-		w.keys[s] = r
+	r, err := w.renderKey(s)
+	if err != nil {
+		return err
 	}
 	w.out = append(w.out, r...)
 	w.out = append(w.out, ':')
 	return nil
+}
+
+// renderKey returns how yaml.v3 writes s as a mapping key.
+func (w *yamlWriter) renderKey(s string) (string, error) {
+	r, ok := w.keys[s]
+	if !ok {
+		b, err := yaml.Marshal(map[string]int{s: 0})
+		if err != nil {
+			return "", errYAMLFallback
+		}
+		line, ok := strings.CutSuffix(string(b), ": 0\n")
+		if !ok || strings.IndexByte(line, '\n') >= 0 {
+			return "", errYAMLFallback
+		}
+		r = line
+		if nb, err := yaml.Marshal(map[string]map[string]int{"a": {s: 0}}); err != nil || string(nb) != "a:\n    "+line+": 0\n" {
+			return "", errYAMLFallback // the rendering depends on the depth (see scalar)
+		}
+		w.keys[s] = r
+	}
+	return r, nil
 }
 
 // childIndent is yaml_emitter_increase_indent for a block collection: 2 past the dash for a
@@ -217,17 +259,23 @@ func childIndent(parent int, seqItem bool) int {
 	return 4 * ((parent + 4) / 4)
 }
 
+// spaces holds the indentation pad appends from: one copy per line instead of a byte at a
+// time (counters.yaml of a few hundred nodes has hundreds of thousands of lines).
+const spaces = "                                                                "
+
 func (w *yamlWriter) pad(n int) {
-	for range n {
-		w.out = append(w.out, ' ')
+	for n > len(spaces) {
+		w.out = append(w.out, spaces...)
+		n -= len(spaces)
 	}
+	w.out = append(w.out, spaces[:n]...)
 }
 
 // entry is one key and value of a mapping, in writing order.
 type entry struct {
 	key string
 	val reflect.Value
-	raw bool // key is already rendered (an integer key)
+	raw bool // key is already rendered (an integer key, a struct field's name)
 }
 
 // entries lists a map's or struct's entries as yaml.v3 writes them: a map's keys in
@@ -277,13 +325,21 @@ func (w *yamlWriter) entries(v reflect.Value) ([]entry, error) {
 		if fields, err = structFields(v.Type()); err != nil {
 			return nil, err
 		}
+		// Each field's key is rendered once per type, not once per value written (a key
+		// that yaml.v3 renders in a way not handled here sends the whole document to
+		// yaml.v3 whether or not the field is written: same bytes either way).
+		for i := range fields {
+			if fields[i].rendered, err = w.renderKey(fields[i].key); err != nil {
+				return nil, err
+			}
+		}
 		w.fields[v.Type()] = fields
 	}
 	es := make([]entry, 0, len(fields))
 	for _, f := range fields {
 		fv := v.FieldByIndex(f.index)
 		if f.omitEmpty {
-			z, err := yamlIsZero(fv)
+			z, err := w.yamlIsZero(fv)
 			if err != nil {
 				return nil, err
 			}
@@ -291,7 +347,7 @@ func (w *yamlWriter) entries(v reflect.Value) ([]entry, error) {
 				continue
 			}
 		}
-		es = append(es, entry{key: f.key, val: fv})
+		es = append(es, entry{key: f.rendered, val: fv, raw: true})
 	}
 	return es, nil
 }
@@ -356,6 +412,7 @@ func yamlKeyOrder(keys []string) ([]string, error) {
 type yamlField struct {
 	index     []int // field path: more than one step through ,inline structs
 	key       string
+	rendered  string // key as yaml.v3 writes it (set by entries)
 	omitEmpty bool
 }
 
@@ -427,8 +484,8 @@ func structFields(t reflect.Type) ([]yamlField, error) {
 }
 
 // yamlIsZero is yaml.v3's isZero (omitempty); an IsZeroer falls back.
-func yamlIsZero(v reflect.Value) (bool, error) {
-	if v.Type().Implements(isZeroerType) {
+func (w *yamlWriter) yamlIsZero(v reflect.Value) (bool, error) {
+	if w.traits(v.Type()).zeroer {
 		return false, errYAMLFallback
 	}
 	switch v.Kind() {
@@ -452,7 +509,7 @@ func yamlIsZero(v reflect.Value) (bool, error) {
 			if t.Field(i).PkgPath != "" {
 				continue
 			}
-			z, err := yamlIsZero(v.Field(i))
+			z, err := w.yamlIsZero(v.Field(i))
 			if err != nil || !z {
 				return false, err
 			}
