@@ -86,8 +86,7 @@ func TestBulkReadRemoteAccessError(t *testing.T) {
 		corrupted = true
 		for _, cn := range c.lnd.conns {
 			if cn.peer.net.ni.NID() == nidOf(2, 0) && cn.rxWire.size > 0 {
-				r := &cn.rxWire
-				r.buf[(r.head+r.size-1)%len(r.buf)].rd.key ^= 0x5a5a
+				cn.rxWire.last().rd.key ^= 0x5a5a
 			}
 		}
 	}

@@ -391,39 +391,44 @@ func (c *conn) removeActive(t *tx) {
 // wireRing holds the contents of the SENDs in flight to a conn, in posting order: RC
 // delivers them in that order, so each successful receive completion takes the head. The
 // messages come from the LND's free list and the receiving rx takes the one it pops (see
-// rx); the ring of pointers starts empty and grows by doubling to the most SENDs ever in
-// flight to the conn.
+// rx). They are chained through their next field, so a conn holds no buffer of its own and
+// a receive reads only the message it takes (a ring of pointers cost every conn a buffer,
+// and every push and pop a cache miss on it, at tens of thousands of conns).
 type wireRing struct {
-	buf        []*wireMsg
-	head, size int
+	head, tail *wireMsg
+	size       int
 }
 
 // push queues a copy of m.
 func (r *wireRing) push(l *LND, m *wireMsg) {
-	if r.size == len(r.buf) {
-		nb := make([]*wireMsg, max(4, 2*len(r.buf)))
-		for i := 0; i < r.size; i++ {
-			nb[i] = r.buf[(r.head+i)%len(r.buf)]
-		}
-		r.buf, r.head = nb, 0
-	}
 	w := l.rxMsg()
 	*w = *m
-	r.buf[(r.head+r.size)%len(r.buf)] = w
+	w.next = nil
+	if r.tail == nil {
+		r.head = w
+	} else {
+		r.tail.next = w
+	}
+	r.tail = w
 	r.size++
 }
 
 // pop hands over the oldest message, nil if none is in flight.
 func (r *wireRing) pop() *wireMsg {
-	if r.size == 0 {
+	m := r.head
+	if m == nil {
 		return nil
 	}
-	m := r.buf[r.head]
-	r.buf[r.head] = nil
-	r.head = (r.head + 1) % len(r.buf)
+	r.head, m.next = m.next, nil
+	if r.head == nil {
+		r.tail = nil
+	}
 	r.size--
 	return m
 }
+
+// last returns the newest message in flight, nil if none.
+func (r *wireRing) last() *wireMsg { return r.tail }
 
 // reset drops the messages in flight (the conn is gone), back to the free list.
 func (r *wireRing) reset(l *LND) {

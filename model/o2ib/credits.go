@@ -122,7 +122,7 @@ func (l *LND) postTx(c *conn, t *tx, credit int) bool {
 		return true
 	}
 	n := c.peer.net
-	m.srcNID, m.dstNID = n.ni.NID(), c.peer.nid
+	m.srcNID, m.dstNID = n.nid, c.peer.nid
 	m.srcStamp, m.dstStamp = n.incarnation, c.incarnation
 	c.credits -= credit
 	if t.read == 0 {

@@ -140,6 +140,7 @@ type kibNet struct {
 	dev         *dev
 	tun         tunables
 	incarnation uint64
+	nid         lnet.NID // ni.NID(), beside incarnation: every receive checks both
 	shutdown    bool
 	crashed     bool               // its node crashed (NodeCrashed)
 	peers       map[lnet.NID]*peer // lookup only; never iterated
@@ -174,7 +175,7 @@ func (l *LND) Startup(ni *lnet.NI) error {
 	if nt := ni.Net().Tunables; nt.PeerCredits > 0 {
 		p.PeerCredits, p.Credits = nt.PeerCredits, nt.Credits
 	}
-	n := &kibNet{l: l, ni: ni, node: ni.Node(), dev: d, tun: p.setup(),
+	n := &kibNet{l: l, ni: ni, nid: ni.NID(), node: ni.Node(), dev: d, tun: p.setup(),
 		incarnation: uint64(l.k.Now())/1000 + l.incSeq, peers: make(map[lnet.NID]*peer)}
 	if n.tun.Timeout > 0 && ni.Net().LNDTimeout == 0 {
 		ni.Net().LNDTimeout = sim.Time(n.tun.Timeout) * sim.Second

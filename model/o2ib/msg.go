@@ -144,6 +144,7 @@ type rdmaDesc struct {
 // union of the per-type bodies. The IB model moves byte counts, so the content of a SEND
 // travels beside it (see conn.rxWire) while its size (nob) is what crosses the fabric.
 type wireMsg struct {
+	next     *wireMsg // the next SEND in flight to the same conn (see wireRing), beside nob: a receive reads both
 	typ      MsgType
 	credits  int // ibm_credits: credits returned to the receiver
 	nob      int // ibm_nob: bytes on the wire

@@ -60,7 +60,7 @@ func (l *LND) rxComplete(c *conn, st ib.WCStatus, nob int) {
 		return
 	}
 	n := c.peer.net
-	if m.srcNID != c.peer.nid || m.dstNID != n.ni.NID() || m.srcStamp != c.incarnation || m.dstStamp != n.incarnation {
+	if m.srcNID != c.peer.nid || m.dstNID != n.nid || m.srcStamp != c.incarnation || m.dstStamp != n.incarnation {
 		l.freeMsgs = append(l.freeMsgs, m)
 		l.closeConn(c, -eESTALE)
 		return
