@@ -154,15 +154,13 @@ func idealNode(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 
 func idealDelay(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 	_, nid, _ := f.cluster.niRef(ft.NI)
-	ls := f.cluster.link[nid]
+	p := f.cluster.port(nid)
 	if undo {
-		ls.delay -= ft.Delay
-		f.cluster.link[nid] = ls
+		p.delay -= ft.Delay
 		f.note(kind(ft, true), nid.String(), "")
 		return
 	}
-	ls.delay += ft.Delay
-	f.cluster.link[nid] = ls
+	p.delay += ft.Delay
 	f.note("link_delay", nid.String(), ft.Delay.String())
 }
 

@@ -39,18 +39,28 @@ type cluster struct {
 	eth       *ethernet // o2ib backend with tcp NIs: the Ethernet model and socklnd; else nil
 	tracer    *tracerSet
 	workloads *workloads // set once the workloads exist (node restarts re-post their buffers)
-	// Ideal backend state: per NI, its fault state and when its port is free to send and to
-	// receive next (lookups only).
-	link   map[lnet.NID]linkState
-	txFree map[lnet.NID]sim.Time
-	rxFree map[lnet.NID]sim.Time
-	rate   float64 // link data rate, bytes per nanosecond
+	// Ideal backend state: per NI, its port (lookups only).
+	ports map[lnet.NID]*idealPort
+	rate  float64 // link data rate, bytes per nanosecond
 }
 
-// linkState is the fault state of one NI's port and link.
-type linkState struct {
-	down  int      // faults holding it down
-	delay sim.Time // extra delay of every message through it
+// idealPort is one NI's port and link on the ideal backend: its fault state and when it is
+// free to send and to receive next. One record per NI, so a message looks its two ports up
+// once each.
+type idealPort struct {
+	down           int      // faults holding it down
+	delay          sim.Time // extra delay of every message through it
+	txFree, rxFree sim.Time
+}
+
+// port returns nid's port, made at its first use.
+func (c *cluster) port(nid lnet.NID) *idealPort {
+	p := c.ports[nid]
+	if p == nil {
+		p = &idealPort{}
+		c.ports[nid] = p
+	}
+	return p
 }
 
 // wireOverhead approximates the bytes o2iblnd puts on the wire besides the payload: the
@@ -64,20 +74,20 @@ const wireOverhead = o2ib.MsgHdrSize + o2ib.LNetHdrSize
 // another on each (store-and-forward per message, a deliberate simplification of the packet-level
 // InfiniBand model), plus any link_delay.
 func (c *cluster) idealVerdict(m *lnet.Msg) lnet.IdealVerdict {
-	tx, rx := m.TxNI().NID(), m.Target()
+	tx, rx := c.port(m.TxNI().NID()), c.port(m.Target())
 	switch {
-	case c.link[tx].down > 0:
+	case tx.down > 0:
 		return lnet.IdealVerdict{Action: lnet.IdealFail, HStatus: lnet.LNET_MSG_STATUS_REMOTE_DROPPED, Delay: 1}
-	case c.link[rx].down > 0:
+	case rx.down > 0:
 		return lnet.IdealVerdict{Action: lnet.IdealFail, HStatus: lnet.LNET_MSG_STATUS_REMOTE_DROPPED, Delay: retryExhaustion}
 	}
 	now := c.k.Now()
 	ser := sim.Time(math.Ceil(float64(m.Len()+wireOverhead) / c.rate))
-	start := max(now, c.txFree[tx])
-	c.txFree[tx] = start + ser
-	done := max(start+ser, c.rxFree[rx]+ser)
-	c.rxFree[rx] = done
-	return lnet.IdealVerdict{Action: lnet.IdealDeliver, Delay: done - now + c.link[tx].delay + c.link[rx].delay}
+	start := max(now, tx.txFree)
+	tx.txFree = start + ser
+	done := max(start+ser, rx.rxFree+ser)
+	rx.rxFree = done
+	return lnet.IdealVerdict{Action: lnet.IdealDeliver, Delay: done - now + tx.delay + rx.delay}
 }
 
 // idealLatency is the one-way latency of the ideal backend: the fabric's cable and switch
@@ -161,8 +171,8 @@ func sharedPorts(s *scenarios.Scenario) error {
 // peers and the run's tracer, and starts every node.
 func buildCluster(s *scenarios.Scenario, seed uint64, tr *tracerSet, backend string) (*cluster, error) {
 	c := &cluster{scenario: s, k: sim.New(seed), byName: map[string]*node{}, owner: map[lnet.NID]*node{}, lnds: map[string]lnet.LND{},
-		link: map[lnet.NID]linkState{}, txFree: map[lnet.NID]sim.Time{}, rxFree: map[lnet.NID]sim.Time{},
-		rate: float64(s.Fabric.LinkRate.BytesPerSecond()) / 1e9}
+		ports: map[lnet.NID]*idealPort{},
+		rate:  float64(s.Fabric.LinkRate.BytesPerSecond()) / 1e9}
 	switch backend {
 	case BackendIdeal:
 		if err := sharedPorts(s); err != nil {

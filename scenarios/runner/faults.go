@@ -135,10 +135,9 @@ func (f *faultState) niDown(ref, kind string) {
 	if err != nil {
 		return
 	}
-	ls := f.cluster.link[nid]
-	ls.down++
-	f.cluster.link[nid] = ls
-	if ls.down == 1 {
+	p := f.cluster.port(nid)
+	p.down++
+	if p.down == 1 {
 		for _, ni := range n.ln.NIs() {
 			if ni.NID() == nid {
 				n.ln.SetNIFatal(ni, true)
@@ -167,9 +166,8 @@ func (f *faultState) niUp(ref, kind string) {
 	if err != nil {
 		return
 	}
-	if ls := f.cluster.link[nid]; ls.down > 0 {
-		ls.down = 0
-		f.cluster.link[nid] = ls
+	if p := f.cluster.port(nid); p.down > 0 {
+		p.down = 0
 		for _, ni := range n.ln.NIs() {
 			if ni.NID() == nid {
 				n.ln.SetNIFatal(ni, false)
