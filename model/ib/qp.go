@@ -199,10 +199,9 @@ type QP struct {
 	rdMsn   uint32
 	rdChunk int64
 	// Peaks of READs outstanding as initiator and of READ requests held as responder.
-	rdPeak, respPeak int
-	ackTimer         sim.Timer
-	rnrTimer         *sim.Timer // made at the first RNR NAK (see rnrWait); most QPs never get one
-	cmid             *CMID
+	rdPeak, respPeak   int
+	ackTimer, rnrTimer sim.Timer
+	cmid               *CMID
 
 	// Context is for the consumer (qp_context).
 	Context any
@@ -239,6 +238,7 @@ func (h *HCA) CreateQP(init QPInitAttr) (*QP, error) {
 	qp := &QP{f: f, num: uint32(len(f.qps) + 1), hca: h, init: init, rxChunk: -1, rdChunk: -1}
 	qp.sq = make([]sendWQE, min(init.MaxSendWR, 4))
 	qp.ackTimer = sim.Timer{H: f.hid, Kind: evAckTimeout, Arg: uint64(qp.num - 1)}
+	qp.rnrTimer = sim.Timer{H: f.hid, Kind: evRNRResume, Arg: uint64(qp.num - 1)}
 	f.qps = append(f.qps, qp)
 	return qp, nil
 }
@@ -458,25 +458,10 @@ func (qp *QP) schedule() {
 
 func (qp *QP) reset() {
 	qp.f.k.Disarm(&qp.ackTimer)
-	qp.disarmRNR()
+	qp.f.k.Disarm(&qp.rnrTimer)
 	*qp = QP{f: qp.f, num: qp.num, hca: qp.hca, init: qp.init, sq: qp.sq, rq: qp.rq, rxChunk: -1, rdChunk: -1,
 		ackTimer: qp.ackTimer, rnrTimer: qp.rnrTimer, Context: qp.Context, cmid: qp.cmid, inRing: qp.inRing,
 		inTurn: qp.inTurn, deficit: qp.deficit, kickPending: qp.kickPending}
-}
-
-// rnrWait arms the RNR timer to resume sending after d, making the timer at the first use.
-func (qp *QP) rnrWait(d sim.Time) {
-	if qp.rnrTimer == nil {
-		qp.rnrTimer = &sim.Timer{H: qp.f.hid, Kind: evRNRResume, Arg: uint64(qp.num - 1)}
-	}
-	qp.f.k.ArmAfter(qp.rnrTimer, d)
-}
-
-// disarmRNR stops the RNR timer if the QP has one.
-func (qp *QP) disarmRNR() {
-	if qp.rnrTimer != nil {
-		qp.f.k.Disarm(qp.rnrTimer)
-	}
 }
 
 // toErr moves the QP to ERR and flushes its work queues (what the HCA does on a fatal
@@ -487,7 +472,7 @@ func (qp *QP) toErr() {
 	qp.heldStatus = WCSuccess
 	qp.ackDue = 0
 	qp.f.k.Disarm(&qp.ackTimer)
-	qp.disarmRNR()
+	qp.f.k.Disarm(&qp.rnrTimer)
 	qp.resp = qp.resp[:0]
 	qp.respHead = 0
 	qp.flush()

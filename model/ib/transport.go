@@ -336,7 +336,7 @@ func (qp *QP) rxNak(ch *chunk) {
 	qp.rewind()
 	qp.paused = true
 	qp.ackDue = 0
-	qp.rnrWait(RNRDelay(ch.rnrTimer))
+	qp.f.k.ArmAfter(&qp.rnrTimer, RNRDelay(ch.rnrTimer))
 }
 
 func (qp *QP) rnrResume() {

@@ -107,7 +107,7 @@ func (l *LND) activeConnect(id *ib.CMID, p *peer) {
 	id.Context = c
 	m := connMsg{typ: MsgCONNREQ, version: version, srcNID: n.ni.NID(), dstNID: p.nid,
 		srcStamp: n.incarnation, dstStamp: p.incarnation,
-		cp: connParams{queueDepth: c.queueDepth, maxFrags: c.maxFrags, maxMsgSize: msgSize}}
+		cp: connParams{queueDepth: c.queueDepth, maxFrags: int(c.maxFrags), maxMsgSize: msgSize}}
 	l.observeConnMsg(&m)
 	rd := n.readOffer(c)
 	err := id.Connect(ib.ConnParam{PrivateData: m.pack(), RetryCount: uint8(n.tun.RetryCount), RNRRetryCount: uint8(n.tun.RNRRetryCount),
@@ -223,7 +223,7 @@ func (l *LND) passiveConnect(id *ib.CMID, priv []byte) {
 	c.reserved = c.queueDepth
 	ack := connMsg{typ: MsgCONNACK, version: req.version, srcNID: n.ni.NID(), dstNID: nid,
 		srcStamp: n.incarnation, dstStamp: req.srcStamp,
-		cp: connParams{queueDepth: c.queueDepth, maxFrags: c.maxFrags, maxMsgSize: msgSize}}
+		cp: connParams{queueDepth: c.queueDepth, maxFrags: int(c.maxFrags), maxMsgSize: msgSize}}
 	l.observeConnMsg(&ack)
 	rd := n.readOffer(c)
 	if err := id.Accept(ib.ConnParam{PrivateData: ack.pack(), RNRRetryCount: uint8(n.tun.RNRRetryCount),
@@ -248,7 +248,7 @@ func (l *LND) checkConnreply(c *conn, priv []byte) {
 	rc := 0
 	switch {
 	case !ok, m.typ != MsgCONNACK, m.version != c.version,
-		m.cp.queueDepth > c.queueDepth, m.cp.maxFrags > c.maxFrags, m.cp.maxMsgSize > msgSize:
+		m.cp.queueDepth > c.queueDepth, m.cp.maxFrags > int(c.maxFrags), m.cp.maxMsgSize > msgSize:
 		rc = -lnet.EPROTO
 	case m.dstNID != n.ni.NID() || m.dstStamp != n.incarnation:
 		rc = -eESTALE
@@ -262,7 +262,7 @@ func (l *LND) checkConnreply(c *conn, priv []byte) {
 	c.credits = m.cp.queueDepth
 	c.reserved = m.cp.queueDepth
 	c.queueDepth = m.cp.queueDepth
-	c.maxFrags = m.cp.maxFrags
+	c.maxFrags = int32(m.cp.maxFrags)
 	l.connreqDone(c, 0)
 }
 
@@ -369,7 +369,7 @@ func (l *LND) checkReconnect(c *conn, version uint16, incarnation uint64, why in
 	}
 	switch why {
 	case RejectRDMAFrags:
-		if cp == nil || c.maxFrags <= cp.maxFrags {
+		if cp == nil || int(c.maxFrags) <= cp.maxFrags {
 			return
 		}
 		p.maxFrags = cp.maxFrags

@@ -68,8 +68,8 @@ type rx struct {
 
 // conn is struct kib_conn: one RC connection to a peer NI, its credits, queues, receive
 // buffers and QP. The fields every completion and post reads come first, within the
-// object's first 128 bytes (conns are 384-byte objects, so one aligned pair of cache
-// lines), then the queues, then what only set-up and teardown touch: at 35k conns the
+// object's first 128 bytes (conns are 320-byte objects, a multiple of 64, so one aligned
+// pair of cache lines), then the queues, then what only set-up and teardown touch: at 35k conns the
 // conns do not stay in cache, and a receive completion used to touch five of their six
 // lines.
 type conn struct {
@@ -103,13 +103,13 @@ type conn struct {
 	cq          *ib.CQ
 	cmid        *ib.CMID
 	idx         int32
-	nrx         int32 // receive buffers posted at creation (rxMsgs then)
+	maxFrags    int32
+	nrx         uint16 // receive buffers posted at creation (rxMsgs then)
 	version     uint16
 	reconnect   bool
 	established bool // reached ESTABLISHED once
 	cmGone      bool // the CM delivered DISCONNECTED
 	destroyed   bool
-	maxFrags    int
 	started     sim.Time // created, with rdma_connect (an active conn's ibc_last_send until ESTABLISHED)
 	commsError  int
 }
@@ -128,7 +128,7 @@ func (c *conn) sendWRs() int { return 2*c.concurrentSends() + 2 }
 // is destroyed again.
 func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) *conn {
 	c := &conn{l: l, idx: int32(len(l.conns)), peer: p, cmid: id, version: version,
-		queueDepth: p.queueDepth, maxFrags: p.maxFrags, started: l.k.Now()}
+		queueDepth: p.queueDepth, maxFrags: int32(p.maxFrags), started: l.k.Now()}
 	hca := id.Port().HCA()
 	cq, err := hca.CreateCQ(c.rxMsgs()+c.sendWRs(), c)
 	if err != nil {
@@ -146,7 +146,7 @@ func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) 
 		l.connByQPN = append(l.connByQPN, nil)
 	}
 	l.connByQPN[qp.Num()] = c
-	c.nrx = int32(c.rxMsgs())
+	c.nrx = uint16(min(c.rxMsgs(), 1<<16-1))
 	c.setState(state)
 	for i := 0; i < int(c.nrx); i++ {
 		l.postRx(c, nil, postNoCredit)
