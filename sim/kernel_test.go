@@ -54,6 +54,43 @@ func TestFIFOTies(t *testing.T) {
 	}
 }
 
+// TestLevelZeroCrowdInPlace: a crowd of events for one time that ends up in a level-0 bucket
+// (scheduled from afar, then joined by events scheduled once the clock is within the same
+// 256 ns) is handed out in place, in insertion order, with events scheduled at that time
+// while it fires after it, and cancelled members skipped.
+func TestLevelZeroCrowdInPlace(t *testing.T) {
+	k := New(1)
+	r := newRecorder(k)
+	for i := 1; i <= 3; i++ {
+		k.Schedule(300, r.id, i, 0) // from time 0: level 1, moved to level 0 when the clock reaches 290
+	}
+	k.Schedule(301, r.id, 4, 0)
+	gone := k.Schedule(300, r.id, 99, 0)
+	k.Schedule(300, r.id, 5, 0)
+	k.Schedule(290, r.id, 100, 0)
+	r.hook = func(kind int, _ uint64) {
+		switch kind {
+		case 100: // at 290: 300 and 301 differ from it in the lowest digit only
+			k.Schedule(300, r.id, 6, 0)
+			k.Schedule(301, r.id, 7, 0)
+			k.Cancel(gone)
+		case 1:
+			k.Schedule(k.Now(), r.id, 8, 0)
+		}
+	}
+	if err := k.Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"290ns:100:0", "300ns:1:0", "300ns:2:0", "300ns:3:0", "300ns:5:0", "300ns:6:0", "300ns:8:0",
+		"301ns:4:0", "301ns:7:0"}
+	if !slices.Equal(r.log, want) {
+		t.Fatalf("order = %v, want %v", r.log, want)
+	}
+	if k.Pending() != 0 || k.Fired() != 9 {
+		t.Fatalf("pending %d, fired %d", k.Pending(), k.Fired())
+	}
+}
+
 func TestCancel(t *testing.T) {
 	tests := []struct {
 		name string

@@ -171,9 +171,11 @@ func (q *queue) refill(limit Time) bool {
 	}
 	b := uint(bi)
 	src := &q.buckets[b]
-	if src.n == 1 { // the common case near the front of the queue
+	if src.n == 1 || b < radix { // one entry, or a level-0 bucket: every key in it is equal
 		// The bucket becomes cur in place: relative to the new last no other key can map to
 		// bucket b (last's own digit at b's level is b's digit), so it holds only due keys.
+		// A level-0 bucket's keys agree with last above the lowest digit and have b's digit
+		// there: they are one time, and stay in insertion order.
 		if src.e[0].at > limit {
 			return false
 		}
