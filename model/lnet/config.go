@@ -393,7 +393,7 @@ func (n *Node) ConfigNI(nid NID, lnd LND, tun NetTunables) error {
 	switch {
 	case n.remoteNetIndex(nid.Net()) >= 0:
 		return refuse(EUSERS, "adding net %s would invalidate the routes to it", nid.Net())
-	case n.niByNID[nid] != nil:
+	case n.niByNID.get(nid) != nil:
 		return refuse(EEXIST, "NI %s exists", nid)
 	case !n.started:
 		_, err := n.AddNI(nid, lnd, tun)
@@ -448,7 +448,7 @@ func (n *Node) detachNI(ni *NI) {
 	nt := ni.net
 	nt.nis = removePtr(nt.nis, ni)
 	n.nis = removePtr(n.nis, ni)
-	delete(n.niByNID, ni.nid)
+	n.niByNID.del(ni.nid)
 	n.localRecov = removePtr(n.localRecov, ni)
 	if len(nt.nis) == 0 {
 		n.nets = removePtr(n.nets, nt)

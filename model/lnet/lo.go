@@ -30,7 +30,7 @@ func (n *Node) startLo() {
 	net := &Net{ID: LoNet, Tunables: DefaultNetTunables(), SelPriority: ^uint32(0), lnd: loLND{}}
 	n.loNI = &NI{node: n, nid: LoNID, net: net, health: MaxHealth, status: NIStatusUp, SelPriority: ^uint32(0)}
 	net.nis = []*NI{n.loNI}
-	n.niByNID[LoNID] = n.loNI
+	n.niByNID.set(LoNID, n.loNI)
 }
 
 // loSend models lnet_handle_lo_send: no credits, no peer NI (so never health-checked), header

@@ -105,3 +105,44 @@ func (t *nidTable) grow() {
 		}
 	}
 }
+
+// niTable maps NIDs to this node's own NIs (0@lo included): a node has a handful, so a scan
+// of their NIDs, kept side by side, beats hashing; every send with a source NID given and
+// every forwarded receive looks one up.
+type niTable struct {
+	nids []NID
+	nis  []*NI
+}
+
+// get returns the local NI with nid, or nil.
+func (t *niTable) get(nid NID) *NI {
+	for i, x := range t.nids {
+		if x == nid {
+			return t.nis[i]
+		}
+	}
+	return nil
+}
+
+// set adds or replaces nid's NI.
+func (t *niTable) set(nid NID, ni *NI) {
+	for i, x := range t.nids {
+		if x == nid {
+			t.nis[i] = ni
+			return
+		}
+	}
+	t.nids = append(t.nids, nid)
+	t.nis = append(t.nis, ni)
+}
+
+// del removes nid's NI if there is one.
+func (t *niTable) del(nid NID) {
+	for i, x := range t.nids {
+		if x == nid {
+			t.nids = append(t.nids[:i], t.nids[i+1:]...)
+			t.nis = append(t.nis[:i], t.nis[i+1:]...)
+			return
+		}
+	}
+}

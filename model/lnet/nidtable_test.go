@@ -39,3 +39,27 @@ func TestNIDTableMatchesMap(t *testing.T) {
 		t.Fatalf("absent NID found: %p", got)
 	}
 }
+
+// TestNITable: a node's own NIs by NID, 0@lo included; a replaced NID keeps one entry and a
+// deleted one is gone.
+func TestNITable(t *testing.T) {
+	var tab niTable
+	a, b, lo := &NI{nid: nid("10.0.0.1@o2ib")}, &NI{nid: nid("10.1.0.1@o2ib1")}, &NI{nid: LoNID}
+	for _, ni := range []*NI{lo, a, b} {
+		tab.set(ni.nid, ni)
+	}
+	b2 := &NI{nid: b.nid}
+	tab.set(b.nid, b2)
+	tab.del(a.nid)
+	for _, c := range []struct {
+		nid  NID
+		want *NI
+	}{{LoNID, lo}, {a.nid, nil}, {b.nid, b2}, {nid("10.0.0.2@o2ib"), nil}} {
+		if got := tab.get(c.nid); got != c.want {
+			t.Errorf("get(%s) = %p, want %p", c.nid, got, c.want)
+		}
+	}
+	if len(tab.nids) != 2 || len(tab.nis) != 2 {
+		t.Errorf("%d NIDs, %d NIs, want 2 and 2", len(tab.nids), len(tab.nis))
+	}
+}

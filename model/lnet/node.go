@@ -31,7 +31,7 @@ type Node struct {
 	netIDs  []NetID // nets[i].ID, so that netByID reads one short slice, not every Net
 	nis     []*NI   // every local NI, in configuration order (not 0@lo)
 	loNI    *NI     // 0@lo
-	niByNID map[NID]*NI
+	niByNID niTable // NID -> local NI, 0@lo included
 
 	peers   []*Peer
 	peerNIs nidTable // NID -> peer NI
@@ -92,7 +92,7 @@ func NewNode(k *sim.Kernel, name string, tun Tunables) (*Node, error) {
 	if err := tun.Validate(); err != nil {
 		return nil, fmt.Errorf("node %s: %w", name, err)
 	}
-	n := &Node{k: k, name: name, tun: tun, niByNID: make(map[NID]*NI)}
+	n := &Node{k: k, name: name, tun: tun}
 	n.hid = k.Register(n)
 	n.monitor = sim.Timer{H: n.hid, Kind: evMonitor}
 	n.sysH = sysHandler{n}
@@ -131,7 +131,7 @@ func (n *Node) Nets() []*Net { return n.nets }
 func (n *Node) NIs() []*NI { return n.nis }
 
 // NI returns the local NI with nid, or nil.
-func (n *Node) NI(nid NID) *NI { return n.niByNID[nid] }
+func (n *Node) NI(nid NID) *NI { return n.niByNID.get(nid) }
 
 func (n *Node) netByID(id NetID) *Net {
 	for i, x := range n.netIDs {
@@ -156,7 +156,7 @@ func (n *Node) addNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
 	if nid.Net().Type() == LOLND {
 		return nil, fmt.Errorf("node %s: 0@lo is implicit", n.name)
 	}
-	if n.niByNID[nid] != nil {
+	if n.niByNID.get(nid) != nil {
 		return nil, fmt.Errorf("node %s: duplicate NI %s", n.name, nid)
 	}
 	if lnd == nil {
@@ -184,7 +184,7 @@ func (n *Node) addNI(nid NID, lnd LND, tun NetTunables) (*NI, error) {
 	if newNet {
 		n.routesChanged() // a new local net changes the gateways' peer NIs findRoute may use
 	}
-	n.niByNID[nid] = ni
+	n.niByNID.set(nid, ni)
 	n.udspOnNewNI(ni, newNet)
 	return ni, nil
 }
@@ -277,12 +277,12 @@ func (n *Node) monitorPass() {
 }
 
 // isLocalNID reports whether nid is one of this node's NIs.
-func (n *Node) isLocalNID(nid NID) bool { return n.niByNID[nid] != nil }
+func (n *Node) isLocalNID(nid NID) bool { return n.niByNID.get(nid) != nil }
 
 // SetNIHealth sets a local NI's health by hand (`lnetctl net set --nid X --health V`): values
 // below 1000 put the NI on the recovery queue without touching its next ping time.
 func (n *Node) SetNIHealth(nid NID, v int) error {
-	ni := n.niByNID[nid]
+	ni := n.niByNID.get(nid)
 	if ni == nil {
 		return fmt.Errorf("no local NI %s", nid)
 	}

@@ -70,7 +70,7 @@ func (p *Peer) Nets() []*PeerNet { return p.nets }
 // PeerNet is a peer's presence on one net (struct lnet_peer_net).
 type PeerNet struct {
 	peer        *Peer
-	id          NetID
+	id          NetID // the net of every one of its peer NIs' NIDs (selection reads lpni.nid.Net())
 	nis         []*PeerNI
 	health      int
 	seq         uint32
@@ -94,11 +94,14 @@ func (pn *PeerNet) updateHealth() {
 }
 
 // PeerNI is one NID of a peer (struct lnet_peer_ni). What sending, receiving, selecting
-// and finalizing read comes first: the first cache line holds what choosing among a
+// and finalizing touch comes first, by cache line: the first holds what choosing among a
 // gateway's peer NIs compares for each route on every routed send (health, priority,
-// credits, queued bytes, sequence, status), the second the preference lists and the
-// credit low-water mark, then recovery and liveness, the queue and the statistics. At tens of
-// thousands of peer NIs they do not stay in cache.
+// credits, queued bytes, sequence, status) and the flags a receive sets; the second the
+// credit low-water mark, the time last heard from and the recovery state (a successful
+// receive clears its ping count); the third the preference lists and the send and receive
+// counts, the fourth and fifth the per-type counts; then the queue, router credits and the
+// rest. At tens of thousands of peer NIs they do not stay in cache, and a message's hop
+// touches each line it reads.
 type PeerNI struct {
 	peer *Peer
 	pnet *PeerNet
@@ -110,24 +113,24 @@ type PeerNI struct {
 	seq         uint32
 	status      NIStatus
 	SelPriority uint32 // lpni_sel_priority (UDSP dst rule)
+	heardFrom   bool   // lpni_last_alive != 0
+	nonMRPref   bool   // prefNIDs was set by the non-MR rule (cleared when the peer turns MR)
+	notified    bool   // lpni_notified: an lnet_notify report was applied
 
-	minTxCredits int
-	prefNIDs     []NID // preferred local NIDs
-	rtrPref      []NID // lpni_rtr_pref_nids: preferred gateways' primary NIDs (UDSP rte rule)
-	heardFrom    bool  // lpni_last_alive != 0
-	nonMRPref    bool  // prefNIDs was set by the non-MR rule (cleared when the peer turns MR)
-	notified     bool  // lpni_notified: an lnet_notify report was applied
+	minTxCredits  int
+	lastAlive     sim.Time
+	recoveryState // peer NI recovery (ln_mt_peerNIRecovq); a success clears its ping count
+	maxTxCredits  int
 
-	recoveryState // peer NI recovery (ln_mt_peerNIRecovq)
+	prefNIDs []NID // preferred local NIDs
+	rtrPref  []NID // lpni_rtr_pref_nids: preferred gateways' primary NIDs (UDSP rte rule)
 
-	lastAlive sim.Time
-	txq       msgQueue
+	stats PeerNIStats
 
-	maxTxCredits int
+	txq msgQueue
 	// Router credits (lpni_rtrcredits), used when this node forwards.
 	rtrCredits, maxRtrCredits, minRtrCredits int
 
-	stats  PeerNIStats
 	hstats PeerNIHealthStats
 
 	notifyStamp sim.Time // lpni_timestamp: time of the last lnet_notify report

@@ -124,7 +124,7 @@ func (n *Node) handleRecoveryEvent(ev *Event, local bool, nid NID) {
 	}
 	failed := ev.Status != 0 || ev.Type == EventUNLINK
 	if local {
-		ni := n.niByNID[nid]
+		ni := n.niByNID.get(nid)
 		if ni == nil {
 			return
 		}

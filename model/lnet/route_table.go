@@ -4,29 +4,29 @@ import (
 	"fmt"
 )
 
-// Route is one route to a remote net through a gateway (struct lnet_route).
+// Route is one route to a remote net through a gateway (struct lnet_route). It fits one
+// 64-byte line (the 64-byte size class is line-aligned): findRoute reads every route to the
+// destination's net on every routed send.
 type Route struct {
-	net       NetID // the remote net (lr_net)
-	gwNID     NID   // the gateway's NID on a local net (lr_nid)
-	gw        *Peer // the gateway peer (lr_gateway)
-	hops      int   // lr_hops; -1 = undefined (counts as 1)
-	priority  int   // lr_priority, lower preferred
-	seq       uint32
-	alive     bool // lr_alive: cached aliveness (used as such with discovery disabled)
-	singleHop bool // lr_single_hop: the gateway has an NI on the remote net
+	gw    *Peer // the gateway peer (lr_gateway)
+	gwNID NID   // the gateway's NID on a local net (lr_nid)
 
-	// upMemo is routeAlive's last answer, valid while upGen is the node's routeGen + 1 (a
-	// new route's zero upGen is never valid).
-	upMemo bool
-	upGen  uint64
-
-	// gwMemo is gwBestLPNI(gw, nil)'s answer when the gateway has exactly one peer NI on this
-	// node's local nets (nil otherwise: selection among several runs each time), valid while
-	// gwGen is the node's routeGen + 1. With one candidate the answer does not depend on the
+	// upMemo is routeAlive's last answer and gwMemo gwBestLPNI(gw, nil)'s when the gateway
+	// has exactly one peer NI on this node's local nets (nil otherwise: selection among
+	// several runs each time); both are valid while memoGen is the node's routeGen + 1 (a new
+	// route's zero memoGen never is). With one candidate the answer does not depend on the
 	// candidate's health, credits or sequence, only on which peer NIs and local nets exist,
 	// and every change of those calls routesChanged.
-	gwMemo *PeerNI
-	gwGen  uint64
+	gwMemo  *PeerNI
+	memoGen uint64
+
+	priority  int   // lr_priority, lower preferred
+	net       NetID // the remote net (lr_net)
+	seq       uint32
+	hops      int32 // lr_hops; -1 = undefined (counts as 1); 1..255 otherwise
+	alive     bool  // lr_alive: cached aliveness (used as such with discovery disabled)
+	singleHop bool  // lr_single_hop: the gateway has an NI on the remote net
+	upMemo    bool
 }
 
 // remoteNet is the routes to one remote net (struct lnet_remotenet), in the order added.
@@ -92,7 +92,7 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 	for i := range p.gw.netPings {
 		p.gw.netPings[i].next = n.k.Now()
 	}
-	r := &Route{net: net, gwNID: gateway, gw: p, hops: hops, priority: priority, alive: !n.tun.CheckRoutersBeforeUse}
+	r := &Route{net: net, gwNID: gateway, gw: p, hops: int32(hops), priority: priority, alive: !n.tun.CheckRoutersBeforeUse}
 	// lnet_add_route_to_rnet: the kernel puts a new route at a random place in the net's
 	// list, so that nodes sharing a list of routers prefer different ones on full ties. The
 	// offset o is drawn in [0, len]; the route goes after the o-th route, or first when o is
@@ -132,7 +132,7 @@ func (n *Node) Routes() []RouteShow {
 			if r.singleHop {
 				typ = "single-hop"
 			}
-			out = append(out, RouteShow{Net: r.net.LnetctlString(), Gateway: r.gwNID.String(), Hop: r.hops,
+			out = append(out, RouteShow{Net: r.net.LnetctlString(), Gateway: r.gwNID.String(), Hop: int(r.hops),
 				Priority: r.priority, Health: h, State: st, Type: typ})
 		}
 	}
@@ -144,9 +144,7 @@ func (n *Node) Routes() []RouteShow {
 // without walking the gateway's nets on every send). Every write of an input calls
 // routesChanged; under the invariants build tag each answer is checked against a fresh one.
 func (n *Node) routeAlive(r *Route) bool {
-	if r.upGen != n.routeGen+1 {
-		r.upMemo, r.upGen = n.computeRouteAlive(r), n.routeGen+1
-	}
+	n.refreshRouteMemo(r)
 	checkRouteMemo(n, r)
 	return r.upMemo
 }
@@ -294,14 +292,20 @@ func (n *Node) routeGwLPNI(r *Route, ni *NI) *PeerNI {
 	if ni != nil {
 		return n.gwBestLPNI(r.gw, ni)
 	}
-	if r.gwGen != n.routeGen+1 {
-		r.gwMemo, r.gwGen = n.singleLocalLPNI(r.gw), n.routeGen+1
-	}
+	n.refreshRouteMemo(r)
 	if r.gwMemo == nil {
 		return n.gwBestLPNI(r.gw, nil)
 	}
 	checkGwMemo(n, r)
 	return r.gwMemo
+}
+
+// refreshRouteMemo recomputes r's memos (routeAlive's and routeGwLPNI's) when routeGen has
+// moved since they were made.
+func (n *Node) refreshRouteMemo(r *Route) {
+	if r.memoGen != n.routeGen+1 {
+		r.upMemo, r.gwMemo, r.memoGen = n.computeRouteAlive(r), n.singleLocalLPNI(r.gw), n.routeGen+1
+	}
 }
 
 // singleLocalLPNI returns the gateway's only peer NI on a local net, or nil if it has none or

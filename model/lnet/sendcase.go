@@ -22,7 +22,7 @@ func (n *Node) handleSendCase(sd *sendData) int {
 // specNI sets the send's local NI to the given source NI (lnet_nid_to_ni_locked); -EINVAL if
 // the source is not a local NID.
 func (n *Node) specNI(sd *sendData) int {
-	if sd.ni = n.niByNID[sd.src]; sd.ni == nil {
+	if sd.ni = n.niByNID.get(sd.src); sd.ni == nil {
 		return -EINVAL
 	}
 	return 0
@@ -95,7 +95,7 @@ func (n *Node) handleAnyLocalNMRDst(sd *sendData) int {
 		}
 		return n.sendDirect(sd)
 	}
-	if sd.ni = n.bestNI(n.netByID(sd.lpni.pnet.id)); sd.ni == nil {
+	if sd.ni = n.bestNI(n.netByID(sd.lpni.nid.Net())); sd.ni == nil {
 		return -EHOSTUNREACH
 	}
 	return n.sendDirect(sd)
@@ -109,7 +109,7 @@ func (n *Node) selectPreferredBestNI(sd *sendData) int {
 		sd.ni = n.existingPreferredNI(sd.lpni)
 	}
 	if sd.ni == nil {
-		sd.ni = n.bestNI(n.netByID(sd.lpni.pnet.id))
+		sd.ni = n.bestNI(n.netByID(sd.lpni.nid.Net()))
 	}
 	if sd.ni == nil {
 		return -EHOSTUNREACH
@@ -123,7 +123,7 @@ func (n *Node) selectPreferredBestNI(sd *sendData) int {
 func (n *Node) existingPreferredNI(lpni *PeerNI) *NI {
 	for _, x := range lpni.pnet.nis {
 		if len(x.prefNIDs) > 0 {
-			return n.niByNID[x.prefNIDs[0]]
+			return n.niByNID.get(x.prefNIDs[0])
 		}
 	}
 	return nil
@@ -154,7 +154,7 @@ func (n *Node) handleAnyMRDst(sd *sendData) int {
 // local net (PASS_THROUGH).
 func (n *Node) handleAnyMRDsta(sd *sendData) (rc int, done bool) {
 	if sd.resp {
-		if sd.ni = n.bestNI(n.netByID(sd.lpni.pnet.id)); sd.ni == nil {
+		if sd.ni = n.bestNI(n.netByID(sd.lpni.nid.Net())); sd.ni == nil {
 			return -EHOSTUNREACH, true
 		}
 		return n.sendDirect(sd), true

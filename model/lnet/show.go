@@ -216,7 +216,7 @@ func routeHops(r *Route) int {
 	if r.hops < 0 {
 		return 1
 	}
-	return r.hops
+	return int(r.hops)
 }
 
 // RoutingCPTShow is one CPT's buffer pools as `lnetctl routing show` prints them.

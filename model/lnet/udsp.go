@@ -344,7 +344,7 @@ func (n *Node) UDSPInfo(nid NID) (UDSPInfo, bool) {
 		}
 		return int64(v)
 	}
-	if ni := n.niByNID[nid]; ni != nil {
+	if ni := n.niByNID.get(nid); ni != nil {
 		return UDSPInfo{NetPriority: prio(ni.net.SelPriority), NIDPriority: prio(ni.SelPriority)}, true
 	}
 	lpni := n.findPeerNI(nid)
