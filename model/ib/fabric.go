@@ -314,6 +314,11 @@ func (f *Fabric) Connect(a, b Endpoint, spec LinkSpec) *Link {
 			s.out = append(s.out, li)
 		}
 	}
+	for _, r := range [2]epRef{ra, rb} {
+		if r.kind == epPort {
+			f.syncPort(f.ports[r.idx])
+		}
+	}
 	f.routed = false
 	return l
 }
@@ -373,7 +378,30 @@ func (h *HCA) Fatal() bool { return h.fatal }
 func (h *HCA) alive() bool { return !h.dead }
 
 // setDead recomputes dead after fatal or the node's crashed state changed.
-func (h *HCA) setDead() { h.dead = h.fatal || h.node.crashed }
+// The lanes at its ports learn it too (syncPort).
+func (h *HCA) setDead() {
+	h.dead = h.fatal || h.node.crashed
+	for _, p := range h.ports {
+		h.f.syncPort(p)
+	}
+}
+
+// setPortState sets port p's state and tells the lanes at it (syncPort).
+func (f *Fabric) setPortState(p *Port, s PortState) {
+	p.state = s
+	f.syncPort(p)
+}
+
+// syncPort copies port p's liveness (its HCA's dead flag, its state) into the lane leaving
+// it and the lane arriving at it, where the fabric's per-chunk steps read it.
+func (f *Fabric) syncPort(p *Port) {
+	if p.lane < 0 {
+		return
+	}
+	out, in := &f.lanes[p.lane], &f.lanes[p.lane^1]
+	out.srcDead, out.srcDown = p.hca.dead, p.state != PortActive
+	in.dstOK = !p.hca.dead && p.state == PortActive
+}
 
 // String returns the HCA's name.
 func (h *HCA) String() string { return h.node.Name + "/" + h.Name }

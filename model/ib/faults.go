@@ -50,7 +50,7 @@ func (l *Link) LinkDown() {
 		}
 		if ln.from.kind == epPort {
 			p := f.ports[ln.from.idx]
-			p.state = PortDown
+			f.setPortState(p, PortDown)
 			f.freeQueue(&p.ctrl)
 			if p.hca.alive() {
 				f.async(AsyncEvent{Type: EventPortErr, HCA: p.hca, Port: p.Num})
@@ -96,7 +96,7 @@ func (f *Fabric) portActive(p *Port) {
 	if p.lane < 0 || !f.lanes[p.lane].up || p.state == PortActive {
 		return
 	}
-	p.state = PortActive
+	f.setPortState(p, PortActive)
 	if p.hca.alive() {
 		f.async(AsyncEvent{Type: EventPortActive, HCA: p.hca, Port: p.Num})
 		f.tryStart(p.lane)
@@ -112,6 +112,7 @@ func (l *Link) SetLoss(p float64) {
 	for d := 0; d < 2; d++ {
 		ln := &l.f.lanes[2*l.idx+d]
 		ln.loss = p
+		ln.lossy = ln.loss > 0 || ln.corrupt > 0
 		l.ensureRNG(ln)
 	}
 }
@@ -123,6 +124,7 @@ func (l *Link) SetCorruption(p float64) {
 	for d := 0; d < 2; d++ {
 		ln := &l.f.lanes[2*l.idx+d]
 		ln.corrupt = p
+		ln.lossy = ln.loss > 0 || ln.corrupt > 0
 		l.ensureRNG(ln)
 	}
 }

@@ -90,10 +90,10 @@ func (f *Fabric) coarseReturns(in, c int32, start, finish sim.Time, from uint32,
 type train struct {
 	c                     int32 // the chunk, or -1
 	epoch                 uint32
-	start, finish, tailIn sim.Time // its transmission, and its tail's arrival at the switch
-	rem                   int64    // the lane's serialisation remainder before it
-	txEv, arrEv           sim.EventID
-	credited, hasTx       bool // coarseReturns recorded its credit; an evTxDone ends it (txEv)
+	txEv, arrEv           sim.EventID // beside c: every transmission sets c or txEv
+	start, finish, tailIn sim.Time    // its transmission, and its tail's arrival at the switch
+	rem                   int64       // the lane's serialisation remainder before it
+	credited, hasTx       bool        // coarseReturns recorded its credit; an evTxDone ends it (txEv)
 }
 
 // split is called when a chunk has just queued at switch output li. If the lane is sending

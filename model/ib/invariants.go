@@ -14,13 +14,28 @@ func (f *Fabric) registerInvariants() {
 	}
 }
 
-// checkInvariants checks the fabric's CQ and QP tables: each CQ sits in its own slot and
+// checkInvariants checks the copies of port liveness and fault rates the lanes keep
+// (syncPort, lossy) and the fabric's CQ and QP tables: each CQ sits in its own slot and
 // holds no more completions than its size; the free CQ slots are exactly the destroyed CQs
 // whose slot was released, each once; each live QP sits at its QPN and uses CQs of its
 // own HCA that are in the table.
 func (f *Fabric) checkInvariants() error {
 	if err := f.checkCQs(); err != nil {
 		return err
+	}
+	for _, p := range f.ports {
+		if p.lane < 0 {
+			continue
+		}
+		out, in := &f.lanes[p.lane], &f.lanes[p.lane^1]
+		if out.srcDead != p.hca.dead || out.srcDown != (p.state != PortActive) || in.dstOK != (!p.hca.dead && p.state == PortActive) {
+			return fmt.Errorf("ib: port %s: lane liveness flags (%v %v %v) disagree with HCA dead %v, state %v", p, out.srcDead, out.srcDown, in.dstOK, p.hca.dead, p.state)
+		}
+	}
+	for i := range f.lanes {
+		if ln := &f.lanes[i]; ln.lossy != (ln.loss > 0 || ln.corrupt > 0) {
+			return fmt.Errorf("ib: lane %d: lossy %v with loss %v, corruption %v", i, ln.lossy, ln.loss, ln.corrupt)
+		}
 	}
 	for i, qp := range f.qps {
 		if qp == nil {

@@ -31,3 +31,35 @@ func TestHotObjectSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestLaneLayout pins the lane's layout (see lane): a whole number of cache lines, and the
+// fields every transmission, arrival and credit step reads within its first two lines, the
+// chunk counters and credit returns within the next two.
+func TestLaneLayout(t *testing.T) {
+	var l lane
+	if n := unsafe.Sizeof(l); n%64 != 0 {
+		t.Errorf("lane is %d bytes, not a multiple of 64: adjust its padding", n)
+	}
+	hot := map[string]uintptr{
+		"from": unsafe.Offsetof(l.from), "to": unsafe.Offsetof(l.to), "mbps": unsafe.Offsetof(l.mbps),
+		"rem": unsafe.Offsetof(l.rem), "prop": unsafe.Offsetof(l.prop), "extra": unsafe.Offsetof(l.extra),
+		"credits": unsafe.Offsetof(l.credits), "epoch": unsafe.Offsetof(l.epoch), "up": unsafe.Offsetof(l.up),
+		"busy": unsafe.Offsetof(l.busy), "freeing": unsafe.Offsetof(l.freeing), "waking": unsafe.Offsetof(l.waking),
+		"srcDead": unsafe.Offsetof(l.srcDead), "srcDown": unsafe.Offsetof(l.srcDown), "dstOK": unsafe.Offsetof(l.dstOK),
+		"lossy": unsafe.Offsetof(l.lossy), "busyTo": unsafe.Offsetof(l.busyTo), "freeAt": unsafe.Offsetof(l.freeAt),
+		"q": unsafe.Offsetof(l.q), "staged": unsafe.Offsetof(l.staged), "curIn": unsafe.Offsetof(l.curIn),
+		"curInEp": unsafe.Offsetof(l.curInEp), "slowTo": unsafe.Offsetof(l.slowTo), "curBytes": unsafe.Offsetof(l.curBytes),
+		"waitFrom": unsafe.Offsetof(l.waitFrom),
+	}
+	for name, off := range hot {
+		if off >= 128 {
+			t.Errorf("lane.%s at byte %d: not in the first two cache lines", name, off)
+		}
+	}
+	if off := unsafe.Offsetof(l.ctr); off != 128 {
+		t.Errorf("lane.ctr at byte %d, want 128 (the third line starts with the chunk counters)", off)
+	}
+	if off := unsafe.Offsetof(l.train) + unsafe.Offsetof(l.train.txEv); off >= 256 {
+		t.Errorf("lane.train.txEv at byte %d: not in the first four lines", off)
+	}
+}

@@ -18,39 +18,51 @@ const (
 
 // lane is one direction of a link: an output port with a FIFO queue, a serialiser and a
 // propagation delay, plus credit-based flow control towards a switch's input buffer.
+//
+// Fields are laid out hot first: the first two cache lines hold what every transmission,
+// arrival and credit step reads (with the liveness of the HCA ports at its ends and whether
+// it draws losses, so those steps need not load the Port, the HCA or the fault rates), the
+// third the counters a chunk adds to; fault, adaptive-granularity and event-id fields
+// follow. The size is a multiple of 64 bytes, so that in the lanes array (large, hence
+// page-aligned) each lane starts a cache line.
 type lane struct {
 	from, to epRef
-	link     int32
 	mbps     int64
 	rem      int64 // remainder of the last serialisation (bit-ns units), so the rate is exact
 	prop     sim.Time
 	extra    sim.Time // injected extra delay
+	credits  int64    // bytes the downstream input buffer can still take (below 0 after a coarse chunk; see need); -1 towards an HCA
+	epoch    uint32   // bumped on link down: chunks in flight from an older epoch are lost
 	up       bool
 	busy     bool
-	busyTo   sim.Time   // end of the transmission that holds busy (its evTxDone)
-	epoch    uint32     // bumped on link down: chunks in flight from an older epoch are lost
-	credits  int64      // bytes the downstream input buffer can still take (below 0 after a coarse chunk; see need); -1 towards an HCA
-	q        chunkQueue // chunks waiting for this lane (switch output queue)
-	curIn    int32      // input lane whose buffer the chunk on the wire occupies (credit to return)
-	curInEp  uint32
-	curBytes int64       // ... and how many bytes of it
-	staged   int32       // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
-	waitFrom sim.Time    // start of a credit stall (PortXmitWait), -1 when not stalled
-	rets     []creditRet // credits on their way back to the sender, in arrival order
-	retHead  int
-	waking   bool        // an evCreditWake is scheduled ...
-	wakeAt   sim.Time    // ... at this time
-	wakeEv   sim.EventID // ... with this id
-	freeAt   sim.Time    // end of a transmission that schedules no evTxDone (see transmit)
-	freeing  bool        // an evLaneFree is scheduled for freeAt ...
-	freeEv   sim.EventID // ... with this id
-	last     laneFlow    // adaptive granularity: the flow of the last chunk sent (see laneFlow)
-	train    train       // adaptive granularity: the coarse chunk a switch output sends (see split)
-	slowTo   int32       // switch outputs: chunks on their way to the switch through an arrival event, routed here
-
-	loss, corrupt float64
-	rng           *sim.Stream
-	ctr           PortCounters // counters of the port at the from end
+	freeing  bool // an evLaneFree is scheduled for freeAt (freeEv)
+	waking   bool // an evCreditWake is scheduled at wakeAt (wakeEv)
+	// Liveness of the HCA ports at the lane's ends, kept by syncPort whenever a port's state
+	// or its HCA's dead flag changes: srcDead and srcDown for a port at the from end (its HCA
+	// dead; its state not ACTIVE), dstOK for a port at the to end (HCA alive and ACTIVE).
+	srcDead, srcDown, dstOK bool
+	lossy                   bool // loss or corrupt is above 0 (damage draws)
+	link                    int32
+	busyTo                  sim.Time   // end of the transmission that holds busy (its evTxDone)
+	freeAt                  sim.Time   // end of a transmission that schedules no evTxDone (see transmit)
+	q                       chunkQueue // chunks waiting for this lane (switch output queue)
+	staged                  int32      // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
+	curIn                   int32      // input lane whose buffer the chunk on the wire occupies (credit to return)
+	curInEp                 uint32
+	slowTo                  int32        // switch outputs: chunks on their way to the switch through an arrival event, routed here
+	curBytes                int64        // bytes of that input buffer it occupies
+	waitFrom                sim.Time     // start of a credit stall (PortXmitWait), -1 when not stalled
+	ctr                     PortCounters // counters of the port at the from end
+	rets                    []creditRet  // credits on their way back to the sender, in arrival order
+	retHead                 int
+	wakeAt                  sim.Time    // see waking
+	train                   train       // adaptive granularity: the coarse chunk a switch output sends (see split)
+	last                    laneFlow    // adaptive granularity: the flow of the last chunk sent (see laneFlow)
+	wakeEv                  sim.EventID // see waking
+	freeEv                  sim.EventID // see freeing
+	loss, corrupt           float64
+	rng                     *sim.Stream
+	_                       [40]byte // to a multiple of 64 bytes (TestLaneLayout)
 }
 
 // chunk is the unit of data movement: up to Config.ChunkPackets packets of one message (or
@@ -309,18 +321,18 @@ func (f *Fabric) tryStart(li int32) {
 		return
 	}
 	if !ln.up {
-		if ln.from.kind == epPort && f.ports[ln.from.idx].hca.alive() {
+		if ln.from.kind == epPort && !ln.srcDead {
 			f.discard(f.ports[ln.from.idx])
 		}
 		return
 	}
 	var c int32
 	if ln.from.kind == epPort {
-		p := f.ports[ln.from.idx]
-		if !p.hca.alive() {
+		if ln.srcDead {
 			return
 		}
-		if p.state != PortActive {
+		p := f.ports[ln.from.idx]
+		if ln.srcDown {
 			f.discard(p)
 			return
 		}
@@ -527,7 +539,7 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 	ln := &f.lanes[li]
 	ch := &f.chunks[c]
 	d := ln.prop + ln.extra
-	if perHopEvents || d > s.minInProp || d == 0 || ln.loss > 0 || ln.corrupt > 0 || ln.from.kind != epPort {
+	if perHopEvents || d > s.minInProp || d == 0 || ln.lossy || ln.from.kind != epPort {
 		return false, noRoute
 	}
 	out := f.outLane(s, ch.dst)
@@ -535,7 +547,7 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 		return false, out
 	}
 	ol := &f.lanes[out]
-	if !ol.up || ol.to.kind != epPort || ol.busy || ol.loss > 0 || ol.corrupt > 0 {
+	if !ol.up || ol.to.kind != epPort || ol.busy || ol.lossy {
 		return false, out
 	}
 	// What arrive does at a switch, as of time at.
@@ -660,7 +672,7 @@ func (f *Fabric) arrive(c int32) {
 		return
 	}
 	rcv := &f.lanes[li^1].ctr // counters of the receiving end
-	if ln.loss > 0 || ln.corrupt > 0 {
+	if ln.lossy {
 		if lost, bad := f.damage(ln, ch.npkt); lost || bad {
 			if bad {
 				rcv.SymbolErrorCounter++
@@ -694,9 +706,8 @@ func (f *Fabric) arrive(c int32) {
 		f.tryStart(out)
 		return
 	}
-	p := f.ports[ln.to.idx]
-	if p.hca.alive() && p.state == PortActive {
-		f.deliver(p, ch)
+	if ln.dstOK { // the port's HCA is alive and the port ACTIVE (syncPort)
+		f.deliver(f.ports[ln.to.idx], ch)
 	}
 	f.freeChunk(c)
 }
