@@ -16,12 +16,34 @@ type PortCounters struct {
 	LinkDownedCounter  uint64
 }
 
+// A link end's PortCounters are kept in two halves, each on the lane whose steps count
+// them: txCounters on the lane leaving the end (a transmission writes the lane it starts
+// on), rxCounters on the lane arriving at it (an arrival writes the lane it ends). An
+// arrival thus counts without loading the opposite lane.
+type txCounters struct {
+	data, pkts, wait, discards, downed uint64 // PortXmitData, PortXmitPkts, PortXmitWait, PortXmitDiscards, LinkDownedCounter
+}
+
+type rxCounters struct {
+	data, pkts, errors, symbols uint64 // PortRcvData, PortRcvPkts, PortRcvErrors, SymbolErrorCounter
+}
+
+// endCounters returns the counters of the link end lane li leaves: li's send side and the
+// receive side of the lane arriving there (li^1).
+func (f *Fabric) endCounters(li int32) PortCounters {
+	tx, rx := &f.lanes[li].tx, &f.lanes[li^1].rx
+	return PortCounters{
+		PortXmitData: tx.data, PortXmitPkts: tx.pkts, PortXmitWait: tx.wait, PortXmitDiscards: tx.discards, LinkDownedCounter: tx.downed,
+		PortRcvData: rx.data, PortRcvPkts: rx.pkts, PortRcvErrors: rx.errors, SymbolErrorCounter: rx.symbols,
+	}
+}
+
 // Counters returns the port's counters (perfquery on the port's LID).
 func (p *Port) Counters() PortCounters {
 	if p.lane < 0 {
 		return p.unattached
 	}
-	return p.f.lanes[p.lane].ctr
+	return p.f.endCounters(p.lane)
 }
 
 // Counters returns the counters of the link's A end (end 0) or B end (end 1), which for a
@@ -29,7 +51,7 @@ func (p *Port) Counters() PortCounters {
 func (l *Link) Counters(end int) PortCounters {
 	f := l.f
 	li := int32(2*l.idx + end)
-	c := f.lanes[li].ctr
+	c := f.endCounters(li)
 	// A chunk cutThrough sent on counts at the switch from when it was sent; until its
 	// head reaches the switch, it is not counted yet.
 	now := f.k.Now()
@@ -54,6 +76,6 @@ func (l *Link) Counters(end int) PortCounters {
 func (f *Fabric) ResetCounters() {
 	f.settle()
 	for i := range f.lanes {
-		f.lanes[i].ctr = PortCounters{}
+		f.lanes[i].tx, f.lanes[i].rx = txCounters{}, rxCounters{}
 	}
 }

@@ -29,10 +29,10 @@ func (l *Link) LinkDown() {
 		}
 		ln.up = false
 		ln.epoch++
-		ln.ctr.LinkDownedCounter++
+		ln.tx.downed++
 		ln.waitFrom = -1
 		for c := f.pop(&ln.q); c >= 0; c = f.pop(&ln.q) { // queued at a switch output: dropped
-			ln.ctr.PortXmitDiscards += uint64(f.chunks[c].npkt)
+			ln.tx.discards += uint64(f.chunks[c].npkt)
 			f.releaseInput(&f.chunks[c])
 			f.freeChunk(c)
 		}

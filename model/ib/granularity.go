@@ -159,8 +159,8 @@ func (f *Fabric) split(li int32) {
 	rest.wire -= uint32(w2)
 	rest.tail, rest.next = tr.tailIn, -1
 	ch.span, ch.bytes, ch.npkt, ch.wire = uint16(k), k*ch.fine, uint16(k*cp), uint32(w2)
-	ln.ctr.PortXmitData = ln.ctr.PortXmitData - uint64(wOld)/4 + uint64(w2)/4
-	ln.ctr.PortXmitPkts -= uint64(rest.npkt)
+	ln.tx.data = ln.tx.data - uint64(wOld)/4 + uint64(w2)/4
+	ln.tx.pkts -= uint64(rest.npkt)
 	ln.rem = bits % ln.mbps
 	if tr.hasTx {
 		f.k.Cancel(tr.txEv)

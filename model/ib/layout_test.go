@@ -56,8 +56,11 @@ func TestLaneLayout(t *testing.T) {
 			t.Errorf("lane.%s at byte %d: not in the first two cache lines", name, off)
 		}
 	}
-	if off := unsafe.Offsetof(l.ctr); off != 128 {
-		t.Errorf("lane.ctr at byte %d, want 128 (the third line starts with the chunk counters)", off)
+	if off := unsafe.Offsetof(l.tx); off != 128 {
+		t.Errorf("lane.tx at byte %d, want 128 (the third line starts with the chunk counters)", off)
+	}
+	if off := unsafe.Offsetof(l.rx) + unsafe.Offsetof(l.rx.pkts); off >= 192 {
+		t.Errorf("lane.rx.pkts at byte %d: not in the third line", off)
 	}
 	if off := unsafe.Offsetof(l.train) + unsafe.Offsetof(l.train.txEv); off >= 256 {
 		t.Errorf("lane.train.txEv at byte %d: not in the first four lines", off)

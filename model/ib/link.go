@@ -49,11 +49,12 @@ type lane struct {
 	staged                  int32      // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
 	curIn                   int32      // input lane whose buffer the chunk on the wire occupies (credit to return)
 	curInEp                 uint32
-	slowTo                  int32        // switch outputs: chunks on their way to the switch through an arrival event, routed here
-	curBytes                int64        // bytes of that input buffer it occupies
-	waitFrom                sim.Time     // start of a credit stall (PortXmitWait), -1 when not stalled
-	ctr                     PortCounters // counters of the port at the from end
-	rets                    []creditRet  // credits on their way back to the sender, in arrival order
+	slowTo                  int32       // switch outputs: chunks on their way to the switch through an arrival event, routed here
+	curBytes                int64       // bytes of that input buffer it occupies
+	waitFrom                sim.Time    // start of a credit stall (PortXmitWait), -1 when not stalled
+	tx                      txCounters  // send-side counters of the port at the from end (see endCounters)
+	rx                      rxCounters  // receive counters of the port at the to end, kept where arrivals count them
+	rets                    []creditRet // credits on their way back to the sender, in arrival order
 	retHead                 int
 	wakeAt                  sim.Time    // see waking
 	train                   train       // adaptive granularity: the coarse chunk a switch output sends (see split)
@@ -389,7 +390,7 @@ func (f *Fabric) transmit(li, c int32) {
 	ln := &f.lanes[li]
 	now := f.k.Now()
 	if ln.waitFrom >= 0 {
-		ln.ctr.PortXmitWait += uint64(now - ln.waitFrom)
+		ln.tx.wait += uint64(now - ln.waitFrom)
 		ln.waitFrom = -1
 	}
 	f.send(li, c, now)
@@ -409,8 +410,8 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 	if ln.to.kind == epSwitch {
 		ln.credits -= int64(ch.wire)
 	}
-	ln.ctr.PortXmitData += uint64(ch.wire) / 4
-	ln.ctr.PortXmitPkts += uint64(ch.npkt)
+	ln.tx.data += uint64(ch.wire) / 4
+	ln.tx.pkts += uint64(ch.npkt)
 	ch.lane, ch.epoch = li, ln.epoch
 	if f.cfg.Granularity == GranularityAdaptive {
 		ln.last.note(ch, start, finish)
@@ -572,9 +573,8 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 		f.send(out, c, at)
 		r.given, r.ev = ol.freeAt, f.arriveEv
 	}
-	rcv := &f.lanes[li^1].ctr
-	rcv.PortRcvData += uint64(ch.wire) / 4
-	rcv.PortRcvPkts += uint64(ch.npkt)
+	ln.rx.data += uint64(ch.wire) / 4
+	ln.rx.pkts += uint64(ch.npkt)
 	if len(f.fast) >= 32 { // forget those that have reached their switch
 		now, n := f.k.Now(), 0
 		for _, x := range f.fast {
@@ -606,9 +606,9 @@ func (f *Fabric) settle() {
 		r := &back[j]
 		ch := &f.chunks[r.c]
 		ol := &f.lanes[r.out]
-		rcv := &f.lanes[r.in^1].ctr
-		rcv.PortRcvData -= uint64(ch.wire) / 4
-		rcv.PortRcvPkts -= uint64(ch.npkt)
+		rcv := &f.lanes[r.in].rx
+		rcv.data -= uint64(ch.wire) / 4
+		rcv.pkts -= uint64(ch.npkt)
 		if r.queued { // out of the output's queue, where nothing has moved it yet
 			f.unlink(&ol.q, r.c)
 			ch.inLane = -1
@@ -616,8 +616,8 @@ func (f *Fabric) settle() {
 		}
 		f.k.Cancel(r.ev)
 		ol.rem, ol.freeAt, ol.last = r.remBefore, r.freeBefore, r.lastBefore
-		ol.ctr.PortXmitData -= uint64(ch.wire) / 4
-		ol.ctr.PortXmitPkts -= uint64(ch.npkt)
+		ol.tx.data -= uint64(ch.wire) / 4
+		ol.tx.pkts -= uint64(ch.npkt)
 		if ch.span > 1 {
 			f.coarseReturns(r.in, r.c, r.at, r.given, 0, false)
 		} else {
@@ -671,12 +671,12 @@ func (f *Fabric) arrive(c int32) {
 		f.freeChunk(c)
 		return
 	}
-	rcv := &f.lanes[li^1].ctr // counters of the receiving end
+	rcv := &ln.rx // counters of the receiving end
 	if ln.lossy {
 		if lost, bad := f.damage(ln, ch.npkt); lost || bad {
 			if bad {
-				rcv.SymbolErrorCounter++
-				rcv.PortRcvErrors++
+				rcv.symbols++
+				rcv.errors++
 			}
 			if ln.to.kind == epSwitch { // the chunk's buffer space frees at once
 				f.giveCredit(li, int64(ch.wire))
@@ -685,15 +685,15 @@ func (f *Fabric) arrive(c int32) {
 			return
 		}
 	}
-	rcv.PortRcvData += uint64(ch.wire) / 4
-	rcv.PortRcvPkts += uint64(ch.npkt)
+	rcv.data += uint64(ch.wire) / 4
+	rcv.pkts += uint64(ch.npkt)
 	if ln.to.kind == epSwitch {
 		s := f.switches[ln.to.idx]
 		out := f.outLane(s, ch.dst)
 		ch.inLane, ch.inEpoch = li, ch.epoch
 		if out < 0 || !f.lanes[out].up {
 			if out >= 0 {
-				f.lanes[out].ctr.PortXmitDiscards += uint64(ch.npkt)
+				f.lanes[out].tx.discards += uint64(ch.npkt)
 			}
 			f.releaseInput(ch)
 			f.freeChunk(c)
