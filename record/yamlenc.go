@@ -35,7 +35,25 @@ type yamlWriter struct {
 
 	lastType   reflect.Type // the type traits answered last, and its answer
 	lastTraits typeTraits
+	lastStruct reflect.Type // the struct type entries listed last, and its fields
+	lastFields []yamlField
+	spare      [][]entry // entry lists of mappings written, for the next ones
 }
+
+// takeEntries returns an empty entry list with room for n, reused when one is spare.
+func (w *yamlWriter) takeEntries(n int) []entry {
+	if k := len(w.spare); k > 0 {
+		es := w.spare[k-1]
+		w.spare = w.spare[:k-1]
+		if cap(es) >= n {
+			return es[:0]
+		}
+	}
+	return make([]entry, 0, n)
+}
+
+// giveEntries hands back a list takeEntries returned once its mapping is written.
+func (w *yamlWriter) giveEntries(es []entry) { w.spare = append(w.spare, es) }
 
 // typeTraits is what kindOf and yamlIsZero ask of a type, answered once per type: the
 // method-set searches of reflect.Type.Implements cost more than writing a counter.
@@ -313,13 +331,17 @@ func (w *yamlWriter) entries(v reflect.Value) ([]entry, error) {
 			}
 			w.orders[sig] = order
 		}
-		es := make([]entry, len(order))
-		for i, k := range order {
-			es[i] = entry{key: k, val: v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key()))}
+		es := w.takeEntries(len(order))
+		for _, k := range order {
+			es = append(es, entry{key: k, val: v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key()))})
 		}
 		return es, nil
 	}
-	fields, ok := w.fields[v.Type()]
+	t := v.Type()
+	fields, ok := w.lastFields, t == w.lastStruct
+	if !ok {
+		fields, ok = w.fields[t]
+	}
 	if !ok {
 		var err error
 		if fields, err = structFields(v.Type()); err != nil {
@@ -335,7 +357,8 @@ func (w *yamlWriter) entries(v reflect.Value) ([]entry, error) {
 		}
 		w.fields[v.Type()] = fields
 	}
-	es := make([]entry, 0, len(fields))
+	w.lastStruct, w.lastFields = t, fields
+	es := w.takeEntries(len(fields))
 	for _, f := range fields {
 		fv := v.FieldByIndex(f.index)
 		if f.omitEmpty {
@@ -553,6 +576,7 @@ func (w *yamlWriter) value(v reflect.Value, ind int, seqItem bool) error {
 		if err != nil {
 			return err
 		}
+		defer w.giveEntries(es)
 		if len(es) == 0 {
 			w.out = append(w.out, " {}\n"...)
 			return nil
