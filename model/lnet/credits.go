@@ -141,8 +141,7 @@ func (n *Node) dropOnPost(m *Msg) {
 	m.txNI.stats.DropLength += ln
 	m.txNI.stats.Dropped.inc(t)
 	if m.txPeerNI != nil {
-		m.txPeerNI.stats.DropCount++
-		m.txPeerNI.stats.Dropped.inc(t)
+		m.txPeerNI.dropped.inc(t)
 	}
 }
 
@@ -202,8 +201,7 @@ func (n *Node) decommitTx(m *Msg, status int) {
 		t := statsType(m)
 		m.txNI.stats.Sent.inc(t)
 		if m.txPeerNI != nil {
-			m.txPeerNI.stats.SendCount++
-			m.txPeerNI.stats.Sent.inc(t)
+			m.txPeerNI.sent.inc(t)
 		}
 	}
 	n.returnTxCredits(m)
@@ -249,8 +247,7 @@ func (n *Node) decommitRx(m *Msg, status int) {
 			t := statsType(m)
 			m.rxNI.stats.RecvCount++
 			m.rxNI.stats.Received.inc(t)
-			m.rxPeerNI.stats.RecvCount++
-			m.rxPeerNI.stats.Received.inc(t)
+			m.rxPeerNI.received.inc(t)
 		}
 	}
 }

@@ -94,14 +94,14 @@ func (pn *PeerNet) updateHealth() {
 }
 
 // PeerNI is one NID of a peer (struct lnet_peer_ni). What sending, receiving, selecting
-// and finalizing touch comes first, by cache line: the first holds what choosing among a
-// gateway's peer NIs compares for each route on every routed send (health, priority,
-// credits, queued bytes, sequence, status) and the flags a receive sets; the second the
-// credit low-water mark, the time last heard from and the recovery state (a successful
-// receive clears its ping count); the third the preference lists and the send and receive
-// counts, the fourth and fifth the per-type counts; then the queue, router credits and the
-// rest. At tens of thousands of peer NIs they do not stay in cache, and a message's hop
-// touches each line it reads.
+// and finalizing touch comes first, by cache line (448 bytes, a line-aligned size class):
+// the first holds what choosing among a gateway's peer NIs compares for each route on every
+// routed send (health, priority, credits, queued bytes, sequence, status) and the flags a
+// receive sets; the second the credit low-water mark, the time last heard from and the
+// recovery state (a successful receive clears its ping count); the third what a send
+// counts, the fourth what a receive counts and the router credits; then the preference
+// lists, the drops, the queue and the rest. At tens of thousands of peer NIs they do not stay
+// in cache, and a message's hop touches each line it reads.
 type PeerNI struct {
 	peer *Peer
 	pnet *PeerNet
@@ -121,22 +121,38 @@ type PeerNI struct {
 	lastAlive     sim.Time
 	recoveryState // peer NI recovery (ln_mt_peerNIRecovq); a success clears its ping count
 	maxTxCredits  int
+	maxRtrCredits int
+
+	// The traffic counters (PeerNIStats, made by Stats), each direction's in its own line:
+	// a send counts in sent, a receive in received (beside the router credits it takes).
+	sent        typedCount
+	notifyStamp sim.Time // lpni_timestamp: time of the last lnet_notify report
+	_           [8]byte  // received starts a line
+	received    typedCount
+	// Router credits (lpni_rtrcredits), used when this node forwards.
+	rtrCredits, minRtrCredits int
 
 	prefNIDs []NID // preferred local NIDs
 	rtrPref  []NID // lpni_rtr_pref_nids: preferred gateways' primary NIDs (UDSP rte rule)
+	dropped  typedCount
 
-	stats PeerNIStats
-
-	txq msgQueue
-	// Router credits (lpni_rtrcredits), used when this node forwards.
-	rtrCredits, maxRtrCredits, minRtrCredits int
-
+	txq    msgQueue
 	hstats PeerNIHealthStats
-
-	notifyStamp sim.Time // lpni_timestamp: time of the last lnet_notify report
 
 	// LNDData is free for the LND's per-peer-NI state.
 	LNDData any
+}
+
+// typedCount is one direction's message count with its per-type counts (48 bytes).
+type typedCount struct {
+	count uint64
+	types TypeCounts
+}
+
+// inc counts one message of statistics type t.
+func (c *typedCount) inc(t MsgType) {
+	c.count++
+	c.types.inc(t)
 }
 
 // NID returns the peer NI's NID.
@@ -165,7 +181,10 @@ func (lpni *PeerNI) RtrCredits() (avail, max, min int) {
 func (lpni *PeerNI) TxQueued() int { return lpni.txq.Len() }
 
 // Stats returns the peer NI's traffic counters.
-func (lpni *PeerNI) Stats() PeerNIStats { return lpni.stats }
+func (lpni *PeerNI) Stats() PeerNIStats {
+	return PeerNIStats{SendCount: lpni.sent.count, RecvCount: lpni.received.count, DropCount: lpni.dropped.count,
+		Sent: lpni.sent.types, Received: lpni.received.types, Dropped: lpni.dropped.types}
+}
 
 // HealthStats returns the peer NI's health counters.
 func (lpni *PeerNI) HealthStats() PeerNIHealthStats {

@@ -59,9 +59,9 @@ func (n *Node) Gateways() []GatewayShow {
 			}
 		}
 		for _, lpni := range p.nis {
-			gs.SendCount += lpni.stats.SendCount
-			gs.RecvCount += lpni.stats.RecvCount
-			gs.DropCount += lpni.stats.DropCount
+			gs.SendCount += lpni.sent.count
+			gs.RecvCount += lpni.received.count
+			gs.DropCount += lpni.dropped.count
 			gs.BestHealth = max(gs.BestHealth, lpni.health)
 			gs.MinTxCredit = min(gs.MinTxCredit, lpni.minTxCredits)
 		}

@@ -124,7 +124,7 @@ func (n *Node) ShowPeers() []PeerShow {
 			}
 			ps.PeerNIs = append(ps.PeerNIs, PeerNIShow{
 				NID: lpni.nid.String(), State: state.String(), MaxTx: mx, AvailTx: a, MinTx: mn,
-				TxQ: lpni.txq.Len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.stats,
+				TxQ: lpni.txq.Len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.Stats(),
 				HealthStats:  PeerNIHealthShow{HealthValue: lpni.health, PeerNIHealthStats: lpni.HealthStats()},
 				PreferredNID: pref,
 				UDSP:         n.udspInfoShow(lpni.nid),

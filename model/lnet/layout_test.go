@@ -1,0 +1,29 @@
+package lnet
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestPeerNILayout pins the peer NI's lines (see PeerNI): 448 bytes, a line-aligned size
+// class; a send's counts in the third line, a receive's with the router credits in the
+// fourth; and a route in one line (the 64-byte class).
+func TestPeerNILayout(t *testing.T) {
+	var p PeerNI
+	for _, c := range []struct {
+		what      string
+		got, want uintptr
+	}{
+		{"PeerNI size", unsafe.Sizeof(p), 448},
+		{"heardFrom", unsafe.Offsetof(p.heardFrom), 60},
+		{"minTxCredits", unsafe.Offsetof(p.minTxCredits), 64},
+		{"sent", unsafe.Offsetof(p.sent), 128},
+		{"received", unsafe.Offsetof(p.received), 192},
+		{"minRtrCredits end", unsafe.Offsetof(p.minRtrCredits) + 8, 256},
+		{"Route size", unsafe.Sizeof(Route{}), 56},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d, want %d", c.what, c.got, c.want)
+		}
+	}
+}
