@@ -15,10 +15,11 @@ func (f *Fabric) registerInvariants() {
 }
 
 // checkInvariants checks the copies of port liveness and fault rates the lanes keep
-// (syncPort, lossy) and the fabric's CQ and QP tables: each CQ sits in its own slot and
-// holds no more completions than its size; the free CQ slots are exactly the destroyed CQs
-// whose slot was released, each once; each live QP sits at its QPN and uses CQs of its
-// own HCA that are in the table.
+// (syncPort, lossy), that a port's round robin holds only QPs of its HCA (pull relies on
+// it), and the fabric's CQ and QP tables: each CQ sits in its own slot and holds no more
+// completions than its size; the free CQ slots are exactly the destroyed CQs whose slot was
+// released, each once; each live QP sits at its QPN and uses CQs of its own HCA that are in
+// the table.
 func (f *Fabric) checkInvariants() error {
 	if err := f.checkCQs(); err != nil {
 		return err
@@ -26,6 +27,11 @@ func (f *Fabric) checkInvariants() error {
 	for _, p := range f.ports {
 		if p.lane < 0 {
 			continue
+		}
+		for _, qi := range p.ring[p.ringHead:] {
+			if qp := f.qps[qi]; qp != nil && qp.hca != p.hca { // pull relies on it (hasWorkAlive)
+				return fmt.Errorf("ib: QP %d of %s in the round robin of port %s", qp.num, qp.hca.Name, p)
+			}
 		}
 		out, in := &f.lanes[p.lane], &f.lanes[p.lane^1]
 		if out.srcDead != p.hca.dead || out.srcDown != (p.state != PortActive) || in.dstOK != (!p.hca.dead && p.state == PortActive) {

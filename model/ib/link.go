@@ -730,7 +730,8 @@ func (f *Fabric) damage(ln *lane, npkt uint16) (lost, bad bool) {
 // pull takes the next chunk an HCA port transmits: queued control packets first, then QPs
 // in deficit round robin by wire bytes: a QP at the head of the ring gets one chunk's worth
 // of credit per turn and sends while its next chunk fits, so a flow of small messages and a
-// flow of large ones share the port by bytes.
+// flow of large ones share the port by bytes. It is called only for a port whose HCA is
+// alive.
 func (f *Fabric) pull(p *Port) int32 {
 	if c := f.pop(&p.ctrl); c >= 0 {
 		return c
@@ -738,7 +739,7 @@ func (f *Fabric) pull(p *Port) int32 {
 	for p.ringHead < len(p.ring) {
 		qi := p.ring[p.ringHead]
 		qp := f.qps[qi]
-		if qp == nil || !qp.hasWork() {
+		if qp == nil || !qp.hasWorkAlive() { // the port's HCA is alive (see tryStart, discard)
 			p.ringPop()
 			if qp != nil {
 				qp.leaveRing()
@@ -761,7 +762,7 @@ func (f *Fabric) pull(p *Port) int32 {
 		f.chunks[c].span = f.coarseSpan(p, p.lane, qp)
 		qp.fill(c)
 		qp.deficit -= int64(f.chunks[c].wire)
-		if !qp.hasWork() {
+		if !qp.hasWorkAlive() {
 			p.ringPop()
 			qp.leaveRing()
 		}

@@ -36,9 +36,13 @@ func RNRDelay(code uint8) sim.Time { return rnrTable[code&31] }
 // RTS or SQD) or, in RTS and not waiting out an RNR NAK, the next chunk of its send queue.
 // In SQD only a partly sent message is finished.
 func (qp *QP) hasWork() bool {
-	if !qp.hca.alive() {
-		return false
-	}
+	return qp.hca.alive() && qp.hasWorkAlive()
+}
+
+// hasWorkAlive is hasWork for a QP whose HCA is known to be alive: the port's round robin
+// (pull) runs only for a live HCA's port (tryStart tests the lane's copy, srcDead), and
+// every QP in a port's ring is on that port's HCA, so it need not load the HCA again.
+func (qp *QP) hasWorkAlive() bool {
 	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		return true
 	}
