@@ -281,7 +281,7 @@ func (l *LND) connreqDone(c *conn, status int) {
 		l.finaliseConn(c)
 		return
 	}
-	c.lastSend = l.k.Now()
+	c.sent(l.k.Now())
 	c.setState(connEstablished)
 	c.established = true
 	l.peerAlive(p)

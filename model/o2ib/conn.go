@@ -81,6 +81,11 @@ type conn struct {
 	// asks for another pass instead of recursing.
 	inCheck    bool
 	checkAgain bool
+	// What needNoop and postTx compare with on every check, fixed for the conn's life
+	// (set by createConn from its queue depth and the net's tunables, which only
+	// conns_per_peer changes at run time): they keep the check off the peer and the net.
+	hiw      int16 // creditsHighwater()
+	maxSends int16 // kiblnd_concurrent_sends
 
 	credits      int // ibc_credits: sends I may still make
 	outstanding  int // ibc_outstanding_credits: credits to return
@@ -89,9 +94,9 @@ type conn struct {
 	noopsPosted  int
 	queueDepth   int
 
-	incarnation uint64 // the peer's incarnation (ibc_incarnation)
-	lastSend    sim.Time
-	wrSeq       uint64 // send work requests posted on the QP
+	incarnation uint64   // the peer's incarnation (ibc_incarnation)
+	keepaliveAt sim.Time // ibc_last_send plus keepalive: a keepalive is due after it (MaxTime: off)
+	wrSeq       uint64   // send work requests posted on the QP
 
 	rxWire   wireRing // contents of SENDs in flight to this conn, in order
 	txNocred txFIFO
@@ -118,7 +123,7 @@ type conn struct {
 func (c *conn) rxMsgs() int { return 2*c.queueDepth + 2 }
 
 // concurrentSends is kiblnd_concurrent_sends.
-func (c *conn) concurrentSends() int { return c.peer.net.tun.concurrentSends }
+func (c *conn) concurrentSends() int { return int(c.maxSends) }
 
 // sendWRs is IBLND_SEND_WRS in the model: an RDMA WRITE and a SEND per posted tx.
 func (c *conn) sendWRs() int { return 2*c.concurrentSends() + 2 }
@@ -128,7 +133,10 @@ func (c *conn) sendWRs() int { return 2*c.concurrentSends() + 2 }
 // is destroyed again.
 func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) *conn {
 	c := &conn{l: l, idx: int32(len(l.conns)), peer: p, cmid: id, version: version,
-		queueDepth: p.queueDepth, maxFrags: int32(p.maxFrags), started: l.k.Now()}
+		queueDepth: p.queueDepth, maxFrags: int32(p.maxFrags), started: l.k.Now(),
+		maxSends: int16(p.net.tun.concurrentSends)}
+	c.hiw = int16(c.creditsHighwater())
+	c.sent(0)
 	hca := id.Port().HCA()
 	cq, err := hca.CreateCQ(c.rxMsgs()+c.sendWRs(), c)
 	if err != nil {

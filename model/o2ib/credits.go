@@ -3,6 +3,7 @@ package o2ib
 import (
 	"github.com/lnetsim/lnetsim/model/ib"
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/sim"
 )
 
 // creditsHighwater models kiblnd_credits_highwater (v2, since LU-15828): peercredits_hiw
@@ -21,10 +22,18 @@ func (c *conn) creditsHighwater() int {
 	return c.queueDepth * t.hiw / t.peerCredits
 }
 
-// sendKeepalive is kiblnd_send_keepalive: keepalive is on and nothing was sent for that long.
-func (l *LND) sendKeepalive(c *conn) bool {
-	ka := c.peer.net.tun.Keepalive
-	return ka > 0 && l.k.Now() > c.lastSend+secs(ka)
+// sendKeepalive is kiblnd_send_keepalive: keepalive is on and nothing was sent for that
+// long. The kernel adds the keepalive to ibc_last_send on every check; the conn keeps the
+// sum (sent), as the keepalive does not change while the net is up.
+func (l *LND) sendKeepalive(c *conn) bool { return l.k.Now() > c.keepaliveAt }
+
+// sent records ibc_last_send: a keepalive is due keepalive seconds after now, never when
+// keepalive is off.
+func (c *conn) sent(now sim.Time) {
+	c.keepaliveAt = sim.MaxTime
+	if ka := c.peer.net.tun.Keepalive; ka > 0 {
+		c.keepaliveAt = now + secs(ka)
+	}
 }
 
 // needNoop models kiblnd_need_noop (v2): credits to return at the high-water mark, or a
@@ -34,7 +43,7 @@ func (l *LND) needNoop(c *conn) bool {
 	if c.state < connEstablished {
 		return false
 	}
-	if c.outstanding < c.creditsHighwater() && !l.sendKeepalive(c) {
+	if c.outstanding < int(c.hiw) && !l.sendKeepalive(c) {
 		return false
 	}
 	if c.txNocred.Len() > 0 {
@@ -152,7 +161,7 @@ func (l *LND) postTx(c *conn, t *tx, credit int) bool {
 	if rc == 0 {
 		rc = l.postWRs(c, t)
 	}
-	c.lastSend = l.k.Now()
+	c.sent(l.k.Now())
 	if rc == 0 {
 		return true
 	}
