@@ -174,7 +174,8 @@ type QP struct {
 	rqPosted, rqDone uint32
 	// Responder state.
 	rxExpect uint32 // next message sequence number expected
-	rxChunk  int64  // next chunk expected of message rxExpect; -1: discard until chunk 0
+	rxChunk  int32  // next chunk expected of message rxExpect; -1: discard until chunk 0
+	destQPN  uint32 // attr.DestQPN, beside the responder state deliver reads with it
 	deficit  int64  // deficit round robin credit, in wire bytes
 
 	attr     QPAttr
@@ -299,6 +300,7 @@ func (qp *QP) Modify(to QPState, attr QPAttr) error {
 		}
 		qp.dstPort = qp.f.ports[attr.DestLID-1]
 		qp.attr.DestLID, qp.attr.DestQPN, qp.attr.MinRNRTimer = attr.DestLID, attr.DestQPN, attr.MinRNRTimer
+		qp.destQPN = attr.DestQPN
 		qp.attr.MaxDestRdAtomic = attr.MaxDestRdAtomic
 		qp.mtu = uint32(qp.f.pathMTU(qp.port, qp.dstPort))
 	case QPRTS:

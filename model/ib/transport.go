@@ -183,7 +183,7 @@ func (f *Fabric) deliver(p *Port, ch *chunk) {
 		return
 	}
 	qp := f.qps[qi]
-	if qp == nil || qp.port != p || qp.attr.DestQPN != ch.srcQP {
+	if qp == nil || qp.port != p || qp.destQPN != ch.srcQP {
 		return
 	}
 	switch qp.state {
@@ -243,12 +243,12 @@ func (qp *QP) rxData(ch *chunk) {
 			}
 		}
 	}
-	if int64(ch.idx) != qp.rxChunk {
+	if int32(ch.idx) != qp.rxChunk { // a message has fewer than 2^24 chunks (MTU 256 or more)
 		qp.seqNak() // part of this message is missing
 		return
 	}
 	qp.nakked = false
-	qp.rxChunk += int64(ch.span)
+	qp.rxChunk += int32(ch.span)
 	if ch.idx+uint32(ch.span) != ch.n {
 		return
 	}
