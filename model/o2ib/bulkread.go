@@ -74,7 +74,7 @@ func (l *LND) recvRdReq(n *kibNet, c *conn, rxm *wireMsg, msg *lnet.Msg, mlen in
 		t.status = -eMSGSIZE
 		t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR
 	} else {
-		t.read, t.readKey = mlen, rxm.rd.key
+		t.read, t.readKey = int32(mlen), rxm.rd.key
 	}
 	t.lnt[0] = msg
 	l.queueTx(t, c)
@@ -89,12 +89,12 @@ func (l *LND) postRead(c *conn, t *tx) int {
 	if s, _ := c.qp.Outstanding(); s+1 > c.sendWRs() {
 		return -lnet.ENOMEM
 	}
-	if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widTx, t.gen, t.idx), Op: ib.OpRead, Len: t.read, RKey: t.readKey, Signaled: true}); err != nil {
+	if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widTx, t.gen, t.idx), Op: ib.OpRead, Len: int(t.read), RKey: t.readKey, Signaled: true}); err != nil {
 		return -lnet.EIO
 	}
 	c.wrSeq++
 	if l.obs != nil {
-		ev := RDMAEvent{Time: l.k.Now(), Src: t.msg.srcNID, Dst: t.msg.dstNID, Bytes: t.read, RKey: t.readKey,
+		ev := RDMAEvent{Time: l.k.Now(), Src: t.msg.srcNID, Dst: t.msg.dstNID, Bytes: int(t.read), RKey: t.readKey,
 			Cookie: t.msg.cookie, Seq: c.wrSeq - 1, Read: true}
 		ev.SrcLID, ev.DstLID, ev.SrcQPN, ev.DstQPN = c.addrs()
 		l.obs.RDMAPosted(&ev)

@@ -67,11 +67,11 @@ type rx struct {
 }
 
 // conn is struct kib_conn: one RC connection to a peer NI, its credits, queues, receive
-// buffers and QP. The fields every completion and post reads come first, within the
-// object's first 128 bytes (conns are 320-byte objects, a multiple of 64, so one aligned
-// pair of cache lines), then the queues, then what only set-up and teardown touch: at 35k conns the
-// conns do not stay in cache, and a receive completion used to touch five of their six
-// lines.
+// buffers and QP. The fields every completion and post reads come first (the counters
+// and the wire list in the object's first two lines), then the four tx list heads (two
+// words each, in the third line), then what only set-up and teardown touch: conns are
+// 256-byte objects, a multiple of 64, so at 35k conns, where they do not stay in cache, a
+// completion touches three of a conn's four lines (it used to touch five of six).
 type conn struct {
 	l     *LND
 	peer  *peer
@@ -79,8 +79,9 @@ type conn struct {
 	state connState
 	// inCheck and checkAgain make checkSends re-entrant: a completion handled inside it
 	// asks for another pass instead of recursing.
-	inCheck    bool
-	checkAgain bool
+	inCheck     bool
+	checkAgain  bool
+	noopsPosted int8 // at most oobMsgs
 	// What needNoop and postTx compare with on every check, fixed for the conn's life
 	// (set by createConn from its queue depth and the net's tunables, which only
 	// conns_per_peer changes at run time): they keep the check off the peer and the net.
@@ -91,7 +92,6 @@ type conn struct {
 	outstanding  int // ibc_outstanding_credits: credits to return
 	reserved     int // ibc_reserved_credits
 	nsendsPosted int
-	noopsPosted  int
 	queueDepth   int
 
 	incarnation uint64   // the peer's incarnation (ibc_incarnation)
@@ -99,10 +99,10 @@ type conn struct {
 	wrSeq       uint64   // send work requests posted on the QP
 
 	rxWire   wireRing // contents of SENDs in flight to this conn, in order
-	txNocred txFIFO
-	txQueue  txFIFO
-	txRsrvd  txFIFO
-	active   []*tx
+	txNocred txList
+	txQueue  txList
+	txRsrvd  txList
+	active   txList
 	early    []*rx
 
 	cq          *ib.CQ
@@ -223,7 +223,7 @@ func (l *LND) finaliseConn(c *conn) {
 
 // abortTxs models kiblnd_abort_txs on a send queue: LOCAL_TIMEOUT if the conn died of a
 // timeout, else LOCAL_ERROR.
-func (l *LND) abortTxs(c *conn, q *txFIFO) {
+func (l *LND) abortTxs(c *conn, q *txList) {
 	hs := lnet.LNET_MSG_STATUS_LOCAL_ERROR
 	if c.commsError == -lnet.ETIMEDOUT {
 		hs = lnet.LNET_MSG_STATUS_LOCAL_TIMEOUT
@@ -241,8 +241,8 @@ func (l *LND) abortTxs(c *conn, q *txFIFO) {
 // REMOTE_DROPPED (not in the kernel). Txs still sending finish on their flush completion.
 func (l *LND) abortActive(c *conn) {
 	var zombies []*tx
-	keep := c.active[:0]
-	for _, t := range c.active {
+	for t := c.active.head; t != nil; {
+		next := t.next
 		if c.commsError == -lnet.ETIMEDOUT {
 			if t.waiting && t.sending == 0 {
 				t.hstatus = lnet.LNET_MSG_STATUS_REMOTE_TIMEOUT
@@ -258,13 +258,11 @@ func (l *LND) abortActive(c *conn) {
 		t.queued = false
 		t.waiting = false
 		if t.sending == 0 {
+			c.active.remove(t)
 			zombies = append(zombies, t)
-		} else {
-			keep = append(keep, t)
 		}
+		t = next
 	}
-	clear(c.active[len(keep):])
-	c.active = keep
 	l.txlistDone(zombies, -lnet.ECONNABORTED, lnet.LNET_MSG_STATUS_OK)
 }
 
@@ -383,17 +381,14 @@ func (l *LND) txComplete(t *tx, st ib.WCStatus) {
 	}
 }
 
-// removeActive takes t off ibc_active_txs.
+// removeActive takes t off ibc_active_txs (nothing if it is not there: a tx off every
+// list has no links, and a crashed conn's lists were emptied).
 func (c *conn) removeActive(t *tx) {
-	for i, x := range c.active {
-		if x == t {
-			copy(c.active[i:], c.active[i+1:])
-			c.active[len(c.active)-1] = nil
-			c.active = c.active[:len(c.active)-1]
-			t.q = qNone
-			return
-		}
+	if t.q != qActive || t.conn != c || (t.prev == nil && c.active.head != t) {
+		return
 	}
+	c.active.remove(t)
+	t.q = qNone
 }
 
 // wireRing holds the contents of the SENDs in flight to a conn, in posting order: RC

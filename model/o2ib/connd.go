@@ -117,22 +117,8 @@ func (l *LND) firstLiveConn() int {
 // connTimedOut models kiblnd_conn_timed_out_locked: any tx on any queue, or active, past
 // its deadline.
 func (l *LND) connTimedOut(c *conn, now sim.Time) bool {
-	late := false
-	f := func(t *tx) bool {
-		if now >= t.deadline {
-			late = true
-		}
-		return !late
-	}
-	c.txQueue.Each(f)
-	c.txRsrvd.Each(f)
-	c.txNocred.Each(f)
-	for _, t := range c.active {
-		if late {
-			break
-		}
-		f(t)
-	}
+	f := func(t *tx) bool { return now >= t.deadline }
+	late := c.txQueue.any(f) || c.txRsrvd.any(f) || c.txNocred.any(f) || c.active.any(f)
 	if late {
 		l.stats.TimedOutTxs++
 	}

@@ -45,7 +45,7 @@ func (l *LND) NodeCrashed(n *ib.Node) {
 		}
 		c.state = connDisconnected // no transition: the conn vanishes with its node
 		c.destroyed = true
-		c.active = nil
+		c.active.Drain()
 		c.txNocred.Drain()
 		c.txQueue.Drain()
 		c.txRsrvd.Drain()

@@ -46,10 +46,10 @@ func (l *LND) needNoop(c *conn) bool {
 	if c.outstanding < int(c.hiw) && !l.sendKeepalive(c) {
 		return false
 	}
-	if c.txNocred.Len() > 0 {
+	if !c.txNocred.empty() {
 		return false
 	}
-	return c.txQueue.Len() == 0 || c.credits == 0
+	return c.txQueue.empty() || c.credits == 0
 }
 
 // checkSends models kiblnd_check_sends_locked: move reserved-credit requests to the normal
@@ -78,7 +78,7 @@ func (l *LND) checkSends(c *conn) {
 }
 
 func (l *LND) checkSendsOnce(c *conn) {
-	for c.reserved > 0 && c.txRsrvd.Len() > 0 {
+	for c.reserved > 0 && !c.txRsrvd.empty() {
 		t := c.txRsrvd.Pop()
 		t.q = qTx
 		c.txQueue.Push(t)
@@ -147,7 +147,7 @@ func (l *LND) postTx(c *conn, t *tx, credit int) bool {
 	}
 	t.sending++
 	t.q = qActive
-	c.active = append(c.active, t)
+	c.active.Push(t)
 
 	rc := 0
 	if c.state != connEstablished {
@@ -196,12 +196,12 @@ func (l *LND) postWRs(c *conn, t *tx) int {
 		return -lnet.ENOMEM
 	}
 	if t.rdma > 0 {
-		if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widRDMA, t.gen, t.idx), Op: ib.OpWrite, Len: t.rdma, RKey: t.rdmaKey}); err != nil {
+		if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widRDMA, t.gen, t.idx), Op: ib.OpWrite, Len: int(t.rdma), RKey: t.rdmaKey}); err != nil {
 			return -lnet.EIO
 		}
 		c.wrSeq++
 		if l.obs != nil {
-			ev := RDMAEvent{Time: l.k.Now(), Src: t.msg.srcNID, Dst: t.msg.dstNID, Bytes: t.rdma, RKey: t.rdmaKey,
+			ev := RDMAEvent{Time: l.k.Now(), Src: t.msg.srcNID, Dst: t.msg.dstNID, Bytes: int(t.rdma), RKey: t.rdmaKey,
 				Cookie: t.msg.cookie, Seq: c.wrSeq - 1}
 			ev.SrcLID, ev.DstLID, ev.SrcQPN, ev.DstQPN = c.addrs()
 			l.obs.RDMAPosted(&ev)

@@ -5,13 +5,16 @@ import (
 	"unsafe"
 )
 
-// TestHotObjectSizes pins the size classes of o2iblnd's per-connection objects: a conn and
-// a tx in Go's 320-byte class, a multiple of 64 (the 352 class is not), so each starts on
-// a cache line and the fields every completion reads (a conn's first 128 bytes, a tx's up
-// to msg.typ) take two lines.
+// TestHotObjectSizes pins the size classes of o2iblnd's per-connection objects: a conn in
+// Go's 256-byte class and a tx in the 320-byte class, multiples of 64 (the 288 and 352
+// classes are not), so each starts on a cache line; the fields every completion reads (a
+// conn's first 192 bytes, a tx's up to msg.typ) take three and two lines.
 func TestHotObjectSizes(t *testing.T) {
-	if s := unsafe.Sizeof(conn{}); s <= 288 || s > 320 {
-		t.Errorf("conn is %d bytes, want 289-320 (the 320 class)", s)
+	if s := unsafe.Sizeof(conn{}); s <= 224 || s > 256 {
+		t.Errorf("conn is %d bytes, want 225-256 (the 256 class)", s)
+	}
+	if o := unsafe.Offsetof(conn{}.active) + unsafe.Sizeof(txList{}); o > 192 {
+		t.Errorf("a conn's tx lists end at byte %d, want them in the first three lines", o)
 	}
 	if s := unsafe.Sizeof(tx{}); s <= 288 || s > 320 {
 		t.Errorf("tx is %d bytes, want 289-320 (the 320 class)", s)

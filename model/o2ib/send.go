@@ -166,7 +166,7 @@ func (l *LND) initRDMA(t *tx, typ MsgType, resid int, dst rdmaDesc, dstCookie ui
 	if resid > dst.nob {
 		rc = -eMSGSIZE
 	} else if resid > 0 {
-		t.rdma, t.rdmaKey = resid, dst.key
+		t.rdma, t.rdmaKey = int32(resid), dst.key
 	}
 	t.msg.status = rc
 	t.msg.cookie = dstCookie

@@ -1,7 +1,6 @@
 package o2ib
 
 import (
-	"github.com/lnetsim/lnetsim/internal/fifo"
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -28,9 +27,9 @@ type tx struct {
 	conn *conn
 	q    txQueue
 
-	queued  bool // tx_queued
-	waiting bool // tx_waiting: a reply from the peer is expected
-	sending int  // tx_sending: posted sends not completed
+	queued  bool  // tx_queued
+	waiting bool  // tx_waiting: a reply from the peer is expected
+	sending int32 // tx_sending: posted sends not completed
 
 	status   int
 	hstatus  lnet.HStatus
@@ -39,10 +38,13 @@ type tx struct {
 
 	// Before msg, so a send completion (which reads read, sending and msg.typ) touches the
 	// descriptor's first two cache lines only.
-	rdma    int    // bytes to RDMA WRITE ahead of the message (PUT_DONE, GET_DONE)
+	rdma    int32  // bytes to RDMA WRITE ahead of the message (PUT_DONE, GET_DONE)
 	rdmaKey uint32 // the peer's rkey for that WRITE
 	readKey uint32 // the peer's rkey for that READ
-	read    int    // bytes to RDMA READ before the message may go (PUT_RDDONE; bulkread.go)
+	read    int32  // bytes to RDMA READ before the message may go (PUT_RDDONE; bulkread.go)
+
+	// prev and next link the tx into the conn list q names (tx_list; see txList).
+	prev, next *tx
 
 	msg wireMsg
 }
@@ -207,6 +209,3 @@ func (l *LND) queueWaitingTx(t *tx, p *peer) {
 	t.q = qPeer
 	p.txQueue = append(p.txQueue, t)
 }
-
-// txFIFO is a connection tx list (ibc_tx_noops/ibc_tx_queue/ibc_tx_queue_rsrvd/ibc_active_txs).
-type txFIFO = fifo.Queue[*tx]
