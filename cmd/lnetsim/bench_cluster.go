@@ -114,7 +114,9 @@ type clusterResult struct {
 // simulation (runtime.MemStats.Sys less HeapReleased), the RSS figure getrusage's maxrss.
 func benchCluster(spec clusterSpec, backend string) (*clusterResult, error) {
 	start, cpu0 := time.Now(), cpuSeconds()
-	setGCMemoryLimit(uint64(float64(availableMemory()) * memoryFraction)) // as lnetsim run's default
+	maxMem := uint64(float64(availableMemory()) * memoryFraction) // as lnetsim run's default
+	setGCMemoryLimit(maxMem)
+	pages := newHeapPages(maxMem)
 	s, err := scenarios.Load("bench-cluster.yaml", []byte(clusterScenario(spec)))
 	if err != nil {
 		return nil, err
@@ -128,7 +130,8 @@ func benchCluster(spec clusterSpec, backend string) (*clusterResult, error) {
 		heap = ms.Sys - ms.HeapReleased
 	}
 	res, err := runner.Run(s, runner.Options{Version: "bench", Backend: backend,
-		AtStart: func() { loopStart, cpuStart = time.Now(), cpuSeconds() }, AtEnd: atEnd})
+		AtStart: func() { loopStart, cpuStart = time.Now(), cpuSeconds() }, AtEnd: atEnd,
+		Monitor: func(sim.Time, uint64) error { pages.grow(); return nil }})
 	if err != nil {
 		return nil, err
 	}

@@ -93,14 +93,16 @@ func processMemory() uint64 {
 	return s[0].Value.Uint64() - s[1].Value.Uint64()
 }
 
-// monitor is a run's runner.Options.Monitor: it ends the run at --max-memory or --max-wall
-// and, on a terminal, redraws a progress line. It reads the wall clock and the process's
+// monitor is a run's runner.Options.Monitor: it ends the run at --max-memory or --max-wall,
+// keeps the heap on huge pages as it grows (heapPages) and, on a terminal, redraws a
+// progress line. It reads the wall clock and the process's
 // memory only, never simulation state beyond the time and event count it is given.
 type monitor struct {
 	maxMem   uint64        // bytes, 0: no cap
 	maxWall  time.Duration // 0: no cap
 	memory   func() uint64 // processMemory, replaced in tests
 	progress io.Writer     // the terminal, or nil
+	grow     func()        // heapPages.grow, or nil
 	name     string
 	duration sim.Time
 	start    time.Time
@@ -109,6 +111,9 @@ type monitor struct {
 
 // check is called every runner.MonitorEvery events.
 func (m *monitor) check(now sim.Time, events uint64) error {
+	if m.grow != nil {
+		m.grow()
+	}
 	wall := time.Since(m.start)
 	if m.maxWall > 0 && wall > m.maxWall {
 		return &runner.CapError{Cap: "max-wall", Arg: "DURATION", At: now,

@@ -127,6 +127,7 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 		return nil, err
 	}
 	// Load everything first: a typo in the third file should not cost two runs.
+	pages := newHeapPages(maxMem) // before loading: a large scenario's set-up is heap too
 	var loaded []*scenarios.Scenario
 	var loadErrs []string
 	for _, a := range args {
@@ -164,7 +165,8 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 			r.Dir = dirs.dir(s, cmd.Flags().Changed("seed"), f.sets)
 		}
 		start := time.Now()
-		mon := &monitor{maxMem: maxMem, maxWall: f.maxWall, memory: processMemory, name: s.Name, duration: s.Duration, start: start}
+		mon := &monitor{maxMem: maxMem, maxWall: f.maxWall, memory: processMemory, name: s.Name, duration: s.Duration, start: start,
+			grow: pages.grow}
 		if isTerminal(f.stderr) {
 			mon.progress = f.stderr
 		}

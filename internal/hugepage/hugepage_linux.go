@@ -1,0 +1,101 @@
+//go:build linux
+
+package hugepage
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"syscall"
+	"unsafe"
+)
+
+const madvHugepage = 14 // MADV_HUGEPAGE
+
+// Available reports whether huge pages come only on request: the kernel's THP mode is
+// "madvise". With "always" the heap already gets them, with "never" (or no THP) it cannot.
+func Available() bool {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && bytes.Contains(b, []byte("[madvise]"))
+}
+
+// Reserve adds n bytes of advised address space ahead of the heap: it allocates an
+// untouched block of n bytes, advises the heap's mappings, drops the block and runs a
+// collection that frees it and returns its pages to the system (debug.FreeOSMemory: the
+// pages were never written, so this costs the collection only), so that the next
+// allocations reuse that advised address space instead of mapping more. It does nothing
+// where Available is false.
+func (r *Reserver) Reserve(n uint64) {
+	if n == 0 || !Available() {
+		return
+	}
+	block := make([]byte, n)
+	r.Advise()
+	runtime.KeepAlive(block) // allocated, and live until the mappings are advised
+	block = nil
+	debug.FreeOSMemory()
+	r.reserved += n
+}
+
+// heapMarker is a heap object whose address locates the Go heap's first arena.
+var heapMarker = new([64]byte)
+
+// arenaReach is how far above the first arena the heap's later arenas are looked for: the
+// runtime grows its heap upwards from there.
+const arenaReach = 1 << 42
+
+// Advise advises every writable anonymous mapping from the heap's first arena upwards that
+// it has not advised as it is now. Errors (no /proc, an old kernel) are ignored: huge pages
+// are only an optimisation.
+func (r *Reserver) Advise() {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return
+	}
+	base := uintptr(unsafe.Pointer(heapMarker))
+	var first uintptr
+	sc := bufio.NewScanner(bytes.NewReader(maps))
+	for sc.Scan() {
+		start, end, writable, anon, ok := parseLine(sc.Bytes())
+		if !ok {
+			continue
+		}
+		if first == 0 {
+			if start > base || base >= end {
+				continue
+			}
+			first = start
+		}
+		if start >= first+arenaReach {
+			break
+		}
+		if !anon || !writable || r.done(start, end) {
+			continue
+		}
+		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugepage)
+		r.Calls++
+		r.advised = append(r.advised, span{start, end})
+	}
+}
+
+// parseLine reads "start-end perms offset dev inode [path]" from a /proc/self/maps line:
+// writable for a private read-write mapping, anon for one with no file and no [name].
+func parseLine(l []byte) (start, end uintptr, writable, anon, ok bool) {
+	f := bytes.Fields(l)
+	if len(f) < 5 {
+		return 0, 0, false, false, false
+	}
+	dash := bytes.IndexByte(f[0], '-')
+	if dash < 0 {
+		return 0, 0, false, false, false
+	}
+	s, err1 := strconv.ParseUint(string(f[0][:dash]), 16, 64)
+	e, err2 := strconv.ParseUint(string(f[0][dash+1:]), 16, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false, false, false
+	}
+	return uintptr(s), uintptr(e), string(f[1]) == "rw-p", len(f) == 5, true
+}
