@@ -7,18 +7,21 @@ import (
 	"github.com/lnetsim/lnetsim/internal/hugepage"
 )
 
-// firstReserve is the heap address space advised for huge pages before a scenario is
-// loaded: a cluster of a thousand clients fits in it whole.
-const firstReserve = 1 << 30
+// firstReserve is the most heap address space advised for huge pages before a scenario is
+// loaded (a quarter of the memory cap at most): a cluster of ten thousand clients fits in
+// it whole. It costs address space, not memory: the block is never written.
+const firstReserve = 4 << 30
 
 // minReserve is the smallest reserve worth making: a few huge pages.
 const minReserve = 16 << 20
 
 // heapPages is the huge-page policy of lnetsim run and bench (internal/hugepage): a first
-// reserve before anything is loaded; then, checked with the run's monitor, each time the
-// heap's objects pass three quarters of what is reserved, a reserve as large again
-// (doubling), as long as the heap and the new reserve stay under half the memory cap (the
-// collector frees a reserve only at its next cycle; until then it counts as memory in use).
+// reserve before anything is loaded, its pages returned at once; then, checked with the
+// run's monitor, each time the heap's objects pass three quarters of what is reserved, a
+// reserve as large again (doubling), as long as the heap and the new reserve stay under
+// half the memory cap: a later reserve's pages are left to the runtime's scavenger (so the
+// heap's free huge pages are not split), and until it returns them the runtime counts
+// them as memory in use.
 // LNETSIM_HUGEPAGES=off turns it off. It changes how memory is backed, never a result.
 type heapPages struct {
 	r        hugepage.Reserver
@@ -42,7 +45,7 @@ func newHeapPages(maxMem uint64) *heapPages {
 		h.on = false // a cap this small leaves nothing to reserve
 		return h
 	}
-	h.r.Reserve(n)
+	h.r.Reserve(n, true)
 	h.cycles, _ = heapFigures()
 	return h
 }
@@ -60,7 +63,7 @@ func (h *heapPages) grow() {
 	h.lastSeen = objects
 	res := h.r.Reserved()
 	if cycles > h.cycles && objects > res/4*3 && (h.maxMem == 0 || objects+res <= h.maxMem/2) {
-		h.r.Reserve(res)
+		h.r.Reserve(res, false)
 		h.cycles = cycles
 		return
 	}

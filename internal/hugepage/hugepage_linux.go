@@ -24,11 +24,14 @@ func Available() bool {
 
 // Reserve adds n bytes of advised address space ahead of the heap: it allocates an
 // untouched block of n bytes, advises the heap's mappings, drops the block and runs a
-// collection that frees it and returns its pages to the system (debug.FreeOSMemory: the
-// pages were never written, so this costs the collection only), so that the next
-// allocations reuse that advised address space instead of mapping more. It does nothing
-// where Available is false.
-func (r *Reserver) Reserve(n uint64) {
+// collection that frees it, so that the next allocations reuse that advised address space
+// instead of mapping more. With release the collection also returns the block's pages to
+// the system (debug.FreeOSMemory: they were never written, so this is cheap while the heap
+// is small, and the runtime's memory figures do not count the block afterwards); without
+// it the runtime's scavenger returns them in its own time, and pages of the heap that are
+// free at that moment stay where they are (FreeOSMemory would return them too, splitting
+// huge pages the heap will write again). It does nothing where Available is false.
+func (r *Reserver) Reserve(n uint64, release bool) {
 	if n == 0 || !Available() {
 		return
 	}
@@ -36,7 +39,11 @@ func (r *Reserver) Reserve(n uint64) {
 	r.Advise()
 	runtime.KeepAlive(block) // allocated, and live until the mappings are advised
 	block = nil
-	debug.FreeOSMemory()
+	if release {
+		debug.FreeOSMemory()
+	} else {
+		runtime.GC()
+	}
 	r.reserved += n
 }
 

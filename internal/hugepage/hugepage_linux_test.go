@@ -59,7 +59,7 @@ func TestReserveBacksLaterAllocationsWithHugePages(t *testing.T) {
 	}
 	before := anonHuge(t)
 	var r Reserver
-	r.Reserve(256 << 20)
+	r.Reserve(256<<20, true)
 	if r.Reserved() != 256<<20 || r.Calls == 0 {
 		t.Fatalf("reserved %d bytes with %d madvise calls", r.Reserved(), r.Calls)
 	}

@@ -6,7 +6,7 @@ package hugepage
 func Available() bool { return false }
 
 // Reserve does nothing outside Linux.
-func (r *Reserver) Reserve(n uint64) {}
+func (r *Reserver) Reserve(n uint64, release bool) {}
 
 // Advise does nothing outside Linux.
 func (r *Reserver) Advise() {}
