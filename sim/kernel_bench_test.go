@@ -31,8 +31,10 @@ func BenchmarkTimerChurn(b *testing.B) {
 
 // BenchmarkScheduleFire measures the bare cost of one schedule plus one fire with a small
 // pending set, the kernel's floor per event.
-func BenchmarkScheduleFire(b *testing.B) {
-	k := New(1)
+func BenchmarkScheduleFire(b *testing.B) { scheduleFire(b, New(1)) }
+
+// scheduleFire keeps 64 events pending on k and schedules and fires b.N more.
+func scheduleFire(b *testing.B, k *Kernel) {
 	h := k.Register(nopHandler{})
 	for i := range 64 {
 		k.After(Time(i), h, 0, 0)
@@ -61,20 +63,7 @@ func BenchmarkScheduleFireChecksum(b *testing.B) {
 			} else {
 				k.SetObserver(c.Observe)
 			}
-			h := k.Register(nopHandler{})
-			for i := range 64 {
-				k.After(Time(i), h, 0, 0)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				k.After(Time(64+i%64), h, 0, 0)
-				if i%64 == 63 {
-					if err := k.RunUntil(k.Now() + 64); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
+			scheduleFire(b, k)
 		})
 	}
 }
