@@ -30,9 +30,17 @@ func Available() bool {
 // is small, and the runtime's memory figures do not count the block afterwards); without
 // it the runtime's scavenger returns them in its own time, and pages of the heap that are
 // free at that moment stay where they are (FreeOSMemory would return them too, splitting
-// huge pages the heap will write again). It does nothing where Available is false.
+// huge pages the heap will write again). It does nothing where Available is false, and only
+// advises what is mapped where the kernel does not overcommit memory (vm.overcommit_memory
+// 2), as the block would be charged in full there.
 func (r *Reserver) Reserve(n uint64, release bool) {
 	if n == 0 || !Available() {
+		return
+	}
+	if strictOvercommit("/proc/sys/vm/overcommit_memory") {
+		// Address space is charged as memory: a block the size of the heap to come could
+		// fail (and a failed heap allocation ends the process), so advise what is mapped.
+		r.Advise()
 		return
 	}
 	block := make([]byte, n)
@@ -45,6 +53,13 @@ func (r *Reserver) Reserve(n uint64, release bool) {
 		runtime.GC()
 	}
 	r.reserved += n
+}
+
+// strictOvercommit reports whether the kernel refuses to overcommit memory
+// (vm.overcommit_memory 2), read from path.
+func strictOvercommit(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && string(bytes.TrimSpace(b)) == "2"
 }
 
 // heapMarker is a heap object whose address locates the Go heap's first arena.

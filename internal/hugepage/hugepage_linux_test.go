@@ -75,3 +75,22 @@ func TestReserveBacksLaterAllocationsWithHugePages(t *testing.T) {
 	t.Logf("%d MiB on huge pages", got>>20)
 	_ = keep[len(keep)-1]
 }
+
+func TestStrictOvercommit(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		content string
+		want    bool
+	}{{"0\n", false}, {"1\n", false}, {"2\n", true}, {"", false}} {
+		path := dir + "/overcommit_memory"
+		if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := strictOvercommit(path); got != c.want {
+			t.Errorf("overcommit_memory %q: strict %v, want %v", c.content, got, c.want)
+		}
+	}
+	if strictOvercommit(dir + "/absent") {
+		t.Error("an unreadable overcommit_memory reads as strict")
+	}
+}
