@@ -23,7 +23,7 @@ package hugepage
 // Reserve is called. Not safe for concurrent use.
 type Reserver struct {
 	reserved uint64 // bytes of heap address space advised so far (the reserves' sum)
-	advised  []span // mappings advised, as they were then
+	advised  []span // the heap's mappings at the last Advise, all advised
 	// Calls counts madvise calls, for tests and diagnostics.
 	Calls int
 }
@@ -33,8 +33,8 @@ type span struct{ start, end uintptr }
 // Reserved is the heap address space reserved so far.
 func (r *Reserver) Reserved() uint64 { return r.reserved }
 
-// done reports whether [start, end) was advised as it is now (a mapping that grew or was
-// replaced since is advised again).
+// done reports whether [start, end) was an advised mapping at the last Advise (one that
+// grew or was replaced since is advised again).
 func (r *Reserver) done(start, end uintptr) bool {
 	for _, s := range r.advised {
 		if s.start == start && s.end == end {

@@ -79,6 +79,7 @@ func (r *Reserver) Advise() {
 	}
 	base := uintptr(unsafe.Pointer(heapMarker))
 	var first uintptr
+	var now []span // the heap's mappings as they are, every one advised by the end
 	sc := bufio.NewScanner(bytes.NewReader(maps))
 	for sc.Scan() {
 		start, end, writable, anon, ok := parseLine(sc.Bytes())
@@ -94,13 +95,16 @@ func (r *Reserver) Advise() {
 		if start >= first+arenaReach {
 			break
 		}
-		if !anon || !writable || r.done(start, end) {
+		if !anon || !writable {
 			continue
 		}
-		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugepage)
-		r.Calls++
-		r.advised = append(r.advised, span{start, end})
+		if !r.done(start, end) {
+			syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugepage)
+			r.Calls++
+		}
+		now = append(now, span{start, end})
 	}
+	r.advised = now // mappings merged or gone since are forgotten
 }
 
 // parseLine reads "start-end perms offset dev inode [path]" from a /proc/self/maps line:
