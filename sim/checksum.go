@@ -2,88 +2,64 @@ package sim
 
 import "math/bits"
 
-// Checksum is an FNV-1a 64-bit digest over fired events (time, sequence number, kind). Two
-// runs of the same model with the same seed must produce the same checksum; it is the cheap
+// Checksum is a 64-bit digest over fired events (time, sequence number, kind). Two runs of
+// the same model with the same seed must produce the same checksum; it is the cheap
 // determinism witness the tests and CI compare.
+//
+// Each event mixes two words into an accumulator with the round of xxHash64 (multiply the
+// word by one prime, add, rotate, multiply by another): the event's time, then its sequence
+// number rotated by 32 bits with its kind in the lower half. Both words enter through a multiplication and the
+// rotation carries every bit of the accumulator into the next product, so any change of a
+// time, a kind or the order of events changes the digest except with probability about
+// 2^-64. Sum applies xxHash64's final avalanche. Two dependent rounds per event are a short
+// serial chain of two multiplications, where byte-wise FNV-1a needed one per byte.
 type Checksum struct {
 	sum    uint64
 	events uint64
 }
 
+// xxHash64's primes and seed-free initial accumulator.
+const (
+	xxPrime1 = 11400714785074694791
+	xxPrime2 = 14029467366897019727
+	xxPrime3 = 1609587929392839161
+	xxInit   = xxPrime1 + xxPrime2 // mod 2^64, as xxHash64's first lane with seed 0
+)
+
 // NewChecksum returns an empty digest.
-func NewChecksum() *Checksum { return &Checksum{sum: 14695981039346656037} }
+func NewChecksum() *Checksum { return &Checksum{sum: xxInit % (1 << 64)} }
 
 // Observe folds ev into the digest; pass it to Kernel.SetObserver, or give the digest to
 // Kernel.SetChecksum, which folds the same values without a call per event.
 func (c *Checksum) Observe(ev Fired) {
-	c.sum = fold(fold(fold(c.sum, uint64(ev.Time)), ev.Seq), uint64(ev.Kind))
+	c.sum = mixEvent(c.sum, ev.Time, ev.Seq, ev.Kind)
 	c.events++
 }
 
-// fnvPrime is FNV-1a's 64-bit prime; fnvPrimePow[k] is fnvPrime to the power k (mod 2^64).
-const fnvPrime = 1099511628211
-
-var fnvPrimePow = func() (p [9]uint64) { // powers 0 to 8
-	p[0] = 1
-	for k := 1; k < len(p); k++ {
-		p[k] = p[k-1] * fnvPrime
-	}
-	return p
-}()
-
-// add folds the eight little-endian bytes of v into the digest (see fold).
-func (c *Checksum) add(v uint64) { c.sum = fold(c.sum, v) }
-
-// Powers of fnvPrime modulo 2^64, as constants for fold's unrolled cases.
-const (
-	fnvP2 = fnvPrime * fnvPrime % (1 << 64)
-	fnvP3 = fnvP2 * fnvPrime % (1 << 64)
-	fnvP4 = fnvP2 * fnvP2 % (1 << 64)
-	fnvP5 = fnvP4 * fnvPrime % (1 << 64)
-	fnvP6 = fnvP4 * fnvP2 % (1 << 64)
-	fnvP7 = fnvP6 * fnvPrime % (1 << 64)
-	fnvP8 = fnvP4 * fnvP4 % (1 << 64)
-)
-
-// fold returns digest h with the eight little-endian bytes of v folded in, as FNV-1a does
-// byte by byte. A zero byte only multiplies by the prime, so the zero bytes above v's m
-// lowest ones fold into one multiplication by a power of the prime, merged with the one
-// that follows byte m (h ^= b; h *= prime is the same for b = 0). Values below 2^32 (kinds,
-// sequence numbers, times up to 4.3 s) take a straight line of m steps; the digest is the
-// same as the byte loop's.
-func fold(h, v uint64) uint64 {
-	switch {
-	case v < 1<<8:
-		return (h ^ v) * fnvP8
-	case v < 1<<16:
-		h = (h ^ v&0xff) * fnvPrime
-		return (h ^ v>>8) * fnvP7
-	case v < 1<<24:
-		h = (h ^ v&0xff) * fnvPrime
-		h = (h ^ v>>8&0xff) * fnvPrime
-		return (h ^ v>>16) * fnvP6
-	case v < 1<<32:
-		h = (h ^ v&0xff) * fnvPrime
-		h = (h ^ v>>8&0xff) * fnvPrime
-		h = (h ^ v>>16&0xff) * fnvPrime
-		return (h ^ v>>24) * fnvP5
-	}
-	return foldLong(h, v)
+// mixEvent returns accumulator h with one event folded in (see Checksum). The second word,
+// the sequence number rotated by 32 bits xor the kind's 32 bits, is injective in either for a
+// given value of the other.
+func mixEvent(h uint64, at Time, seq uint64, kind int) uint64 {
+	h = round(h, uint64(at))
+	return round(h, bits.RotateLeft64(seq, 32)^uint64(uint32(kind)))
 }
 
-// foldLong is fold for values of five or more significant bytes.
-func foldLong(h, v uint64) uint64 {
-	n := (bits.Len64(v) + 7) >> 3
-	for i := 1; i < n; i++ {
-		h ^= v & 0xff
-		h *= fnvPrime
-		v >>= 8
-	}
-	return (h ^ v) * fnvPrimePow[9-n] // v is the highest non-zero byte now
+// round is xxHash64's accumulator round.
+func round(h, v uint64) uint64 {
+	return bits.RotateLeft64(h+v*xxPrime2, 31) * xxPrime1
 }
 
-// Sum returns the digest so far.
-func (c *Checksum) Sum() uint64 { return c.sum }
+// Sum returns the digest so far: the accumulator through xxHash64's final avalanche, so that
+// every input bit reaches every output bit.
+func (c *Checksum) Sum() uint64 {
+	h := c.sum
+	h ^= h >> 33
+	h *= xxPrime2
+	h ^= h >> 29
+	h *= xxPrime3
+	h ^= h >> 32
+	return h
+}
 
 // Events returns how many events were folded in.
 func (c *Checksum) Events() uint64 { return c.events }

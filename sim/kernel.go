@@ -385,7 +385,7 @@ func (k *Kernel) run(until Time, advance bool) error {
 		k.now = at
 		k.fired++
 		if c := k.sum; c != nil {
-			c.sum = fold(fold(fold(c.sum, uint64(at)), k.fired), uint64(kind))
+			c.sum = mixEvent(c.sum, at, k.fired, kind)
 			c.events++
 		}
 		if k.observer != nil {
