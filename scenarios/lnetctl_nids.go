@@ -11,9 +11,10 @@ const maxNIDsPerPeer = 128
 
 // expandNIDList expands an lnetctl NID list as liblnetconfig's lustre_lnet_parse_nidstr does
 // (cfs_parse_nidlist, cfs_expand_nidlist): NIDs separated by commas or blanks, each octet of
-// an address a number or a bracketed list of numbers and ranges ("10.0.0.[2-6/2,9]@o2ib"). An
-// asterisk is refused, as is a list of more than 128 NIDs. Each NID comes back canonical. An
-// item without '@' is passed to ref (lnetsim's NI references, node:index).
+// an address a number or a bracketed list of numbers and ranges ("10.0.0.[2-6/2,9]@o2ib"),
+// the loopback's address a plain number (0@lo, as libcfs_num_parse reads it). An asterisk is
+// refused, as is a list of more than 128 NIDs. Each NID comes back canonical. An item
+// without '@' is passed to ref (lnetsim's NI references, node:index).
 func expandNIDList(s string, ref func(string) (string, error)) ([]string, error) {
 	if strings.Contains(s, "*") {
 		return nil, fmt.Errorf("asterisk not allowed in nidstring '%s'", s)
@@ -73,6 +74,22 @@ func expandNID(item string) ([]string, error) {
 	addr, net, ok := strings.Cut(item, "@")
 	if !ok {
 		return nil, fmt.Errorf("unable to parse nidlist from: %s", item)
+	}
+	if n, _, err := ParseNet(net); err == nil && n == "lo0" {
+		// The loopback net's addresses are plain numbers (libcfs_num_parse), not dotted quads.
+		vals, err := octetValues(addr)
+		if err != nil {
+			return nil, fmt.Errorf("unable to parse nidlist from: %s (the loopback NID is 0@lo)", item)
+		}
+		out := make([]string, 0, len(vals))
+		for _, v := range vals {
+			nid, err := ParseNID(strconv.Itoa(v) + "@" + net)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, nid.String())
+		}
+		return out, nil
 	}
 	octets := strings.Split(addr, ".")
 	if len(octets) != 4 {

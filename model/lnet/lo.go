@@ -25,9 +25,10 @@ func (loLND) Recv(ni *NI, priv any, m *Msg, _ bool, _, _, _ int) error {
 }
 
 // startLo creates the node's 0@lo NI (the_lnet.ln_loni). It is not one of Nets/NIs: selection,
-// recovery and the interface count ignore it.
+// recovery and the interface count ignore it. Its net's tunables are all 0, as
+// lnet_startup_lndni leaves them for lolnd (lolnd takes no credits).
 func (n *Node) startLo() {
-	net := &Net{ID: LoNet, Tunables: DefaultNetTunables(), SelPriority: ^uint32(0), lnd: loLND{}}
+	net := &Net{ID: LoNet, SelPriority: ^uint32(0), lnd: loLND{}}
 	n.loNI = &NI{node: n, nid: LoNID, net: net, health: MaxHealth, status: NIStatusUp, SelPriority: ^uint32(0)}
 	net.nis = []*NI{n.loNI}
 	n.niByNID.set(LoNID, n.loNI)

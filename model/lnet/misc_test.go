@@ -211,9 +211,13 @@ func TestPushOnStatusChange(t *testing.T) {
 	if lp == nil || lp.Status() != NIStatusDown || lp.Health() != 900 || !lp.Peer().MultiRail() {
 		t.Fatalf("B's view of %s after push: %+v", down, lp)
 	}
-	nets := p.a.ShowNets()
-	if nets[0].NIs[1].Status != "down" || nets[0].NIs[1].HealthStats.FatalError != 1 {
-		t.Fatalf("net show: %+v", nets[0].NIs[1])
+	nets := p.a.ShowNets() // lo first, as the kernel lists it
+	if nets[0].NetType != "lo" || nets[0].NIs[0].NID != "0@lo" || nets[0].NIs[0].Status != "up" ||
+		nets[0].NIs[0].Tunables != (NetTunables{}) || nets[0].NIs[0].Credits != nil {
+		t.Fatalf("net show lo: %+v", nets[0])
+	}
+	if nets[1].NIs[1].Status != "down" || nets[1].NIs[1].HealthStats.FatalError != 1 {
+		t.Fatalf("net show: %+v", nets[1].NIs[1])
 	}
 	if g := p.a.ShowGlobal(); g.LNDTimeout != 49 || g.RetryCount != 2 {
 		t.Fatalf("global show %+v", g)

@@ -39,31 +39,45 @@ type NetShow struct {
 	NIs     []NIShow `yaml:"local NI(s)"`
 }
 
-// ShowNets returns the node's nets in `lnetctl net show -v` shape (without 0@lo), with
-// each NI's tx credits (credits, and cpt credits with more than one CPT), which lnetctl
-// does not print; WithoutCredits drops them.
+// ShowNets returns the node's nets in `lnetctl net show -v` shape, with each NI's tx credits
+// (credits, and cpt credits with more than one CPT), which lnetctl does not print;
+// WithoutCredits drops them. The loopback net comes first, as the kernel lists it
+// (lnet_net_show_dump walks ln_nets, where LNetNIInit put lo first): 0@lo is always up (its
+// status is never read, nid_is_lo0), its net's tunables are all 0 (lnet_startup_lndni sets
+// them so for lolnd) and it has no tx credit block (lolnd sends take no credits).
 func (n *Node) ShowNets() []NetShow {
-	out := make([]NetShow, 0, len(n.nets))
+	out := make([]NetShow, 0, len(n.nets)+1)
+	if lo := n.loNI; lo != nil {
+		ns := n.showNI(lo)
+		ns.Status = NIStatusUp.String()
+		ns.Credits = nil
+		out = append(out, NetShow{NetType: lo.net.ID.LnetctlString(), NIs: []NIShow{ns}})
+	}
 	for _, nt := range n.nets {
 		ns := NetShow{NetType: nt.ID.LnetctlString()}
 		for _, ni := range nt.nis {
-			a, mx, mn := ni.TxCredits()
-			var perCPT []TxQueue
-			if len(ni.tq) > 1 {
-				perCPT = ni.TxQueues()
-			}
-			ns.NIs = append(ns.NIs, NIShow{
-				NID: ni.nid.String(), Status: ni.Status().String(), Statistics: ni.stats,
-				HealthStats: NIHealthShow{HealthValue: ni.health, NIHealthStats: ni.HealthStats()},
-				Tunables:    nt.Tunables,
-				Credits:     &NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.TxQueued()},
-				CPTCredits:  perCPT,
-				UDSP:        n.udspInfoShow(ni.nid),
-			})
+			ns.NIs = append(ns.NIs, n.showNI(ni))
 		}
 		out = append(out, ns)
 	}
 	return out
+}
+
+// showNI is one local NI's `net show -v` entry.
+func (n *Node) showNI(ni *NI) NIShow {
+	a, mx, mn := ni.TxCredits()
+	var perCPT []TxQueue
+	if len(ni.tq) > 1 {
+		perCPT = ni.TxQueues()
+	}
+	return NIShow{
+		NID: ni.nid.String(), Status: ni.Status().String(), Statistics: ni.stats,
+		HealthStats: NIHealthShow{HealthValue: ni.health, NIHealthStats: ni.HealthStats()},
+		Tunables:    ni.net.Tunables,
+		Credits:     &NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.TxQueued()},
+		CPTCredits:  perCPT,
+		UDSP:        n.udspInfoShow(ni.nid),
+	}
 }
 
 // WithoutCredits removes the NIs' tx credit blocks lnetctl does not print.

@@ -124,11 +124,15 @@ type peerBackup struct {
 }
 
 // exportBackup is `lnetctl export --backup`, the subset sanity-lnet compares after route
-// and peer changes: sections with nothing in them are left out, as lnetctl does.
+// and peer changes: sections with nothing in them are left out, as lnetctl does, and so is
+// the loopback net (lnet_net_show_dump skips lolnd's net for a backup).
 func exportBackup(c *cluster, n *node) map[string]any {
 	m := map[string]any{"global": n.ln.ShowGlobal()}
 	var nets []map[string]any
 	for _, ns := range showNets(c, n) {
+		if ns.NetType == "lo" { // the loopback net is not configuration: never exported
+			continue
+		}
 		var nis []niBackup
 		for _, ni := range ns.NIs {
 			nis = append(nis, niBackup{Interfaces: ni.Interfaces, Tunables: ni.Tunables, LNDTunables: ni.LNDTunables, CPT: ni.CPT})
