@@ -144,7 +144,7 @@ func (l *Link) SetExtraDelay(d sim.Time) {
 	for li := int32(2 * l.idx); li < int32(2*l.idx+2); li++ {
 		ln := &f.lanes[li]
 		ln.extra = d
-		// Credit returns recorded ahead of their giving (see transmit) travel back with
+		// Credit returns recorded ahead of their giving (see send) travel back with
 		// the delay in force when they are given.
 		moved := false
 		for i := ln.retHead; i < len(ln.rets); i++ {

@@ -44,7 +44,7 @@ type lane struct {
 	lossy                   bool // loss or corrupt is above 0 (damage draws)
 	link                    int32
 	busyTo                  sim.Time   // end of the transmission that holds busy (its evTxDone)
-	freeAt                  sim.Time   // end of a transmission that schedules no evTxDone (see transmit)
+	freeAt                  sim.Time   // end of a transmission that schedules no evTxDone (see send)
 	q                       chunkQueue // chunks waiting for this lane (switch output queue)
 	staged                  int32      // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
 	curIn                   int32      // input lane whose buffer the chunk on the wire occupies (credit to return)
@@ -222,9 +222,10 @@ func (f *Fabric) Handle(kind int, arg uint64) {
 // ser returns the serialisation time of n bytes on the lane, carrying the sub-nanosecond
 // remainder to the next chunk so that long transfers run at exactly the link rate.
 func (ln *lane) ser(n uint32) sim.Time {
-	bits := int64(n)*8000 + ln.rem
-	ln.rem = bits % ln.mbps
-	return sim.Time(bits / ln.mbps)
+	bits, mbps := int64(n)*8000+ln.rem, ln.mbps
+	q := bits / mbps
+	ln.rem = bits - q*mbps // bits % mbps, without a second division
+	return sim.Time(q)
 }
 
 // creditRet is buffer space freed downstream at time given, usable by the sender from time
@@ -314,7 +315,8 @@ func (f *Fabric) tryStart(li int32) {
 	if ln.busy {
 		return
 	}
-	if now := f.k.Now(); now < ln.freeAt {
+	now := f.k.Now()
+	if now < ln.freeAt {
 		if !ln.freeing {
 			ln.freeing = true
 			ln.freeEv = f.k.Schedule(ln.freeAt, f.hid, evLaneFree, uint64(li))
@@ -365,7 +367,15 @@ func (f *Fabric) tryStart(li int32) {
 		}
 		f.pop(&ln.q)
 	}
-	f.transmit(li, c)
+	// Transmit c: a credit stall ends (PortXmitWait counts it) and the chunk goes on the
+	// wire now. Switches cut through: the head moves on after the propagation and switch
+	// latency while the tail follows a serialisation time later, and no lane can finish
+	// sending a chunk before its tail has arrived (see send).
+	if ln.waitFrom >= 0 {
+		ln.tx.wait += uint64(now - ln.waitFrom)
+		ln.waitFrom = -1
+	}
+	f.send(li, c, now)
 }
 
 // discard drains what a port with its link down would send: the HCA's send engine keeps
@@ -381,19 +391,6 @@ func (f *Fabric) stall(ln *lane) {
 	if ln.waitFrom < 0 {
 		ln.waitFrom = f.k.Now()
 	}
-}
-
-// transmit puts chunk c on lane li. Switches cut through: the head moves on after the
-// propagation and switch latency while the tail follows a serialisation time later, and no
-// lane can finish sending a chunk before its tail has arrived.
-func (f *Fabric) transmit(li, c int32) {
-	ln := &f.lanes[li]
-	now := f.k.Now()
-	if ln.waitFrom >= 0 {
-		ln.tx.wait += uint64(now - ln.waitFrom)
-		ln.waitFrom = -1
-	}
-	f.send(li, c, now)
 }
 
 // send serialises chunk c on lane li from time start (now, or, for cutThrough, the time
@@ -416,12 +413,18 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 	if f.cfg.Granularity == GranularityAdaptive {
 		ln.last.note(ch, start, finish)
 	}
-	coarseIn := ch.span > 1 && ch.inLane >= 0 && f.lanes[ch.inLane].epoch == ch.inEpoch
-	if coarseIn { // its input-buffer credit goes back piece by piece (coarseReturns)
-		f.coarseReturns(ch.inLane, c, start, finish, 0, true)
+	in := ch.inLane
+	var il *lane // the input lane whose buffer the chunk holds (nil: none, from an HCA port)
+	if in >= 0 {
+		if il = &f.lanes[in]; il.epoch != ch.inEpoch {
+			il = nil // the input link went down since: the credit is not given back
+		}
 	}
-	if in := ch.inLane; in >= 0 && !perHopEvents && ln.to.kind == epPort && f.lanes[in].prop+f.lanes[in].extra > 0 &&
-		f.lanes[in].epoch == ch.inEpoch {
+	coarseIn := ch.span > 1 && il != nil
+	if coarseIn { // its input-buffer credit goes back piece by piece (coarseReturns)
+		f.coarseReturns(in, c, start, finish, 0, true)
+	}
+	if il != nil && !perHopEvents && ln.to.kind == epPort && il.prop+il.extra > 0 {
 		// A switch output to an HCA port: nothing downstream waits for this lane (no
 		// credits), so its end of transmission need not be an event. The lane counts as busy
 		// until finish (an evLaneFree wakes it if a chunk queues meanwhile), and the credit
@@ -429,7 +432,6 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 		// when txDone would give it (a link change on the input lane in between drops or
 		// re-times it as it would the given credit; see LinkDown, SetExtraDelay).
 		ln.freeAt = finish
-		il := &f.lanes[in]
 		if !coarseIn {
 			f.addRet(in, creditRet{finish + il.prop + il.extra, finish, int64(ch.wire)})
 		}
@@ -552,8 +554,8 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 		return false, out
 	}
 	// What arrive does at a switch, as of time at.
-	r := fastRec{c: c, in: li, out: out, at: at, tailIn: ch.tail, remBefore: ol.rem, freeBefore: ol.freeAt, lastBefore: ol.last}
-	if ol.q.head >= 0 || ol.freeAt > at {
+	queued := ol.q.head >= 0 || ol.freeAt > at
+	if queued {
 		// A busy output: the arrival would only queue the chunk, and is left out when it
 		// changes nothing else. The output sends nothing before at (it is free only after
 		// at) and its lane-free wake-up is already scheduled, so the arrival's tryStart
@@ -562,31 +564,47 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 		if noQueueAhead || ol.slowTo > 0 || !ol.freeing || ol.freeAt <= at || f.cfg.Granularity == GranularityAdaptive {
 			return false, out
 		}
-		r.queued = true
-		ch.inLane, ch.inEpoch = li, ch.epoch
+	} else if s.slowIn > 0 {
+		return false, out
+	}
+	r := f.newFast()
+	r.c, r.in, r.out, r.queued, r.at, r.tailIn = c, li, out, queued, at, ch.tail
+	r.remBefore, r.freeBefore, r.lastBefore = ol.rem, ol.freeAt, ol.last
+	ch.inLane, ch.inEpoch = li, ch.epoch
+	if queued {
+		r.given, r.ev = 0, sim.EventID{}
 		f.push(&ol.q, c)
 	} else {
-		if s.slowIn > 0 {
-			return false, out
-		}
-		ch.inLane, ch.inEpoch = li, ch.epoch
-		f.send(out, c, at)
+		f.send(out, c, at) // towards an HCA port: no cutThrough, f.fast stays as it is
 		r.given, r.ev = ol.freeAt, f.arriveEv
 	}
 	ln.rx.data += uint64(ch.wire) / 4
 	ln.rx.pkts += uint64(ch.npkt)
-	if len(f.fast) >= 32 { // forget those that have reached their switch
+	return true, out
+}
+
+// newFast appends a record to f.fast and returns it (its fields are all set by the
+// caller), first forgetting the records of chunks that have reached their switch once
+// there are 32.
+func (f *Fabric) newFast() *fastRec {
+	if len(f.fast) >= 32 {
 		now, n := f.k.Now(), 0
-		for _, x := range f.fast {
-			if x.at >= now {
-				f.fast[n] = x
+		for i := range f.fast {
+			if f.fast[i].at >= now {
+				if n != i {
+					f.fast[n] = f.fast[i]
+				}
 				n++
 			}
 		}
 		f.fast = f.fast[:n]
 	}
-	f.fast = append(f.fast, r)
-	return true, out
+	if len(f.fast) < cap(f.fast) {
+		f.fast = f.fast[:len(f.fast)+1]
+	} else {
+		f.fast = append(f.fast, fastRec{})
+	}
+	return &f.fast[len(f.fast)-1]
 }
 
 // settle takes back every cutThrough whose chunk has not yet reached its switch (head
@@ -752,16 +770,19 @@ func (f *Fabric) pull(p *Port) int32 {
 			qp.inTurn = true
 			qp.deficit += int64(qp.quantum())
 		}
-		if qp.inTurn && int64(qp.peekWire()) > qp.deficit {
+		// No chunk's wire size exceeds the quantum, so a QP holding a quantum's credit or
+		// more need not peek at its next chunk.
+		if qp.inTurn && qp.deficit < int64(qp.quantum()) && int64(qp.peekWire()) > qp.deficit {
 			qp.inTurn = false // turn over: to the back, keeping the remaining credit
 			p.ringPop()
 			p.ring = append(p.ring, qi)
 			continue
 		}
-		c := f.newChunk()
-		f.chunks[c].span = f.coarseSpan(p, p.lane, qp)
-		qp.fill(c)
-		qp.deficit -= int64(f.chunks[c].wire)
+		c := f.newChunk() // span 1: fixed granularity
+		if f.cfg.Granularity == GranularityAdaptive {
+			f.chunks[c].span = f.coarseSpan(p, p.lane, qp)
+		}
+		qp.deficit -= int64(qp.fill(c))
 		if !qp.hasWorkAlive() {
 			p.ringPop()
 			qp.leaveRing()

@@ -46,7 +46,7 @@ func (qp *QP) hasWorkAlive() bool {
 	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		return true
 	}
-	if qp.paused || qp.sqNext == qp.sqPosted || qp.readBlocked() {
+	if qp.paused || qp.sqNext == qp.sqPosted || (qp.curChunk == 0 && qp.readBlocked()) {
 		return false
 	}
 	return qp.state == QPRTS || (qp.state == QPSQD && qp.curChunk > 0)
@@ -62,22 +62,21 @@ func (qp *QP) quantum() uint32 {
 
 // peekWire returns the wire size of the chunk fill would produce next (hasWork is true).
 func (qp *QP) peekWire() uint32 {
-	ch := chunk{span: 1}
 	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
-		qp.shape(&ch, r.len, qp.respNext, aethBytes)
-		return ch.wire
+		_, _, wire := qp.sizes(r.len, qp.respNext, 1, aethBytes)
+		return wire
 	}
 	w := &qp.sq[qp.sqNext%uint32(len(qp.sq))]
+	extra := uint32(0)
 	switch w.wr.Op {
 	case OpRead:
 		return readReqWir
 	case OpWrite:
-		qp.shape(&ch, uint32(w.wr.Len), qp.curChunk, rethBytes)
-	default:
-		qp.shape(&ch, uint32(w.wr.Len), qp.curChunk, 0)
+		extra = rethBytes
 	}
-	return ch.wire
+	_, _, wire := qp.sizes(uint32(w.wr.Len), qp.curChunk, 1, extra)
+	return wire
 }
 
 // leaveRing takes the QP off its port's round robin (it has nothing to send).
@@ -93,26 +92,33 @@ func (qp *QP) shape(ch *chunk, msgLen, idx uint32, extra uint32) {
 		ch.n = 1
 	}
 	ch.idx, ch.fine = idx, cb
-	b := msgLen - idx*cb
-	if b > cb*uint32(ch.span) {
-		b = cb * uint32(ch.span)
-	}
-	ch.bytes = b
-	np := (b + qp.mtu - 1) / qp.mtu
-	if np == 0 {
-		np = 1
-	}
-	ch.npkt = uint16(np)
-	ch.wire = b + np*pktHeader
-	if idx == 0 {
-		ch.wire += extra
-	}
+	b, np, wire := qp.sizes(msgLen, idx, uint32(ch.span), extra)
+	ch.bytes, ch.npkt, ch.wire = b, uint16(np), wire
 	ch.msgLen = msgLen
 }
 
-// fill writes the QP's next chunk into chunk c (hasWork must be true). READ responses go
-// before new requests, as a responder's resources are served first.
-func (qp *QP) fill(c int32) {
+// sizes returns the payload bytes, packets and wire bytes of fine chunks idx ..
+// idx+span-1 of an msgLen-byte message whose first chunk carries extra header bytes.
+func (qp *QP) sizes(msgLen, idx, span, extra uint32) (b, np, wire uint32) {
+	cb := qp.chunkBytes()
+	b = msgLen - idx*cb
+	if b > cb*span {
+		b = cb * span
+	}
+	np = (b + qp.mtu - 1) / qp.mtu
+	if np == 0 {
+		np = 1
+	}
+	wire = b + np*pktHeader
+	if idx == 0 {
+		wire += extra
+	}
+	return b, np, wire
+}
+
+// fill writes the QP's next chunk into chunk c (hasWork must be true) and returns its wire
+// size. READ responses go before new requests, as a responder's resources are served first.
+func (qp *QP) fill(c int32) uint32 {
 	f := qp.f
 	ch := &f.chunks[c]
 	ch.src, ch.dst = int32(qp.port.idx), int32(qp.dstPort.idx)
@@ -129,7 +135,7 @@ func (qp *QP) fill(c int32) {
 				qp.resp, qp.respHead = qp.resp[:0], 0
 			}
 		}
-		return
+		return ch.wire
 	}
 	w := &qp.sq[qp.sqNext%uint32(len(qp.sq))]
 	ch.op, ch.msn = w.wr.Op, qp.sqNext
@@ -159,6 +165,7 @@ func (qp *QP) fill(c int32) {
 	if qp.ackDue == 0 {
 		qp.startAck()
 	}
+	return ch.wire
 }
 
 // ctrl queues an ACK (kind ckAck) or NAK (ckNak with status) for message msn to the peer.
