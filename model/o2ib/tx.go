@@ -87,7 +87,7 @@ func (l *LND) getIdleTx(n *kibNet) *tx {
 	}
 	gen := t.gen + 1
 	*t = tx{idx: t.idx, gen: gen, net: n}
-	if k := len(n.staleDeadlines); k > 0 && n.tun.Profile.WaitingTxStaleDeadline {
+	if k := len(n.staleDeadlines); k > 0 && n.staleTx {
 		t.deadline = n.staleDeadlines[k-1]
 		n.staleDeadlines = n.staleDeadlines[:k-1]
 	}
@@ -114,7 +114,7 @@ func (l *LND) txDone(t *tx) {
 	status, hs := t.status, t.hstatus
 	n := t.net
 	n.ntx--
-	if n.tun.Profile.WaitingTxStaleDeadline {
+	if n.staleTx {
 		n.staleDeadlines = append(n.staleDeadlines, t.deadline)
 	}
 	t.net, t.conn, t.lnt = nil, nil, [2]*lnet.Msg{}
