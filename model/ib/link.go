@@ -278,15 +278,17 @@ func (f *Fabric) dropRet(li int32, given sim.Time, bytes int64) {
 // absorb credits every return that has reached the sender by now.
 func (f *Fabric) absorb(ln *lane) {
 	now := f.k.Now()
-	for ln.retHead < len(ln.rets) && ln.rets[ln.retHead].at <= now {
-		ln.credits += ln.rets[ln.retHead].bytes
-		ln.retHead++
+	rets, h, credits := ln.rets, ln.retHead, ln.credits
+	for h < len(rets) && rets[h].at <= now {
+		credits += rets[h].bytes
+		h++
 	}
-	if ln.retHead == len(ln.rets) {
-		ln.rets, ln.retHead = ln.rets[:0], 0
-	} else if ln.retHead >= 32 && 2*ln.retHead >= len(ln.rets) {
-		n := copy(ln.rets, ln.rets[ln.retHead:])
-		ln.rets, ln.retHead = ln.rets[:n], 0
+	ln.credits, ln.retHead = credits, h
+	if h == len(rets) {
+		ln.rets, ln.retHead = rets[:0], 0
+	} else if h >= 32 && 2*h >= len(rets) {
+		n := copy(rets, rets[h:])
+		ln.rets, ln.retHead = rets[:n], 0
 	}
 }
 
@@ -345,12 +347,14 @@ func (f *Fabric) tryStart(li int32) {
 				return
 			}
 		}
-		if ln.to.kind == epSwitch && f.need(c) > ln.credits {
-			if f.absorb(ln); f.need(c) > ln.credits {
-				ln.staged = c
-				f.stall(ln)
-				f.wake(li)
-				return
+		if ln.to.kind == epSwitch {
+			if need := f.need(c); need > ln.credits {
+				if f.absorb(ln); need > ln.credits {
+					ln.staged = c
+					f.stall(ln)
+					f.wake(li)
+					return
+				}
 			}
 		}
 		ln.staged = -1
@@ -358,11 +362,13 @@ func (f *Fabric) tryStart(li int32) {
 		if c = ln.q.head; c < 0 {
 			return
 		}
-		if ln.to.kind == epSwitch && f.need(c) > ln.credits {
-			if f.absorb(ln); f.need(c) > ln.credits {
-				f.stall(ln)
-				f.wake(li)
-				return
+		if ln.to.kind == epSwitch {
+			if need := f.need(c); need > ln.credits {
+				if f.absorb(ln); need > ln.credits {
+					f.stall(ln)
+					f.wake(li)
+					return
+				}
 			}
 		}
 		f.pop(&ln.q)
@@ -522,7 +528,7 @@ type fastRec struct {
 	given      sim.Time // when the input-buffer credit is given back (the out lane's finish)
 	remBefore  int64    // the out lane's serialisation remainder ...
 	freeBefore sim.Time // ... free time ...
-	lastBefore laneFlow // ... and last flow before the chunk
+	lastBefore laneFlow // ... and last flow before the chunk (adaptive granularity only)
 	ev         sim.EventID
 }
 
@@ -569,7 +575,10 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 	}
 	r := f.newFast()
 	r.c, r.in, r.out, r.queued, r.at, r.tailIn = c, li, out, queued, at, ch.tail
-	r.remBefore, r.freeBefore, r.lastBefore = ol.rem, ol.freeAt, ol.last
+	r.remBefore, r.freeBefore = ol.rem, ol.freeAt
+	if f.cfg.Granularity == GranularityAdaptive { // only adaptive granularity notes flows
+		r.lastBefore = ol.last
+	}
 	ch.inLane, ch.inEpoch = li, ch.epoch
 	if queued {
 		r.given, r.ev = 0, sim.EventID{}
@@ -633,7 +642,10 @@ func (f *Fabric) settle() {
 			continue
 		}
 		f.k.Cancel(r.ev)
-		ol.rem, ol.freeAt, ol.last = r.remBefore, r.freeBefore, r.lastBefore
+		ol.rem, ol.freeAt = r.remBefore, r.freeBefore
+		if f.cfg.Granularity == GranularityAdaptive {
+			ol.last = r.lastBefore
+		}
 		ol.tx.data -= uint64(ch.wire) / 4
 		ol.tx.pkts -= uint64(ch.npkt)
 		if ch.span > 1 {
@@ -678,7 +690,8 @@ func (f *Fabric) arrive(c int32) {
 	ch := &f.chunks[c]
 	li := ch.lane
 	ln := &f.lanes[li]
-	if ln.to.kind == epSwitch {
+	toSwitch := ln.to.kind == epSwitch
+	if toSwitch {
 		f.switches[ln.to.idx].slowIn--
 		if o := ch.slowOut; o >= 0 {
 			f.lanes[o].slowTo--
@@ -696,7 +709,7 @@ func (f *Fabric) arrive(c int32) {
 				rcv.symbols++
 				rcv.errors++
 			}
-			if ln.to.kind == epSwitch { // the chunk's buffer space frees at once
+			if toSwitch { // the chunk's buffer space frees at once
 				f.giveCredit(li, int64(ch.wire))
 			}
 			f.freeChunk(c)
@@ -705,7 +718,7 @@ func (f *Fabric) arrive(c int32) {
 	}
 	rcv.data += uint64(ch.wire) / 4
 	rcv.pkts += uint64(ch.npkt)
-	if ln.to.kind == epSwitch {
+	if toSwitch {
 		s := f.switches[ln.to.idx]
 		out := f.outLane(s, ch.dst)
 		ch.inLane, ch.inEpoch = li, ch.epoch
