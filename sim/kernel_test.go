@@ -467,8 +467,8 @@ func TestStampWrap(t *testing.T) {
 	k := New(1)
 	r := newRecorder(k)
 	old := k.Schedule(100, r.id, 1, 0)
-	k.stamps[old.slot] = ^uint32(0) - 1 // as if the slot had been reused 2^32-2 times
-	old.stamp = k.stamps[old.slot]
+	k.slots[old.slot].stamp = ^uint32(0) - 1 // as if the slot had been reused 2^32-2 times
+	old.stamp = k.slots[old.slot].stamp
 	k.q.buckets[bucketOf(100, 100)].e[0].stamp = old.stamp
 	k.Cancel(old) // the slot's stamp is now MaxUint32
 	// Make the stale entry carry the stamp the slot will have at time 100 after wrapping

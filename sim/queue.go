@@ -11,7 +11,7 @@ type entry struct {
 	h     HandlerID
 	kind  int32
 	slot  uint32
-	stamp uint32 // equals Kernel.stamps[slot] while the event is live
+	stamp uint32 // equals Kernel.slots[slot].stamp while the event is live
 }
 
 // Radix heap geometry. A key different from last lives at level L, the index of the highest
@@ -20,38 +20,43 @@ type entry struct {
 // minimum. Eight-bit digits keep the moves per event low (an entry moves at most once per
 // level it descends) while a two-word bitmap finds the lowest bucket in O(1).
 const (
-	digitBits  = 8
-	radix      = 1 << digitBits
-	levels     = (63 + digitBits - 1) / digitBits // keys are non-negative int64: 63 bits
-	numBuckets = levels * radix
-	maskWords  = (numBuckets + 63) / 64 // at most 64, so one summary word covers them
-	dueBucket  = numBuckets             // index of the bucket that collects due entries after a redistribution
+	digitBits   = 8
+	radix       = 1 << digitBits
+	levels      = (63 + digitBits - 1) / digitBits // keys are non-negative int64: 63 bits
+	numBuckets  = levels * radix
+	maskWords   = (numBuckets + 63) / 64 // at most 64, so one summary word covers them
+	level0Count = radix / 64             // mask words of the level-0 buckets, the lowest ones
+	level0Words = 1<<level0Count - 1     // their bits in the summary word
+	dueBucket   = numBuckets             // index of the bucket that collects due entries after a redistribution
 )
 
 // bucket is a growable array of entries. Its length lives in n, not in the slice header, so
 // emptying or filling it in steady state writes no pointer (no GC write barrier). Entries are
-// appended with queue.add.
+// appended through queue.next.
 type bucket struct {
 	e []entry
 	n int
 }
 
-// push appends x if b's array has room, and reports whether it did; when it did not the
-// caller appends through queue.growAdd. Both are written out at each call site so that the
-// common case stays inline.
-func (b *bucket) push(x entry) bool {
-	if n := b.n; uint(n) < uint(len(b.e)) { // proves the index in range: no bounds check
-		b.e[n] = x
-		b.n = n + 1
-		return true
-	}
-	return false
+// full reports whether b's array has no room for another entry; the caller then calls
+// queue.grow before add. The pair is written out at each call site so that it stays inline.
+func (b *bucket) full() bool { return uint(b.n) >= uint(len(b.e)) }
+
+// add appends an entry to b, which must not be full, and returns it for the caller to fill
+// in. Callers store the fields (or copy an entry) straight into the array: an entry built
+// first and passed by value was copied twice through the stack.
+func (b *bucket) add() *entry {
+	n := b.n
+	b.n = n + 1
+	return &b.e[n]
 }
 
-// growAdd gives b a larger array and appends x: a spare array when one is at least twice
+// grow gives b a larger array holding its entries: a spare array when one is at least twice
 // b's size (copying b once into an array it may fill many times over), else a new one of
 // twice the size.
-func (q *queue) growAdd(b *bucket, x *entry) {
+//
+//go:noinline
+func (q *queue) grow(b *bucket) {
 	need := max(16, 2*len(b.e))
 	var e []entry
 	if need > maxRetained {
@@ -63,8 +68,6 @@ func (q *queue) growAdd(b *bucket, x *entry) {
 	copy(e, b.e[:b.n])
 	q.release(b.e)
 	b.e = e
-	b.e[b.n] = *x
-	b.n++
 }
 
 // release keeps a bucket's array that it no longer uses as a spare if it is larger than
@@ -160,11 +163,10 @@ func (q *queue) front() *entry {
 }
 
 // refill moves the entries with the smallest time into due, if that time is no later than
-// limit, and reports whether it did. It must only be called once due is exhausted. When it
+// limit, and reports whether it did. It must only be called once due is exhausted and emptied
+// (its n and head zero). When it
 // reports false the heap is unchanged, so keys below the queued minimum may still be pushed.
 func (q *queue) refill(limit Time) bool {
-	q.buckets[q.cur].n = 0
-	q.head = 0
 	bi := q.lowest()
 	if bi < 0 {
 		return false
@@ -204,17 +206,16 @@ func (q *queue) refill(limit Time) bool {
 	for i := range ents {
 		e := &ents[i]
 		x := uint64(e.at ^ min)
-		if x == 0 {
-			if !due.push(*e) {
-				q.growAdd(due, e)
-			}
-			continue
+		bk := due
+		if x != 0 {
+			nb := bucketOf(uint64(e.at), x)
+			bk = &q.buckets[nb]
+			q.mark(nb)
 		}
-		nb := bucketOf(uint64(e.at), x)
-		if bk := &q.buckets[nb]; !bk.push(*e) {
-			q.growAdd(bk, e)
+		if bk.full() {
+			q.grow(bk)
 		}
-		q.mark(nb)
+		*bk.add() = *e
 	}
 	src.n = 0
 	if cap(src.e) > maxRetained {
@@ -279,17 +280,16 @@ func (q *queue) advance(t Time) {
 		// b's level), so writing into other buckets never touches ents.
 		for i := range ents {
 			e := &ents[i]
-			if x := uint64(e.at ^ t); x == 0 {
-				if bk := &q.buckets[dueBucket]; !bk.push(*e) {
-					q.growAdd(bk, e)
-				}
-			} else {
+			bk := &q.buckets[dueBucket]
+			if x := uint64(e.at ^ t); x != 0 {
 				nb := bucketOf(uint64(e.at), x)
-				if bk := &q.buckets[nb]; !bk.push(*e) {
-					q.growAdd(bk, e)
-				}
+				bk = &q.buckets[nb]
 				q.mark(nb)
 			}
+			if bk.full() {
+				q.grow(bk)
+			}
+			*bk.add() = *e
 		}
 	}
 }
