@@ -380,32 +380,44 @@ func (qp *QP) growSQ() {
 // PostRecv queues a receive buffer (ibv_post_recv). Allowed from INIT on; in ERR the WR
 // completes with WR_FLUSH_ERR. A full receive queue gives ErrQueueFull.
 func (qp *QP) PostRecv(wr RecvWR) error {
-	if qp.state == QPReset {
-		return fmt.Errorf("%w: post_recv in RESET", ErrBadState)
-	}
-	if wr.Len < 0 {
-		return ErrInvalid
-	}
-	if int(qp.rqPosted-qp.rqDone) >= qp.init.MaxRecvWR {
-		return ErrQueueFull
-	}
-	qp.pushRecv(wr)
-	qp.rqPosted++
-	if qp.state == QPErr {
-		qp.flush()
-	}
-	return nil
+	_, err := qp.PostRecvN(wr, 1)
+	return err
 }
 
-// pushRecv appends wr to the receive queue. The queue is a ring of runs of equal WRs: an
-// o2iblnd QP posts its 2*queue_depth+2 buffers with one WR id and length, so its whole
-// receive queue is one run, where a real QP (and this model before) holds max_recv_wr
-// entries. The ring grows by doubling; WRs leave it in posting order all the same.
-func (qp *QP) pushRecv(wr RecvWR) {
+// PostRecvN queues n receive buffers equal to wr as one chain (ibv_post_recv with a list of
+// n WRs): the same as n PostRecv calls stopping at the first that fails, which, as the real
+// call's bad_wr, leaves the WRs before it posted. It returns how many were posted.
+func (qp *QP) PostRecvN(wr RecvWR, n int) (int, error) {
+	if qp.state == QPReset {
+		return 0, fmt.Errorf("%w: post_recv in RESET", ErrBadState)
+	}
+	if wr.Len < 0 {
+		return 0, ErrInvalid
+	}
+	k := min(n, max(qp.init.MaxRecvWR-int(qp.rqPosted-qp.rqDone), 0))
+	if k > 0 {
+		qp.pushRecv(wr, uint32(k))
+		qp.rqPosted += uint32(k)
+		if qp.state == QPErr {
+			qp.flush()
+		}
+	}
+	if k < n {
+		return k, ErrQueueFull
+	}
+	return k, nil
+}
+
+// pushRecv appends n copies of wr to the receive queue. The queue is a ring of runs of
+// equal WRs: an o2iblnd QP posts its 2*queue_depth+2 buffers with one WR id and length, so
+// its whole receive queue is one run, where a real QP (and this model before) holds
+// max_recv_wr entries. The ring grows by doubling; WRs leave it in posting order all the
+// same.
+func (qp *QP) pushRecv(wr RecvWR, n uint32) {
 	if qp.rqRuns > 0 {
 		last := &qp.rq[(int(qp.rqHead)+int(qp.rqRuns)-1)%len(qp.rq)]
 		if last.wr == wr {
-			last.n++
+			last.n += n
 			return
 		}
 	}
@@ -416,7 +428,7 @@ func (qp *QP) pushRecv(wr RecvWR) {
 		}
 		qp.rq, qp.rqHead = nb, 0
 	}
-	qp.rq[(int(qp.rqHead)+int(qp.rqRuns))%len(qp.rq)] = rqRun{wr: wr, n: 1}
+	qp.rq[(int(qp.rqHead)+int(qp.rqRuns))%len(qp.rq)] = rqRun{wr: wr, n: n}
 	qp.rqRuns++
 }
 

@@ -2,6 +2,7 @@ package ib
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -111,6 +112,43 @@ func TestPostRules(t *testing.T) {
 	// SQD with nothing in flight raised SQ_DRAINED.
 	if len(s[0].r.async) != 1 || s[0].r.async[0].Type != EventSQDrained {
 		t.Fatalf("async %+v", s[0].r.async)
+	}
+}
+
+// TestPostRecvN: a chain of equal receive WRs posts as far as the receive queue has room
+// and reports how many went in, as that many PostRecv calls would; in ERR they flush in
+// posting order after the WR already queued.
+func TestPostRecvN(t *testing.T) {
+	k, _, s := fabricN(t, 1, 2, Config{})
+	qp, _ := s[0].p.HCA().CreateQP(QPInitAttr{SendCQ: s[0].cq, RecvCQ: s[0].cq, MaxSendWR: 2, MaxRecvWR: 5})
+	if n, err := qp.PostRecvN(RecvWR{ID: 7}, 3); n != 0 || !errors.Is(err, ErrBadState) {
+		t.Fatalf("post_recv chain in RESET: %d %v", n, err)
+	}
+	must(t, qp.Modify(QPInit, QPAttr{Port: 1}))
+	must(t, qp.PostRecv(RecvWR{ID: 1}))
+	if n, err := qp.PostRecvN(RecvWR{ID: 7, Len: 8}, 3); n != 3 || err != nil {
+		t.Fatalf("chain of 3: %d %v", n, err)
+	}
+	if n, err := qp.PostRecvN(RecvWR{ID: 8}, 3); n != 1 || !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("chain of 3 with room for 1: %d %v", n, err)
+	}
+	if _, recv := qp.Outstanding(); recv != 5 {
+		t.Fatalf("%d receives outstanding, want 5", recv)
+	}
+	must(t, qp.Modify(QPErr, QPAttr{}))
+	if n, err := qp.PostRecvN(RecvWR{ID: 9}, 2); n != 2 || err != nil {
+		t.Fatalf("chain of 2 in ERR: %d %v", n, err)
+	}
+	run(t, k)
+	var ids []uint64
+	for _, w := range s[0].r.wcs {
+		if w.Status != WCFlushErr || w.Opcode != WCRecv {
+			t.Fatalf("%+v", w)
+		}
+		ids = append(ids, w.WRID)
+	}
+	if fmt.Sprint(ids) != "[1 7 7 7 8 9 9]" {
+		t.Fatalf("flush order %v", ids)
 	}
 }
 

@@ -156,9 +156,7 @@ func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) 
 	l.connByQPN[qp.Num()] = c
 	c.nrx = uint16(min(c.rxMsgs(), 1<<16-1))
 	c.setState(state)
-	for i := 0; i < int(c.nrx); i++ {
-		l.postRx(c, nil, postNoCredit)
-	}
+	l.postInitialRx(c)
 	l.stats.ConnsCreated++
 	return c
 }

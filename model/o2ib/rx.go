@@ -38,6 +38,19 @@ func (l *LND) postRx(c *conn, r *rx, credit int) {
 	l.checkSends(c)
 }
 
+// postInitialRx posts the conn's nrx receive buffers without credits at creation (the
+// kernel's loop of kiblnd_post_rx with IBLND_POSTRX_NO_CREDIT in kiblnd_create_conn) as one
+// chain of equal WRs: the same posts as nrx postRx calls, the first failure closing the
+// conn, in one verbs call.
+func (l *LND) postInitialRx(c *conn) {
+	if c.state > connEstablished || c.qp == nil {
+		return
+	}
+	if _, err := c.qp.PostRecvN(ib.RecvWR{ID: makeWID(widRx, 0, 0), Len: msgSize}, int(c.nrx)); err != nil {
+		l.closeConn(c, -lnet.EIO)
+	}
+}
+
 // rxComplete models kiblnd_rx_complete: a failed receive closes the conn; a message with
 // the wrong NIDs or stamps is stale (-ESTALE); one arriving before the conn is established
 // waits on the early list.
