@@ -84,6 +84,8 @@ type Node struct {
 	udsps []*udsp // UDSP policies, in index order (udsp.go)
 
 	discHook func(peer NID, rc int) // told when a peer's discovery ends (config.go)
+
+	slabs peerSlabs
 }
 
 // NewNode creates the LNet instance of node name on kernel k with global tunables tun (which

@@ -3,6 +3,7 @@ package lnet
 import (
 	"fmt"
 
+	"github.com/lnetsim/lnetsim/internal/slab"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -243,9 +244,28 @@ func (n *Node) nid2peerni(nid NID) *PeerNI {
 	if lpni := n.peerNIs.get(nid); lpni != nil {
 		return lpni
 	}
-	p := &Peer{node: n, primary: nid}
+	p := n.newPeer(nid)
 	n.peers = append(n.peers, p)
 	return n.addPeerNI(p, nid)
+}
+
+// peerSlabs allocate a node's peers, peer nets and peer NIs, and the first array of each of
+// their lists, in chunks (internal/slab): discovery and the first messages create tens of
+// thousands of them in the first millisecond of a large cluster, and they live until the
+// node is shut down.
+type peerSlabs struct {
+	peers   slab.Slab[Peer]
+	nets    slab.Slab[PeerNet]
+	nis     slab.Slab[PeerNI]
+	netRefs slab.Slab[[1]*PeerNet]
+	niRefs  slab.Slab[[1]*PeerNI]
+}
+
+// newPeer returns a new peer with primary NID nid and no NIs.
+func (n *Node) newPeer(nid NID) *Peer {
+	p := n.slabs.peers.New()
+	p.node, p.primary = n, nid
+	return p
 }
 
 // addPeerNI attaches a new peer NI for nid to p (models lnet_peer_attach_peer_ni).
@@ -258,17 +278,20 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 	}
 	newNet := pn == nil
 	if pn == nil {
-		pn = &PeerNet{peer: p, id: nid.Net(), SelPriority: ^uint32(0)}
-		p.nets = append(p.nets, pn)
+		pn = n.slabs.nets.New()
+		pn.peer, pn.id, pn.SelPriority = p, nid.Net(), ^uint32(0)
+		p.nets = slab.Append(p.nets, pn, &n.slabs.netRefs)
 	}
 	c := n.peerCreditsFor(nid.Net())
 	rc := n.peerBufferCreditsFor(nid.Net())
-	lpni := &PeerNI{peer: p, pnet: pn, nid: nid, health: MaxHealth, status: n.peerNIStartStatus(),
-		SelPriority: ^uint32(0), txCredits: c, maxTxCredits: c, minTxCredits: c,
-		rtrCredits: rc, maxRtrCredits: rc, minRtrCredits: rc}
-	pn.nis = append(pn.nis, lpni)
+	lpni := n.slabs.nis.New()
+	lpni.peer, lpni.pnet, lpni.nid, lpni.health, lpni.status = p, pn, nid, MaxHealth, n.peerNIStartStatus()
+	lpni.SelPriority = ^uint32(0)
+	lpni.txCredits, lpni.maxTxCredits, lpni.minTxCredits = c, c, c
+	lpni.rtrCredits, lpni.maxRtrCredits, lpni.minRtrCredits = rc, rc, rc
+	pn.nis = slab.Append(pn.nis, lpni, &n.slabs.niRefs)
 	pn.updateHealth()
-	p.nis = append(p.nis, lpni)
+	p.nis = slab.Append(p.nis, lpni, &n.slabs.niRefs)
 	n.peerNIs.set(nid, lpni)
 	n.routesChanged()
 	n.udspOnNewPeerNI(lpni, newNet)
@@ -283,7 +306,7 @@ func (n *Node) AddPeer(primary NID, nids []NID, nonMR bool) (*Peer, error) {
 	if lpni := n.peerNIs.get(primary); lpni != nil {
 		p = lpni.peer
 	} else {
-		p = &Peer{node: n, primary: primary}
+		p = n.newPeer(primary)
 		n.peers = append(n.peers, p)
 		n.addPeerNI(p, primary)
 	}

@@ -1,0 +1,68 @@
+package slab
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestNewChunks: objects come zeroed and distinct, from chunks of 8, 16, 32, 64, 128, 128.
+func TestNewChunks(t *testing.T) {
+	var s Slab[[3]int]
+	seen := map[*[3]int]bool{}
+	var chunks []int
+	for i := 0; i < 376; i++ {
+		if len(s.free) == 0 {
+			chunks = append(chunks, min(max(2*s.next, minChunk), maxChunk))
+		}
+		p := s.New()
+		if *p != [3]int{} || seen[p] {
+			t.Fatalf("object %d: %v, seen %v", i, *p, seen[p])
+		}
+		seen[p] = true
+		p[1] = i
+	}
+	if fmt.Sprint(chunks) != "[8 16 32 64 128 128]" || len(s.free) != 0 {
+		t.Fatalf("chunks %v, %d left", chunks, len(s.free))
+	}
+}
+
+// TestAppend: the first element goes into a one-element array from the slab, the second
+// reallocates as append does, and a slice with room is appended to in place.
+func TestAppend(t *testing.T) {
+	var one Slab[[1]*int]
+	a, b, c := new(int), new(int), new(int)
+	xs := Append(nil, a, &one)
+	if len(xs) != 1 || cap(xs) != 1 || xs[0] != a || len(one.free) != minChunk-1 {
+		t.Fatalf("first append: %v cap %d, %d left", xs, cap(xs), len(one.free))
+	}
+	ys := Append(xs, b, &one)
+	if len(ys) != 2 || ys[0] != a || ys[1] != b || xs[0] != a || len(one.free) != minChunk-1 {
+		t.Fatalf("second append: %v, %d left", ys, len(one.free))
+	}
+	zs := Append(ys[:1:2], c, &one)
+	if &zs[0] != &ys[0] || ys[1] != c {
+		t.Fatalf("append with room did not reuse the array")
+	}
+}
+
+// BenchmarkNew: a 448-byte object from a slab against new.
+func BenchmarkNew(b *testing.B) {
+	type obj struct {
+		p [7]*int
+		x [49]int
+	}
+	b.Run("slab", func(b *testing.B) {
+		var s Slab[obj]
+		for i := 0; i < b.N; i++ {
+			s.New().x[0] = i
+		}
+	})
+	b.Run("new", func(b *testing.B) {
+		var keep *obj
+		for i := 0; i < b.N; i++ {
+			keep = new(obj)
+			keep.x[0] = i
+		}
+		_ = keep
+	})
+}
