@@ -273,7 +273,8 @@ const (
 // CreateID creates a CM id on the node with handler h (rdma_create_id, RDMA_PS_TCP).
 func (n *Node) CreateID(h CMHandler) *CMID {
 	f := n.f
-	id := &CMID{f: f, idx: int32(len(f.cmids)), node: n, h: h, peer: -1}
+	id := f.cmidSlab.New()
+	id.f, id.idx, id.node, id.h, id.peer = f, int32(len(f.cmids)), n, h, -1
 	id.timer = sim.Timer{H: f.hid, Kind: evCMTimer, Arg: uint64(id.idx)}
 	f.cmids = append(f.cmids, id)
 	return id
@@ -616,8 +617,27 @@ func (f *Fabric) dropListener(id *CMID) {
 		}
 	}
 	if id.passive {
-		delete(f.passive, id.peer)
+		f.setPassive(id.peer, -1)
 	}
+}
+
+// passiveOf returns the passive id the REQ of active id a created, or -1.
+func (f *Fabric) passiveOf(a int32) int32 {
+	if int(a) < len(f.passive) {
+		return f.passive[a] - 1
+	}
+	return -1
+}
+
+// setPassive records p (-1: none) as the passive id of active id a.
+func (f *Fabric) setPassive(a, p int32) {
+	if int(a) >= len(f.passive) {
+		if p < 0 {
+			return
+		}
+		f.passive = append(f.passive, make([]int32, max(len(f.cmids), int(a)+1)-len(f.passive))...)
+	}
+	f.passive[a] = p + 1
 }
 
 func (id *CMID) rtrAttr() QPAttr {

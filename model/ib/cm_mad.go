@@ -162,7 +162,7 @@ func (f *Fabric) cmREQ(m cmMsg) {
 	if m.dst.hca.node.crashed {
 		return
 	}
-	if i, ok := f.passive[m.from]; ok { // a resent REQ: answer again from the existing passive id
+	if i := f.passiveOf(m.from); i >= 0 { // a resent REQ: answer again from the existing passive id
 		if id := f.cmids[i]; id != nil && id.state == cmAccepting {
 			id.sendREP()
 		}
@@ -181,7 +181,7 @@ func (f *Fabric) cmREQ(m cmMsg) {
 	}
 	id := lis.node.CreateID(lis.h)
 	id.passive = true
-	f.passive[m.from] = id.idx
+	f.setPassive(m.from, id.idx)
 	id.setState(cmConnectReq)
 	id.port, id.dstPort = m.dst, m.src
 	id.local, id.remote = m.addr, m.srcAddr

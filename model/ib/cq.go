@@ -89,7 +89,8 @@ func (h *HCA) CreateCQ(cqe int, handler CQHandler) (*CQ, error) {
 	if !h.alive() {
 		return nil, ErrDead
 	}
-	cq := &CQ{f: h.f, idx: int32(len(h.f.cqs)), hca: h, size: cqe, h: handler}
+	cq := h.f.cqSlab.New()
+	cq.f, cq.idx, cq.hca, cq.size, cq.h = h.f, int32(len(h.f.cqs)), h, cqe, handler
 	if k := len(h.f.freeCQs); k > 0 {
 		cq.idx = int32(h.f.freeCQs[k-1])
 		h.f.freeCQs = h.f.freeCQs[:k-1]

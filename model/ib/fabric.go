@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/lnetsim/lnetsim/internal/slab"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -114,16 +115,22 @@ type Fabric struct {
 
 	ips      map[netip.Addr]int32 // IPoIB address -> port index (lookups only, never iterated)
 	routed   bool
-	passive  map[int32]int32 // active CM id -> the passive id its REQ created (lookups only)
+	passive  []int32 // by active CM id: 1 + the passive id its REQ created, 0 for none
 	cmFaults []cmFault
 	mgmt     mgmtState // management traffic: the SM's reachability, MAD loss draws and counts
 	tree3    bool      // AddFatTree3 built the switches: computeRoutes may route by arithmetic
+
+	// The connection storm creates a QP, a CQ and two CM ids per connection by the ten
+	// thousand; they come from chunks (internal/slab) instead of one allocation each.
+	qpSlab   slab.Slab[QP]
+	cqSlab   slab.Slab[CQ]
+	cmidSlab slab.Slab[CMID]
 }
 
 // New returns an empty fabric on kernel k.
 func New(k *sim.Kernel, cfg Config) *Fabric {
 	cfg.fill()
-	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32), passive: make(map[int32]int32)}
+	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32)}
 	f.hid = k.Register(f)
 	f.registerInvariants()
 	return f

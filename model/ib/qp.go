@@ -236,7 +236,8 @@ func (h *HCA) CreateQP(init QPInitAttr) (*QP, error) {
 		return nil, ErrInvalid
 	}
 	f := h.f
-	qp := &QP{f: f, num: uint32(len(f.qps) + 1), hca: h, init: init, rxChunk: -1, rdChunk: -1}
+	qp := f.qpSlab.New()
+	qp.f, qp.num, qp.hca, qp.init, qp.rxChunk, qp.rdChunk = f, uint32(len(f.qps)+1), h, init, -1, -1
 	qp.sq = make([]sendWQE, min(init.MaxSendWR, 2))
 	qp.ackTimer = sim.Timer{H: f.hid, Kind: evAckTimeout, Arg: uint64(qp.num - 1)}
 	qp.rnrTimer = sim.Timer{H: f.hid, Kind: evRNRResume, Arg: uint64(qp.num - 1)}

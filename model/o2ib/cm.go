@@ -3,6 +3,7 @@ package o2ib
 import (
 	"net/netip"
 
+	"github.com/lnetsim/lnetsim/internal/slab"
 	"github.com/lnetsim/lnetsim/model/ib"
 	"github.com/lnetsim/lnetsim/model/lnet"
 )
@@ -285,7 +286,7 @@ func (l *LND) connreqDone(c *conn, status int) {
 	c.setState(connEstablished)
 	c.established = true
 	l.peerAlive(p)
-	p.conns = append(p.conns, c)
+	p.conns = slab.Append(p.conns, c, &l.connRefs)
 	p.reconnected = 0
 	p.retries = 0
 	if active {

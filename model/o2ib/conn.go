@@ -132,9 +132,10 @@ func (c *conn) sendWRs() int { return 2*c.concurrentSends() + 2 }
 // receive buffer posted without a credit, state as given. If the QP cannot be made the CQ
 // is destroyed again.
 func (l *LND) createConn(p *peer, id *ib.CMID, state connState, version uint16) *conn {
-	c := &conn{l: l, idx: int32(len(l.conns)), peer: p, cmid: id, version: version,
-		queueDepth: p.queueDepth, maxFrags: int32(p.maxFrags), started: l.k.Now(),
-		maxSends: int16(p.net.tun.concurrentSends)}
+	c := l.connSlab.New()
+	c.l, c.idx, c.peer, c.cmid, c.version = l, int32(len(l.conns)), p, id, version
+	c.queueDepth, c.maxFrags, c.started = p.queueDepth, int32(p.maxFrags), l.k.Now()
+	c.maxSends = int16(p.net.tun.concurrentSends)
 	c.hiw = int16(c.creditsHighwater())
 	c.sent(0)
 	hca := id.Port().HCA()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/lnetsim/lnetsim/internal/slab"
 	"github.com/lnetsim/lnetsim/model/ib"
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/sim"
@@ -42,6 +43,12 @@ type LND struct {
 	wcBuf    [16]ib.WC
 
 	stats Stats
+
+	// Conns and peers, and each peer's first conn list, come from chunks (internal/slab):
+	// the connection storm makes them by the ten thousand and they live for the run.
+	connSlab slab.Slab[conn]
+	peerSlab slab.Slab[peer]
+	connRefs slab.Slab[[1]*conn]
 }
 
 // Stats are LND-wide counters for tests and reports.

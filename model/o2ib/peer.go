@@ -51,7 +51,9 @@ func hashNID(nid lnet.NID) int {
 // createPeer models kiblnd_create_peer: queue depth from peer_credits, max frags the
 // protocol's.
 func (l *LND) createPeer(n *kibNet, nid lnet.NID) *peer {
-	return &peer{net: n, nid: nid, bucket: hashNID(nid), queueDepth: n.tun.peerCredits, maxFrags: maxRDMAFrags}
+	p := l.peerSlab.New()
+	p.net, p.nid, p.bucket, p.queueDepth, p.maxFrags = n, nid, hashNID(nid), n.tun.peerCredits, maxRDMAFrags
+	return p
 }
 
 // linkPeer adds the peer to the table (hash_add).
