@@ -44,25 +44,3 @@ func TestAppend(t *testing.T) {
 		t.Fatalf("append with room did not reuse the array")
 	}
 }
-
-// BenchmarkNew: a 448-byte object from a slab against new.
-func BenchmarkNew(b *testing.B) {
-	type obj struct {
-		p [7]*int
-		x [49]int
-	}
-	b.Run("slab", func(b *testing.B) {
-		var s Slab[obj]
-		for i := 0; i < b.N; i++ {
-			s.New().x[0] = i
-		}
-	})
-	b.Run("new", func(b *testing.B) {
-		var keep *obj
-		for i := 0; i < b.N; i++ {
-			keep = new(obj)
-			keep.x[0] = i
-		}
-		_ = keep
-	})
-}
