@@ -40,3 +40,28 @@ func Append[T any](xs []T, v T, one *Slab[[1]T]) []T {
 	a[0] = v
 	return a[:]
 }
+
+// bytesChunk is the size of the chunks Bytes copies into.
+const bytesChunk = 4096
+
+// Bytes copies short byte strings into shared chunks, for data that is written once and only
+// read after (a CM message's private data). The zero value is ready to use.
+type Bytes struct {
+	free []byte // the current chunk's unused tail
+}
+
+// Copy returns a copy of p, or nil if p is empty (as append([]byte(nil), p...)). The copy's
+// capacity is its length, so appending to it reallocates instead of writing into a
+// neighbour.
+func (b *Bytes) Copy(p []byte) []byte {
+	if len(p) == 0 {
+		return nil
+	}
+	if len(p) > len(b.free) {
+		b.free = make([]byte, max(bytesChunk, len(p)))
+	}
+	c := b.free[:len(p):len(p)]
+	copy(c, p)
+	b.free = b.free[len(p):]
+	return c
+}

@@ -44,3 +44,26 @@ func TestAppend(t *testing.T) {
 		t.Fatalf("append with room did not reuse the array")
 	}
 }
+
+// TestBytes: copies are equal to their source and independent of it, share a chunk without
+// room to grow into each other, and empty input gives nil.
+func TestBytes(t *testing.T) {
+	var b Bytes
+	src := []byte("hello")
+	x := b.Copy(src)
+	src[0] = 'j'
+	y := b.Copy([]byte("world!"))
+	if string(x) != "hello" || string(y) != "world!" || cap(x) != 5 || cap(y) != 6 {
+		t.Fatalf("copies %q %q cap %d", x, y, cap(x))
+	}
+	if x2 := append(x, '?'); string(x2) != "hello?" || string(y) != "world!" {
+		t.Fatalf("appending to a copy wrote into the next: %q", y)
+	}
+	if b.Copy(nil) != nil || b.Copy([]byte{}) != nil {
+		t.Fatal("empty copy is not nil")
+	}
+	big := b.Copy(make([]byte, 2*bytesChunk))
+	if len(big) != 2*bytesChunk || len(b.free) != 0 {
+		t.Fatalf("large copy: %d, %d left", len(big), len(b.free))
+	}
+}

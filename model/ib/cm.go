@@ -121,10 +121,12 @@ const (
 
 // CMEvent is an RDMA CM event (struct rdma_cm_event).
 type CMEvent struct {
-	Type        CMEventType
-	ID          *CMID
-	Listen      *CMID // CONNECT_REQUEST: the listening id
-	Status      int   // 0, a negative errno, or the REJ reason for REJECTED
+	Type   CMEventType
+	ID     *CMID
+	Listen *CMID // CONNECT_REQUEST: the listening id
+	Status int   // 0, a negative errno, or the REJ reason for REJECTED
+	// PrivateData is the message's private data, to read during the call only (as
+	// rdma_cm's): a REQ's or REP's is the sending id's copy, which its resends carry too.
 	PrivateData []byte
 }
 
@@ -508,7 +510,7 @@ func (id *CMID) Connect(p ConnParam) error {
 	id.param = p
 	id.setState(cmConnecting)
 	id.retries = 0
-	id.reqPriv = append([]byte(nil), p.PrivateData...)
+	id.reqPriv = id.f.privData.Copy(p.PrivateData)
 	id.param.PrivateData = nil // the REQ's copy is reqPriv
 	id.sendREQ()
 	return nil
@@ -530,7 +532,7 @@ func (id *CMID) Accept(p ConnParam) error {
 	if len(p.PrivateData) > MaxRepPrivate || p.RetryCount > 7 || p.RNRRetryCount > 7 {
 		return ErrInvalid
 	}
-	id.param.PrivateData, id.param.RNRRetryCount = p.PrivateData, p.RNRRetryCount
+	id.param.PrivateData, id.param.RNRRetryCount = id.f.privData.Copy(p.PrivateData), p.RNRRetryCount
 	id.param.AckTimeout, id.param.MinRNRTimer = p.AckTimeout, p.MinRNRTimer
 	id.param.ResponderResources, id.param.InitiatorDepth = p.ResponderResources, p.InitiatorDepth
 	if err := id.qp.Modify(QPRTR, id.rtrAttr()); err != nil {
@@ -544,7 +546,7 @@ func (id *CMID) Accept(p ConnParam) error {
 
 func (id *CMID) sendREP() {
 	id.f.sendMAD(cmMsg{typ: mREP, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort,
-		priv: append([]byte(nil), id.param.PrivateData...), qpn: id.qp.num,
+		priv: id.param.PrivateData, qpn: id.qp.num,
 		rdRes: id.param.ResponderResources, rdInit: id.param.InitiatorDepth})
 	id.arm(tRTU, id.f.cfg.CM.ResponseTimeout)
 }
@@ -560,7 +562,7 @@ func (id *CMID) Reject(priv []byte) error {
 	}
 	id.setState(cmFailed)
 	id.f.sendMAD(cmMsg{typ: mREJ, from: id.idx, to: id.peer, src: id.port, dst: id.dstPort,
-		priv: append([]byte(nil), priv...), reason: RejConsumerDefined})
+		priv: id.f.privData.Copy(priv), reason: RejConsumerDefined})
 	return nil
 }
 

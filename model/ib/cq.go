@@ -198,7 +198,12 @@ func (cq *CQ) push(wc WC) bool {
 // completion makes a ring of one (in 100 ms of the routed 1000-client cluster none of the
 // 35k CQs ever holds two completions at once: each is polled at its notification).
 func (cq *CQ) grow() {
-	nb := make([]WC, min(cq.size, max(1, 2*len(cq.wcs))))
+	var nb []WC
+	if len(cq.wcs) == 0 {
+		nb = cq.f.wcSlab.New()[:]
+	} else {
+		nb = make([]WC, min(cq.size, 2*len(cq.wcs)))
+	}
 	for i := 0; i < int(cq.n); i++ {
 		nb[i] = cq.wcs[(int(cq.head)+i)%len(cq.wcs)]
 	}

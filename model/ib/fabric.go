@@ -125,6 +125,12 @@ type Fabric struct {
 	qpSlab   slab.Slab[QP]
 	cqSlab   slab.Slab[CQ]
 	cmidSlab slab.Slab[CMID]
+	privData slab.Bytes // the private data of CM ids' REQs, REPs and REJs
+	// The first rings of a QP's send queue (two entries) and receive queue (two runs) and
+	// of a CQ (one completion); larger ones are allocated as they grow.
+	sqSlab slab.Slab[[2]sendWQE]
+	rqSlab slab.Slab[[2]rqRun]
+	wcSlab slab.Slab[[1]WC]
 }
 
 // New returns an empty fabric on kernel k.

@@ -238,7 +238,11 @@ func (h *HCA) CreateQP(init QPInitAttr) (*QP, error) {
 	f := h.f
 	qp := f.qpSlab.New()
 	qp.f, qp.num, qp.hca, qp.init, qp.rxChunk, qp.rdChunk = f, uint32(len(f.qps)+1), h, init, -1, -1
-	qp.sq = make([]sendWQE, min(init.MaxSendWR, 2))
+	if init.MaxSendWR >= 2 {
+		qp.sq = f.sqSlab.New()[:]
+	} else {
+		qp.sq = make([]sendWQE, 1)
+	}
 	qp.ackTimer = sim.Timer{H: f.hid, Kind: evAckTimeout, Arg: uint64(qp.num - 1)}
 	qp.rnrTimer = sim.Timer{H: f.hid, Kind: evRNRResume, Arg: uint64(qp.num - 1)}
 	f.qps = append(f.qps, qp)
@@ -423,7 +427,12 @@ func (qp *QP) pushRecv(wr RecvWR, n uint32) {
 		}
 	}
 	if int(qp.rqRuns) == len(qp.rq) {
-		nb := make([]rqRun, max(2, 2*len(qp.rq)))
+		var nb []rqRun
+		if len(qp.rq) == 0 {
+			nb = qp.f.rqSlab.New()[:]
+		} else {
+			nb = make([]rqRun, 2*len(qp.rq))
+		}
 		for i := 0; i < int(qp.rqRuns); i++ {
 			nb[i] = qp.rq[(int(qp.rqHead)+i)%len(qp.rq)]
 		}

@@ -111,7 +111,7 @@ func (l *LND) activeConnect(id *ib.CMID, p *peer) {
 		cp: connParams{queueDepth: c.queueDepth, maxFrags: int(c.maxFrags), maxMsgSize: msgSize}}
 	l.observeConnMsg(&m)
 	rd := n.readOffer(c)
-	err := id.Connect(ib.ConnParam{PrivateData: m.pack(), RetryCount: uint8(n.tun.RetryCount), RNRRetryCount: uint8(n.tun.RNRRetryCount),
+	err := id.Connect(ib.ConnParam{PrivateData: m.pack(&l.connBuf), RetryCount: uint8(n.tun.RetryCount), RNRRetryCount: uint8(n.tun.RNRRetryCount),
 		ResponderResources: rd, InitiatorDepth: rd})
 	if err != nil {
 		l.connreqDone(c, -lnet.EIO)
@@ -227,7 +227,7 @@ func (l *LND) passiveConnect(id *ib.CMID, priv []byte) {
 		cp: connParams{queueDepth: c.queueDepth, maxFrags: int(c.maxFrags), maxMsgSize: msgSize}}
 	l.observeConnMsg(&ack)
 	rd := n.readOffer(c)
-	if err := id.Accept(ib.ConnParam{PrivateData: ack.pack(), RNRRetryCount: uint8(n.tun.RNRRetryCount),
+	if err := id.Accept(ib.ConnParam{PrivateData: ack.pack(&l.connBuf), RNRRetryCount: uint8(n.tun.RNRRetryCount),
 		ResponderResources: rd, InitiatorDepth: rd}); err != nil {
 		l.connreqDone(c, -lnet.EIO)
 	}

@@ -49,6 +49,7 @@ type LND struct {
 	connSlab slab.Slab[conn]
 	peerSlab slab.Slab[peer]
 	connRefs slab.Slab[[1]*conn]
+	connBuf  [MsgHdrSize + ConnParamsSize]byte // a CONNREQ or CONNACK being packed (connMsg.pack)
 }
 
 // Stats are LND-wide counters for tests and reports.

@@ -213,9 +213,10 @@ type connMsg struct {
 	cp       connParams
 }
 
-// pack models kiblnd_pack_msg for a connection message.
-func (m *connMsg) pack() []byte {
-	b := make([]byte, MsgHdrSize+ConnParamsSize)
+// pack models kiblnd_pack_msg for a connection message, into buf: the result is buf's
+// slice, valid until the next pack into it (rdma_connect and rdma_accept copy it).
+func (m *connMsg) pack(buf *[MsgHdrSize + ConnParamsSize]byte) []byte {
+	b := buf[:]
 	le := binary.LittleEndian
 	le.PutUint32(b[0:], MsgMagic)
 	le.PutUint16(b[4:], m.version)
