@@ -85,7 +85,7 @@ type Node struct {
 
 	discHook func(peer NID, rc int) // told when a peer's discovery ends (config.go)
 
-	slabs peerSlabs
+	slabs *peerSlabs // its own, or shared with the other nodes of the run (SharePeerSlabs)
 }
 
 // NewNode creates the LNet instance of node name on kernel k with global tunables tun (which
@@ -94,7 +94,7 @@ func NewNode(k *sim.Kernel, name string, tun Tunables) (*Node, error) {
 	if err := tun.Validate(); err != nil {
 		return nil, fmt.Errorf("node %s: %w", name, err)
 	}
-	n := &Node{k: k, name: name, tun: tun}
+	n := &Node{k: k, name: name, tun: tun, slabs: new(peerSlabs)}
 	n.hid = k.Register(n)
 	n.monitor = sim.Timer{H: n.hid, Kind: evMonitor}
 	n.sysH = sysHandler{n}

@@ -249,16 +249,25 @@ func (n *Node) nid2peerni(nid NID) *PeerNI {
 	return n.addPeerNI(p, nid)
 }
 
-// peerSlabs allocate a node's peers, peer nets and peer NIs, and the first array of each of
-// their lists, in chunks (internal/slab): discovery and the first messages create tens of
+// peerSlabs allocate peers, peer nets and peer NIs, and the first array of each of their
+// lists, in chunks (internal/slab): discovery and the first messages create tens of
 // thousands of them in the first millisecond of a large cluster, and they live until the
-// node is shut down.
+// node is shut down. The nodes of a run share one (SharePeerSlabs), so that a thousand nodes
+// do not each leave a last chunk partly empty.
 type peerSlabs struct {
 	peers   slab.Slab[Peer]
 	nets    slab.Slab[PeerNet]
 	nis     slab.Slab[PeerNI]
 	netRefs slab.Slab[[1]*PeerNet]
 	niRefs  slab.Slab[[1]*PeerNI]
+}
+
+// SharePeerSlabs makes n allocate its peers from the slabs o allocates from. Both must run on
+// the same kernel (one goroutine); on different kernels n keeps its own.
+func (n *Node) SharePeerSlabs(o *Node) {
+	if o.k == n.k {
+		n.slabs = o.slabs
+	}
 }
 
 // newPeer returns a new peer with primary NID nid and no NIs.

@@ -202,6 +202,9 @@ func newClusterWith(t testing.TB, o clusterOpt, niParams map[lnet.NID]Params) *c
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(c.nodes) > 0 {
+			ln.SharePeerSlabs(c.nodes[0]) // as the runner's nodes do
+		}
 		for r := 0; r < o.rails; r++ {
 			if _, err := ln.AddNI(nidOf(h, r), c.lnd, nt); err != nil {
 				t.Fatal(err)

@@ -230,6 +230,9 @@ func (c *cluster) newLNet(idx int) (*lnet.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", m.Name, err)
 	}
+	if len(c.nodes) > 0 {
+		ln.SharePeerSlabs(c.nodes[0].ln)
+	}
 	for _, ni := range m.NIs {
 		nid, err := toNID(ni.NID)
 		if err != nil {
