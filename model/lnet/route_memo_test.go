@@ -65,6 +65,7 @@ func TestRouteGatewayMemo(t *testing.T) {
 				violation = p.(string)
 			}
 		}()
+		c.refreshRouteMemo(rt)
 		return c.routeGwLPNI(rt, nil), ""
 	}
 	want := func(step string, lpni, memo *PeerNI, violation string) {

@@ -231,6 +231,10 @@ func (n *Node) findRoute(net NetID, ni *NI, dst *PeerNI) *PeerNI {
 	var best, last *Route
 	var bl *PeerNI
 	bestPref := false
+	// What no route changes, read once: whether dst prefers any router, and whether the
+	// gateways' health counts.
+	prefs := len(dst.rtrPref) > 0
+	health := !n.tun.Profile.RouterCheckerPing
 	for _, r := range rn.routes {
 		if !n.routeAlive(r) {
 			continue
@@ -238,17 +242,17 @@ func (n *Node) findRoute(net NetID, ni *NI, dst *PeerNI) *PeerNI {
 		if last != nil && last.seq < r.seq {
 			last = r
 		}
-		pref := len(dst.rtrPref) > 0 && dst.prefersRouter(r.gw.primary)
+		pref := prefs && dst.prefersRouter(r.gw.primary)
 		rc := compareRoutes(r, best, pref, bestPref)
 		if rc < 0 {
 			continue
 		}
-		lpni := n.routeGwLPNI(r, ni)
+		lpni := n.routeGwLPNI(r, ni) // routeAlive has refreshed r's memos
 		if lpni == nil {
 			continue
 		}
 		if rc == 0 {
-			if c := compareGwLPNIs(lpni, bl, !n.tun.Profile.RouterCheckerPing); c < 0 || c == 0 && r.seq > best.seq {
+			if c := compareGwLPNIs(lpni, bl, health); c < 0 || c == 0 && r.seq > best.seq {
 				continue
 			}
 		}
@@ -283,29 +287,31 @@ func (n *Node) gwBestLPNI(gw *Peer, ni *NI) *PeerNI {
 	return best
 }
 
-// routeGwLPNI is gwBestLPNI(r.gw, ni) for findRoute. Without a source NI it uses the
-// route's memo of the gateway's single local peer NI (see Route.gwMemo), so that a send
-// over many routes reads each route and its gateway's peer NI, not the gateway's peer, peer
-// nets and lists; under the invariants build tag the memo is checked against a fresh
-// gwBestLPNI.
+// routeGwLPNI is gwBestLPNI(r.gw, ni) for findRoute, once r's memos are fresh (routeAlive
+// or refreshRouteMemo). Without a source NI it uses the route's memo of the gateway's
+// single local peer NI (see Route.gwMemo), so that a send over many routes reads each route
+// and its gateway's peer NI, not the gateway's peer, peer nets and lists; under the
+// invariants build tag the memo is checked against a fresh gwBestLPNI.
 func (n *Node) routeGwLPNI(r *Route, ni *NI) *PeerNI {
-	if ni != nil {
+	if ni != nil || r.gwMemo == nil {
 		return n.gwBestLPNI(r.gw, ni)
-	}
-	n.refreshRouteMemo(r)
-	if r.gwMemo == nil {
-		return n.gwBestLPNI(r.gw, nil)
 	}
 	checkGwMemo(n, r)
 	return r.gwMemo
 }
 
 // refreshRouteMemo recomputes r's memos (routeAlive's and routeGwLPNI's) when routeGen has
-// moved since they were made.
+// moved since they were made. The test is small enough to be inlined (findRoute makes it
+// for every route); the recomputation is not.
 func (n *Node) refreshRouteMemo(r *Route) {
 	if r.memoGen != n.routeGen+1 {
-		r.upMemo, r.gwMemo, r.memoGen = n.computeRouteAlive(r), n.singleLocalLPNI(r.gw), n.routeGen+1
+		n.recomputeRouteMemo(r)
 	}
+}
+
+// recomputeRouteMemo is refreshRouteMemo's recomputation.
+func (n *Node) recomputeRouteMemo(r *Route) {
+	r.upMemo, r.gwMemo, r.memoGen = n.computeRouteAlive(r), n.singleLocalLPNI(r.gw), n.routeGen+1
 }
 
 // singleLocalLPNI returns the gateway's only peer NI on a local net, or nil if it has none or
