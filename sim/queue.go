@@ -200,23 +200,33 @@ func (q *queue) refill(limit Time) bool {
 	// Every key in bucket b agrees with last above b's level and with min at b's level, so
 	// relative to min each lands in due or in a bucket below b, all of which are empty:
 	// appending in order keeps equal keys in insertion order.
+	// From a level-1 bucket (most redistributions: delays of 256 ns to 64 us) every other key
+	// lands at level 0, in the bucket of its lowest digit; the summary bits of the buckets
+	// marked are gathered and set once.
 	q.last = min
 	q.cur = dueBucket
 	due := &q.buckets[dueBucket]
+	level1 := b < 2*radix
+	var summary uint64
 	for i := range ents {
 		e := &ents[i]
 		x := uint64(e.at ^ min)
 		bk := due
 		if x != 0 {
-			nb := bucketOf(uint64(e.at), x)
+			nb := uint(e.at) % radix
+			if !level1 {
+				nb = bucketOf(uint64(e.at), x)
+			}
 			bk = &q.buckets[nb]
-			q.mark(nb)
+			q.mask[nb/64] |= 1 << (nb % 64)
+			summary |= 1 << (nb / 64)
 		}
 		if bk.full() {
 			q.grow(bk)
 		}
 		*bk.add() = *e
 	}
+	q.summary |= summary
 	src.n = 0
 	if cap(src.e) > maxRetained {
 		// A far-future bucket held a crowd once: its array becomes a spare for the next bucket
