@@ -29,16 +29,17 @@ func (s *Slab[T]) New() *T {
 	return p
 }
 
-// Append appends v to xs as append does, except that an xs without capacity gets its
-// one-element backing array from one instead of from the allocator (append's first
-// allocation for pointer-sized elements holds exactly one). Later appends reallocate as usual.
-func Append[T any](xs []T, v T, one *Slab[[1]T]) []T {
+// Append appends v to xs as append does, except that an xs without capacity gets a
+// two-element backing array from two instead of one element's from the allocator: a list
+// that usually holds one or two (a peer's NIs and nets, a peer's conns) then never grows
+// through the allocator. Appends past two reallocate as usual.
+func Append[T any](xs []T, v T, two *Slab[[2]T]) []T {
 	if cap(xs) > 0 {
 		return append(xs, v)
 	}
-	a := one.New()
+	a := two.New()
 	a[0] = v
-	return a[:]
+	return a[:1]
 }
 
 // bytesChunk is the size of the chunks Bytes copies into.

@@ -26,22 +26,22 @@ func TestNewChunks(t *testing.T) {
 	}
 }
 
-// TestAppend: the first element goes into a one-element array from the slab, the second
-// reallocates as append does, and a slice with room is appended to in place.
+// TestAppend: the first element goes into a two-element array from the slab, the second
+// into the same array, the third reallocates as append does.
 func TestAppend(t *testing.T) {
-	var one Slab[[1]*int]
+	var two Slab[[2]*int]
 	a, b, c := new(int), new(int), new(int)
-	xs := Append(nil, a, &one)
-	if len(xs) != 1 || cap(xs) != 1 || xs[0] != a || len(one.free) != minChunk-1 {
-		t.Fatalf("first append: %v cap %d, %d left", xs, cap(xs), len(one.free))
+	xs := Append(nil, a, &two)
+	if len(xs) != 1 || cap(xs) != 2 || xs[0] != a || len(two.free) != minChunk-1 {
+		t.Fatalf("first append: %v cap %d, %d left", xs, cap(xs), len(two.free))
 	}
-	ys := Append(xs, b, &one)
-	if len(ys) != 2 || ys[0] != a || ys[1] != b || xs[0] != a || len(one.free) != minChunk-1 {
-		t.Fatalf("second append: %v, %d left", ys, len(one.free))
+	ys := Append(xs, b, &two)
+	if len(ys) != 2 || &ys[0] != &xs[0] || ys[1] != b || len(two.free) != minChunk-1 {
+		t.Fatalf("second append: %v, %d left", ys, len(two.free))
 	}
-	zs := Append(ys[:1:2], c, &one)
-	if &zs[0] != &ys[0] || ys[1] != c {
-		t.Fatalf("append with room did not reuse the array")
+	zs := Append(ys, c, &two)
+	if len(zs) != 3 || &zs[0] == &ys[0] || zs[0] != a || zs[1] != b || zs[2] != c || len(two.free) != minChunk-1 {
+		t.Fatalf("third append: %v, %d left", zs, len(two.free))
 	}
 }
 

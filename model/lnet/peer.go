@@ -258,8 +258,8 @@ type peerSlabs struct {
 	peers   slab.Slab[Peer]
 	nets    slab.Slab[PeerNet]
 	nis     slab.Slab[PeerNI]
-	netRefs slab.Slab[[1]*PeerNet]
-	niRefs  slab.Slab[[1]*PeerNI]
+	netRefs slab.Slab[[2]*PeerNet]
+	niRefs  slab.Slab[[2]*PeerNI]
 }
 
 // SharePeerSlabs makes n allocate its peers from the slabs o allocates from. Both must run on

@@ -44,11 +44,12 @@ type LND struct {
 
 	stats Stats
 
-	// Conns and peers, and each peer's first conn list, come from chunks (internal/slab):
-	// the connection storm makes them by the ten thousand and they live for the run.
+	// Conns and peers, and each peer's first conn list (room for two), come from chunks
+	// (internal/slab): the connection storm makes them by the ten thousand and they live
+	// for the run.
 	connSlab slab.Slab[conn]
 	peerSlab slab.Slab[peer]
-	connRefs slab.Slab[[1]*conn]
+	connRefs slab.Slab[[2]*conn]
 	connBuf  [MsgHdrSize + ConnParamsSize]byte // a CONNREQ or CONNACK being packed (connMsg.pack)
 }
 
