@@ -75,21 +75,34 @@ func expandNID(item string) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("unable to parse nidlist from: %s", item)
 	}
+	addrs, err := expandAddr(item, addr, net)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		nid, err := ParseNID(a + "@" + net)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nid.String())
+	}
+	return out, nil
+}
+
+// expandAddr expands the address part of item (addr, on net): a dotted quad whose octets may
+// be range lists, or on the loopback net a plain number (libcfs_num_parse) or range list.
+func expandAddr(item, addr, net string) ([]string, error) {
 	if n, _, err := ParseNet(net); err == nil && n == "lo0" {
-		// The loopback net's addresses are plain numbers (libcfs_num_parse), not dotted quads.
 		vals, err := octetValues(addr)
 		if err != nil {
 			return nil, fmt.Errorf("unable to parse nidlist from: %s (the loopback NID is 0@lo)", item)
 		}
-		out := make([]string, 0, len(vals))
+		addrs := make([]string, 0, len(vals))
 		for _, v := range vals {
-			nid, err := ParseNID(strconv.Itoa(v) + "@" + net)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, nid.String())
+			addrs = append(addrs, strconv.Itoa(v))
 		}
-		return out, nil
+		return addrs, nil
 	}
 	octets := strings.Split(addr, ".")
 	if len(octets) != 4 {
@@ -116,15 +129,7 @@ func expandNID(item string) ([]string, error) {
 		}
 		addrs = next
 	}
-	out := make([]string, 0, len(addrs))
-	for _, a := range addrs {
-		nid, err := ParseNID(a + "@" + net)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, nid.String())
-	}
-	return out, nil
+	return addrs, nil
 }
 
 // octetValues reads one address octet: N, or [a-b/step,c,...].
