@@ -230,7 +230,9 @@ func globalInt(t *Tunables, name string) *int {
 }
 
 // SetDiscovery turns peer discovery on or off at run time (discovery_set): the ping buffer's
-// discovery feature changes and the node pushes it to its discovered multi-rail peers.
+// discovery feature changes; turning discovery off forces a push to every multi-rail peer
+// (lnet_push_update_to_peers(1), before the flag changes), turning it on pushes to the peers
+// behind the new buffer (the kernel edits the feature bit in place and pushes nothing).
 func (n *Node) SetDiscovery(on bool) {
 	if n.tun.Discovery == on {
 		return
@@ -241,7 +243,7 @@ func (n *Node) SetDiscovery(on bool) {
 		return
 	}
 	n.updatePingBuffer()
-	n.pushToPeers()
+	n.pushUpdateToPeers(!on)
 }
 
 // ConfigNIHealth is `lnetctl net set --nid NID --health V` (or with all, every NI):
@@ -409,7 +411,7 @@ func (n *Node) ConfigNI(nid NID, lnd LND, tun NetTunables) error {
 	}
 	ni.net.lastAlive = n.k.Now()
 	n.updatePingBuffer()
-	n.pushToPeers()
+	n.pushUpdateToPeers(false)
 	return nil
 }
 
@@ -439,7 +441,7 @@ func (n *Node) DelNI(nid NID) error {
 		n.detachNI(ni)
 	}
 	n.updatePingBuffer()
-	n.pushToPeers()
+	n.pushUpdateToPeers(false)
 	return nil
 }
 
