@@ -59,8 +59,8 @@ type Peer struct {
 	noDisc    bool        // LNET_PEER_NO_DISCOVERY: its last buffer said discovery is off
 	dcQueued  bool        // on the node's discovery queue (lp_dc_list)
 	dataBytes int         // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
-	pending   msgQueue // messages waiting for discovery (LNET_DC_WAIT)
-	rtrq      msgQueue // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
+	pending   msgQueue    // messages waiting for discovery (LNET_DC_WAIT)
+	rtrq      msgQueue    // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
 }
 
 // Primary returns the peer's primary NID.
