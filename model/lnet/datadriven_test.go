@@ -48,6 +48,7 @@ type ddWorld struct {
 type ddTrace struct {
 	lines    []string
 	attempts string // the node whose send attempts are printed ("" none)
+	msgs     string // the node whose finalized messages are printed ("" none)
 }
 
 func (r *ddTrace) MsgAttempt(node string, id uint64, n int, t sim.Time, ni, nh NID) {
@@ -56,7 +57,16 @@ func (r *ddTrace) MsgAttempt(node string, id uint64, n int, t sim.Time, ni, nh N
 	}
 }
 
-func (r *ddTrace) MsgDone(*MsgRecord) {}
+func (r *ddTrace) MsgDone(m *MsgRecord) {
+	if m.Node != r.msgs {
+		return
+	}
+	dir := "sent"
+	if m.Received {
+		dir = "received"
+	}
+	r.lines = append(r.lines, fmt.Sprintf("%s %s: %s %s %s -> %s size %d status %d", ddTime(m.End), m.Node, dir, m.Type, m.Src, m.Dst, m.Size, m.Status))
+}
 
 func (r *ddTrace) HealthChange(t sim.Time, node string, nid NID, local bool, o, nw int, c HealthCause) {
 	kind := "peer"
@@ -387,7 +397,7 @@ func (w *ddWorld) cmdPut(d *datadriven.TestData) (string, error) {
 	return w.flush(), nil
 }
 
-// cmdRun is `run for=1s [attempts=node]`: advances virtual time, checks every node's
+// cmdRun is `run for=1s [attempts=node] [msgs=node]`: advances virtual time, checks every node's
 // invariants and prints the health and NI status changes that happened (and the node's send
 // attempts: message, try, local NI -> next hop), then the time reached.
 func (w *ddWorld) cmdRun(d *datadriven.TestData) (string, error) {
@@ -399,8 +409,8 @@ func (w *ddWorld) cmdRun(d *datadriven.TestData) (string, error) {
 	if a.err != nil {
 		return "", a.err
 	}
-	w.tr.attempts = a.m["attempts"]
-	defer func() { w.tr.attempts = "" }()
+	w.tr.attempts, w.tr.msgs = a.m["attempts"], a.m["msgs"]
+	defer func() { w.tr.attempts, w.tr.msgs = "", "" }()
 	if err := w.k.RunUntil(w.k.Now() + dur); err != nil {
 		return "", err
 	}
