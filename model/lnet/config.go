@@ -230,9 +230,9 @@ func globalInt(t *Tunables, name string) *int {
 }
 
 // SetDiscovery turns peer discovery on or off at run time (discovery_set): the ping buffer's
-// discovery feature changes; turning discovery off forces a push to every multi-rail peer
-// (lnet_push_update_to_peers(1), before the flag changes), turning it on pushes to the peers
-// behind the new buffer (the kernel edits the feature bit in place and pushes nothing).
+// discovery feature bit changes in place; turning discovery off forces a push to every
+// multi-rail peer (lnet_push_update_to_peers(1), before the flag changes), turning it on
+// pushes nothing.
 func (n *Node) SetDiscovery(on bool) {
 	if n.tun.Discovery == on {
 		return
@@ -243,7 +243,9 @@ func (n *Node) SetDiscovery(on bool) {
 		return
 	}
 	n.updatePingBuffer()
-	n.pushUpdateToPeers(!on)
+	if !on {
+		n.pushUpdateToPeers(true)
+	}
 }
 
 // ConfigNIHealth is `lnetctl net set --nid NID --health V` (or with all, every NI):
@@ -410,7 +412,7 @@ func (n *Node) ConfigNI(nid NID, lnd LND, tun NetTunables) error {
 		return refuse(ENETDOWN, "%v", err)
 	}
 	ni.net.lastAlive = n.k.Now()
-	n.updatePingBuffer()
+	n.newPingTarget()
 	n.pushUpdateToPeers(false)
 	return nil
 }
@@ -440,7 +442,7 @@ func (n *Node) DelNI(nid NID) error {
 		nt.lnd.Shutdown(ni)
 		n.detachNI(ni)
 	}
-	n.updatePingBuffer()
+	n.newPingTarget()
 	n.pushUpdateToPeers(false)
 	return nil
 }

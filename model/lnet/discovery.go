@@ -53,9 +53,18 @@ func (n *Node) truncatedPing(p *Peer, b *PingBuffer, mlen int) bool {
 	return true
 }
 
-// updatePingBuffer models lnet_ping_target_update: publish the NIs and their status.
-func (n *Node) updatePingBuffer() {
+// newPingTarget models lnet_ping_target_update (start-up, an NI added or deleted): a new ping
+// target with the next sequence number (ln_ping_target_seqno), which every multi-rail peer
+// that has not ACKed it needs pushed (needsPush).
+func (n *Node) newPingTarget() {
 	n.seqNo++
+	n.updatePingBuffer()
+}
+
+// updatePingBuffer publishes the NIs, their status and the feature bits under the current
+// sequence number, as the kernel edits its ping target in place (an NI's status, the routing
+// and discovery feature bits): a buffer is immutable in the model, so a new one replaces it.
+func (n *Node) updatePingBuffer() {
 	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: n.rtrState != rtrEnabled, Discovery: n.tun.Discovery}
 	b.NIs = append(b.NIs, PingNI{NID: LoNID, Status: NIStatusUp})
 	for _, ni := range n.nis {

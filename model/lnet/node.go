@@ -211,7 +211,7 @@ func (n *Node) Startup() error {
 		nt.lastAlive = n.k.Now()
 	}
 	n.startLo()
-	n.updatePingBuffer()
+	n.newPingTarget()
 	n.pingMD = n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: ThresholdInf, Options: MD_OP_GET | MD_TRUNCATE})
 	n.attachSystemME(n.pingMD)
 	n.pushMD = n.allocMD(MDSpec{Length: pingInfoMinSize, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_TRUNCATE, Handler: &n.sysH, User: sysPush << 56})
