@@ -93,6 +93,8 @@ var ddCommands = map[string]func(*ddWorld, *datadriven.TestData) (string, error)
 	"run":         (*ddWorld).cmdRun,
 	"link":        quiet((*ddWorld).cmdLink),
 	"ni-fatal":    quiet((*ddWorld).cmdNIFatal),
+	"net-del":     quiet((*ddWorld).cmdNetDel),
+	"peer-add":    quiet((*ddWorld).cmdPeerAdd),
 	"fail":        quiet((*ddWorld).cmdFail),
 	"delay":       quiet((*ddWorld).cmdDelay),
 	"set-health":  quiet((*ddWorld).cmdSetHealth),
@@ -470,6 +472,34 @@ func (w *ddWorld) cmdNIFatal(d *datadriven.TestData) error {
 	}
 	n.SetNIFatal(ni, a.has("on"))
 	return nil
+}
+
+// cmdNetDel is `net-del node=n ni=NID`: the NI is deleted at run time (lnetctl net del).
+func (w *ddWorld) cmdNetDel(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n, ni := a.localNI()
+	if a.err != nil {
+		return a.err
+	}
+	return n.DelNI(ni.NID())
+}
+
+// cmdPeerAdd is `peer-add node=n prim=NID nids=NID[,NID]`: a multi-rail peer configured by
+// hand (lnetctl peer add).
+func (w *ddWorld) cmdPeerAdd(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n, prim := a.node("node"), a.nid("prim")
+	var nids []NID
+	for _, s := range strings.Split(a.m["nids"], ",") {
+		id, err := ParseNID(s)
+		a.fail("nids", err)
+		nids = append(nids, id)
+	}
+	if a.err != nil {
+		return a.err
+	}
+	_, err := n.AddPeer(prim, nids, false)
+	return err
 }
 
 // cmdFail is `fail [ni=NID] [to=NID] [type=PUT] [count=N] [status=local_error] [after=D]`:

@@ -348,7 +348,7 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 // processPingBuffer merges a peer's advertised NIs (models lnet_peer_data_present /
 // lnet_update_peer_ni status handling): unknown NIDs join the peer (a traffic-created
 // single-NID peer owning one is merged), the multi-rail flag is adopted, and each NI's status
-// is cached (discLPNIHealth). NIDs missing from the buffer are kept (simplification).
+// is cached (discLPNIHealth); NIDs missing from the buffer are deleted (delMissingNIDs).
 func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 	p.noDisc = !b.Discovery
 	if !p.config {
@@ -372,6 +372,44 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 		}
 		n.discLPNIHealth(lpni, e.Status)
 	}
+	n.delMissingNIDs(p, b)
+}
+
+// delMissingNIDs models the deletion half of lnet_peer_merge_data: each of the peer's NIDs
+// its buffer no longer lists leaves the peer (lnet_peer_del_nid), except the primary NID of a
+// peer with other NIDs (-EBUSY; a gateway's deletion is forced, LNET_PEER_RTR_NI_FORCE_DEL,
+// and the kernel then makes its next NID primary: the model keeps a gateway's primary NID);
+// a configured peer's NIDs stay and count as DOWN (-EPERM: handle_disc_lpni_health). Nothing is deleted while discovery is off
+// at either end (lnet_is_discovery_disabled). A deleted peer NI's queued messages stay on it
+// and leave as its credits return, as on the kernel's zombie peer NI.
+func (n *Node) delMissingNIDs(p *Peer, b *PingBuffer) {
+	if p.noDisc || !n.tun.Discovery {
+		return
+	}
+	for i := 0; i < len(p.nis); i++ {
+		lpni := p.nis[i]
+		if b.lists(lpni.nid) {
+			continue
+		}
+		switch {
+		case p.config:
+			n.discLPNIHealth(lpni, NIStatusDown)
+		case lpni.nid == p.primary:
+		default:
+			n.detachPeerNI(lpni)
+			i--
+		}
+	}
+}
+
+// lists reports whether the buffer lists nid.
+func (b *PingBuffer) lists(nid NID) bool {
+	for _, e := range b.NIs {
+		if e.NID == nid {
+			return true
+		}
+	}
+	return false
 }
 
 // discLPNIHealth models handle_disc_lpni_health: a change of advertised status to DOWN counts
