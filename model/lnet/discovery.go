@@ -379,7 +379,8 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 // its buffer no longer lists leaves the peer (lnet_peer_del_nid), except the primary NID of a
 // peer with other NIDs (-EBUSY; a gateway's deletion is forced, LNET_PEER_RTR_NI_FORCE_DEL,
 // and the kernel then makes its next NID primary: the model keeps a gateway's primary NID);
-// a configured peer's NIDs stay and count as DOWN (-EPERM: handle_disc_lpni_health). Nothing is deleted while discovery is off
+// a configured peer's NIDs stay and count as DOWN (-EPERM: handle_disc_lpni_health; up to
+// 2.15, DiscoveryStatusNoHealth, they are left as they are). Nothing is deleted while discovery is off
 // at either end (lnet_is_discovery_disabled). A deleted peer NI's queued messages stay on it
 // and leave as its credits return, as on the kernel's zombie peer NI.
 func (n *Node) delMissingNIDs(p *Peer, b *PingBuffer) {
@@ -393,7 +394,9 @@ func (n *Node) delMissingNIDs(p *Peer, b *PingBuffer) {
 		}
 		switch {
 		case p.config:
-			n.discLPNIHealth(lpni, NIStatusDown)
+			if !n.tun.Profile.DiscoveryStatusNoHealth { // 2.15 and before only log the -EPERM
+				n.discLPNIHealth(lpni, NIStatusDown)
+			}
 		case lpni.nid == p.primary:
 		default:
 			n.detachPeerNI(lpni)
