@@ -94,7 +94,7 @@ func (h *sysHandler) OnEvent(ev *Event) {
 						n.discoverPeer(p)
 						return
 					}
-					n.processPingBuffer(lpni.peer, b)
+					n.processPingBuffer(lpni.peer, b, true)
 					if lpni.peer.gw != nil && !n.tun.Profile.RouterCheckerPing {
 						n.updateGatewayRoutes(lpni.peer, b) // 2.12: only its router checker does
 					}
@@ -162,7 +162,7 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 				n.sendDiscoveryPing(p)
 				return
 			}
-			n.processPingBuffer(p, b)
+			n.processPingBuffer(p, b, false)
 		}
 		n.discoveryDone(p, 0)
 	case ev.Status != 0 || ev.Type == EventUNLINK:
@@ -214,12 +214,11 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 
 // processPingBuffer merges a peer's advertised NIs (models lnet_peer_data_present /
 // lnet_update_peer_ni status handling): unknown NIDs join the peer (a traffic-created
-// single-NID peer owning one is merged), the multi-rail flag is adopted, and each NI's status
-// is cached (discLPNIHealth). NIDs missing from the buffer are kept (simplification).
-func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
-	if !p.config {
-		p.setMultiRail(b.MultiRail)
-	}
+// single-NID peer owning one is merged), the multi-rail flag is learnt (learnMultiRail; push:
+// the buffer came in a push, else in a ping reply), and each NI's status is cached
+// (discLPNIHealth). NIDs missing from the buffer are kept (simplification).
+func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
+	n.learnMultiRail(p, b, push)
 	for _, e := range b.NIs {
 		if e.NID.Net() == LoNet || n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {
 			continue

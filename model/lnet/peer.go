@@ -38,6 +38,7 @@ type Peer struct {
 	sendSeq     uint32
 	mr          bool // LNET_PEER_MULTI_RAIL
 	config      bool // configured by hand (lnetctl peer add)
+	noDiscovery bool // LNET_PEER_NO_DISCOVERY: the peer's discovery is off, or ours was at its last reply
 	discovered  bool
 	discovering bool
 	isRouter    bool     // a gateway of some route (lnet_peer_is_router)

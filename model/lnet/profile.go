@@ -118,6 +118,14 @@ type Profile struct {
 	// its timeout, when it unlinks the MD, before it returns the send's error (up to 2.15;
 	// LU-16290 returns at the failed SEND event from 2.16).
 	PingWaitsAfterSendFailure bool
+	// MRForwardByDestination: a router's final hop may forward multi-rail when the
+	// originator is merely a known peer (the multi-rail flag tested is the destination's, a
+	// slip LU-19827 names) and the NI the originator chose is not alive by
+	// lnet_is_peer_ni_alive (2.15 and 2.16: status and, under RouteNeedsGatewayHealth, health
+	// at or above router_sensitivity percent; 2.17: status only, so a merely unhealthy NI is
+	// kept). From LU-13606 in 2.14 to 2.17; LU-19827 (master) requires a multi-rail originator
+	// and forwards when the chosen NI is down or below full health.
+	MRForwardByDestination bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -148,7 +156,8 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
-	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true}
+	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
+	MRForwardByDestination: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -161,8 +170,8 @@ func withPre216LNet(p Profile) Profile {
 	return p
 }
 
-// profile217 is 2.17: master but for LU-20379.
-var profile217 = Profile{NotifyDownFromAnyNI: true}
+// profile217 is 2.17: master but for LU-20379 and LU-19827.
+var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true

@@ -278,7 +278,7 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 		}
 		return
 	}
-	n.processPingBuffer(p, b)
+	n.processPingBuffer(p, b, false)
 	p.discovered = true
 	p.alive = true
 	n.updateGatewayRoutes(p, b)
