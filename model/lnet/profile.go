@@ -126,6 +126,15 @@ type Profile struct {
 	// kept). From LU-13606 in 2.14 to 2.17; LU-19827 (master) requires a multi-rail originator
 	// and forwards when the chosen NI is down or below full health.
 	MRForwardByDestination bool
+
+	// lnetctl.
+
+	// ShowByIoctl: lnetctl's net, peer and route shows read the kernel by ioctl
+	// (liblnetconfig's lustre_lnet_show_*): a filter that matches nothing prints nothing,
+	// and an unknown peer NID reports "cannot get peer information" (up to 2.15; the
+	// Netlink dumps of 2.16 report "Network is down", "No routes found" and "cannot find
+	// peer" with the errno).
+	ShowByIoctl bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -151,7 +160,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true}
+	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
@@ -167,6 +176,7 @@ var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
+	p.ShowByIoctl = true
 	return p
 }
 

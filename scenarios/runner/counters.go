@@ -39,18 +39,20 @@ func counters(c *cluster) map[string]any {
 }
 
 // show renders what `lnetctl <cmd>` prints on node n as a YAML document (top-level key to
-// value); cmd is one of scenarios.LnetctlShowCommands or `which_nid NID [NID...]` (the kernel's peer distance
-// reply that lctl which_nid reads). It returns nil for an unknown command (the loader refuses
+// value); cmd is one of scenarios.LnetctlShowCommands, a net, peer or route show with levels
+// and filters (showLeveled), or `which_nid NID [NID...]` (the kernel's peer distance reply
+// that lctl which_nid reads). It returns nil for an unknown command (the loader refuses
 // those).
 func show(c *cluster, n *node, cmd string) map[string]any {
 	ln := n.ln
+	if scenarios.IsShowCommand(cmd) {
+		sc, err := scenarios.ParseShowCommand(cmd)
+		if err != nil {
+			return nil // refused at load
+		}
+		return showLeveled(c, n, sc)
+	}
 	switch cmd {
-	case "net show -v":
-		return map[string]any{"net": lnet.WithoutCredits(showNets(c, n))}
-	case "peer show -v":
-		return map[string]any{"peer": ln.ShowPeers()}
-	case "route show -v":
-		return map[string]any{"route": ln.Routes()}
 	case "routing show":
 		r, b := ln.ShowRouting()
 		return map[string]any{"routing": r, "buffers": b}
