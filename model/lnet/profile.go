@@ -135,6 +135,16 @@ type Profile struct {
 	// Netlink dumps of 2.16 report "Network is down", "No routes found" and "cannot find
 	// peer" with the errno).
 	ShowByIoctl bool
+
+	// Failure-injection check points (fail_loc, failloc.go) a release does not have.
+
+	// NoFailDelayMsgForward: lnet_parse applies the delay rules with no
+	// CFS_FAIL_DELAY_MSG_FORWARD check (up to 2.15; LU-17854 adds it in 2.16).
+	NoFailDelayMsgForward bool
+	// NoFailRtrHealthInc: a message received on or from a router raises the sender's peer NI
+	// to full health with no CFS_FAIL_RTR_HEALTH_INC check (up to 2.17; LU-19827 adds it in
+	// master).
+	NoFailRtrHealthInc bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -160,28 +170,30 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true}
+	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true,
+	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
-	MRForwardByDestination: true}
+	MRForwardByDestination: true, NoFailRtrHealthInc: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 
 // withPre216LNet adds the send, notify, recovery and ping rules 2.16 changed (LU-16303,
-// LU-14955, LU-17855, LU-14979, LU-16290) to a 2.13+ profile.
+// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854) to a 2.13+ profile.
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
 	p.ShowByIoctl = true
+	p.NoFailDelayMsgForward = true
 	return p
 }
 
 // profile217 is 2.17: master but for LU-20379 and LU-19827.
-var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true}
+var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true
