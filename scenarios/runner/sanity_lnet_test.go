@@ -65,6 +65,15 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// known originator (the destination's multi-rail flag stands in for it).
 		{"sanity-lnet-238", []string{"faults[0].lnetctl=set discovery 1"}, []string{"the router shows the client as not multi-rail", "after the 50 pings, 52 more to the first NI, 1 more to the second (post_sends)"}},
 		{"sanity-lnet-238", []string{"lnet.release=2.16"}, []string{"after the 50 pings, 52 more to the first NI, 1 more to the second (post_sends)"}},
+		// Without fail_loc 0xe002 (and on 2.15, which has no such check point) the delay
+		// holds the GETs in lnet_parse: the ninth ping times out on the client (the router
+		// drops nothing either way).
+		{"sanity-lnet-256", []string{"faults[2].fail_loc=0"}, []string{"the ninth, queued past its deadline, succeeds",
+			"the ninth waited on the router's tx credit queue for the peer, with the REPLY to the peer's 5 s router check",
+			"no message fails"}},
+		{"sanity-lnet-256", []string{"lnet.release=2.15"}, []string{"the ninth, queued past its deadline, succeeds",
+			"the ninth waited on the router's tx credit queue for the peer, with the REPLY to the peer's 5 s router check",
+			"no message fails"}},
 		{"sanity-lnet-226", []string{"faults[1].node=client", "faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.[2-3]@o2ib"},
 			[]string{"the server has one route back after route del", "ping 1 after the delete succeeds", "ping 2 after the delete succeeds", "ping 3 after the delete succeeds",
 				"ping 4 after the delete succeeds", "the client's messages after the delete (the pings and router checks) alternate: rtr0", "... and rtr1", "no message fails"}},
