@@ -12,14 +12,10 @@ import (
 type ShowCommand struct {
 	// Verb is "net show", "peer show" or "route show".
 	Verb string
-	// Detail is the level -v gives (0 without -v; route show has only 0 and 1). lnetctl's
-	// levels: 1 adds statistics and tunables, 2 the per-type message counts and the health
-	// stats, 3 a peer's state, 4 the UDSP info.
+	// Detail is the level -v gives (0 without -v, 1 for -v alone; route show has only 0 and
+	// 1). lnetctl's levels: 1 adds statistics and tunables, 2 the per-type message counts and
+	// the health stats, 3 a peer's state, 4 the UDSP info.
 	Detail int
-	// Full: -v was given without a level. lnetctl then shows level 1; lnetsim shows every
-	// block it has, as the check has always read `net show -v` and `peer show -v` (see
-	// ARCHITECTURE.md, deliberate differences).
-	Full bool
 	// Net filters net show (--net) and route show (--net, the remote net): canonical, o2ib0.
 	Net string
 	// NID filters peer show (--nid): the peer that has this NID.
@@ -108,7 +104,7 @@ func ParseShowCommand(cmd string) (*ShowCommand, error) {
 			return nil, fmt.Errorf("unexpected argument %q: route show -v takes no level", w)
 		}
 		if o.long[0] == "verbose" {
-			c.Detail, c.Full = 1, true
+			c.Detail = 1
 			// lnetctl reads the next word as the level unless it starts with '-'.
 			if levels && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
 				i++
@@ -116,7 +112,7 @@ func ParseShowCommand(cmd string) (*ShowCommand, error) {
 				if err != nil || n > maxShowDetail {
 					return nil, fmt.Errorf("-v level %q: give 0 to %d (lnetctl would take the word and show level 1)", words[i], maxShowDetail)
 				}
-				c.Detail, c.Full = n, false
+				c.Detail = n
 			}
 			continue
 		}

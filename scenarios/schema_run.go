@@ -203,8 +203,9 @@ type Expectation struct {
 	Percentile float64 `yaml:"percentile" json:"percentile,omitempty"`
 	// Changed asserts that the health value changed (true) or not (false) since From.
 	Changed *bool `yaml:"changed" json:"changed,omitempty"`
-	// Command is what the lnetctl check reads on Node: net show -v, peer show -v, route
-	// show -v, routing show, udsp show, stats show, global show, export, export --backup, or
+	// Command is what the lnetctl check reads on Node: net, peer or route show with
+	// lnetctl's levels and filters (net show -v 2 --net o2ib, ParseShowCommand), routing
+	// show, udsp show, stats show, global show, export, export --backup, debug recovery, or
 	// which_nid NID [NID...] (the local NID LNetDist chooses for each, distance and order).
 	Command string `yaml:"command" json:"command,omitempty"`
 	// Present, Absent and Equal compare the command's YAML (lnetctl check): every key and

@@ -9,17 +9,19 @@ import (
 	"github.com/lnetsim/lnetsim/scenarios"
 )
 
-// counters returns each node's state in the shapes lnetctl prints, rendered by the same
-// functions the lnetctl check reads (show): `lnetctl stats show` (statistics), `net show -v`
-// (net, plus each NI's tx credits, which lnetctl does not print), `peer show -v` (peer), `route show -v` (route), `global show` (global), on a
-// router `routing show` (routing, buffers) plus the routing counters lnetctl has no name for
-// (router counters), and on a node with rules `udsp show` (udsp). yaml.v3 writes map keys
-// sorted.
+// counters returns each node's state in the shapes lnetctl prints: its nets and peers with
+// every block the model has (net: `net show -v 4` with the per-type counts inside statistics
+// and each NI's tx credits, which lnetctl does not print; peer: likewise), then, rendered by
+// the same functions the lnetctl check reads (show), `lnetctl stats show` (statistics),
+// `route show -v` (route), `global show` (global), on a router `routing show` (routing,
+// buffers) plus the routing counters lnetctl has no name for (router counters), and on a
+// node with rules `udsp show` (udsp). yaml.v3 writes map keys sorted.
 func counters(c *cluster) map[string]any {
 	out := map[string]any{}
 	for _, n := range c.nodes {
-		m := map[string]any{"net": showNets(c, n)} // with lnetsim's tx credits
-		for _, cmd := range []string{"stats show", "peer show -v", "route show -v", "global show"} {
+		// every block the model has: tx credits, health stats, per-type counts, UDSP info
+		m := map[string]any{"net": showNets(c, n), "peer": n.ln.ShowPeers()}
+		for _, cmd := range []string{"stats show", "route show -v", "global show"} {
 			for k, v := range show(c, n, cmd) {
 				m[k] = v
 			}

@@ -8,7 +8,7 @@ import (
 // showLeveled renders a net, peer or route show at its level with its filters, as lnetctl
 // prints it (lustre_lnet_show_net/peer/route up to 2.15, the kernel's Netlink dumps
 // lnet_net_show_dump, lnet_peer_ni_show_dump and lnet_route_show_dump from 2.16; both print
-// the same keys at each level). -v without a level (Full) keeps lnetsim's full blocks.
+// the same keys at each level).
 // A filter that matches nothing yields lnetctl's error document (what it prints on stderr,
 // with the kernel's errno), or nothing up to 2.15 where lnetctl prints nothing.
 func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any {
@@ -18,11 +18,6 @@ func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any 
 		var nets []any
 		for _, ns := range showNets(c, n) {
 			if sc.Net != "" && !sameNet(ns.NetType, sc.Net) {
-				continue
-			}
-			if sc.Full {
-				ns.NIs = lnet.WithoutCredits([]lnet.NetShow{ns})[0].NIs
-				nets = append(nets, ns)
 				continue
 			}
 			nis := make([]any, 0, len(ns.NIs))
@@ -40,10 +35,6 @@ func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any 
 		var peers []any
 		for _, p := range n.ln.ShowPeers() {
 			if sc.NID != "" && !peerHas(p, sc.NID) {
-				continue
-			}
-			if sc.Full {
-				peers = append(peers, p)
 				continue
 			}
 			peers = append(peers, peerAtLevel(&p, sc.Detail))
