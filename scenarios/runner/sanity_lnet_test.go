@@ -80,6 +80,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-223", []string{"lnet.avoid_asym_router_failure=false"}, []string{"the client's route is down (avoid_asym_router_failure)", "the client's ping still fails", "the peer's route goes down", "the peer's ping fails"}},
 		{"sanity-lnet-224", []string{"lnet.avoid_asym_router_failure=true"}, []string{"the client's route is up all the same (avoid_asym_router_failure=0)", "the peer's route stays up"}},
 		{"sanity-lnet-225", []string{"lnet.avoid_asym_router_failure=true"}, []string{"the client's route is up all the same (avoid_asym_router_failure=0)", "the peer's route stays up"}},
+		// 2.16 judges a gateway by its health too: at 500 the routes go down.
+		{"sanity-lnet-228", []string{"lnet.release=2.16"}, []string{"the routes stay up with the gateways at health 500", "every lst write completes", "every lst read completes", "no message fails"}},
 		{"sanity-lnet-226", []string{"faults[1].node=client", "faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.[2-3]@o2ib"},
 			[]string{"the server has one route back after route del", "ping 1 after the delete succeeds", "ping 2 after the delete succeeds", "ping 3 after the delete succeeds",
 				"ping 4 after the delete succeeds", "the client's messages after the delete (the pings and router checks) alternate: rtr0", "... and rtr1", "no message fails"}},
