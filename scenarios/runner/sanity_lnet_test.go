@@ -82,6 +82,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-225", []string{"lnet.avoid_asym_router_failure=true"}, []string{"the client's route is up all the same (avoid_asym_router_failure=0)", "the peer's route stays up"}},
 		// 2.16 judges a gateway by its health too: at 500 the routes go down.
 		{"sanity-lnet-228", []string{"lnet.release=2.16"}, []string{"the routes stay up with the gateways at health 500", "every lst write completes", "every lst read completes", "no message fails"}},
+		// Up to 2.16 a local NI's status does not follow its health: it stays up at 0.
+		{"sanity-lnet-236", []string{"lnet.release=2.16"}, []string{"the first NI is down, the second up", "the router sees the first down, the second up"}},
 		{"sanity-lnet-226", []string{"faults[1].node=client", "faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.[2-3]@o2ib"},
 			[]string{"the server has one route back after route del", "ping 1 after the delete succeeds", "ping 2 after the delete succeeds", "ping 3 after the delete succeeds",
 				"ping 4 after the delete succeeds", "the client's messages after the delete (the pings and router checks) alternate: rtr0", "... and rtr1", "no message fails"}},
