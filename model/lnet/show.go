@@ -134,12 +134,9 @@ func (n *Node) ShowPeers() []PeerShow {
 			for _, x := range lpni.prefNIDs {
 				pref = append(pref, x.String())
 			}
-			state := NIStatusDown // lnet_is_peer_ni_alive, as the kernel prints it
-			if n.gwNIAlive(lpni) {
-				state = NIStatusUp
-			}
+			state := n.peerNIState(lpni)
 			ps.PeerNIs = append(ps.PeerNIs, PeerNIShow{
-				NID: lpni.nid.String(), State: state.String(), MaxTx: mx, AvailTx: a, MinTx: mn,
+				NID: lpni.nid.String(), State: state, MaxTx: mx, AvailTx: a, MinTx: mn,
 				TxQ: lpni.txq.Len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.Stats(),
 				HealthStats:  PeerNIHealthShow{HealthValue: lpni.health, PeerNIHealthStats: lpni.HealthStats()},
 				PreferredNID: pref,
@@ -149,6 +146,24 @@ func (n *Node) ShowPeers() []PeerShow {
 		out = append(out, ps)
 	}
 	return out
+}
+
+// peerNIState is a peer NI's `state:` as lnet_get_peer_ni_info and lnet_peer_ni_show_dump
+// print it: lnet_is_peer_ni_alive's answer (gwNIAlive: its status, and from 2.13 to 2.16 its
+// health) for a gateway's NI (lnet_isrouter) or where aliveness is tracked
+// (lnet_peer_aliveness_enabled: this node routes and the NI is on a local net whose
+// peer_timeout is set), "NA" otherwise.
+func (n *Node) peerNIState(lpni *PeerNI) string {
+	if !lpni.peer.isRouter {
+		nt := n.netByID(lpni.nid.Net())
+		if !n.routing || nt == nil || nt.Tunables.PeerTimeout <= 0 {
+			return "NA"
+		}
+	}
+	if n.gwNIAlive(lpni) {
+		return NIStatusUp.String()
+	}
+	return NIStatusDown.String()
 }
 
 // GlobalShow is `lnetctl global show`.
