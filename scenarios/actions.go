@@ -84,6 +84,7 @@ func init() {
 		{Name: "delay_rule_remove", Fields: []string{"node", "name"}, Optional: []string{"name"}, check: checkRuleRemove},
 		{Name: "set_health", Fields: []string{"ni", "health"}, check: checkHealth},
 		{Name: "set_peer_health", Fields: []string{"node", "peer_ni", "health"}, check: checkHealth},
+		{Name: "fail_loc", Fields: []string{"node", "fail_loc", "fail_val"}, Optional: []string{"fail_val"}, Undo: "fail_loc_cleared", check: checkFailLoc},
 	} {
 		register(a)
 	}
@@ -317,5 +318,28 @@ func checkRuleRemove(r *resolver, c *faultCtx, p string, _ int, f *Fault) {
 	kind := RuleKind(f.Action)
 	if k, ok := c.rules[f.Name]; !ok || k != kind {
 		r.errorAt(p+".name", "name a rule added by an earlier "+kind+"_rule_add", "no %s rule named %q", kind, f.Name)
+	}
+}
+
+// failLocations are the libcfs fail_loc locations the model checks, with the kernel's names.
+var failLocations = map[uint32]string{0xe002: "CFS_FAIL_DELAY_MSG_FORWARD", 0xe004: "CFS_FAIL_RTR_HEALTH_INC"}
+
+// failFlags are fail_loc's flag bits a user writes (libcfs_fail.h): once, skip, some, rand,
+// usr1, fault. CFS_FAILED (0x40000000) is the kernel's own.
+const failFlags uint32 = 0x80000000 | 0x20000000 | 0x10000000 | 0x08000000 | 0x04000000 | 0x02000000
+
+// checkFailLoc: fail_loc is 0 or a location the model checks with flag bits; fail_val is an
+// int as lctl writes it (-1 and the like wrap to unsigned, as cfs_fail_val does).
+func checkFailLoc(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+	const hint = "LNet's check points: 0xe002 (CFS_FAIL_DELAY_MSG_FORWARD), 0xe004 (CFS_FAIL_RTR_HEALTH_INC), with flags 0x80000000 (once), 0x20000000 (skip), 0x10000000 (some), 0x08000000 (rand); 0 clears it"
+	switch loc := f.FailLoc &^ failFlags; {
+	case f.FailLoc == 0:
+	case loc&0xffff != loc:
+		r.errorAt(p+".fail_loc", hint, "fail_loc %#x has bits that are neither a location nor a flag (%#x)", f.FailLoc, loc&^0xffff)
+	case failLocations[loc] == "":
+		r.errorAt(p+".fail_loc", hint, "fail_loc %#x: lnetsim has no check point at location %#x", f.FailLoc, loc)
+	}
+	if f.FailVal < -1<<31 || f.FailVal > 1<<32-1 {
+		r.errorAt(p+".fail_val", "fail_val is a 32-bit integer", "fail_val %d is out of range", f.FailVal)
 	}
 }

@@ -293,7 +293,9 @@ func ignoredSummary(paths []string) []string {
 	return out
 }
 
-// LnetctlShowCommands are the commands an lnetctl check reads, besides `which_nid NID...`.
+// LnetctlShowCommands are the commands an lnetctl check reads, besides `which_nid NID...`
+// and the net, peer and route shows with levels and filters (ParseShowCommand), of which the
+// first three are the forms without them.
 var LnetctlShowCommands = []string{"net show -v", "peer show -v", "route show -v", "routing show", "udsp show",
 	"stats show", "global show", "export", "export --backup",
 	"debug recovery --local", "debug recovery -l", "debug recovery --peer", "debug recovery -p"}
@@ -386,10 +388,14 @@ func (r *resolver) lnetctlCheck(p string, e *Expectation) {
 	if e.Node == "" {
 		r.errorAt(p+".node", "the node whose lnetctl output is read", "an lnetctl check needs node")
 	}
-	hint := "use " + strings.Join(LnetctlShowCommands, ", ") + " or which_nid NID..."
+	hint := "use " + strings.Join(LnetctlShowCommands, ", ") + ", net|peer|route show with options, or which_nid NID..."
 	switch args, ok := strings.CutPrefix(e.Command, "which_nid "); {
 	case e.Command == "":
 		r.errorAt(p+".command", hint, "an lnetctl check needs command")
+	case IsShowCommand(e.Command):
+		if _, err := ParseShowCommand(e.Command); err != nil {
+			r.errorAt(p+".command", showUsage(e.Command), "%v", err)
+		}
 	case ok:
 		for _, a := range strings.Fields(args) {
 			if _, err := ParseNID(a); err != nil {

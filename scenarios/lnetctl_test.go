@@ -136,7 +136,7 @@ func TestLnetctlCheckErrors(t *testing.T) {
 nodes:
   a: {nis: [o2ib]}
 expect:
-  - {check: lnetctl, command: route show}
+  - {check: lnetctl, command: route list}
   - {check: lnetctl, node: a, command: which_nid 10.0.0.1@foo, equal: {peer: []}}
   - {check: lnetctl, node: a, command: net show -v}
   - check: lnetctl
@@ -150,7 +150,7 @@ expect:
 	}
 	for _, want := range []string{
 		"c.yaml:5:5: expect[0].node: an lnetctl check needs node",
-		`c.yaml:5:31: expect[0].command: unknown command "route show"`,
+		`c.yaml:5:31: expect[0].command: unknown command "route list"`,
 		`c.yaml:6:40: expect[1].command: invalid NID "10.0.0.1@foo"`,
 		"c.yaml:7:5: expect[2]: give present, absent or equal",
 		"c.yaml:11:14: expect[3].present: expected a mapping of lnetctl's top-level keys",

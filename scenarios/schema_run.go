@@ -78,7 +78,7 @@ type Fault struct {
 	// Action is one of: link_down, link_up, port_error, port_active, hca_fatal, hca_recover,
 	// node_crash, node_restart, router_down, router_up, cm_reject, link_loss, link_delay, sm_down, sm_up,
 	// drop_rule_add, drop_rule_remove, delay_rule_add, delay_rule_remove, set_health,
-	// set_peer_health.
+	// set_peer_health, fail_loc.
 	Action string `yaml:"action" json:"action"`
 	// Node the action applies to (node actions; the observing node for set_peer_health).
 	Node string `yaml:"node" json:"node,omitempty"`
@@ -106,6 +106,14 @@ type Fault struct {
 	// Name names a rule for its removal (default rule<i>), or an lnetctl command for the
 	// command check.
 	Name string `yaml:"name" json:"name,omitempty"`
+	// FailLoc is the libcfs fail_loc the fail_loc action writes on Node (`lctl set_param
+	// fail_loc=...`): a check point LNet has (0xe002 CFS_FAIL_DELAY_MSG_FORWARD, 0xe004
+	// CFS_FAIL_RTR_HEALTH_INC) with flag bits (0x80000000 once, 0x20000000 skip, 0x10000000
+	// some, 0x08000000 rand), or 0 to clear it.
+	FailLoc uint32 `yaml:"fail_loc" json:"fail_loc,omitempty"`
+	// FailVal is the fail_val written with it (the count of skip and some, rand's 1-in-N;
+	// default 0).
+	FailVal int64 `yaml:"fail_val" json:"fail_val,omitempty"`
 	// Lnetctl is an lnetctl command run on Node, as typed ("route del --net o2ib1 --gateway
 	// 10.0.0.5@o2ib"); it replaces action.
 	Lnetctl string `yaml:"lnetctl" json:"lnetctl,omitempty"`
@@ -195,8 +203,9 @@ type Expectation struct {
 	Percentile float64 `yaml:"percentile" json:"percentile,omitempty"`
 	// Changed asserts that the health value changed (true) or not (false) since From.
 	Changed *bool `yaml:"changed" json:"changed,omitempty"`
-	// Command is what the lnetctl check reads on Node: net show -v, peer show -v, route
-	// show -v, routing show, udsp show, stats show, global show, export, export --backup, or
+	// Command is what the lnetctl check reads on Node: net, peer or route show with
+	// lnetctl's levels and filters (net show -v 2 --net o2ib, ParseShowCommand), routing
+	// show, udsp show, stats show, global show, export, export --backup, debug recovery, or
 	// which_nid NID [NID...] (the local NID LNetDist chooses for each, distance and order).
 	Command string `yaml:"command" json:"command,omitempty"`
 	// Present, Absent and Equal compare the command's YAML (lnetctl check): every key and

@@ -35,13 +35,18 @@ func ddShowNames() string {
 	return strings.Join(s, ", ")
 }
 
-// ddPeers prints `lnetctl peer show -v` one peer NI a line: status, health, router credits
-// (available and low-water mark) and whether its peer is multi-rail.
+// ddPeers prints `lnetctl peer show -v` one peer NI a line: aliveness (lnet_is_peer_ni_alive,
+// which lnetctl prints only for a gateway's NI or on a router, NA otherwise), health, router
+// credits (available and low-water mark) and whether its peer is multi-rail.
 func ddPeers(n *Node) string {
 	var b strings.Builder
 	for _, p := range n.ShowPeers() {
 		for _, pn := range p.PeerNIs {
-			fmt.Fprintf(&b, "peer %s ni %s %s health %d rtr credits %d min %d mr %v\n", p.PrimaryNID, pn.NID, pn.State,
+			state := NIStatusDown
+			if nid, err := ParseNID(pn.NID); err == nil && n.gwNIAlive(n.findPeerNI(nid)) {
+				state = NIStatusUp
+			}
+			fmt.Fprintf(&b, "peer %s ni %s %s health %d rtr credits %d min %d mr %v\n", p.PrimaryNID, pn.NID, state,
 				pn.HealthStats.HealthValue, pn.AvailRtr, pn.MinRtr, p.MultiRail)
 		}
 	}

@@ -146,7 +146,7 @@ func (n *Node) needsPush(p *Peer) bool {
 		return false
 	case p.forcePush:
 		return true
-	case p.noDisc || !n.tun.Discovery:
+	case p.noDiscovery || !n.tun.Discovery:
 		return false
 	}
 	return p.nodeSeq < n.seqNo
@@ -221,7 +221,7 @@ func (n *Node) runDiscoveryQueue() {
 		}
 		if b := p.data; b != nil {
 			p.data = nil
-			n.processPingBuffer(p, b)
+			n.processPingBuffer(p, b, true)
 			p.uptodate = true
 			if p.gw != nil && !n.tun.Profile.RouterCheckerPing {
 				n.updateGatewayRoutes(p, b) // 2.12: only its router checker does
@@ -261,7 +261,7 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 				n.sendDiscoveryPing(p)
 				return
 			}
-			n.processPingBuffer(p, b)
+			n.processPingBuffer(p, b, false)
 		}
 		p.discPing = nil
 		p.uptodate = true
@@ -347,13 +347,11 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 
 // processPingBuffer merges a peer's advertised NIs (models lnet_peer_data_present /
 // lnet_update_peer_ni status handling): unknown NIDs join the peer (a traffic-created
-// single-NID peer owning one is merged), the multi-rail flag is adopted, and each NI's status
-// is cached (discLPNIHealth); NIDs missing from the buffer are deleted (delMissingNIDs).
-func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
-	p.noDisc = !b.Discovery
-	if !p.config {
-		p.setMultiRail(b.MultiRail)
-	}
+// single-NID peer owning one is merged), the multi-rail and discovery flags are learnt
+// (learnMultiRail; push: the buffer came in a push, else in a ping reply), each NI's status
+// is cached (discLPNIHealth), and NIDs missing from the buffer are deleted (delMissingNIDs).
+func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
+	n.learnMultiRail(p, b, push)
 	for _, e := range b.NIs {
 		if e.NID.Net() == LoNet || n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {
 			continue
@@ -384,7 +382,7 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer) {
 // at either end (lnet_is_discovery_disabled). A deleted peer NI's queued messages stay on it
 // and leave as its credits return, as on the kernel's zombie peer NI.
 func (n *Node) delMissingNIDs(p *Peer, b *PingBuffer) {
-	if p.noDisc || !n.tun.Discovery {
+	if p.noDiscovery || !n.tun.Discovery {
 		return
 	}
 	for i := 0; i < len(p.nis); i++ {

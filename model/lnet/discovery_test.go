@@ -57,7 +57,7 @@ func TestDiscLPNIHealth(t *testing.T) {
 		st     NIStatus
 		health int
 	}{{NIStatusDown, 900}, {NIStatusUp, 900}, {NIStatusUp, MaxHealth}} {
-		p.a.processPingBuffer(peer, buf(c.st))
+		p.a.processPingBuffer(peer, buf(c.st), true)
 		if lpni.Health() != c.health || lpni.Status() != c.st {
 			t.Fatalf("step %d: health %d status %s, want %d %s", i, lpni.Health(), lpni.Status(), c.health, c.st)
 		}

@@ -66,6 +66,7 @@ type Node struct {
 	dropRules  []*DropRule
 	delayRules []*DelayRule
 	ruleSeq    int
+	fail       failInject // fail_loc, fail_val (failloc.go)
 
 	pingBuf  *PingBuffer
 	pingMD   *MD

@@ -38,6 +38,7 @@ type Peer struct {
 	sendSeq     uint32
 	mr          bool // LNET_PEER_MULTI_RAIL
 	config      bool // configured by hand (lnetctl peer add)
+	noDiscovery bool // LNET_PEER_NO_DISCOVERY: the peer's discovery is off, or ours was at its last reply
 	discovered  bool
 	discovering bool
 	isRouter    bool     // a gateway of some route (lnet_peer_is_router)
@@ -56,7 +57,6 @@ type Peer struct {
 	discDst   NID         // lp_disc_dst_nid: the peer NI it came from
 	uptodate  bool        // LNET_PEER_NIDS_UPTODATE: the peer's NIDs were merged from its buffer
 	forcePush bool        // LNET_PEER_FORCE_PUSH
-	noDisc    bool        // LNET_PEER_NO_DISCOVERY: its last buffer said discovery is off
 	dcQueued  bool        // on the node's discovery queue (lp_dc_list)
 	dataBytes int         // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
 	pending   msgQueue    // messages waiting for discovery (LNET_DC_WAIT)

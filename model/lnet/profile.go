@@ -118,6 +118,33 @@ type Profile struct {
 	// its timeout, when it unlinks the MD, before it returns the send's error (up to 2.15;
 	// LU-16290 returns at the failed SEND event from 2.16).
 	PingWaitsAfterSendFailure bool
+	// MRForwardByDestination: a router's final hop may forward multi-rail when the
+	// originator is merely a known peer (the multi-rail flag tested is the destination's, a
+	// slip LU-19827 names) and the NI the originator chose is not alive by
+	// lnet_is_peer_ni_alive (2.15 and 2.16: status and, under RouteNeedsGatewayHealth, health
+	// at or above router_sensitivity percent; 2.17: status only, so a merely unhealthy NI is
+	// kept). From LU-13606 in 2.14 to 2.17; LU-19827 (master) requires a multi-rail originator
+	// and forwards when the chosen NI is down or below full health.
+	MRForwardByDestination bool
+
+	// lnetctl.
+
+	// ShowByIoctl: lnetctl's net, peer and route shows read the kernel by ioctl
+	// (liblnetconfig's lustre_lnet_show_*): a filter that matches nothing prints nothing,
+	// and an unknown peer NID reports "cannot get peer information" (up to 2.15; the
+	// Netlink dumps of 2.16 report "Network is down", "No routes found" and "cannot find
+	// peer" with the errno).
+	ShowByIoctl bool
+
+	// Failure-injection check points (fail_loc, failloc.go) a release does not have.
+
+	// NoFailDelayMsgForward: lnet_parse applies the delay rules with no
+	// CFS_FAIL_DELAY_MSG_FORWARD check (up to 2.15; LU-17854 adds it in 2.16).
+	NoFailDelayMsgForward bool
+	// NoFailRtrHealthInc: a message received on or from a router raises the sender's peer NI
+	// to full health with no CFS_FAIL_RTR_HEALTH_INC check (up to 2.17; LU-19827 adds it in
+	// master).
+	NoFailRtrHealthInc bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -143,26 +170,30 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true}
+	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true,
+	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
-	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true}
+	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
+	MRForwardByDestination: true, NoFailRtrHealthInc: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 
 // withPre216LNet adds the send, notify, recovery and ping rules 2.16 changed (LU-16303,
-// LU-14955, LU-17855, LU-14979, LU-16290) to a 2.13+ profile.
+// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854) to a 2.13+ profile.
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
+	p.ShowByIoctl = true
+	p.NoFailDelayMsgForward = true
 	return p
 }
 
-// profile217 is 2.17: master but for LU-20379.
-var profile217 = Profile{NotifyDownFromAnyNI: true}
+// profile217 is 2.17: master but for LU-20379 and LU-19827.
+var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true

@@ -289,7 +289,7 @@ func TestProfileDiscoveryStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		lpni := p.a.PeerNI(nid("10.0.1.2@o2ib"))
-		p.a.processPingBuffer(peer, &PingBuffer{MultiRail: true, NIs: []PingNI{{b, NIStatusUp}, {lpni.NID(), NIStatusDown}}})
+		p.a.processPingBuffer(peer, &PingBuffer{MultiRail: true, NIs: []PingNI{{b, NIStatusUp}, {lpni.NID(), NIStatusDown}}}, true)
 		if lpni.Health() != c.health || lpni.Status() != NIStatusDown {
 			t.Errorf("%s: health %d status %s, want %d down", c.rel, lpni.Health(), lpni.Status(), c.health)
 		}
@@ -525,6 +525,54 @@ func TestProfileFinalHop(t *testing.T) {
 		got0, got1 := s.NIs()[0].Stats().RecvCount, s.NIs()[1].Stats().RecvCount
 		if got0 != c.s0 || got1 != c.s1 {
 			t.Errorf("%s: server NIs received %d and %d, want %d and %d", c.rel, got0, got1, c.s0, c.s1)
+		}
+	}
+}
+
+// A router's final-hop multi-rail forwarding by release (lnet_mr_forwarding_allowed): a client
+// PUTs 10 times to a server's primary NID through a router that knows the server as
+// multi-rail with two NIs, and holds that NI at health 500 before each PUT. Master (LU-19827)
+// forwards to the healthy NI only for a multi-rail client (discovery on: its router check
+// pushes to the router); 2.15 and 2.16 forward for any client, as the chosen NI is below
+// router_sensitivity (100%) of full health; 2.17 forwards for none, its NI being UP.
+func TestProfileMRForward(t *testing.T) {
+	for _, c := range []struct {
+		rel    string
+		disc   bool
+		s0, s1 uint64
+	}{
+		{"master", true, 1, 12}, {"master", false, 11, 1},
+		{"2.17", true, 12, 1}, {"2.17", false, 11, 1},
+		{"2.16", true, 1, 12}, {"2.16", false, 1, 11},
+		{"2.15", false, 1, 11},
+	} {
+		k := sim.New(1)
+		l := NewIdealLND(k, sim.Microsecond)
+		all := mkNodes(t, k, l, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, []string{"10.1.0.2@o2ib1", "10.1.1.2@o2ib1"})
+		cl, r, s := all[0], all[1], all[2]
+		sink(s, &evRec{})
+		cl.tun.Discovery = c.disc
+		r.SetRouting(true)
+		mustRoute(t, cl, "o2ib1", "10.0.0.3@o2ib", 1, 0)
+		mustRoute(t, s, "o2ib", "10.1.0.3@o2ib1", 1, 0)
+		if _, err := r.AddPeer(nid("10.1.0.2@o2ib1"), []NID{nid("10.1.1.2@o2ib1")}, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.AddPeer(nid("10.1.0.2@o2ib1"), nil, true); err != nil { // the client keeps to that NID
+			t.Fatal(err)
+		}
+		startAll(t, all...)
+		runFor(t, k, 2*sim.Second)
+		for i := 0; i < 10; i++ {
+			if err := r.SetPeerHealth(nid("10.1.0.2@o2ib1"), 500); err != nil {
+				t.Fatal(err)
+			}
+			putTo(t, cl, "10.1.0.2@o2ib1", &evRec{})
+			runFor(t, k, 10*sim.Millisecond)
+		}
+		got0, got1 := s.NIs()[0].Stats().RecvCount, s.NIs()[1].Stats().RecvCount
+		if got0 != c.s0 || got1 != c.s1 {
+			t.Errorf("%s, client discovery %v: server NIs received %d and %d, want %d and %d", c.rel, c.disc, got0, got1, c.s0, c.s1)
 		}
 	}
 }

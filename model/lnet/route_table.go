@@ -482,12 +482,19 @@ func (n *Node) hasGatewayRouteTo(gw *Peer, net NetID) bool {
 	return false
 }
 
-// mrForwardAllowed models the router's final-hop rule of lnet_select_pathway: forward
-// multi-rail (the router may pick another NI of the destination) only if the originator is a
-// known multi-rail peer and the NI it chose is down or not fully healthy.
+// mrForwardAllowed models lnet_mr_forwarding_allowed, the router's final-hop rule of
+// lnet_select_pathway (the caller has checked that the destination peer is multi-rail):
+// forward multi-rail (pick another NI of the destination) only if the originator is a
+// multi-rail peer and the NI it chose is down or not fully healthy. Its lookup of the
+// originator's peer NI (lnet_peerni_by_nid_locked) creates one for a NID never seen. Under
+// MRForwardByDestination (2.15 to 2.17) the originator's multi-rail flag is not looked at and
+// the chosen NI must be dead by lnet_is_peer_ni_alive (gwNIAlive).
 func (n *Node) mrForwardAllowed(m *Msg, dst *PeerNI) bool {
-	src := n.findPeerNI(m.Hdr.Src)
-	if src == nil || !src.peer.mr {
+	src := n.nid2peerni(m.Hdr.Src) // an originator not known yet becomes a peer, as in the kernel
+	if n.tun.Profile.MRForwardByDestination {
+		return !n.gwNIAlive(dst)
+	}
+	if !src.peer.mr {
 		return false
 	}
 	return dst.status != NIStatusUp || dst.health < MaxHealth

@@ -283,7 +283,7 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 		}
 		return
 	}
-	n.processPingBuffer(p, b)
+	n.processPingBuffer(p, b, false)
 	p.discovered, p.uptodate = true, true
 	p.alive = true
 	n.updateGatewayRoutes(p, b)

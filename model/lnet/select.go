@@ -74,9 +74,15 @@ func (n *Node) sendCase(src, rtr NID, lpni *PeerNI, m *Msg) sendData {
 	} else {
 		sd.local = n.netByID(dnet) != nil
 	}
-	finalHop := m.routing && sd.local
-	free := n.tun.Profile.FinalHopFreeMR && (m.Hdr.Type == MsgPUT || m.Hdr.Type == MsgGET)
-	sd.mr = lpni.peer.mr && !m.recovery && (!finalHop || free || n.mrForwardAllowed(m, lpni))
+	mrOK := true
+	switch {
+	case !m.routing || !sd.local:
+	case n.tun.Profile.FinalHopFreeMR: // 2.12: no final-hop rule for a PUT or GET
+		mrOK = m.Hdr.Type == MsgPUT || m.Hdr.Type == MsgGET || n.mrForwardAllowed(m, lpni)
+	default: // the final hop asks on every message, whatever the destination
+		mrOK = n.mrForwardAllowed(m, lpni)
+	}
+	sd.mr = lpni.peer.mr && !m.recovery && mrOK
 	return sd
 }
 

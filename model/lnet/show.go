@@ -2,7 +2,8 @@ package lnet
 
 import "fmt"
 
-// NIShow is one local NI as `lnetctl net show -v` prints it.
+// NIShow is one local NI with every block `lnetctl net show -v 4` prints (the per-type
+// counts inside Statistics); the runner cuts it to each level.
 type NIShow struct {
 	NID         string         `yaml:"nid"`
 	Status      string         `yaml:"status"`
@@ -33,13 +34,13 @@ type NICreditsShow struct {
 	Queued    int `yaml:"tx_q_num_of_buf"`
 }
 
-// NetShow is one net as `lnetctl net show -v` prints it.
+// NetShow is one net as `lnetctl net show -v 4` prints it.
 type NetShow struct {
 	NetType string   `yaml:"net type"`
 	NIs     []NIShow `yaml:"local NI(s)"`
 }
 
-// ShowNets returns the node's nets in `lnetctl net show -v` shape, with each NI's tx credits
+// ShowNets returns the node's nets in `lnetctl net show -v 4` shape, with each NI's tx credits
 // (credits, and cpt credits with more than one CPT), which lnetctl does not print;
 // WithoutCredits drops them. The loopback net comes first, as the kernel lists it
 // (lnet_net_show_dump walks ln_nets, where LNetNIInit put lo first): 0@lo is always up (its
@@ -63,7 +64,7 @@ func (n *Node) ShowNets() []NetShow {
 	return out
 }
 
-// showNI is one local NI's `net show -v` entry.
+// showNI is one local NI's `net show -v 4` entry.
 func (n *Node) showNI(ni *NI) NIShow {
 	a, mx, mn := ni.TxCredits()
 	var perCPT []TxQueue
@@ -90,7 +91,8 @@ func WithoutCredits(nets []NetShow) []NetShow {
 	return nets
 }
 
-// PeerNIShow is one peer NI as `lnetctl peer show -v` prints it.
+// PeerNIShow is one peer NI with every block `lnetctl peer show -v 4` prints (the per-type
+// counts inside Statistics); the runner cuts it to each level.
 type PeerNIShow struct {
 	NID          string           `yaml:"nid"`
 	State        string           `yaml:"state"`
@@ -112,14 +114,14 @@ type PeerNIHealthShow struct {
 	PeerNIHealthStats `yaml:",inline"`
 }
 
-// PeerShow is one peer as `lnetctl peer show -v` prints it.
+// PeerShow is one peer as `lnetctl peer show -v 4` prints it (without peer state).
 type PeerShow struct {
 	PrimaryNID string       `yaml:"primary nid"`
 	MultiRail  bool         `yaml:"Multi-Rail"`
 	PeerNIs    []PeerNIShow `yaml:"peer ni"`
 }
 
-// ShowPeers returns the node's peers in `lnetctl peer show -v` shape; a peer NI's state is
+// ShowPeers returns the node's peers in `lnetctl peer show -v 4` shape; a peer NI's state is
 // lnet_is_peer_ni_alive's answer (gwNIAlive: its status, and from 2.13 to 2.16 its health).
 func (n *Node) ShowPeers() []PeerShow {
 	out := make([]PeerShow, 0, len(n.peers))
@@ -132,12 +134,9 @@ func (n *Node) ShowPeers() []PeerShow {
 			for _, x := range lpni.prefNIDs {
 				pref = append(pref, x.String())
 			}
-			state := NIStatusDown // lnet_is_peer_ni_alive, as the kernel prints it
-			if n.gwNIAlive(lpni) {
-				state = NIStatusUp
-			}
+			state := n.peerNIState(lpni)
 			ps.PeerNIs = append(ps.PeerNIs, PeerNIShow{
-				NID: lpni.nid.String(), State: state.String(), MaxTx: mx, AvailTx: a, MinTx: mn,
+				NID: lpni.nid.String(), State: state, MaxTx: mx, AvailTx: a, MinTx: mn,
 				TxQ: lpni.txq.Len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.Stats(),
 				HealthStats:  PeerNIHealthShow{HealthValue: lpni.health, PeerNIHealthStats: lpni.HealthStats()},
 				PreferredNID: pref,
@@ -147,6 +146,24 @@ func (n *Node) ShowPeers() []PeerShow {
 		out = append(out, ps)
 	}
 	return out
+}
+
+// peerNIState is a peer NI's `state:` as lnet_get_peer_ni_info and lnet_peer_ni_show_dump
+// print it: lnet_is_peer_ni_alive's answer (gwNIAlive: its status, and from 2.13 to 2.16 its
+// health) for a gateway's NI (lnet_isrouter) or where aliveness is tracked
+// (lnet_peer_aliveness_enabled: this node routes and the NI is on a local net whose
+// peer_timeout is set), "NA" otherwise.
+func (n *Node) peerNIState(lpni *PeerNI) string {
+	if !lpni.peer.isRouter {
+		nt := n.netByID(lpni.nid.Net())
+		if !n.routing || nt == nil || nt.Tunables.PeerTimeout <= 0 {
+			return "NA"
+		}
+	}
+	if n.gwNIAlive(lpni) {
+		return NIStatusUp.String()
+	}
+	return NIStatusDown.String()
 }
 
 // GlobalShow is `lnetctl global show`.

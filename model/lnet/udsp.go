@@ -326,8 +326,8 @@ func (n *Node) UDSPs() []UDSPShow {
 	return out
 }
 
-// UDSPInfo is the `udsp info` block lnetctl prints under a local NI (`net show -v`) or a peer
-// NI (`peer show -v`); priorities are -1 when unset (UINT_MAX).
+// UDSPInfo is the `udsp info` block lnetctl prints under a local NI (`net show -v 4`) or a peer
+// NI (`peer show -v 4`); priorities are -1 when unset (UINT_MAX).
 type UDSPInfo struct {
 	NetPriority  int64    `yaml:"net priority"`
 	NIDPriority  int64    `yaml:"nid priority"`

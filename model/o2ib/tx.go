@@ -117,8 +117,8 @@ func (l *LND) txDone(t *tx) {
 	if n.staleTx {
 		n.staleDeadlines = append(n.staleDeadlines, t.deadline)
 	}
+	// The message (its LNet header: two cold lines) is cleared by getIdleTx on reuse only.
 	t.net, t.conn, t.lnt = nil, nil, [2]*lnet.Msg{}
-	t.msg.hdr = lnet.Header{}
 	t.gen++
 	l.freeTx = append(l.freeTx, t.idx)
 	if m0 != nil {

@@ -44,6 +44,7 @@ var actionImpls = map[string]actionImpl{
 	"delay_rule_remove": {ideal: ruleRemove},
 	"set_health":        {ideal: setHealth},
 	"set_peer_health":   {ideal: setPeerHealth},
+	"fail_loc":          {ideal: failLoc},
 	"route add":         {ideal: command(onNode(routeAdd))},
 	"route del":         {ideal: command(onNode(routeDel))},
 	"net set":           {ideal: command(netSet)},
@@ -189,6 +190,23 @@ func setPeerHealth(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 	if err := n.ln.SetPeerHealth(nid, ft.Health); err == nil {
 		f.note("set_peer_health", n.name+"/"+nid.String(), fmt.Sprint(ft.Health))
 	}
+}
+
+// failLoc is `lctl set_param fail_loc=X fail_val=Y` on the node; its undo (for:) writes
+// fail_loc=0 and leaves fail_val.
+func failLoc(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
+	n := f.cluster.byName[ft.Node]
+	if n.down {
+		f.note(kind(ft, undo), n.name, "node down: nothing to do")
+		return
+	}
+	loc, val := ft.FailLoc, uint32(ft.FailVal)
+	if undo {
+		_, val = n.ln.FailLoc()
+		loc = 0
+	}
+	n.ln.SetFailLoc(loc, val)
+	f.note(kind(ft, undo), n.name, fmt.Sprintf("fail_loc=%#x fail_val=%d", loc, int32(val)))
 }
 
 func ruleAdd(f *faultState, i int, ft *scenarios.Fault, undo bool) {

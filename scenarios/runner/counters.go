@@ -9,17 +9,19 @@ import (
 	"github.com/lnetsim/lnetsim/scenarios"
 )
 
-// counters returns each node's state in the shapes lnetctl prints, rendered by the same
-// functions the lnetctl check reads (show): `lnetctl stats show` (statistics), `net show -v`
-// (net, plus each NI's tx credits, which lnetctl does not print), `peer show -v` (peer), `route show -v` (route), `global show` (global), on a
-// router `routing show` (routing, buffers) plus the routing counters lnetctl has no name for
-// (router counters), and on a node with rules `udsp show` (udsp). yaml.v3 writes map keys
-// sorted.
+// counters returns each node's state in the shapes lnetctl prints: its nets and peers with
+// every block the model has (net: `net show -v 4` with the per-type counts inside statistics
+// and each NI's tx credits, which lnetctl does not print; peer: likewise), then, rendered by
+// the same functions the lnetctl check reads (show), `lnetctl stats show` (statistics),
+// `route show -v` (route), `global show` (global), on a router `routing show` (routing,
+// buffers) plus the routing counters lnetctl has no name for (router counters), and on a
+// node with rules `udsp show` (udsp). yaml.v3 writes map keys sorted.
 func counters(c *cluster) map[string]any {
 	out := map[string]any{}
 	for _, n := range c.nodes {
-		m := map[string]any{"net": showNets(c, n)} // with lnetsim's tx credits
-		for _, cmd := range []string{"stats show", "peer show -v", "route show -v", "global show"} {
+		// every block the model has: tx credits, health stats, per-type counts, UDSP info
+		m := map[string]any{"net": showNets(c, n), "peer": n.ln.ShowPeers()}
+		for _, cmd := range []string{"stats show", "route show -v", "global show"} {
 			for k, v := range show(c, n, cmd) {
 				m[k] = v
 			}
@@ -39,18 +41,20 @@ func counters(c *cluster) map[string]any {
 }
 
 // show renders what `lnetctl <cmd>` prints on node n as a YAML document (top-level key to
-// value); cmd is one of scenarios.LnetctlShowCommands or `which_nid NID [NID...]` (the kernel's peer distance
-// reply that lctl which_nid reads). It returns nil for an unknown command (the loader refuses
+// value); cmd is one of scenarios.LnetctlShowCommands, a net, peer or route show with levels
+// and filters (showLeveled), or `which_nid NID [NID...]` (the kernel's peer distance reply
+// that lctl which_nid reads). It returns nil for an unknown command (the loader refuses
 // those).
 func show(c *cluster, n *node, cmd string) map[string]any {
 	ln := n.ln
+	if scenarios.IsShowCommand(cmd) {
+		sc, err := scenarios.ParseShowCommand(cmd)
+		if err != nil {
+			return nil // refused at load
+		}
+		return showLeveled(c, n, sc)
+	}
 	switch cmd {
-	case "net show -v":
-		return map[string]any{"net": lnet.WithoutCredits(showNets(c, n))}
-	case "peer show -v":
-		return map[string]any{"peer": ln.ShowPeers()}
-	case "route show -v":
-		return map[string]any{"route": ln.Routes()}
 	case "routing show":
 		r, b := ln.ShowRouting()
 		return map[string]any{"routing": r, "buffers": b}

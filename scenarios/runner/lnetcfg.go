@@ -58,6 +58,7 @@ func lnetConfigure(f *faultState, n *node, _ *scenarios.Command, _ bool) (int, s
 	c := f.cluster
 	fresh, err := c.newLNet(n.idx)
 	if err == nil {
+		fresh.SetFailLoc(n.ln.FailLoc()) // libcfs stays loaded: fail_loc and fail_val are kept
 		n.ln = fresh
 		err = c.start(n)
 	}

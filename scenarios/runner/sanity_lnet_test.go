@@ -57,6 +57,33 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-219", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"both NIDs are listed under one peer"}},
 		{"sanity-lnet-220", stopRouter, routerDown},
 		{"sanity-lnet-221", stopRouter, routerDown},
+		// Without fail_loc 0xe004 the peer's replies restore its first NI's health; 2.17 has
+		// neither that check point nor forwarding for a merely unhealthy NI.
+		{"sanity-lnet-237", []string{"faults[3].fail_loc=0"}, []string{"after the 50 pings, 51 more to the second NI (post_sends), the first NI still at health 0"}},
+		{"sanity-lnet-237", []string{"lnet.release=2.17"}, []string{"after the 50 pings, 51 more to the second NI (post_sends), the first NI still at health 0"}},
+		// A client with discovery on is multi-rail to the router; 2.16 forwards for any
+		// known originator (the destination's multi-rail flag stands in for it).
+		{"sanity-lnet-238", []string{"faults[0].lnetctl=set discovery 1"}, []string{"the router shows the client as not multi-rail", "after the 50 pings, 52 more to the first NI, 1 more to the second (post_sends)"}},
+		{"sanity-lnet-238", []string{"lnet.release=2.16"}, []string{"after the 50 pings, 52 more to the first NI, 1 more to the second (post_sends)"}},
+		// Without fail_loc 0xe002 (and on 2.15, which has no such check point) the delay
+		// holds the GETs in lnet_parse: the ninth ping times out on the client (the router
+		// drops nothing either way).
+		{"sanity-lnet-256", []string{"faults[2].fail_loc=0"}, []string{"the ninth, queued past its deadline, succeeds",
+			"the ninth waited on the router's tx credit queue for the peer, with the REPLY to the peer's 5 s router check",
+			"no message fails"}},
+		{"sanity-lnet-256", []string{"lnet.release=2.15"}, []string{"the ninth, queued past its deadline, succeeds",
+			"the ninth waited on the router's tx credit queue for the peer, with the REPLY to the peer's 5 s router check",
+			"no message fails"}},
+		// avoid_asym_router_failure flipped: the asymmetric route is up (222, 223) or down
+		// (224, 225).
+		{"sanity-lnet-222", []string{"lnet.avoid_asym_router_failure=false"}, []string{"the client's route is down (avoid_asym_router_failure)", "the client's ping still fails", "the peer's route goes down", "the peer's ping fails"}},
+		{"sanity-lnet-223", []string{"lnet.avoid_asym_router_failure=false"}, []string{"the client's route is down (avoid_asym_router_failure)", "the client's ping still fails", "the peer's route goes down", "the peer's ping fails"}},
+		{"sanity-lnet-224", []string{"lnet.avoid_asym_router_failure=true"}, []string{"the client's route is up all the same (avoid_asym_router_failure=0)", "the peer's route stays up"}},
+		{"sanity-lnet-225", []string{"lnet.avoid_asym_router_failure=true"}, []string{"the client's route is up all the same (avoid_asym_router_failure=0)", "the peer's route stays up"}},
+		// 2.16 judges a gateway by its health too: at 500 the routes go down.
+		{"sanity-lnet-228", []string{"lnet.release=2.16"}, []string{"the routes stay up with the gateways at health 500", "every lst write completes", "every lst read completes", "no message fails"}},
+		// Up to 2.16 a local NI's status does not follow its health: it stays up at 0.
+		{"sanity-lnet-236", []string{"lnet.release=2.16"}, []string{"the first NI is down, the second up", "the router sees the first down, the second up"}},
 		{"sanity-lnet-226", []string{"faults[1].node=client", "faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.[2-3]@o2ib"},
 			[]string{"the server has one route back after route del", "ping 1 after the delete succeeds", "ping 2 after the delete succeeds", "ping 3 after the delete succeeds",
 				"ping 4 after the delete succeeds", "the client's messages after the delete (the pings and router checks) alternate: rtr0", "... and rtr1", "no message fails"}},

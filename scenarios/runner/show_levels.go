@@ -1,0 +1,182 @@
+package runner
+
+import (
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/scenarios"
+)
+
+// showLeveled renders a net, peer or route show at its level with its filters, as lnetctl
+// prints it (lustre_lnet_show_net/peer/route up to 2.15, the kernel's Netlink dumps
+// lnet_net_show_dump, lnet_peer_ni_show_dump and lnet_route_show_dump from 2.16; both print
+// the same keys at each level).
+// A filter that matches nothing yields lnetctl's error document (what it prints on stderr,
+// with the kernel's errno), or nothing up to 2.15 where lnetctl prints nothing.
+func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any {
+	ioctl := n.ln.Tunables().Profile.ShowByIoctl
+	switch sc.Verb {
+	case "net show":
+		var nets []any
+		for _, ns := range showNets(c, n) {
+			if sc.Net != "" && !sameNet(ns.NetType, sc.Net) {
+				continue
+			}
+			nis := make([]any, 0, len(ns.NIs))
+			for i := range ns.NIs {
+				nis = append(nis, niAtLevel(&ns.NIs[i], sc.Detail))
+			}
+			nets = append(nets, map[string]any{"net type": ns.NetType, "local NI(s)": nis})
+		}
+		if sc.Net != "" && len(nets) == 0 {
+			// lnet_net_show_dump finds no net: -ESRCH with its message.
+			return showError(ioctl, "net", -esrch, "Network is down")
+		}
+		return map[string]any{"net": nets}
+	case "peer show":
+		var peers []any
+		for _, p := range n.ln.ShowPeers() {
+			if sc.NID != "" && !peerHas(p, sc.NID) {
+				continue
+			}
+			peers = append(peers, peerAtLevel(&p, sc.Detail))
+		}
+		if sc.NID != "" && len(peers) == 0 {
+			// lnet_find_peer finds no peer: -ENOENT; the ioctl path prints strerror.
+			if ioctl {
+				return showErrorDoc("peer", -lnet.ENOENT, "cannot get peer information: No such file or directory")
+			}
+			return showErrorDoc("peer", -lnet.ENOENT, "cannot find peer")
+		}
+		if peers == nil {
+			peers = []any{}
+		}
+		return map[string]any{"peer": peers}
+	}
+	var routes []any
+	for _, r := range n.ln.Routes() {
+		if (sc.Net != "" && !sameNet(r.Net, sc.Net)) || (sc.Gateway != "" && r.Gateway != sc.Gateway) ||
+			(sc.Hop != -1 && r.Hop != sc.Hop) || (sc.Priority != -1 && r.Priority != sc.Priority) {
+			continue
+		}
+		if sc.Detail == 0 {
+			routes = append(routes, map[string]any{"net": r.Net, "gateway": r.Gateway})
+			continue
+		}
+		routes = append(routes, r)
+	}
+	filtered := sc.Net != "" || sc.Gateway != "" || sc.Hop != -1 || sc.Priority != -1
+	if filtered && len(routes) == 0 {
+		// lnet_route_show_dump with a filter and no route: -ENOENT.
+		return showError(ioctl, "route", -lnet.ENOENT, "No routes found")
+	}
+	if routes == nil {
+		routes = []any{}
+	}
+	return map[string]any{"route": routes}
+}
+
+// esrch is ESRCH, the errno of lnet_net_show_dump when no net matches.
+const esrch = 3
+
+// showError is a Netlink show's error document, or nothing for the ioctl path, which prints
+// nothing when its filter matches nothing.
+func showError(ioctl bool, entity string, errno int, descr string) map[string]any {
+	if ioctl {
+		return map[string]any{}
+	}
+	return showErrorDoc(entity, errno, descr)
+}
+
+// showErrorDoc is the error lnetctl prints for a show (yaml_lnet_print_error and
+// cYAML_build_error print the same shape): show: [{ENTITY: {errno: E, descr: "..."}}].
+func showErrorDoc(entity string, errno int, descr string) map[string]any {
+	return map[string]any{"show": []any{map[string]any{entity: map[string]any{"errno": errno, "descr": descr}}}}
+}
+
+// sameNet reports whether the net lnetctl prints (o2ib) is the canonical net (o2ib0).
+func sameNet(printed, canonical string) bool {
+	a, errA := lnet.ParseNet(printed)
+	b, errB := lnet.ParseNet(canonical)
+	return errA == nil && errB == nil && a == b
+}
+
+// peerHas reports whether the peer has an NI with the NID (lnet_find_peer finds a peer by
+// any of its NIs).
+func peerHas(p lnet.PeerShow, nid string) bool {
+	for _, ni := range p.PeerNIs {
+		if ni.NID == nid {
+			return true
+		}
+	}
+	return false
+}
+
+// counts is the statistics block lnetctl prints from level 1: the three totals.
+func counts(send, recv, drop uint64) map[string]any {
+	return map[string]any{"send_count": send, "recv_count": recv, "drop_count": drop}
+}
+
+// niAtLevel is a local NI at a level: nid, status and interfaces; from 1 statistics,
+// tunables, lnd tunables, dev cpt and CPT; from 2 the per-type counts and health stats; at
+// 4 the UDSP info (on a node with rules, as at full detail).
+func niAtLevel(ni *lnet.NIShow, d int) map[string]any {
+	m := map[string]any{"nid": ni.NID, "status": ni.Status}
+	if len(ni.Interfaces) > 0 {
+		m["interfaces"] = ni.Interfaces
+	}
+	if d < 1 {
+		return m
+	}
+	st := ni.Statistics
+	m["statistics"] = counts(st.SendCount, st.RecvCount, st.DropCount)
+	if d >= 2 {
+		m["sent_stats"], m["received_stats"], m["dropped_stats"] = st.Sent, st.Received, st.Dropped
+		m["health stats"] = ni.HealthStats
+	}
+	if d >= 4 && ni.UDSP != nil {
+		m["udsp info"] = ni.UDSP
+	}
+	m["tunables"] = ni.Tunables
+	if ni.LNDTunables != nil {
+		m["lnd tunables"] = ni.LNDTunables
+	}
+	if ni.DevCPT != nil {
+		m["dev cpt"] = *ni.DevCPT
+	}
+	if ni.CPT != "" {
+		m["CPT"] = ni.CPT
+	}
+	return m
+}
+
+// peerAtLevel is a peer at a level: primary nid, Multi-Rail and each NI's nid and state;
+// from 1 each NI's credits and statistics; from 2 its per-type counts and health stats; at 4
+// its UDSP info and preferred local NIDs. The peer state of level 3 and the refcount of
+// level 1 are not modelled.
+func peerAtLevel(p *lnet.PeerShow, d int) map[string]any {
+	nis := make([]any, 0, len(p.PeerNIs))
+	for i := range p.PeerNIs {
+		pni := &p.PeerNIs[i]
+		m := map[string]any{"nid": pni.NID, "state": pni.State}
+		if d >= 1 {
+			m["max_ni_tx_credits"], m["available_tx_credits"], m["min_tx_credits"] = pni.MaxTx, pni.AvailTx, pni.MinTx
+			m["tx_q_num_of_buf"], m["available_rtr_credits"], m["min_rtr_credits"] = pni.TxQ, pni.AvailRtr, pni.MinRtr
+			st := pni.Statistics
+			m["statistics"] = counts(st.SendCount, st.RecvCount, st.DropCount)
+		}
+		if d >= 2 {
+			st := pni.Statistics
+			m["sent_stats"], m["received_stats"], m["dropped_stats"] = st.Sent, st.Received, st.Dropped
+			m["health stats"] = pni.HealthStats
+		}
+		if d >= 4 {
+			if pni.UDSP != nil {
+				m["udsp info"] = pni.UDSP
+			}
+			if len(pni.PreferredNID) > 0 {
+				m["preferred local NIDs"] = pni.PreferredNID
+			}
+		}
+		nis = append(nis, m)
+	}
+	return map[string]any{"primary nid": p.PrimaryNID, "Multi-Rail": p.MultiRail, "peer ni": nis}
+}
