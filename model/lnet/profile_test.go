@@ -534,17 +534,18 @@ func TestProfileFinalHop(t *testing.T) {
 // multi-rail with two NIs, and holds that NI at health 500 before each PUT. Master (LU-19827)
 // forwards to the healthy NI only for a multi-rail client (discovery on: its router check
 // pushes to the router); 2.15 and 2.16 forward for any client, as the chosen NI is below
-// router_sensitivity (100%) of full health; 2.17 forwards for none, its NI being UP.
+// router_sensitivity (100%) of full health; 2.17 forwards for none, its NI being UP. Before the
+// PUTs the server has received two discovery messages on its primary NI and one on the other.
 func TestProfileMRForward(t *testing.T) {
 	for _, c := range []struct {
 		rel    string
 		disc   bool
 		s0, s1 uint64
 	}{
-		{"master", true, 1, 12}, {"master", false, 11, 1},
-		{"2.17", true, 12, 1}, {"2.17", false, 11, 1},
-		{"2.16", true, 1, 12}, {"2.16", false, 1, 11},
-		{"2.15", false, 1, 11},
+		{"master", true, 2, 12}, {"master", false, 12, 1},
+		{"2.17", true, 13, 1}, {"2.17", false, 12, 1},
+		{"2.16", true, 2, 12}, {"2.16", false, 2, 11},
+		{"2.15", false, 2, 11},
 	} {
 		k := sim.New(1)
 		l := NewIdealLND(k, sim.Microsecond)
