@@ -86,11 +86,12 @@ func (f *Fabric) coarseReturns(in, c int32, start, finish sim.Time, from uint32,
 }
 
 // train is what a switch output towards an HCA port remembers of the coarse chunk it is
-// sending, so that split can cut it.
+// sending, so that split can cut it. It is kept under adaptive granularity only: with fixed
+// granularity nothing splits, and send leaves the train's cache lines alone.
 type train struct {
 	c                     int32 // the chunk, or -1
 	epoch                 uint32
-	txEv, arrEv           sim.EventID // beside c: every transmission sets c or txEv
+	txEv, arrEv           sim.EventID // its end of transmission (when hasTx) and its arrival
 	start, finish, tailIn sim.Time    // its transmission, and its tail's arrival at the switch
 	rem                   int64       // the lane's serialisation remainder before it
 	credited, hasTx       bool        // coarseReturns recorded its credit; an evTxDone ends it (txEv)

@@ -405,7 +405,7 @@ func (f *Fabric) stall(ln *lane) {
 func (f *Fabric) send(li, c int32, start sim.Time) {
 	ln := &f.lanes[li]
 	ch := &f.chunks[c]
-	remBefore, tailIn := ln.rem, ch.tail
+	remBefore, tailIn, txEv := ln.rem, ch.tail, sim.EventID{}
 	finish := start + ln.ser(ch.wire)
 	if ch.tail > finish {
 		finish = ch.tail
@@ -451,7 +451,7 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 		if coarseIn {
 			ln.curIn = -1
 		}
-		ln.train.txEv = f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
+		txEv = f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
 	}
 	delay := ln.prop + ln.extra
 	if ln.to.kind != epSwitch {
@@ -460,8 +460,8 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 		if ch.span > 1 && ln.from.kind == epSwitch {
 			tr := &ln.train
 			tr.c, tr.epoch, tr.start, tr.finish, tr.tailIn, tr.rem = c, ln.epoch, start, finish, tailIn, remBefore
-			tr.arrEv, tr.credited, tr.hasTx = f.arriveEv, coarseIn, ln.busy
-		} else {
+			tr.arrEv, tr.txEv, tr.credited, tr.hasTx = f.arriveEv, txEv, coarseIn, ln.busy
+		} else if f.cfg.Granularity == GranularityAdaptive { // with fixed, no train is kept
 			ln.train.c = -1
 		}
 		return
