@@ -305,7 +305,7 @@ func (f *Fabric) Connect(a, b Endpoint, spec LinkSpec) *Link {
 			from, to = rb, ra
 		}
 		ln := lane{from: from, to: to, link: int32(l.idx), up: true, credits: -1, q: emptyQueue, curIn: -1, staged: -1,
-			mbps: spec.Rate.Mbps, prop: spec.Latency, waitFrom: -1, last: laneFlow{src: -1}, train: train{c: -1}}
+			mbps: spec.Rate.Mbps, prop: spec.Latency, delay: spec.Latency, waitFrom: -1, last: laneFlow{src: -1}, train: train{c: -1}}
 		if to.kind == epSwitch {
 			ln.credits = f.bufBytes()
 			if s := f.switches[to.idx]; spec.Latency < s.minInProp {

@@ -78,7 +78,7 @@ func (f *Fabric) coarseReturns(in, c int32, start, finish sim.Time, from uint32,
 			continue
 		}
 		if add {
-			f.addRet(in, creditRet{given + il.prop + il.extra, given, cum - prev})
+			f.addRet(in, creditRet{given + il.delay, given, cum - prev})
 		} else {
 			f.dropRet(in, given, cum-prev)
 		}
@@ -261,7 +261,7 @@ func (f *Fabric) idlePath(li, dst int32) bool {
 		if s.slowIn > 0 || f.fastTo(ln.to.idx, now) {
 			return false
 		}
-		at += ln.prop + ln.extra + s.Latency
+		at += ln.delay + s.Latency
 		out := f.outLane(s, dst)
 		if out < 0 {
 			return false
