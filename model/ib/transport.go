@@ -121,7 +121,7 @@ func (qp *QP) sizes(msgLen, idx, span, extra uint32) (b, np, wire uint32) {
 func (qp *QP) fill(c int32) uint32 {
 	f := qp.f
 	ch := &f.chunks[c]
-	ch.src, ch.dst = int32(qp.port.idx), int32(qp.dstPort.idx)
+	ch.src, ch.dst = int32(qp.port.idx), int32(qp.attr.DestLID)-1 // dstPort.idx, without loading dstPort
 	ch.srcQP, ch.dstQP = qp.num, qp.attr.DestQPN
 	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
@@ -177,7 +177,7 @@ func (qp *QP) ctrlAt(kind uint8, msn, idx uint32, status WCStatus) {
 	c := f.newChunk()
 	ch := &f.chunks[c]
 	ch.kind, ch.msn, ch.nak, ch.rnrTimer = kind, msn, status, qp.attr.MinRNRTimer
-	ch.src, ch.dst, ch.srcQP, ch.dstQP = int32(qp.port.idx), int32(qp.dstPort.idx), qp.num, qp.attr.DestQPN
+	ch.src, ch.dst, ch.srcQP, ch.dstQP = int32(qp.port.idx), int32(qp.attr.DestLID)-1, qp.num, qp.attr.DestQPN
 	ch.n, ch.npkt, ch.wire, ch.idx = 1, 1, ackWire, idx
 	f.sendCtrl(qp.port, c)
 }
