@@ -199,7 +199,7 @@ type Port struct {
 	state PortState
 	ips   []netip.Addr
 
-	ring       []int32 // round-robin of QPs with data to send (indices into f.qps)
+	ring       []*QP // round-robin of QPs with data to send
 	ringHead   int
 	ctrl       chunkQueue // control packets (ACK/NAK/READ request), served first
 	unattached PortCounters

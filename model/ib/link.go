@@ -779,13 +779,12 @@ func (f *Fabric) pull(p *Port) int32 {
 		return c
 	}
 	for p.ringHead < len(p.ring) {
-		qi := p.ring[p.ringHead]
-		qp := f.qps[qi]
-		if qp == nil || !qp.hasWorkAlive() { // the port's HCA is alive (see tryStart, discard)
+		qp := p.ring[p.ringHead]
+		// A QP destroyed since it joined the ring is still there, but without work (Destroy
+		// resets it); the ring holds pointers so that a turn need not read f.qps.
+		if !qp.hasWorkAlive() { // the port's HCA is alive (see tryStart, discard)
 			p.ringPop()
-			if qp != nil {
-				qp.leaveRing()
-			}
+			qp.leaveRing()
 			continue
 		}
 		if p.ringHead == len(p.ring)-1 { // alone: no one to share with
@@ -799,7 +798,7 @@ func (f *Fabric) pull(p *Port) int32 {
 		if qp.inTurn && qp.deficit < int64(qp.quantum()) && int64(qp.peekWire()) > qp.deficit {
 			qp.inTurn = false // turn over: to the back, keeping the remaining credit
 			p.ringPop()
-			p.ring = append(p.ring, qi)
+			p.ring = append(p.ring, qp)
 			continue
 		}
 		c := f.newChunk() // span 1: fixed granularity
@@ -844,7 +843,7 @@ func (f *Fabric) enqueue(qp *QP) {
 		return
 	}
 	qp.inRing = true
-	p.ring = append(p.ring, int32(qp.num-1))
+	p.ring = append(p.ring, qp)
 	if p.lane >= 0 {
 		f.tryStart(p.lane)
 	}
