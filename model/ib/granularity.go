@@ -240,7 +240,7 @@ func (f *Fabric) coarseSpan(p *Port, li int32, qp *QP) uint16 {
 	if left < span {
 		span = left
 	}
-	if span <= 1 || !f.idlePath(li, int32(qp.dstPort.idx)) {
+	if span <= 1 || !f.idlePath(li, int32(qp.attr.DestLID)-1) {
 		return 1
 	}
 	return uint16(span)

@@ -8,12 +8,20 @@ import (
 // TestHotObjectSizes pins the sizes of the per-connection objects the storm allocates by
 // the ten thousand. A QP must stay in Go's 448-byte size class (385-448 bytes): 448 is a
 // multiple of 64, so every QP starts on a cache line and its hot fields (the first 256
-// bytes) take four lines; in the 416-byte class every other QP would straddle a fifth. A CQ
+// bytes) take four lines; in the 416-byte class every other QP would straddle a fifth. A
+// Port (a thousand or so) keeps what pull reads in its first line of 192 bytes. A CQ
 // keeps to one 128-byte class; a deferred-event slot, a CM id and a send queue entry keep
 // the sizes that made the storm's heap smaller.
 func TestHotObjectSizes(t *testing.T) {
 	if s := unsafe.Sizeof(QP{}); s <= 384 || s > 448 {
 		t.Errorf("QP is %d bytes, want 385-448 (the 64-byte-aligned 448 class)", s)
+	}
+	var p Port
+	if s := unsafe.Sizeof(p); s <= 176 || s > 192 {
+		t.Errorf("Port is %d bytes, want 177-192 (the 64-byte-aligned 192 class)", s)
+	}
+	if off := unsafe.Offsetof(p.hca) + 8; off > 64 {
+		t.Errorf("Port.hca ends at byte %d: pull's fields are not all in the first cache line", off)
 	}
 	for _, c := range []struct {
 		name string
@@ -51,7 +59,7 @@ func TestLaneLayout(t *testing.T) {
 	}, {
 		"mbps": {unsafe.Offsetof(l.mbps), 8}, "rem": {unsafe.Offsetof(l.rem), 8}, "credits": {unsafe.Offsetof(l.credits), 8},
 		"tx": {unsafe.Offsetof(l.tx), unsafe.Sizeof(l.tx)}, "busyTo": {unsafe.Offsetof(l.busyTo), 8},
-		"q": {unsafe.Offsetof(l.q), unsafe.Sizeof(l.q)},
+		"q": {unsafe.Offsetof(l.q), unsafe.Sizeof(l.q)}, "src": {unsafe.Offsetof(l.src), 8},
 	}, {
 		"curIn": {unsafe.Offsetof(l.curIn), 4}, "curInEp": {unsafe.Offsetof(l.curInEp), 4}, "curBytes": {unsafe.Offsetof(l.curBytes), 8},
 		"staged": {unsafe.Offsetof(l.staged), 4}, "retHead": {unsafe.Offsetof(l.retHead), 8},

@@ -53,7 +53,7 @@ type lane struct {
 	tx      txCounters // send-side counters of the port at the from end (see endCounters)
 	busyTo  sim.Time   // end of the transmission that holds busy (its evTxDone)
 	q       chunkQueue // chunks waiting for this lane (switch output queue)
-	_       [8]byte
+	src     *Port      // the HCA port at the from end (nil: a switch), so tryStart reads no f.ports
 
 	// Input buffer, credit returns, stalls.
 	curIn    int32 // input lane whose buffer the chunk on the wire occupies (credit to return)
@@ -338,7 +338,7 @@ func (f *Fabric) tryStart(li int32) {
 	}
 	if !ln.up {
 		if ln.from.kind == epPort && !ln.srcDead {
-			f.discard(f.ports[ln.from.idx])
+			f.discard(ln.src)
 		}
 		return
 	}
@@ -347,7 +347,7 @@ func (f *Fabric) tryStart(li int32) {
 		if ln.srcDead {
 			return
 		}
-		p := f.ports[ln.from.idx]
+		p := ln.src
 		if ln.srcDown {
 			f.discard(p)
 			return
@@ -749,7 +749,7 @@ func (f *Fabric) arrive(c int32) {
 		return
 	}
 	if ln.dstOK { // the port's HCA is alive and the port ACTIVE (syncPort)
-		f.deliver(f.ports[ln.to.idx], ch)
+		f.deliver(uint32(ln.to.idx)+1, ch)
 	}
 	f.freeChunk(c)
 }

@@ -121,7 +121,7 @@ func (qp *QP) sizes(msgLen, idx, span, extra uint32) (b, np, wire uint32) {
 func (qp *QP) fill(c int32) uint32 {
 	f := qp.f
 	ch := &f.chunks[c]
-	ch.src, ch.dst = int32(qp.port.idx), int32(qp.attr.DestLID)-1 // dstPort.idx, without loading dstPort
+	ch.src, ch.dst = int32(qp.port.idx), int32(qp.attr.DestLID)-1 // the remote port's index, without loading it
 	ch.srcQP, ch.dstQP = qp.num, qp.attr.DestQPN
 	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
@@ -182,15 +182,16 @@ func (qp *QP) ctrlAt(kind uint8, msn, idx uint32, status WCStatus) {
 	f.sendCtrl(qp.port, c)
 }
 
-// deliver hands a chunk that reached port p to its destination QP. Packets for unknown QPs,
+// deliver hands a chunk that reached the port with LID lid to its destination QP (compared
+// with the QP's copy of its port's LID, so no Port is loaded). Packets for unknown QPs,
 // QPs of another connection and QPs not in RTR/RTS/SQD are silently dropped.
-func (f *Fabric) deliver(p *Port, ch *chunk) {
+func (f *Fabric) deliver(lid uint32, ch *chunk) {
 	qi := int(ch.dstQP) - 1
 	if qi < 0 || qi >= len(f.qps) {
 		return
 	}
 	qp := f.qps[qi]
-	if qp == nil || qp.port != p || qp.destQPN != ch.srcQP {
+	if qp == nil || qp.lid != lid || qp.destQPN != ch.srcQP {
 		return
 	}
 	switch qp.state {
