@@ -221,7 +221,7 @@ func (f *Fabric) coarseSpan(p *Port, li int32, qp *QP) uint16 {
 		return 1
 	}
 	var left uint32 // fine chunks left of the message
-	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+	if qp.respQueued && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
 		left = r.n - qp.respNext
 	} else {

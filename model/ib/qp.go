@@ -162,6 +162,9 @@ type QP struct {
 	paused   bool // waiting out an RNR NAK
 	inRing   bool
 	inTurn   bool // at the head of the port's round robin, spending deficit
+	// respQueued is respHead < len(resp): a READ response is queued (the round robin tests
+	// it on this line instead of loading the resp slice's).
+	respQueued bool
 	// Send queue: monotone counters; ring slot = counter % len(sq). The ring grows on
 	// demand up to init.MaxSendWR (see growSQ).
 	sqPosted, sqDone, sqNext uint32
@@ -500,7 +503,7 @@ func (qp *QP) toErr() {
 	qp.f.k.Disarm(&qp.ackTimer)
 	qp.f.k.Disarm(&qp.rnrTimer)
 	qp.resp = qp.resp[:0]
-	qp.respHead = 0
+	qp.respHead, qp.respQueued = 0, false
 	qp.flush()
 }
 

@@ -43,7 +43,7 @@ func (qp *QP) hasWork() bool {
 // (pull) runs only for a live HCA's port (tryStart tests the lane's copy, srcDead), and
 // every QP in a port's ring is on that port's HCA, so it need not load the HCA again.
 func (qp *QP) hasWorkAlive() bool {
-	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+	if qp.respQueued && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		return true
 	}
 	if qp.paused || qp.sqNext == qp.sqPosted || (qp.curChunk == 0 && qp.readBlocked()) {
@@ -62,7 +62,7 @@ func (qp *QP) quantum() uint32 {
 
 // peekWire returns the wire size of the chunk fill would produce next (hasWork is true).
 func (qp *QP) peekWire() uint32 {
-	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+	if qp.respQueued && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
 		_, _, wire := qp.sizes(r.len, qp.respNext, 1, aethBytes)
 		return wire
@@ -123,7 +123,7 @@ func (qp *QP) fill(c int32) uint32 {
 	ch := &f.chunks[c]
 	ch.src, ch.dst = int32(qp.port.idx), int32(qp.attr.DestLID)-1 // the remote port's index, without loading it
 	ch.srcQP, ch.dstQP = qp.num, qp.attr.DestQPN
-	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+	if qp.respQueued && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
 		ch.kind, ch.op, ch.msn = ckReadResp, OpRead, r.msn
 		qp.shape(ch, r.len, qp.respNext, aethBytes)
@@ -132,7 +132,7 @@ func (qp *QP) fill(c int32) uint32 {
 			qp.respNext = 0
 			qp.respHead++
 			if qp.respHead == len(qp.resp) {
-				qp.resp, qp.respHead = qp.resp[:0], 0
+				qp.resp, qp.respHead, qp.respQueued = qp.resp[:0], 0, false
 			}
 		}
 		return ch.wire
