@@ -92,11 +92,14 @@ func recoveryQueue(name string, nids []lnet.NID) map[string]any {
 	return map[string]any{name: q}
 }
 
-// exportShow is `lnetctl export`: every section at full detail.
+// exportShow is `lnetctl export` (jt_export): nets at level 2, routes at 1 and peers at 3
+// (2 up to 2.15, and here: the peer state of level 3 is not modelled), then routing, buffers,
+// global and the rules.
 func exportShow(c *cluster, n *node) map[string]any {
 	r, b := n.ln.ShowRouting()
-	m := map[string]any{"net": lnet.WithoutCredits(showNets(c, n)), "route": n.ln.Routes(), "routing": r, "buffers": b,
-		"peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal()}
+	m := map[string]any{"net": showLeveled(c, n, &scenarios.ShowCommand{Verb: "net show", Detail: 2, Hop: -1, Priority: -1})["net"],
+		"route": n.ln.Routes(), "routing": r, "buffers": b, "global": n.ln.ShowGlobal(),
+		"peer": showLeveled(c, n, &scenarios.ShowCommand{Verb: "peer show", Detail: 3, Hop: -1, Priority: -1})["peer"]}
 	if u := n.ln.UDSPs(); len(u) > 0 {
 		m["udsp"] = u
 	}
