@@ -19,22 +19,32 @@ type PortCounters struct {
 // A link end's PortCounters are kept in two halves, each on the lane whose steps count
 // them: txCounters on the lane leaving the end (a transmission writes the lane it starts
 // on), rxCounters on the lane arriving at it (an arrival writes the lane it ends). An
-// arrival thus counts without loading the opposite lane.
+// arrival thus counts without loading the opposite lane. The counters every chunk adds to
+// sit on the cache line of the step that adds (see lane); the rest, in rareCounters, on a
+// line of their own.
 type txCounters struct {
-	data, pkts, wait, discards, downed uint64 // PortXmitData, PortXmitPkts, PortXmitWait, PortXmitDiscards, LinkDownedCounter
+	data, pkts uint64 // PortXmitData, PortXmitPkts
 }
 
 type rxCounters struct {
-	data, pkts, errors, symbols uint64 // PortRcvData, PortRcvPkts, PortRcvErrors, SymbolErrorCounter
+	data, pkts uint64 // PortRcvData, PortRcvPkts
+}
+
+// rareCounters are a lane's counters that only stalls, drops and faults add to: the first
+// three of the port at its from end, the other two of the port at its to end.
+type rareCounters struct {
+	xmitWait, xmitDiscards, linkDowned uint64 // PortXmitWait, PortXmitDiscards, LinkDownedCounter
+	rcvErrors, symbolErrors            uint64 // PortRcvErrors, SymbolErrorCounter
 }
 
 // endCounters returns the counters of the link end lane li leaves: li's send side and the
 // receive side of the lane arriving there (li^1).
 func (f *Fabric) endCounters(li int32) PortCounters {
-	tx, rx := &f.lanes[li].tx, &f.lanes[li^1].rx
+	out, in := &f.lanes[li], &f.lanes[li^1]
 	return PortCounters{
-		PortXmitData: tx.data, PortXmitPkts: tx.pkts, PortXmitWait: tx.wait, PortXmitDiscards: tx.discards, LinkDownedCounter: tx.downed,
-		PortRcvData: rx.data, PortRcvPkts: rx.pkts, PortRcvErrors: rx.errors, SymbolErrorCounter: rx.symbols,
+		PortXmitData: out.tx.data, PortXmitPkts: out.tx.pkts, PortXmitWait: out.rare.xmitWait,
+		PortXmitDiscards: out.rare.xmitDiscards, LinkDownedCounter: out.rare.linkDowned,
+		PortRcvData: in.rx.data, PortRcvPkts: in.rx.pkts, PortRcvErrors: in.rare.rcvErrors, SymbolErrorCounter: in.rare.symbolErrors,
 	}
 }
 
@@ -76,6 +86,6 @@ func (l *Link) Counters(end int) PortCounters {
 func (f *Fabric) ResetCounters() {
 	f.settle()
 	for i := range f.lanes {
-		f.lanes[i].tx, f.lanes[i].rx = txCounters{}, rxCounters{}
+		f.lanes[i].tx, f.lanes[i].rx, f.lanes[i].rare = txCounters{}, rxCounters{}, rareCounters{}
 	}
 }

@@ -29,10 +29,10 @@ func (l *Link) LinkDown() {
 		}
 		ln.up = false
 		ln.epoch++
-		ln.tx.downed++
+		ln.rare.linkDowned++
 		ln.waitFrom = -1
 		for c := f.pop(&ln.q); c >= 0; c = f.pop(&ln.q) { // queued at a switch output: dropped
-			ln.tx.discards += uint64(f.chunks[c].npkt)
+			ln.rare.xmitDiscards += uint64(f.chunks[c].npkt)
 			f.releaseInput(&f.chunks[c])
 			f.freeChunk(c)
 		}
@@ -143,13 +143,13 @@ func (l *Link) SetExtraDelay(d sim.Time) {
 	now := f.k.Now()
 	for li := int32(2 * l.idx); li < int32(2*l.idx+2); li++ {
 		ln := &f.lanes[li]
-		ln.extra = d
+		ln.extra, ln.delay = d, ln.prop+d
 		// Credit returns recorded ahead of their giving (see send) travel back with
 		// the delay in force when they are given.
 		moved := false
 		for i := ln.retHead; i < len(ln.rets); i++ {
 			if r := &ln.rets[i]; r.given > now {
-				r.at, moved = r.given+ln.prop+d, true
+				r.at, moved = r.given+ln.delay, true
 			}
 		}
 		if moved {

@@ -78,7 +78,7 @@ func (f *Fabric) coarseReturns(in, c int32, start, finish sim.Time, from uint32,
 			continue
 		}
 		if add {
-			f.addRet(in, creditRet{given + il.prop + il.extra, given, cum - prev})
+			f.addRet(in, creditRet{given + il.delay, given, cum - prev})
 		} else {
 			f.dropRet(in, given, cum-prev)
 		}
@@ -86,11 +86,12 @@ func (f *Fabric) coarseReturns(in, c int32, start, finish sim.Time, from uint32,
 }
 
 // train is what a switch output towards an HCA port remembers of the coarse chunk it is
-// sending, so that split can cut it.
+// sending, so that split can cut it. It is kept under adaptive granularity only: with fixed
+// granularity nothing splits, and send leaves the train's cache lines alone.
 type train struct {
 	c                     int32 // the chunk, or -1
 	epoch                 uint32
-	txEv, arrEv           sim.EventID // beside c: every transmission sets c or txEv
+	txEv, arrEv           sim.EventID // its end of transmission (when hasTx) and its arrival
 	start, finish, tailIn sim.Time    // its transmission, and its tail's arrival at the switch
 	rem                   int64       // the lane's serialisation remainder before it
 	credited, hasTx       bool        // coarseReturns recorded its credit; an evTxDone ends it (txEv)
@@ -220,7 +221,7 @@ func (f *Fabric) coarseSpan(p *Port, li int32, qp *QP) uint16 {
 		return 1
 	}
 	var left uint32 // fine chunks left of the message
-	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+	if qp.respQueued && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
 		left = r.n - qp.respNext
 	} else {
@@ -239,7 +240,7 @@ func (f *Fabric) coarseSpan(p *Port, li int32, qp *QP) uint16 {
 	if left < span {
 		span = left
 	}
-	if span <= 1 || !f.idlePath(li, int32(qp.dstPort.idx)) {
+	if span <= 1 || !f.idlePath(li, int32(qp.attr.DestLID)-1) {
 		return 1
 	}
 	return uint16(span)
@@ -260,7 +261,7 @@ func (f *Fabric) idlePath(li, dst int32) bool {
 		if s.slowIn > 0 || f.fastTo(ln.to.idx, now) {
 			return false
 		}
-		at += ln.prop + ln.extra + s.Latency
+		at += ln.delay + s.Latency
 		out := f.outLane(s, dst)
 		if out < 0 {
 			return false

@@ -28,8 +28,8 @@ func (f *Fabric) checkInvariants() error {
 		if p.lane < 0 {
 			continue
 		}
-		for _, qi := range p.ring[p.ringHead:] {
-			if qp := f.qps[qi]; qp != nil && qp.hca != p.hca { // pull relies on it (hasWorkAlive)
+		for _, qp := range p.ring[p.ringHead:] {
+			if qp.hca != p.hca { // pull relies on it (hasWorkAlive)
 				return fmt.Errorf("ib: QP %d of %s in the round robin of port %s", qp.num, qp.hca.Name, p)
 			}
 		}

@@ -19,20 +19,23 @@ const (
 // lane is one direction of a link: an output port with a FIFO queue, a serialiser and a
 // propagation delay, plus credit-based flow control towards a switch's input buffer.
 //
-// Fields are laid out hot first: the first two cache lines hold what every transmission,
-// arrival and credit step reads (with the liveness of the HCA ports at its ends and whether
-// it draws losses, so those steps need not load the Port, the HCA or the fault rates), the
-// third the counters a chunk adds to; fault, adaptive-granularity and event-id fields
+// Fields are grouped by the step that uses them, one cache line each, so that a step loads
+// as few of the lane's lines as it can: the first line holds what an arrival reads and
+// counts, and what tryStart and cutThrough test first (whether the lane is up, busy, free,
+// has a queue), with the liveness of the HCA ports at the lane's ends and whether it draws
+// losses, so those steps need not load the Port, the HCA or the fault rates; the second
+// what a transmission reads and writes; the third the input buffer its chunk holds, credit
+// returns and stalls. Rare counters, fault, adaptive-granularity and event-id fields
 // follow. The size is a multiple of 64 bytes, so that in the lanes array (large, hence
-// page-aligned) each lane starts a cache line.
+// page-aligned) each lane starts a cache line (TestLaneLayout pins the lines).
 type lane struct {
+	// Arrival, and the first tests of tryStart and cutThrough.
 	from, to epRef
-	mbps     int64
-	rem      int64 // remainder of the last serialisation (bit-ns units), so the rate is exact
-	prop     sim.Time
-	extra    sim.Time // injected extra delay
-	credits  int64    // bytes the downstream input buffer can still take (below 0 after a coarse chunk; see need); -1 towards an HCA
-	epoch    uint32   // bumped on link down: chunks in flight from an older epoch are lost
+	rx       rxCounters // receive counters of the port at the to end, kept where arrivals count them
+	freeAt   sim.Time   // end of a transmission that schedules no evTxDone (see send)
+	delay    sim.Time   // prop + extra: what every step adds, kept by SetExtraDelay
+	epoch    uint32     // bumped on link down: chunks in flight from an older epoch are lost
+	slowTo   int32      // switch outputs: chunks on their way to the switch through an arrival event, routed here
 	up       bool
 	busy     bool
 	freeing  bool // an evLaneFree is scheduled for freeAt (freeEv)
@@ -42,28 +45,36 @@ type lane struct {
 	// dead; its state not ACTIVE), dstOK for a port at the to end (HCA alive and ACTIVE).
 	srcDead, srcDown, dstOK bool
 	lossy                   bool // loss or corrupt is above 0 (damage draws)
-	link                    int32
-	busyTo                  sim.Time   // end of the transmission that holds busy (its evTxDone)
-	freeAt                  sim.Time   // end of a transmission that schedules no evTxDone (see send)
-	q                       chunkQueue // chunks waiting for this lane (switch output queue)
-	staged                  int32      // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
-	curIn                   int32      // input lane whose buffer the chunk on the wire occupies (credit to return)
-	curInEp                 uint32
-	slowTo                  int32       // switch outputs: chunks on their way to the switch through an arrival event, routed here
-	curBytes                int64       // bytes of that input buffer it occupies
-	waitFrom                sim.Time    // start of a credit stall (PortXmitWait), -1 when not stalled
-	tx                      txCounters  // send-side counters of the port at the from end (see endCounters)
-	rx                      rxCounters  // receive counters of the port at the to end, kept where arrivals count them
-	rets                    []creditRet // credits on their way back to the sender, in arrival order
-	retHead                 int
-	wakeAt                  sim.Time    // see waking
-	train                   train       // adaptive granularity: the coarse chunk a switch output sends (see split)
-	last                    laneFlow    // adaptive granularity: the flow of the last chunk sent (see laneFlow)
-	wakeEv                  sim.EventID // see waking
-	freeEv                  sim.EventID // see freeing
-	loss, corrupt           float64
-	rng                     *sim.Stream
-	_                       [40]byte // to a multiple of 64 bytes (TestLaneLayout)
+
+	// Transmission.
+	mbps    int64
+	rem     int64      // remainder of the last serialisation (bit-ns units), so the rate is exact
+	credits int64      // bytes the downstream input buffer can still take (below 0 after a coarse chunk; see need); -1 towards an HCA
+	tx      txCounters // send-side counters of the port at the from end (see endCounters)
+	busyTo  sim.Time   // end of the transmission that holds busy (its evTxDone)
+	q       chunkQueue // chunks waiting for this lane (switch output queue)
+	src     *Port      // the HCA port at the from end (nil: a switch), so tryStart reads no f.ports
+
+	// Input buffer, credit returns, stalls.
+	curIn    int32 // input lane whose buffer the chunk on the wire occupies (credit to return)
+	curInEp  uint32
+	curBytes int64 // bytes of that input buffer it occupies
+	staged   int32 // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
+	link     int32
+	retHead  int
+	waitFrom sim.Time    // start of a credit stall (PortXmitWait), -1 when not stalled
+	rets     []creditRet // credits on their way back to the sender, in arrival order
+
+	rare          rareCounters
+	prop, extra   sim.Time    // propagation delay and injected extra delay (see delay)
+	wakeAt        sim.Time    // see waking
+	train         train       // adaptive granularity: the coarse chunk a switch output sends (see split)
+	last          laneFlow    // adaptive granularity: the flow of the last chunk sent (see laneFlow)
+	wakeEv        sim.EventID // see waking
+	freeEv        sim.EventID // see freeing
+	loss, corrupt float64
+	rng           *sim.Stream
+	_             [24]byte // to a multiple of 64 bytes (TestLaneLayout)
 }
 
 // chunk is the unit of data movement: up to Config.ChunkPackets packets of one message (or
@@ -240,7 +251,7 @@ type creditRet struct {
 // travels back over the link, so the sender can use it one propagation delay later.
 func (f *Fabric) giveCredit(li int32, n int64) {
 	ln := &f.lanes[li]
-	d := ln.prop + ln.extra
+	d := ln.delay
 	if d == 0 {
 		ln.credits += n
 		f.tryStart(li)
@@ -327,7 +338,7 @@ func (f *Fabric) tryStart(li int32) {
 	}
 	if !ln.up {
 		if ln.from.kind == epPort && !ln.srcDead {
-			f.discard(f.ports[ln.from.idx])
+			f.discard(ln.src)
 		}
 		return
 	}
@@ -336,7 +347,7 @@ func (f *Fabric) tryStart(li int32) {
 		if ln.srcDead {
 			return
 		}
-		p := f.ports[ln.from.idx]
+		p := ln.src
 		if ln.srcDown {
 			f.discard(p)
 			return
@@ -378,7 +389,7 @@ func (f *Fabric) tryStart(li int32) {
 	// latency while the tail follows a serialisation time later, and no lane can finish
 	// sending a chunk before its tail has arrived (see send).
 	if ln.waitFrom >= 0 {
-		ln.tx.wait += uint64(now - ln.waitFrom)
+		ln.rare.xmitWait += uint64(now - ln.waitFrom)
 		ln.waitFrom = -1
 	}
 	f.send(li, c, now)
@@ -405,7 +416,7 @@ func (f *Fabric) stall(ln *lane) {
 func (f *Fabric) send(li, c int32, start sim.Time) {
 	ln := &f.lanes[li]
 	ch := &f.chunks[c]
-	remBefore, tailIn := ln.rem, ch.tail
+	remBefore, tailIn, txEv := ln.rem, ch.tail, sim.EventID{}
 	finish := start + ln.ser(ch.wire)
 	if ch.tail > finish {
 		finish = ch.tail
@@ -430,7 +441,7 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 	if coarseIn { // its input-buffer credit goes back piece by piece (coarseReturns)
 		f.coarseReturns(in, c, start, finish, 0, true)
 	}
-	if il != nil && !perHopEvents && ln.to.kind == epPort && il.prop+il.extra > 0 {
+	if il != nil && !perHopEvents && ln.to.kind == epPort && il.delay > 0 {
 		// A switch output to an HCA port: nothing downstream waits for this lane (no
 		// credits), so its end of transmission need not be an event. The lane counts as busy
 		// until finish (an evLaneFree wakes it if a chunk queues meanwhile), and the credit
@@ -439,7 +450,7 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 		// re-times it as it would the given credit; see LinkDown, SetExtraDelay).
 		ln.freeAt = finish
 		if !coarseIn {
-			f.addRet(in, creditRet{finish + il.prop + il.extra, finish, int64(ch.wire)})
+			f.addRet(in, creditRet{finish + il.delay, finish, int64(ch.wire)})
 		}
 		if ln.q.head >= 0 && !ln.freeing { // more queued: serve it at finish
 			ln.freeing = true
@@ -451,17 +462,17 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 		if coarseIn {
 			ln.curIn = -1
 		}
-		ln.train.txEv = f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
+		txEv = f.k.Schedule(finish, f.hid, evTxDone, uint64(li))
 	}
-	delay := ln.prop + ln.extra
+	delay := ln.delay
 	if ln.to.kind != epSwitch {
 		ch.tail = finish + delay
 		f.arriveEv = f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
 		if ch.span > 1 && ln.from.kind == epSwitch {
 			tr := &ln.train
 			tr.c, tr.epoch, tr.start, tr.finish, tr.tailIn, tr.rem = c, ln.epoch, start, finish, tailIn, remBefore
-			tr.arrEv, tr.credited, tr.hasTx = f.arriveEv, coarseIn, ln.busy
-		} else {
+			tr.arrEv, tr.txEv, tr.credited, tr.hasTx = f.arriveEv, txEv, coarseIn, ln.busy
+		} else if f.cfg.Granularity == GranularityAdaptive { // with fixed, no train is kept
 			ln.train.c = -1
 		}
 		return
@@ -547,7 +558,7 @@ type fastRec struct {
 func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 	ln := &f.lanes[li]
 	ch := &f.chunks[c]
-	d := ln.prop + ln.extra
+	d := ln.delay
 	if perHopEvents || d > s.minInProp || d == 0 || ln.lossy || ln.from.kind != epPort {
 		return false, noRoute
 	}
@@ -706,8 +717,8 @@ func (f *Fabric) arrive(c int32) {
 	if ln.lossy {
 		if lost, bad := f.damage(ln, ch.npkt); lost || bad {
 			if bad {
-				rcv.symbols++
-				rcv.errors++
+				ln.rare.symbolErrors++
+				ln.rare.rcvErrors++
 			}
 			if toSwitch { // the chunk's buffer space frees at once
 				f.giveCredit(li, int64(ch.wire))
@@ -724,7 +735,7 @@ func (f *Fabric) arrive(c int32) {
 		ch.inLane, ch.inEpoch = li, ch.epoch
 		if out < 0 || !f.lanes[out].up {
 			if out >= 0 {
-				f.lanes[out].tx.discards += uint64(ch.npkt)
+				f.lanes[out].rare.xmitDiscards += uint64(ch.npkt)
 			}
 			f.releaseInput(ch)
 			f.freeChunk(c)
@@ -738,7 +749,7 @@ func (f *Fabric) arrive(c int32) {
 		return
 	}
 	if ln.dstOK { // the port's HCA is alive and the port ACTIVE (syncPort)
-		f.deliver(f.ports[ln.to.idx], ch)
+		f.deliver(uint32(ln.to.idx)+1, ch)
 	}
 	f.freeChunk(c)
 }
@@ -768,13 +779,12 @@ func (f *Fabric) pull(p *Port) int32 {
 		return c
 	}
 	for p.ringHead < len(p.ring) {
-		qi := p.ring[p.ringHead]
-		qp := f.qps[qi]
-		if qp == nil || !qp.hasWorkAlive() { // the port's HCA is alive (see tryStart, discard)
+		qp := p.ring[p.ringHead]
+		// A QP destroyed since it joined the ring is still there, but without work (Destroy
+		// resets it); the ring holds pointers so that a turn need not read f.qps.
+		if !qp.hasWorkAlive() { // the port's HCA is alive (see tryStart, discard)
 			p.ringPop()
-			if qp != nil {
-				qp.leaveRing()
-			}
+			qp.leaveRing()
 			continue
 		}
 		if p.ringHead == len(p.ring)-1 { // alone: no one to share with
@@ -788,7 +798,7 @@ func (f *Fabric) pull(p *Port) int32 {
 		if qp.inTurn && qp.deficit < int64(qp.quantum()) && int64(qp.peekWire()) > qp.deficit {
 			qp.inTurn = false // turn over: to the back, keeping the remaining credit
 			p.ringPop()
-			p.ring = append(p.ring, qi)
+			p.ring = append(p.ring, qp)
 			continue
 		}
 		c := f.newChunk() // span 1: fixed granularity
@@ -833,7 +843,7 @@ func (f *Fabric) enqueue(qp *QP) {
 		return
 	}
 	qp.inRing = true
-	p.ring = append(p.ring, int32(qp.num-1))
+	p.ring = append(p.ring, qp)
 	if p.lane >= 0 {
 		f.tryStart(p.lane)
 	}

@@ -149,18 +149,22 @@ var (
 // receive ring, READ bookkeeping, timers and the CM id follow. At 35k QPs they do not stay in cache, and the first touch of a QP
 // costs a memory load per line.
 type QP struct {
-	f       *Fabric
-	hca     *HCA
-	port    *Port
-	dstPort *Port
-	num     uint32
-	mtu     uint32
-	state   QPState
-	rxHave  bool // a receive WQE is reserved for message rxExpect
-	nakked  bool // a NAK for rxExpect is outstanding: drop its chunks until chunk 0
-	paused  bool // waiting out an RNR NAK
-	inRing  bool
-	inTurn  bool // at the head of the port's round robin, spending deficit
+	f        *Fabric
+	hca      *HCA
+	port     *Port
+	lid      uint32 // port's LID (its index + 1; 0 before INIT), which deliver compares
+	curChunk uint32 // next chunk of the message at sqNext (beside what hasWorkAlive reads)
+	num      uint32
+	mtu      uint32
+	state    QPState
+	rxHave   bool // a receive WQE is reserved for message rxExpect
+	nakked   bool // a NAK for rxExpect is outstanding: drop its chunks until chunk 0
+	paused   bool // waiting out an RNR NAK
+	inRing   bool
+	inTurn   bool // at the head of the port's round robin, spending deficit
+	// respQueued is respHead < len(resp): a READ response is queued (the round robin tests
+	// it on this line instead of loading the resp slice's).
+	respQueued bool
 	// Send queue: monotone counters; ring slot = counter % len(sq). The ring grows on
 	// demand up to init.MaxSendWR (see growSQ).
 	sqPosted, sqDone, sqNext uint32
@@ -168,8 +172,8 @@ type QP struct {
 
 	init QPInitAttr // the second cache line: PostSend and every completion read it
 
-	sq                        []sendWQE
-	sqSent, ackedTo, curChunk uint32
+	sq              []sendWQE
+	sqSent, ackedTo uint32
 	// Receive queue.
 	rqPosted, rqDone uint32
 	// Responder state.
@@ -294,6 +298,7 @@ func (qp *QP) Modify(to QPState, attr QPAttr) error {
 			}
 		} else {
 			qp.port = qp.hca.ports[attr.Port-1]
+			qp.lid = uint32(qp.port.idx) + 1
 		}
 		qp.attr.Port = qp.port.Num
 	case QPRTR:
@@ -303,11 +308,10 @@ func (qp *QP) Modify(to QPState, attr QPAttr) error {
 		if int(attr.MaxDestRdAtomic) > qp.hca.attr.MaxQPRdAtom {
 			return fmt.Errorf("%w: max_dest_rd_atomic %d above the device's %d", ErrInvalid, attr.MaxDestRdAtomic, qp.hca.attr.MaxQPRdAtom)
 		}
-		qp.dstPort = qp.f.ports[attr.DestLID-1]
 		qp.attr.DestLID, qp.attr.DestQPN, qp.attr.MinRNRTimer = attr.DestLID, attr.DestQPN, attr.MinRNRTimer
 		qp.destQPN = attr.DestQPN
 		qp.attr.MaxDestRdAtomic = attr.MaxDestRdAtomic
-		qp.mtu = uint32(qp.f.pathMTU(qp.port, qp.dstPort))
+		qp.mtu = uint32(qp.f.pathMTU(qp.port, qp.f.ports[attr.DestLID-1]))
 	case QPRTS:
 		if attr.RetryCnt > 7 || attr.RNRRetry > 7 || attr.Timeout > 31 {
 			return fmt.Errorf("%w: retry_cnt/rnr_retry above 7 or timeout above 31", ErrInvalid)
@@ -499,7 +503,7 @@ func (qp *QP) toErr() {
 	qp.f.k.Disarm(&qp.ackTimer)
 	qp.f.k.Disarm(&qp.rnrTimer)
 	qp.resp = qp.resp[:0]
-	qp.respHead = 0
+	qp.respHead, qp.respQueued = 0, false
 	qp.flush()
 }
 

@@ -62,7 +62,7 @@ func (qp *QP) rxReadReq(ch *chunk) {
 	if n == 0 {
 		n = 1
 	}
-	qp.resp = append(qp.resp, readResp{msn: ch.msn, len: ch.msgLen, n: n})
+	qp.resp, qp.respQueued = append(qp.resp, readResp{msn: ch.msn, len: ch.msgLen, n: n}), true
 	qp.respPeak = max(qp.respPeak, qp.respHeld())
 	qp.f.enqueue(qp)
 }

@@ -43,7 +43,7 @@ func (qp *QP) hasWork() bool {
 // (pull) runs only for a live HCA's port (tryStart tests the lane's copy, srcDead), and
 // every QP in a port's ring is on that port's HCA, so it need not load the HCA again.
 func (qp *QP) hasWorkAlive() bool {
-	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+	if qp.respQueued && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		return true
 	}
 	if qp.paused || qp.sqNext == qp.sqPosted || (qp.curChunk == 0 && qp.readBlocked()) {
@@ -62,7 +62,7 @@ func (qp *QP) quantum() uint32 {
 
 // peekWire returns the wire size of the chunk fill would produce next (hasWork is true).
 func (qp *QP) peekWire() uint32 {
-	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+	if qp.respQueued && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
 		_, _, wire := qp.sizes(r.len, qp.respNext, 1, aethBytes)
 		return wire
@@ -121,9 +121,9 @@ func (qp *QP) sizes(msgLen, idx, span, extra uint32) (b, np, wire uint32) {
 func (qp *QP) fill(c int32) uint32 {
 	f := qp.f
 	ch := &f.chunks[c]
-	ch.src, ch.dst = int32(qp.port.idx), int32(qp.dstPort.idx)
+	ch.src, ch.dst = int32(qp.port.idx), int32(qp.attr.DestLID)-1 // the remote port's index, without loading it
 	ch.srcQP, ch.dstQP = qp.num, qp.attr.DestQPN
-	if qp.respHead < len(qp.resp) && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
+	if qp.respQueued && (qp.state == QPRTR || qp.state == QPRTS || qp.state == QPSQD) {
 		r := &qp.resp[qp.respHead]
 		ch.kind, ch.op, ch.msn = ckReadResp, OpRead, r.msn
 		qp.shape(ch, r.len, qp.respNext, aethBytes)
@@ -132,7 +132,7 @@ func (qp *QP) fill(c int32) uint32 {
 			qp.respNext = 0
 			qp.respHead++
 			if qp.respHead == len(qp.resp) {
-				qp.resp, qp.respHead = qp.resp[:0], 0
+				qp.resp, qp.respHead, qp.respQueued = qp.resp[:0], 0, false
 			}
 		}
 		return ch.wire
@@ -177,20 +177,21 @@ func (qp *QP) ctrlAt(kind uint8, msn, idx uint32, status WCStatus) {
 	c := f.newChunk()
 	ch := &f.chunks[c]
 	ch.kind, ch.msn, ch.nak, ch.rnrTimer = kind, msn, status, qp.attr.MinRNRTimer
-	ch.src, ch.dst, ch.srcQP, ch.dstQP = int32(qp.port.idx), int32(qp.dstPort.idx), qp.num, qp.attr.DestQPN
+	ch.src, ch.dst, ch.srcQP, ch.dstQP = int32(qp.port.idx), int32(qp.attr.DestLID)-1, qp.num, qp.attr.DestQPN
 	ch.n, ch.npkt, ch.wire, ch.idx = 1, 1, ackWire, idx
 	f.sendCtrl(qp.port, c)
 }
 
-// deliver hands a chunk that reached port p to its destination QP. Packets for unknown QPs,
+// deliver hands a chunk that reached the port with LID lid to its destination QP (compared
+// with the QP's copy of its port's LID, so no Port is loaded). Packets for unknown QPs,
 // QPs of another connection and QPs not in RTR/RTS/SQD are silently dropped.
-func (f *Fabric) deliver(p *Port, ch *chunk) {
+func (f *Fabric) deliver(lid uint32, ch *chunk) {
 	qi := int(ch.dstQP) - 1
 	if qi < 0 || qi >= len(f.qps) {
 		return
 	}
 	qp := f.qps[qi]
-	if qp == nil || qp.port != p || qp.destQPN != ch.srcQP {
+	if qp == nil || qp.lid != lid || qp.destQPN != ch.srcQP {
 		return
 	}
 	switch qp.state {

@@ -135,6 +135,11 @@ type Profile struct {
 	// Netlink dumps of 2.16 report "Network is down", "No routes found" and "cannot find
 	// peer" with the errno).
 	ShowByIoctl bool
+	// GlobalShowKeys, when not 0, is how many of master's `lnetctl global show` keys the
+	// release prints, the first ones (jt_show_global adds each new one at the end): 8 up to
+	// 2.12 (to recovery_interval), 12 in 2.15 (max_recovery_ping_interval, LU-14979, from
+	// 2.16).
+	GlobalShowKeys int
 
 	// Failure-injection check points (fail_loc, failloc.go) a release does not have.
 
@@ -170,7 +175,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true,
+	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
@@ -187,7 +192,7 @@ var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
-	p.ShowByIoctl = true
+	p.ShowByIoctl, p.GlobalShowKeys = true, 12
 	p.NoFailDelayMsgForward = true
 	return p
 }

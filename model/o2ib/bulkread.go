@@ -67,9 +67,9 @@ func (l *LND) recvRdReq(n *kibNet, c *conn, rxm *wireMsg, msg *lnet.Msg, mlen in
 		return ErrNoTx // not replying breaks the connection (the peer times out)
 	}
 	t.msg.cookie = rxm.cookie
-	t.msg.status = mlen
+	t.msg.status = int32(mlen)
 	t.initMsg(MsgPUT_RDDONE, 0)
-	if mlen > rxm.rd.nob {
+	if mlen > int(rxm.rd.nob) {
 		t.msg.status = -eMSGSIZE
 		t.status = -eMSGSIZE
 		t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR

@@ -135,7 +135,7 @@ func (l *LND) postTx(c *conn, t *tx, credit int) bool {
 	m.srcStamp, m.dstStamp = n.incarnation, c.incarnation
 	c.credits -= credit
 	if t.read == 0 {
-		m.credits = c.outstanding
+		m.credits = int32(c.outstanding)
 		c.outstanding = 0
 	} else {
 		m.credits = 0 // a READ carries no message: the credits wait for the PUT_RDDONE
@@ -166,7 +166,7 @@ func (l *LND) postTx(c *conn, t *tx, credit int) bool {
 		return true
 	}
 	c.credits += credit
-	c.outstanding += m.credits
+	c.outstanding += int(m.credits)
 	c.nsendsPosted--
 	if m.typ == MsgNOOP {
 		c.noopsPosted--
@@ -207,7 +207,7 @@ func (l *LND) postWRs(c *conn, t *tx) int {
 			l.obs.RDMAPosted(&ev)
 		}
 	}
-	if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widTx, t.gen, t.idx), Op: ib.OpSend, Len: t.msg.nob, Signaled: true}); err != nil {
+	if err := c.qp.PostSend(ib.SendWR{ID: makeWID(widTx, t.gen, t.idx), Op: ib.OpSend, Len: int(t.msg.nob), Signaled: true}); err != nil {
 		return -lnet.EIO
 	}
 	c.wrSeq++

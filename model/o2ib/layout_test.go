@@ -9,7 +9,8 @@ import (
 // Go's 256-byte class and a tx in the 320-byte class, multiples of 64 (the 288 and 352
 // classes are not), so each starts on a cache line; the fields every completion reads (a
 // conn's first 192 bytes, a tx's up to msg.typ) take three and two lines; a net (kibNet) is
-// 384 bytes with what a receive and a send read in its first line.
+// 384 bytes with what a receive and a send read in its first line; a message (wireMsg) is
+// 192 bytes, three lines.
 func TestHotObjectSizes(t *testing.T) {
 	if s := unsafe.Sizeof(conn{}); s <= 224 || s > 256 {
 		t.Errorf("conn is %d bytes, want 225-256 (the 256 class)", s)
@@ -19,6 +20,9 @@ func TestHotObjectSizes(t *testing.T) {
 	}
 	if s := unsafe.Sizeof(tx{}); s <= 288 || s > 320 {
 		t.Errorf("tx is %d bytes, want 289-320 (the 320 class)", s)
+	}
+	if s := unsafe.Sizeof(wireMsg{}); s != 192 {
+		t.Errorf("wireMsg is %d bytes, want 192 (three whole lines)", s)
 	}
 	if s := unsafe.Sizeof(kibNet{}); s != 384 {
 		t.Errorf("kibNet is %d bytes, want 384 (a class of whole lines)", s)

@@ -134,20 +134,25 @@ func RejectName(why int) string {
 	return "?"
 }
 
-// rdmaDesc is a kib_rdma_desc reduced to one region: the rkey and the byte count.
+// rdmaDesc is a kib_rdma_desc reduced to one region: the rkey and the byte count (rf_nob,
+// 32 bits as on the wire).
 type rdmaDesc struct {
 	key uint32
-	nob int
+	nob int32
 }
 
 // wireMsg is one o2iblnd message (struct kib_msg): the header every message carries and the
 // union of the per-type bodies. The IB model moves byte counts, so the content of a SEND
-// travels beside it (see conn.rxWire) while its size (nob) is what crosses the fabric.
+// travels beside it (see conn.rxWire) while its size (nob) is what crosses the fabric. The
+// counts are 32 bits, as the kernel's are on the wire, which makes the message 192 bytes:
+// three whole cache lines in Go's 192-byte size class (at 216 bytes the 224 class straddled
+// four or five).
 type wireMsg struct {
 	next     *wireMsg // the next SEND in flight to the same conn (see wireRing), beside nob: a receive reads both
 	typ      MsgType
-	credits  int // ibm_credits: credits returned to the receiver
-	nob      int // ibm_nob: bytes on the wire
+	credits  int32 // ibm_credits: credits returned to the receiver
+	nob      int32 // ibm_nob: bytes on the wire
+	status   int32 // completions (ibm_u.completion.ibcm_status): bytes or -errno
 	srcNID   lnet.NID
 	dstNID   lnet.NID
 	srcStamp uint64
@@ -156,7 +161,6 @@ type wireMsg struct {
 	hdr       lnet.Header // IMMEDIATE, PUT_REQ, GET_REQ
 	cookie    uint64      // PUT_REQ/GET_REQ: sender's cookie; PUT_ACK: src cookie; completions: cookie
 	dstCookie uint64      // PUT_ACK: the sink's cookie
-	status    int         // completions: bytes or -errno
 	rd        rdmaDesc    // PUT_ACK, GET_REQ, PUT_RDREQ (the source)
 }
 

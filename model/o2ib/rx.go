@@ -67,7 +67,7 @@ func (l *LND) rxComplete(c *conn, st ib.WCStatus, nob int) {
 		l.closeConn(c, -lnet.EPROTO)
 		return
 	}
-	if m.nob != nob {
+	if int(m.nob) != nob {
 		l.freeMsgs = append(l.freeMsgs, m)
 		l.closeConn(c, -lnet.EPROTO)
 		return
@@ -94,12 +94,12 @@ func (l *LND) handleRx(r *rx) {
 	c := r.conn
 	m := r.msg
 	if m.credits != 0 {
-		if c.credits+m.credits > c.queueDepth {
+		if c.credits+int(m.credits) > c.queueDepth {
 			l.closeConn(c, -lnet.EPROTO)
 			l.postRx(c, r, postNoCredit)
 			return
 		}
-		c.credits += m.credits
+		c.credits += int(m.credits)
 		l.checkSends(c)
 	}
 	post := postPeerCredit
@@ -120,7 +120,7 @@ func (l *LND) handleRx(r *rx) {
 		}
 	case MsgPUT_NAK:
 		post = postRsrvdCredit
-		l.handleCompletion(c, MsgPUT_REQ, m.status, m.cookie, nil)
+		l.handleCompletion(c, MsgPUT_REQ, int(m.status), m.cookie, nil)
 	case MsgPUT_ACK:
 		post = postRsrvdCredit
 		t := l.findWaitingTx(c, MsgPUT_REQ, m.cookie)
@@ -129,19 +129,19 @@ func (l *LND) handleRx(r *rx) {
 			break
 		}
 		c.removeActive(t)
-		l.initRDMA(t, MsgPUT_DONE, m.rd.nob, m.rd, m.dstCookie)
+		l.initRDMA(t, MsgPUT_DONE, int(m.rd.nob), m.rd, m.dstCookie)
 		t.waiting = false
 		l.queueTxLocked(t, c)
 		l.checkSends(c)
 	case MsgPUT_DONE:
 		post = postPeerCredit
-		l.handleCompletion(c, MsgPUT_ACK, m.status, m.cookie, nil)
+		l.handleCompletion(c, MsgPUT_ACK, int(m.status), m.cookie, nil)
 	case MsgGET_DONE:
 		post = postRsrvdCredit
-		l.handleCompletion(c, MsgGET_REQ, m.status, m.cookie, m.hdr.Data)
+		l.handleCompletion(c, MsgGET_REQ, int(m.status), m.cookie, m.hdr.Data)
 	case MsgPUT_RDDONE:
 		post = postRsrvdCredit
-		l.handleCompletion(c, MsgPUT_RDREQ, m.status, m.cookie, nil)
+		l.handleCompletion(c, MsgPUT_RDREQ, int(m.status), m.cookie, nil)
 	default:
 		post = postNoCredit
 		rc = -lnet.EPROTO

@@ -47,7 +47,7 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 	switch typ {
 	case MsgGET_REQ:
 		t.msg.cookie = t.cookie()
-		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: msg.Hdr.SinkLen}
+		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: int32(msg.Hdr.SinkLen)}
 		t.initMsg(MsgGET_REQ, 0)
 		t.lnt[1] = n.node.CreateReplyMsg(ni, msg)
 		if t.lnt[1] == nil {
@@ -62,7 +62,7 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 		t.waiting = true
 	case MsgPUT_RDREQ:
 		t.msg.cookie = t.cookie()
-		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: msg.Len()}
+		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: int32(msg.Len())}
 		t.initMsg(MsgPUT_RDREQ, 0)
 		t.waiting = true
 	default:
@@ -113,7 +113,7 @@ func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rle
 		}
 		t.msg.cookie = rxm.cookie
 		t.msg.dstCookie = t.cookie()
-		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: mlen}
+		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: int32(mlen)}
 		t.initMsg(MsgPUT_ACK, 0)
 		t.lnt[0] = msg
 		t.waiting = true
@@ -163,12 +163,12 @@ func (l *LND) reply(n *kibNet, r *rx, msg *lnet.Msg, nob int) {
 func (l *LND) initRDMA(t *tx, typ MsgType, resid int, dst rdmaDesc, dstCookie uint64) int {
 	rc := resid
 	t.rdma, t.rdmaKey = 0, 0
-	if resid > dst.nob {
+	if resid > int(dst.nob) {
 		rc = -eMSGSIZE
 	} else if resid > 0 {
 		t.rdma, t.rdmaKey = int32(resid), dst.key
 	}
-	t.msg.status = rc
+	t.msg.status = int32(rc)
 	t.msg.cookie = dstCookie
 	t.msg.dstCookie = 0
 	t.msg.rd = rdmaDesc{}
@@ -183,7 +183,7 @@ func (l *LND) sendCompletion(c *conn, typ MsgType, status int, cookie uint64) {
 	if t == nil {
 		return
 	}
-	t.msg.status = status
+	t.msg.status = int32(status)
 	t.msg.cookie = cookie
 	t.initMsg(typ, 0)
 	l.queueTx(t, c)

@@ -75,8 +75,8 @@ func (l *LND) SetObserver(o Observer) { l.obs = o }
 func (l *LND) observePost(c *conn, t *tx) {
 	m := &t.msg
 	ev := MsgEvent{Time: l.k.Now(), Src: m.srcNID, Dst: m.dstNID, SrcStamp: m.srcStamp, DstStamp: m.dstStamp,
-		Type: m.typ, Credits: m.credits, Nob: m.nob, Cookie: m.cookie, DstCookie: m.dstCookie, Status: m.status,
-		RDMAKey: m.rd.key, RDMANob: m.rd.nob, Seq: c.wrSeq - 1}
+		Type: m.typ, Credits: int(m.credits), Nob: int(m.nob), Cookie: m.cookie, DstCookie: m.dstCookie, Status: int(m.status),
+		RDMAKey: m.rd.key, RDMANob: int(m.rd.nob), Seq: c.wrSeq - 1}
 	ev.SrcLID, ev.DstLID, ev.SrcQPN, ev.DstQPN = c.addrs()
 	switch m.typ {
 	case MsgIMMEDIATE, MsgPUT_REQ, MsgGET_REQ, MsgPUT_RDREQ:

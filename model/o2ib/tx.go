@@ -98,7 +98,7 @@ func (l *LND) getIdleTx(n *kibNet) *tx {
 // initTxMsg models kiblnd_init_tx_msg: set the message type and size.
 func (t *tx) initMsg(typ MsgType, payload int) {
 	t.msg.typ = typ
-	t.msg.nob = msgNob(typ, payload)
+	t.msg.nob = int32(msgNob(typ, payload))
 }
 
 // txDone models kiblnd_tx_done: release the descriptor, then finalize its LNet messages

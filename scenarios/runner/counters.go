@@ -11,17 +11,18 @@ import (
 
 // counters returns each node's state in the shapes lnetctl prints: its nets and peers with
 // every block the model has (net: `net show -v 4` with the per-type counts inside statistics
-// and each NI's tx credits, which lnetctl does not print; peer: likewise), then, rendered by
-// the same functions the lnetctl check reads (show), `lnetctl stats show` (statistics),
-// `route show -v` (route), `global show` (global), on a router `routing show` (routing,
+// and each NI's tx credits, which lnetctl does not print; peer: likewise) and every global
+// tunable (global: `global show`'s keys and the model's others), then, rendered by the same
+// functions the lnetctl check reads (show), `lnetctl stats show` (statistics), `route show
+// -v` (route), on a router `routing show` (routing,
 // buffers) plus the routing counters lnetctl has no name for (router counters), and on a
 // node with rules `udsp show` (udsp). yaml.v3 writes map keys sorted.
 func counters(c *cluster) map[string]any {
 	out := map[string]any{}
 	for _, n := range c.nodes {
 		// every block the model has: tx credits, health stats, per-type counts, UDSP info
-		m := map[string]any{"net": showNets(c, n), "peer": n.ln.ShowPeers()}
-		for _, cmd := range []string{"stats show", "route show -v", "global show"} {
+		m := map[string]any{"net": showNets(c, n), "peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal()}
+		for _, cmd := range []string{"stats show", "route show -v"} {
 			for k, v := range show(c, n, cmd) {
 				m[k] = v
 			}
@@ -63,7 +64,7 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 	case "stats show":
 		return map[string]any{"statistics": ln.Stats()}
 	case "global show":
-		return map[string]any{"global": ln.ShowGlobal()}
+		return map[string]any{"global": globalShow(ln)}
 	case "export":
 		return exportShow(c, n)
 	case "export --backup":
@@ -92,11 +93,14 @@ func recoveryQueue(name string, nids []lnet.NID) map[string]any {
 	return map[string]any{name: q}
 }
 
-// exportShow is `lnetctl export`: every section at full detail.
+// exportShow is `lnetctl export` (jt_export): nets at level 2, routes at 1 and peers at 3
+// (2 up to 2.15, and here: the peer state of level 3 is not modelled), then routing, buffers,
+// global and the rules.
 func exportShow(c *cluster, n *node) map[string]any {
 	r, b := n.ln.ShowRouting()
-	m := map[string]any{"net": lnet.WithoutCredits(showNets(c, n)), "route": n.ln.Routes(), "routing": r, "buffers": b,
-		"peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal()}
+	m := map[string]any{"net": showLeveled(c, n, &scenarios.ShowCommand{Verb: "net show", Detail: 2, Hop: -1, Priority: -1})["net"],
+		"route": n.ln.Routes(), "routing": r, "buffers": b, "global": globalShow(n.ln),
+		"peer": showLeveled(c, n, &scenarios.ShowCommand{Verb: "peer show", Detail: 3, Hop: -1, Priority: -1})["peer"]}
 	if u := n.ln.UDSPs(); len(u) > 0 {
 		m["udsp"] = u
 	}
@@ -131,7 +135,7 @@ type peerBackup struct {
 // and peer changes: sections with nothing in them are left out, as lnetctl does, and so is
 // the loopback net (lnet_net_show_dump skips lolnd's net for a backup).
 func exportBackup(c *cluster, n *node) map[string]any {
-	m := map[string]any{"global": n.ln.ShowGlobal()}
+	m := map[string]any{"global": globalShow(n.ln)}
 	var nets []map[string]any
 	for _, ns := range showNets(c, n) {
 		if ns.NetType == "lo" { // the loopback net is not configuration: never exported
@@ -290,4 +294,29 @@ func routerCounter(s lnet.RouterStats, name string) (int64, bool) {
 		return int64(s.Dropped), true
 	}
 	return 0, false
+}
+
+// globalKeys are the keys `lnetctl global show` prints, in jt_show_global's order; a release
+// prints the first Profile.GlobalShowKeys of them.
+var globalKeys = []string{"numa_range", "max_interfaces", "discovery", "drop_asym_route", "retry_count",
+	"transaction_timeout", "health_sensitivity", "recovery_interval", "router_sensitivity", "lnd_timeout",
+	"response_tracking", "recovery_limit", "max_recovery_ping_interval"}
+
+// globalShow is `lnetctl global show` (jt_show_global, and export's global section): each
+// value as a number, discovery and drop_asym_route as 0 or 1 (lustre_lnet_show_discovery
+// inverts lnet_peer_discovery_disabled), lnd_timeout the one in use.
+func globalShow(ln *lnet.Node) map[string]any {
+	t, g := ln.Tunables(), ln.ShowGlobal()
+	vals := []int{t.NUMARange, t.MaxInterfaces, boolInt(t.Discovery), boolInt(t.DropAsymRoute), t.RetryCount,
+		t.TransactionTimeout, t.HealthSensitivity, t.RecoveryInterval, t.RouterSensitivity, g.LNDTimeout,
+		t.ResponseTracking, t.RecoveryLimit, t.MaxRecoveryPingInterval}
+	keys := globalKeys
+	if k := t.Profile.GlobalShowKeys; k > 0 && k < len(keys) {
+		keys = keys[:k]
+	}
+	m := make(map[string]any, len(keys))
+	for i, k := range keys {
+		m[k] = vals[i]
+	}
+	return m
 }

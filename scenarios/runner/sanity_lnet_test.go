@@ -85,6 +85,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-228", []string{"lnet.release=2.16"}, []string{"the routes stay up with the gateways at health 500", "every lst write completes", "every lst read completes", "no message fails"}},
 		// Up to 2.16 a local NI's status does not follow its health: it stays up at 0.
 		{"sanity-lnet-236", []string{"lnet.release=2.16"}, []string{"the first NI is down, the second up", "the router sees the first down, the second up"}},
+		// 2.16 switches routing at once: messages on their way to the router are dropped.
+		{"sanity-lnet-257", []string{"lnet.release=2.16"}, []string{"every write of the first run completes", "every read of the first run completes",
+			"the first router drops nothing while it stops", "the first router drops nothing when it starts again",
+			"the client's route through it is still down while the router is starting (it advertises routing after 10 s)"}},
 		{"sanity-lnet-226", []string{"faults[1].node=client", "faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.[2-3]@o2ib"},
 			[]string{"the server has one route back after route del", "ping 1 after the delete succeeds", "ping 2 after the delete succeeds", "ping 3 after the delete succeeds",
 				"ping 4 after the delete succeeds", "the client's messages after the delete (the pings and router checks) alternate: rtr0", "... and rtr1", "no message fails"}},

@@ -22,7 +22,7 @@ func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any 
 			}
 			nis := make([]any, 0, len(ns.NIs))
 			for i := range ns.NIs {
-				nis = append(nis, niAtLevel(&ns.NIs[i], sc.Detail))
+				nis = append(nis, niAtLevel(n.ln, &ns.NIs[i], sc.Detail))
 			}
 			nets = append(nets, map[string]any{"net type": ns.NetType, "local NI(s)": nis})
 		}
@@ -37,7 +37,7 @@ func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any 
 			if sc.NID != "" && !peerHas(p, sc.NID) {
 				continue
 			}
-			peers = append(peers, peerAtLevel(&p, sc.Detail))
+			peers = append(peers, peerAtLevel(n.ln, &p, sc.Detail))
 		}
 		if sc.NID != "" && len(peers) == 0 {
 			// lnet_find_peer finds no peer: -ENOENT; the ioctl path prints strerror.
@@ -117,8 +117,8 @@ func counts(send, recv, drop uint64) map[string]any {
 
 // niAtLevel is a local NI at a level: nid, status and interfaces; from 1 statistics,
 // tunables, lnd tunables, dev cpt and CPT; from 2 the per-type counts and health stats; at
-// 4 the UDSP info (on a node with rules, as at full detail).
-func niAtLevel(ni *lnet.NIShow, d int) map[string]any {
+// 4 the UDSP info (lnet_udsp_info_send prints it on every NI, rules or not).
+func niAtLevel(ln *lnet.Node, ni *lnet.NIShow, d int) map[string]any {
 	m := map[string]any{"nid": ni.NID, "status": ni.Status}
 	if len(ni.Interfaces) > 0 {
 		m["interfaces"] = ni.Interfaces
@@ -132,8 +132,8 @@ func niAtLevel(ni *lnet.NIShow, d int) map[string]any {
 		m["sent_stats"], m["received_stats"], m["dropped_stats"] = st.Sent, st.Received, st.Dropped
 		m["health stats"] = ni.HealthStats
 	}
-	if d >= 4 && ni.UDSP != nil {
-		m["udsp info"] = ni.UDSP
+	if d >= 4 {
+		m["udsp info"] = udspInfo(ln, ni.NID)
 	}
 	m["tunables"] = ni.Tunables
 	if ni.LNDTunables != nil {
@@ -150,9 +150,9 @@ func niAtLevel(ni *lnet.NIShow, d int) map[string]any {
 
 // peerAtLevel is a peer at a level: primary nid, Multi-Rail and each NI's nid and state;
 // from 1 each NI's credits and statistics; from 2 its per-type counts and health stats; at 4
-// its UDSP info and preferred local NIDs. The peer state of level 3 and the refcount of
-// level 1 are not modelled.
-func peerAtLevel(p *lnet.PeerShow, d int) map[string]any {
+// its UDSP info (on every NI, as lnet_udsp_info_send prints it) and preferred local NIDs.
+// The peer state of level 3 and the refcount of level 1 are not modelled.
+func peerAtLevel(ln *lnet.Node, p *lnet.PeerShow, d int) map[string]any {
 	nis := make([]any, 0, len(p.PeerNIs))
 	for i := range p.PeerNIs {
 		pni := &p.PeerNIs[i]
@@ -169,9 +169,7 @@ func peerAtLevel(p *lnet.PeerShow, d int) map[string]any {
 			m["health stats"] = pni.HealthStats
 		}
 		if d >= 4 {
-			if pni.UDSP != nil {
-				m["udsp info"] = pni.UDSP
-			}
+			m["udsp info"] = udspInfo(ln, pni.NID)
 			if len(pni.PreferredNID) > 0 {
 				m["preferred local NIDs"] = pni.PreferredNID
 			}
@@ -179,4 +177,14 @@ func peerAtLevel(p *lnet.PeerShow, d int) map[string]any {
 		nis = append(nis, m)
 	}
 	return map[string]any{"primary nid": p.PrimaryNID, "Multi-Rail": p.MultiRail, "peer ni": nis}
+}
+
+// udspInfo is the `udsp info` block of a local or peer NI (priorities -1 when unset).
+func udspInfo(ln *lnet.Node, nid string) any {
+	if x, err := lnet.ParseNID(nid); err == nil {
+		if in, ok := ln.UDSPInfo(x); ok {
+			return in
+		}
+	}
+	return nil
 }
