@@ -85,8 +85,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-228", []string{"lnet.release=2.16"}, []string{"the routes stay up with the gateways at health 500", "every lst write completes", "every lst read completes", "no message fails"}},
 		// Up to 2.16 a local NI's status does not follow its health: it stays up at 0.
 		{"sanity-lnet-236", []string{"lnet.release=2.16"}, []string{"the first NI is down, the second up", "the router sees the first down, the second up"}},
-		// 2.16 switches routing at once: messages on their way to the router are dropped.
-		{"sanity-lnet-257", []string{"lnet.release=2.16"}, []string{"every write of the first run completes", "every read of the first run completes",
+		// 2.16 switches routing at once: messages on their way to the router are dropped (with
+		// discovery's pushes in the round robin, the one dropped at the stop is a read's).
+		{"sanity-lnet-257", []string{"lnet.release=2.16"}, []string{"every read of the first run completes",
 			"the first router drops nothing while it stops", "the first router drops nothing when it starts again",
 			"the client's route through it is still down while the router is starting (it advertises routing after 10 s)"}},
 		{"sanity-lnet-226", []string{"faults[1].node=client", "faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.[2-3]@o2ib"},
