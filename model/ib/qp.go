@@ -144,10 +144,13 @@ var (
 // QP is a reliable-connected queue pair (struct ibv_qp of type IBV_QPT_RC).
 //
 // The fields delivery, the port scheduler and posting read on every chunk come first (the
-// first four cache lines of a 448-byte, 64-byte-aligned object: state and send counters,
-// the init attributes, the queues' counters, the address and READ responder heads); the
-// receive ring, READ bookkeeping, timers and the CM id follow. At 35k QPs they do not stay in cache, and the first touch of a QP
-// costs a memory load per line.
+// first four cache lines of a 448-byte, 64-byte-aligned object): state, flags and send
+// counters (what the round robin and a kick test); the init attributes (every post and
+// completion); the queues' counters, the responder state and the retry counters and held
+// NAK an ACK's progress reads; the address, the receive ring a SEND's completion pops and
+// the ACK timer's deadline. READ responder state, READ bookkeeping, timers and the CM id
+// follow. At 35k QPs they do not stay in cache, and the first touch of a QP costs a memory
+// load per line.
 type QP struct {
 	f        *Fabric
 	hca      *HCA
@@ -164,7 +167,8 @@ type QP struct {
 	inTurn   bool // at the head of the port's round robin, spending deficit
 	// respQueued is respHead < len(resp): a READ response is queued (the round robin tests
 	// it on this line instead of loading the resp slice's).
-	respQueued bool
+	respQueued  bool
+	kickPending bool
 	// Send queue: monotone counters; ring slot = counter % len(sq). The ring grows on
 	// demand up to init.MaxSendWR (see growSQ).
 	sqPosted, sqDone, sqNext uint32
@@ -180,25 +184,25 @@ type QP struct {
 	rxExpect uint32 // next message sequence number expected
 	rxChunk  int32  // next chunk expected of message rxExpect; -1: discard until chunk 0
 	destQPN  uint32 // attr.DestQPN, beside the responder state deliver reads with it
-	deficit  int64  // deficit round robin credit, in wire bytes
-
-	attr     QPAttr
-	resp     []readResp
-	respHead int
-	ackDue   sim.Time // local ACK timer deadline; 0 = stopped
-
-	rq       []rqRun // ring of runs of identical receive WRs (see PostRecv)
-	rqHead   uint32  // oldest run
-	rqRuns   uint32  // runs in the ring
-	respNext uint32  // next chunk of resp[respHead]
-	// An error NAK for a message behind an unanswered READ, applied when it is the oldest.
-	heldMsn            uint32
+	// An error NAK for a message behind an unanswered READ, applied when it is the oldest
+	// (heldMsn), and the retries left: what every ACK's progress reads.
 	heldStatus         WCStatus // WCSuccess: none
 	retryLeft, rnrLeft uint8
-	kickPending        bool
-	commEstSent        bool
-	fatalSent          bool // QP_FATAL raised
-	rdGap              bool // a re-read for a response gap is under way
+	deficit            int64 // deficit round robin credit, in wire bytes
+
+	attr   QPAttr
+	rq     []rqRun  // ring of runs of identical receive WRs (see PostRecv)
+	rqHead uint32   // oldest run
+	rqRuns uint32   // runs in the ring
+	ackDue sim.Time // local ACK timer deadline; 0 = stopped
+
+	resp        []readResp
+	respHead    int
+	respNext    uint32 // next chunk of resp[respHead]
+	heldMsn     uint32
+	commEstSent bool
+	fatalSent   bool // QP_FATAL raised
+	rdGap       bool // a re-read for a response gap is under way
 
 	// Requester READ reassembly.
 	rdMsn   uint32

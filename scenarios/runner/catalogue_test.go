@@ -42,6 +42,7 @@ var keyChange = map[string]string{
 	"credits-starvation":       "lnet.nets.o2ib0.peer_credits=16 lnet.nets.o2ib0.credits=256",
 	"router-buffer-cpts":       "lnet.cpts=1",
 	"router-buffer-starvation": "lnet.large_router_buffers=1024",
+	"sanity-lnet-213":          "nodes.client.nis=[o2ib]",
 	"sanity-lnet-241":          "o2ib.o2ib0.timeout=50",
 }
 
