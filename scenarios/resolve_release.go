@@ -122,6 +122,9 @@ func (r *resolver) releaseGlobals(g, lp string, glob *Globals) {
 	if unset("health_sensitivity") {
 		glob.HealthSensitivity = d.HealthSensitivity
 	}
+	if unset("max_interfaces") && unset("max_intf") {
+		glob.MaxInterfaces = rel.Profile.MaxInterfacesDefault()
+	}
 	if unset("retry_count") {
 		glob.RetryCount = d.RetryCount
 		if glob.HealthSensitivity == 0 {

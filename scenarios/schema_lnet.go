@@ -73,7 +73,7 @@ type Globals struct {
 	Discovery bool `yaml:"discovery" json:"discovery"`
 	// NumaRange is lnet_numa_range (default 0).
 	NumaRange int `yaml:"numa_range" json:"numa_range"`
-	// MaxInterfaces is lnet_interfaces_max (default 4096).
+	// MaxInterfaces is lnet_interfaces_max (default 4096; 200 on releases up to 2.17).
 	MaxInterfaces int `yaml:"max_interfaces" alias:"max_intf" json:"max_interfaces"`
 	// LockPrimNID is lock_prim_nid (default true).
 	LockPrimNID bool `yaml:"lock_prim_nid" json:"lock_prim_nid"`

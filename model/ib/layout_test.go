@@ -58,12 +58,12 @@ func TestLaneLayout(t *testing.T) {
 		"lossy": {unsafe.Offsetof(l.lossy), 1},
 	}, {
 		"mbps": {unsafe.Offsetof(l.mbps), 8}, "rem": {unsafe.Offsetof(l.rem), 8}, "credits": {unsafe.Offsetof(l.credits), 8},
-		"tx": {unsafe.Offsetof(l.tx), unsafe.Sizeof(l.tx)}, "busyTo": {unsafe.Offsetof(l.busyTo), 8},
+		"tx": {unsafe.Offsetof(l.tx), unsafe.Sizeof(l.tx)}, "waitFrom": {unsafe.Offsetof(l.waitFrom), 8},
 		"q": {unsafe.Offsetof(l.q), unsafe.Sizeof(l.q)}, "src": {unsafe.Offsetof(l.src), 8},
 	}, {
 		"curIn": {unsafe.Offsetof(l.curIn), 4}, "curInEp": {unsafe.Offsetof(l.curInEp), 4}, "curBytes": {unsafe.Offsetof(l.curBytes), 8},
 		"staged": {unsafe.Offsetof(l.staged), 4}, "retHead": {unsafe.Offsetof(l.retHead), 8},
-		"waitFrom": {unsafe.Offsetof(l.waitFrom), 8}, "rets": {unsafe.Offsetof(l.rets), unsafe.Sizeof(l.rets)},
+		"busyTo": {unsafe.Offsetof(l.busyTo), 8}, "rets": {unsafe.Offsetof(l.rets), unsafe.Sizeof(l.rets)},
 	}}
 	for i, line := range lines {
 		for name, f := range line {

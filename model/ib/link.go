@@ -24,8 +24,8 @@ const (
 // counts, and what tryStart and cutThrough test first (whether the lane is up, busy, free,
 // has a queue), with the liveness of the HCA ports at the lane's ends and whether it draws
 // losses, so those steps need not load the Port, the HCA or the fault rates; the second
-// what a transmission reads and writes; the third the input buffer its chunk holds, credit
-// returns and stalls. Rare counters, fault, adaptive-granularity and event-id fields
+// what a transmission reads and writes (with the stall start and the source port); the
+// third the input buffer its chunk holds and credit returns. Rare counters, fault, adaptive-granularity and event-id fields
 // follow. The size is a multiple of 64 bytes, so that in the lanes array (large, hence
 // page-aligned) each lane starts a cache line (TestLaneLayout pins the lines).
 type lane struct {
@@ -47,22 +47,22 @@ type lane struct {
 	lossy                   bool // loss or corrupt is above 0 (damage draws)
 
 	// Transmission.
-	mbps    int64
-	rem     int64      // remainder of the last serialisation (bit-ns units), so the rate is exact
-	credits int64      // bytes the downstream input buffer can still take (below 0 after a coarse chunk; see need); -1 towards an HCA
-	tx      txCounters // send-side counters of the port at the from end (see endCounters)
-	busyTo  sim.Time   // end of the transmission that holds busy (its evTxDone)
-	q       chunkQueue // chunks waiting for this lane (switch output queue)
-	src     *Port      // the HCA port at the from end (nil: a switch), so tryStart reads no f.ports
+	mbps     int64
+	rem      int64      // remainder of the last serialisation (bit-ns units), so the rate is exact
+	credits  int64      // bytes the downstream input buffer can still take (below 0 after a coarse chunk; see need); -1 towards an HCA
+	tx       txCounters // send-side counters of the port at the from end (see endCounters)
+	waitFrom sim.Time   // start of a credit stall (PortXmitWait), -1 when not stalled
+	q        chunkQueue // chunks waiting for this lane (switch output queue)
+	src      *Port      // the HCA port at the from end (nil: a switch), so tryStart reads no f.ports
 
-	// Input buffer, credit returns, stalls.
+	// Input buffer, credit returns.
 	curIn    int32 // input lane whose buffer the chunk on the wire occupies (credit to return)
 	curInEp  uint32
 	curBytes int64 // bytes of that input buffer it occupies
 	staged   int32 // HCA port lanes: a chunk taken from a QP, waiting for credits; -1 = none
 	link     int32
 	retHead  int
-	waitFrom sim.Time    // start of a credit stall (PortXmitWait), -1 when not stalled
+	busyTo   sim.Time    // end of the transmission that holds busy (its evTxDone)
 	rets     []creditRet // credits on their way back to the sender, in arrival order
 
 	rare          rareCounters

@@ -123,3 +123,27 @@ func TestSetGlobal(t *testing.T) {
 		t.Errorf("ping buffer after discovery off: discovery %v seq %d (was %d)", b.Discovery, b.Seq, seq)
 	}
 }
+
+// TestMaxInterfacesByRelease: LNET_INTERFACES_MAX_DEFAULT is 200 up to 2.17 and 4096 in
+// master (LU-19563): the default of max_interfaces and what a value below 16 becomes.
+func TestMaxInterfacesByRelease(t *testing.T) {
+	for _, c := range []struct {
+		rel  string
+		want int
+	}{{"2.12", 200}, {"2.15", 200}, {"2.16", 200}, {"2.17", 200}, {"master", 4096}} {
+		tun := relTunables(t, c.rel)
+		if tun.MaxInterfaces != c.want {
+			t.Errorf("%s: default max_interfaces %d, want %d", c.rel, tun.MaxInterfaces, c.want)
+		}
+		r := newRouted(t, 1, tun, tun)
+		if err := r.c.SetGlobal("max_interfaces", 64); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.c.SetGlobal("max_interfaces", 8); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.c.Tunables().MaxInterfaces; got != c.want {
+			t.Errorf("%s: set max_interfaces 8 gives %d, want %d", c.rel, got, c.want)
+		}
+	}
+}

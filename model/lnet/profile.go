@@ -141,6 +141,11 @@ type Profile struct {
 	// 2.16).
 	GlobalShowKeys int
 
+	// SmallMaxInterfaces: LNET_INTERFACES_MAX_DEFAULT is 200, the default of max_interfaces
+	// and what `lnetctl set max_interfaces` below 16 becomes (up to 2.17; LU-19563 raises it
+	// to 4096 in master).
+	SmallMaxInterfaces bool
+
 	// Failure-injection check points (fail_loc, failloc.go) a release does not have.
 
 	// NoFailDelayMsgForward: lnet_parse applies the delay rules with no
@@ -176,13 +181,13 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, GlobalShowKeys: 8,
-	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true}
+	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
-	MRForwardByDestination: true, NoFailRtrHealthInc: true}
+	MRForwardByDestination: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -197,8 +202,9 @@ func withPre216LNet(p Profile) Profile {
 	return p
 }
 
-// profile217 is 2.17: master but for LU-20379 and LU-19827.
-var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true}
+// profile217 is 2.17: master but for LU-20379, LU-19827 and LU-19563.
+var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true,
+	SmallMaxInterfaces: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true
@@ -266,5 +272,14 @@ func (r Release) Tunables() Tunables {
 	t.RetryCount = r.Defaults.RetryCount
 	t.HealthSensitivity = r.Defaults.HealthSensitivity
 	t.Profile = r.Profile
+	t.MaxInterfaces = r.Profile.MaxInterfacesDefault()
 	return t
+}
+
+// MaxInterfacesDefault is LNET_INTERFACES_MAX_DEFAULT as the release has it (SmallMaxInterfaces).
+func (p Profile) MaxInterfacesDefault() int {
+	if p.SmallMaxInterfaces {
+		return 200
+	}
+	return 4096
 }
