@@ -147,9 +147,10 @@ func (n *Node) dropGatewayRoute(r *Route) {
 // forces retry_count 0), transaction_timeout (transaction_to_set: above retry_count),
 // retry_count (retry_count_set: 0 while health_sensitivity is 0, at most
 // transaction_timeout), response_tracking (0..3), max_recovery_ping_interval (> 0),
-// max_interfaces (below 16 becomes LNET_INTERFACES_MAX_DEFAULT, intf_max_set), recovery_limit, numa_range,
-// drop_asym_route, router_sensitivity and recovery_interval (deprecated: stored, no effect),
-// discovery (SetDiscovery) and routing (SetRouting). Refusals are EINVAL.
+// max_interfaces (below 16 becomes LNET_INTERFACES_MAX_DEFAULT, intf_max_set),
+// recovery_limit, numa_range, drop_asym_route, router_sensitivity and recovery_interval
+// (deprecated: stored, no effect), discovery (SetDiscovery) and routing (SetRouting).
+// Refusals are EINVAL.
 func (n *Node) SetGlobal(name string, v int) error {
 	t := n.tun
 	switch name {

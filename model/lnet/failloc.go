@@ -52,10 +52,11 @@ func (n *Node) FailLoc() (loc, val uint32) { return n.fail.loc, n.fail.val }
 
 // failCheck models CFS_FAIL_CHECK(id): cfs_fail_check_set_loc's precheck (fail_loc set, and
 // its location is id's or both have CFS_FAULT), then __cfs_fail_check_set without a value
-// to set. It answers whether the check point fails this time.
+// to set. It answers whether the check point fails this time; a check point the node's
+// release does not have (failPoint) never runs, so it neither fails nor counts.
 func (n *Node) failCheck(id uint32) bool {
 	f := &n.fail
-	if f.loc == 0 || f.loc&failMaskLoc != id&failMaskLoc && f.loc&id&failFault == 0 {
+	if f.loc == 0 || !n.failPoint(id) || f.loc&failMaskLoc != id&failMaskLoc && f.loc&id&failFault == 0 {
 		return false
 	}
 	if f.loc&(failFailed|failOnce) == failFailed|failOnce {
@@ -85,4 +86,16 @@ func (n *Node) failCheck(id uint32) bool {
 	}
 	f.loc |= failFailed
 	return true
+}
+
+// failPoint reports whether the node's release has the check point id (the Profile's
+// NoFail* rules name the releases without it).
+func (n *Node) failPoint(id uint32) bool {
+	switch id {
+	case FailDelayMsgForward:
+		return !n.tun.Profile.NoFailDelayMsgForward
+	case FailRtrHealthInc:
+		return !n.tun.Profile.NoFailRtrHealthInc
+	}
+	return false
 }

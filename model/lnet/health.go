@@ -93,7 +93,8 @@ func (n *Node) healthCheck(m *Msg) bool {
 
 // healthSuccess applies a success (the OK case of lnet_health_check): the NI gains the
 // profile's increment; a peer NI we received from is alive (routers and gateways to full
-// health, unless fail_loc CFS_FAIL_RTR_HEALTH_INC fails its check), or, under HealthFromSendsOnly (2.12), the peer NI we sent to gains the increment.
+// health, unless fail_loc CFS_FAIL_RTR_HEALTH_INC fails its check), or, under
+// HealthFromSendsOnly (2.12), the peer NI we sent to gains the increment.
 func (n *Node) healthSuccess(m *Msg, ni *NI, lpni *PeerNI) {
 	n.incNIHealth(ni, CauseSuccess)
 	if n.tun.Profile.HealthFromSendsOnly {
@@ -107,8 +108,8 @@ func (n *Node) healthSuccess(m *Msg, ni *NI, lpni *PeerNI) {
 	}
 	lpni.pingCount = 0
 	ni.pingCount = 0
-	if (n.routing || lpni.peer.isRouter) && // the node's flag first: a router loads no peer
-		(n.tun.Profile.NoFailRtrHealthInc || !n.failCheck(FailRtrHealthInc)) {
+	// The node's flag first: a router loads no peer.
+	if (n.routing || lpni.peer.isRouter) && !n.failCheck(FailRtrHealthInc) {
 		n.setPeerHealth(lpni, MaxHealth, CauseRouter)
 	} else {
 		n.incPeerHealth(lpni, CauseSuccess)

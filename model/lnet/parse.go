@@ -86,8 +86,7 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 	m.deadline = n.deadline(ni)
 	m.rdmaReq = rdmaReq
 	m.routing = !forMe
-	if len(n.delayRules) > 0 && (n.tun.Profile.NoFailDelayMsgForward || !n.failCheck(FailDelayMsgForward)) &&
-		n.delayOnReceive(m) {
+	if len(n.delayRules) > 0 && !n.failCheck(FailDelayMsgForward) && n.delayOnReceive(m) {
 		return nil
 	}
 	if m.routing {
