@@ -55,8 +55,8 @@ func TestOutputFlagsRefuseSpecialFiles(t *testing.T) {
 	if code, _, errOut := runCLI(t, "run", "--out", "", "--pcap", pcapFile, file); code != 0 {
 		t.Fatalf("--pcap over a regular file: exit %d\n%s", code, errOut)
 	}
-	if fi, err := os.Lstat(pcapFile); err != nil || !fi.Mode().IsRegular() || fi.Size() != 156320 {
-		t.Fatalf("--pcap over a regular file: %v %v, want a 156320-byte capture", fi, err)
+	if fi, err := os.Lstat(pcapFile); err != nil || !fi.Mode().IsRegular() || fi.Size() != 157192 {
+		t.Fatalf("--pcap over a regular file: %v %v, want a 157192-byte capture", fi, err)
 	}
 }
 

@@ -231,7 +231,9 @@ func globalInt(t *Tunables, name string) *int {
 }
 
 // SetDiscovery turns peer discovery on or off at run time (discovery_set): the ping buffer's
-// discovery feature changes and the node pushes it to its discovered multi-rail peers.
+// discovery feature bit changes in place; turning discovery off forces a push to every
+// multi-rail peer (lnet_push_update_to_peers(1), before the flag changes), turning it on
+// pushes nothing.
 func (n *Node) SetDiscovery(on bool) {
 	if n.tun.Discovery == on {
 		return
@@ -242,7 +244,9 @@ func (n *Node) SetDiscovery(on bool) {
 		return
 	}
 	n.updatePingBuffer()
-	n.pushToPeers()
+	if !on {
+		n.pushUpdateToPeers(true)
+	}
 }
 
 // ConfigNIHealth is `lnetctl net set --nid NID --health V` (or with all, every NI):
@@ -409,8 +413,8 @@ func (n *Node) ConfigNI(nid NID, lnd LND, tun NetTunables) error {
 		return refuse(ENETDOWN, "%v", err)
 	}
 	ni.net.lastAlive = n.k.Now()
-	n.updatePingBuffer()
-	n.pushToPeers()
+	n.newPingTarget()
+	n.pushUpdateToPeers(false)
 	return nil
 }
 
@@ -439,8 +443,8 @@ func (n *Node) DelNI(nid NID) error {
 		nt.lnd.Shutdown(ni)
 		n.detachNI(ni)
 	}
-	n.updatePingBuffer()
-	n.pushToPeers()
+	n.newPingTarget()
+	n.pushUpdateToPeers(false)
 	return nil
 }
 

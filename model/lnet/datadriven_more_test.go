@@ -17,6 +17,7 @@ var ddShows = []struct {
 	{"health", func(_ *ddWorld, n *Node) string { return ddHealth(n) }},
 	{"stats", (*ddWorld).ddStats},
 	{"peers", func(_ *ddWorld, n *Node) string { return ddPeers(n) }},
+	{"discovery", func(_ *ddWorld, n *Node) string { return ddDiscovery(n) }},
 	{"pools", func(_ *ddWorld, n *Node) string { return ddPools(n) }},
 	{"gateways", func(_ *ddWorld, n *Node) string { return ddGateways(n) }},
 	{"routing", func(_ *ddWorld, n *Node) string { return ddRouting(n) }},
@@ -48,6 +49,23 @@ func ddPeers(n *Node) string {
 			fmt.Fprintf(&b, "peer %s ni %s %s health %d rtr credits %d min %d mr %v\n", p.PrimaryNID, pn.NID, state,
 				pn.HealthStats.HealthValue, pn.AvailRtr, pn.MinRtr, p.MultiRail)
 		}
+	}
+	return b.String()
+}
+
+// ddDiscovery prints each peer's discovery state (lnet_peer's lp_state bits and sequences):
+// discovered, being discovered, NIDs up to date, a ping or push in flight, the sequence of
+// this node's ping buffer the peer ACKed (lp_node_seqno) against this node's own, and NIDs.
+func ddDiscovery(n *Node) string {
+	var b strings.Builder
+	for _, p := range n.Peers() {
+		var nids []string
+		for _, lpni := range p.nis {
+			nids = append(nids, lpni.nid.String())
+		}
+		fmt.Fprintf(&b, "peer %s mr %v discovered %v discovering %v uptodate %v ping %v push %v node_seq %d/%d nids %s\n",
+			p.primary, p.mr, p.discovered, p.discovering, p.uptodate, p.discPing != nil, p.discPush != nil, p.nodeSeq, n.seqNo,
+			strings.Join(nids, ","))
 	}
 	return b.String()
 }

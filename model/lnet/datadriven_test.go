@@ -48,6 +48,7 @@ type ddWorld struct {
 type ddTrace struct {
 	lines    []string
 	attempts string // the node whose send attempts are printed ("" none)
+	msgs     string // the node whose finalized messages are printed ("" none)
 }
 
 func (r *ddTrace) MsgAttempt(node string, id uint64, n int, t sim.Time, ni, nh NID) {
@@ -56,7 +57,16 @@ func (r *ddTrace) MsgAttempt(node string, id uint64, n int, t sim.Time, ni, nh N
 	}
 }
 
-func (r *ddTrace) MsgDone(*MsgRecord) {}
+func (r *ddTrace) MsgDone(m *MsgRecord) {
+	if m.Node != r.msgs {
+		return
+	}
+	dir := "sent"
+	if m.Received {
+		dir = "received"
+	}
+	r.lines = append(r.lines, fmt.Sprintf("%s %s: %s %s %s -> %s size %d status %d", ddTime(m.End), m.Node, dir, m.Type, m.Src, m.Dst, m.Size, m.Status))
+}
 
 func (r *ddTrace) HealthChange(t sim.Time, node string, nid NID, local bool, o, nw int, c HealthCause) {
 	kind := "peer"
@@ -83,6 +93,8 @@ var ddCommands = map[string]func(*ddWorld, *datadriven.TestData) (string, error)
 	"run":         (*ddWorld).cmdRun,
 	"link":        quiet((*ddWorld).cmdLink),
 	"ni-fatal":    quiet((*ddWorld).cmdNIFatal),
+	"net-del":     quiet((*ddWorld).cmdNetDel),
+	"peer-add":    quiet((*ddWorld).cmdPeerAdd),
 	"fail":        quiet((*ddWorld).cmdFail),
 	"delay":       quiet((*ddWorld).cmdDelay),
 	"set-health":  quiet((*ddWorld).cmdSetHealth),
@@ -387,7 +399,7 @@ func (w *ddWorld) cmdPut(d *datadriven.TestData) (string, error) {
 	return w.flush(), nil
 }
 
-// cmdRun is `run for=1s [attempts=node]`: advances virtual time, checks every node's
+// cmdRun is `run for=1s [attempts=node] [msgs=node]`: advances virtual time, checks every node's
 // invariants and prints the health and NI status changes that happened (and the node's send
 // attempts: message, try, local NI -> next hop), then the time reached.
 func (w *ddWorld) cmdRun(d *datadriven.TestData) (string, error) {
@@ -399,8 +411,8 @@ func (w *ddWorld) cmdRun(d *datadriven.TestData) (string, error) {
 	if a.err != nil {
 		return "", a.err
 	}
-	w.tr.attempts = a.m["attempts"]
-	defer func() { w.tr.attempts = "" }()
+	w.tr.attempts, w.tr.msgs = a.m["attempts"], a.m["msgs"]
+	defer func() { w.tr.attempts, w.tr.msgs = "", "" }()
 	if err := w.k.RunUntil(w.k.Now() + dur); err != nil {
 		return "", err
 	}
@@ -460,6 +472,34 @@ func (w *ddWorld) cmdNIFatal(d *datadriven.TestData) error {
 	}
 	n.SetNIFatal(ni, a.has("on"))
 	return nil
+}
+
+// cmdNetDel is `net-del node=n ni=NID`: the NI is deleted at run time (lnetctl net del).
+func (w *ddWorld) cmdNetDel(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n, ni := a.localNI()
+	if a.err != nil {
+		return a.err
+	}
+	return n.DelNI(ni.NID())
+}
+
+// cmdPeerAdd is `peer-add node=n prim=NID nids=NID[,NID]`: a multi-rail peer configured by
+// hand (lnetctl peer add).
+func (w *ddWorld) cmdPeerAdd(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n, prim := a.node("node"), a.nid("prim")
+	var nids []NID
+	for _, s := range strings.Split(a.m["nids"], ",") {
+		id, err := ParseNID(s)
+		a.fail("nids", err)
+		nids = append(nids, id)
+	}
+	if a.err != nil {
+		return a.err
+	}
+	_, err := n.AddPeer(prim, nids, false)
+	return err
 }
 
 // cmdFail is `fail [ni=NID] [to=NID] [type=PUT] [count=N] [status=local_error] [after=D]`:

@@ -53,9 +53,18 @@ func (n *Node) truncatedPing(p *Peer, b *PingBuffer, mlen int) bool {
 	return true
 }
 
-// updatePingBuffer models lnet_ping_target_update: publish the NIs and their status.
-func (n *Node) updatePingBuffer() {
+// newPingTarget models lnet_ping_target_update (start-up, an NI added or deleted): a new ping
+// target with the next sequence number (ln_ping_target_seqno), which every multi-rail peer
+// that has not ACKed it needs pushed (needsPush).
+func (n *Node) newPingTarget() {
 	n.seqNo++
+	n.updatePingBuffer()
+}
+
+// updatePingBuffer publishes the NIs, their status and the feature bits under the current
+// sequence number, as the kernel edits its ping target in place (an NI's status, the routing
+// and discovery feature bits): a buffer is immutable in the model, so a new one replaces it.
+func (n *Node) updatePingBuffer() {
 	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: n.rtrState != rtrEnabled, Discovery: n.tun.Discovery}
 	b.NIs = append(b.NIs, PingNI{NID: LoNID, Status: NIStatusUp})
 	for _, ni := range n.nis {
@@ -87,17 +96,7 @@ func (h *sysHandler) OnEvent(ev *Event) {
 		if ev.Type == EventPUT && ev.Status == 0 {
 			if b, ok := ev.Data.(*PingBuffer); ok {
 				if lpni := n.findPeerNI(ev.Initiator); lpni != nil {
-					if n.truncatedPing(lpni.peer, b, ev.MLength) {
-						// LNET_PEER_FORCE_PING: the peer is pinged with a buffer that fits.
-						p := lpni.peer
-						p.discovered = false
-						n.discoverPeer(p)
-						return
-					}
-					n.processPingBuffer(lpni.peer, b, true)
-					if lpni.peer.gw != nil && !n.tun.Profile.RouterCheckerPing {
-						n.updateGatewayRoutes(lpni.peer, b) // 2.12: only its router checker does
-					}
+					n.pushEvent(lpni.peer, b, ev.MLength)
 				}
 			}
 		}
@@ -112,19 +111,49 @@ func (h *sysHandler) OnEvent(ev *Event) {
 	}
 }
 
-// discoverPeer starts discovery of p (models lnet_peer_queue_for_discovery and the ping step
-// of lnet_peer_discovery): a GET on the reserved portal to the peer's primary NID, always
-// response-tracked, into a buffer of discPingSize. Simplified: no separate push step; the
-// reply's NI list is merged at once.
+// discoverPeer queues p for discovery (lnet_peer_queue_for_discovery) and runs the discovery
+// thread's pass for it at once (discoveryStep). A peer being discovered goes on from the event
+// of the ping or push in flight.
 func (n *Node) discoverPeer(p *Peer) {
-	if p.discovering || p.discovered {
+	if p.discovering {
 		return
 	}
-	p.discovering = true
-	n.sendDiscoveryPing(p)
+	p.discovering, p.discovered = true, false
+	n.discoveryStep(p)
 }
 
-// sendDiscoveryPing models lnet_peer_send_ping.
+// discoveryStep is one pass of lnet_peer_discovery's state loop for a peer being discovered
+// whose data, if any, is merged: ping it while its NIDs are not up to date
+// (lnet_peer_needs_ping), else push this node's ping buffer to it while it needs one
+// (lnet_peer_needs_push), else it is discovered (lnet_peer_discovered).
+func (n *Node) discoveryStep(p *Peer) {
+	switch {
+	case !p.uptodate:
+		n.sendDiscoveryPing(p)
+	case n.needsPush(p):
+		n.sendPush(p)
+	default:
+		n.discoveryDone(p, 0)
+	}
+}
+
+// needsPush models lnet_peer_needs_push: a multi-rail peer without a push in flight needs one
+// when forced (LNET_PEER_FORCE_PUSH), or, discovery being on at both ends, when the last
+// buffer it ACKed (lp_node_seqno) is older than this node's.
+func (n *Node) needsPush(p *Peer) bool {
+	switch {
+	case !p.mr || p.discPush != nil:
+		return false
+	case p.forcePush:
+		return true
+	case p.noDiscovery || !n.tun.Discovery:
+		return false
+	}
+	return p.nodeSeq < n.seqNo
+}
+
+// sendDiscoveryPing models lnet_peer_send_ping: a GET on the reserved portal to the peer's
+// primary NID, always response-tracked, into a buffer of discPingSize.
 func (n *Node) sendDiscoveryPing(p *Peer) {
 	md := n.allocMD(MDSpec{Length: p.discPingSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
 		Handler: &n.sysH, User: sysDiscovery<<56 | uint64(p.primary)})
@@ -132,30 +161,100 @@ func (n *Node) sendDiscoveryPing(p *Peer) {
 	n.get(AnyNID, md, p.primary, ReservedPortal, PingMatchBits, 0, false)
 }
 
-// DiscoverPeer starts discovery of the peer owning nid (`lnetctl discover`).
+// sendPush models lnet_peer_send_push: a PUT of this node's ping buffer on the reserved
+// portal, ACK requested and response-tracked, from the local NI the last ping reply came to,
+// to the peer NI it came from (lp_disc_src_nid, lp_disc_dst_nid; else any NI to the primary
+// NID), which are then forgotten. The ACK (handlePushEvent) records the buffer's sequence as
+// the peer's lp_node_seqno.
+func (n *Node) sendPush(p *Peer) {
+	src, dst := p.discSrc, p.discDst
+	if dst == AnyNID {
+		dst = p.primary
+	}
+	p.discSrc, p.discDst = AnyNID, AnyNID
+	p.forcePush = false
+	md := n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: 2, Options: MD_TRACK_RESPONSE,
+		Handler: &n.sysH, User: sysDiscovery<<56 | uint64(p.primary)})
+	p.discPush, p.pushSeq = md, n.pingBuf.Seq
+	n.pushTo(src, dst, md)
+}
+
+// DiscoverPeer starts discovery of the peer owning nid (`lnetctl discover`, lnet_discover):
+// its NIDs are no longer up to date, so it is pinged (and pushed to if it needs it).
 func (n *Node) DiscoverPeer(nid NID) {
 	p := n.nid2peerni(nid).peer
-	p.discovered = false
+	p.uptodate = false
 	n.discoverPeer(p)
 }
 
-// handleDiscoveryEvent models lnet_discovery_event_handler for the discovery ping's MD: a
-// REPLY merges the peer's NIs and completes discovery, unless it was truncated: then the ping
-// counts as failed without an error (lnet_peer_ping_failed) and the peer is pinged again at
-// once with a buffer that fits (LNET_REDISCOVER_PEER); a failed SEND or an UNLINK (the
-// response tracker expired) fails it. The event is read before anything else runs: finalizing
-// the waiting messages reuses the node's event.
+// pushEvent models lnet_peer_push_event, a push received from a known peer: a truncated one is
+// not used, the peer's NIDs are no longer up to date and it will be pinged with a buffer that
+// fits (LNET_PEER_FORCE_PING); otherwise the buffer is kept for the discovery thread to merge
+// (LNET_PEER_DATA_PRESENT; an older one than the data already kept is dropped). Either way the
+// peer is queued for the discovery thread, which runs after this event (runDiscoveryQueue),
+// so the push's ACK leaves first.
+func (n *Node) pushEvent(p *Peer, b *PingBuffer, mlen int) {
+	p.uptodate = false
+	if !n.truncatedPing(p, b, mlen) && (p.data == nil || b.Seq > p.data.Seq) {
+		p.data = b
+	}
+	if !p.dcQueued {
+		p.dcQueued = true
+		n.dcq = append(n.dcq, p)
+		if !n.k.Armed(&n.dcTimer) {
+			n.k.Arm(&n.dcTimer, n.k.Now())
+		}
+	}
+}
+
+// runDiscoveryQueue is the discovery thread's turn for the peers pushes queued
+// (lnet_peer_discovery): each one's received data is merged (lnet_peer_data_present: its
+// NIDs are up to date again, and a gateway's routes follow the buffer), then a peer not being
+// discovered is, from that state: it is discovered at once unless it needs a ping or this
+// node's push. A peer being discovered goes on from its ping's or push's event.
+func (n *Node) runDiscoveryQueue() {
+	for i := 0; i < len(n.dcq); i++ {
+		p := n.dcq[i]
+		p.dcQueued = false
+		if n.shutdown {
+			continue
+		}
+		if b := p.data; b != nil {
+			p.data = nil
+			n.processPingBuffer(p, b, true)
+			p.uptodate = true
+			if p.gw != nil && !n.tun.Profile.RouterCheckerPing {
+				n.updateGatewayRoutes(p, b) // 2.12: only its router checker does
+			}
+		}
+		n.discoverPeer(p)
+	}
+	n.dcq = n.dcq[:0]
+}
+
+// handleDiscoveryEvent models lnet_discovery_event_handler. An event of the push in flight is
+// handlePushEvent's. A ping's REPLY records where it came to and from (the push goes back
+// that way), merges the peer's NIs and goes on with discoveryStep, unless it was truncated:
+// then the ping counts as failed without an error (lnet_peer_ping_failed) and the peer is
+// pinged again at once with a buffer that fits (LNET_REDISCOVER_PEER); a failed SEND or an
+// UNLINK (the response tracker expired) fails discovery. The event is read before anything
+// else runs: finalizing the waiting messages reuses the node's event.
 func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 	lpni := n.findPeerNI(nid)
 	if lpni == nil {
 		return
 	}
 	p := lpni.peer
+	if md := p.discPush; md != nil && ev.MD == md.Handle() {
+		n.handlePushEvent(p, ev)
+		return
+	}
 	if !p.discovering {
 		return
 	}
 	switch {
 	case ev.Type == EventREPLY && ev.Status == 0:
+		p.discSrc, p.discDst = ev.Target, ev.Initiator
 		if b, ok := ev.Data.(*PingBuffer); ok {
 			if n.truncatedPing(p, b, ev.MLength) {
 				n.pingFailed(p, ev.Unlinked)
@@ -164,7 +263,9 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 			}
 			n.processPingBuffer(p, b, false)
 		}
-		n.discoveryDone(p, 0)
+		p.discPing = nil
+		p.uptodate = true
+		n.discoveryStep(p)
 	case ev.Status != 0 || ev.Type == EventUNLINK:
 		if p.discPing == nil {
 			return // the UNLINK of pingFailed's own unlink
@@ -175,6 +276,38 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 		}
 		n.pingFailed(p, ev.Unlinked)
 		n.discoveryDone(p, rc)
+	}
+}
+
+// handlePushEvent models the push half of lnet_discovery_event_handler: the ACK records the
+// pushed buffer's sequence as the peer's lp_node_seqno (lnet_discovery_event_ack) and
+// discovery goes on (discoveryStep: done, or another push if this node's buffer changed
+// meanwhile); a failed SEND, a failed ACK or an UNLINK (the response tracker expired, status
+// -ETIMEDOUT) fails the push (lnet_peer_push_failed: its MD is unlinked) and with it the
+// discovery, whose waiting messages are finalized with the error; the peer's NIDs stay up to
+// date, so its next discovery pushes again without a ping. A push not sent by discovery (the
+// router checker's) only records the ACK.
+func (n *Node) handlePushEvent(p *Peer, ev *Event) {
+	switch {
+	case ev.Type == EventACK && ev.Status == 0:
+		p.discPush = nil
+		p.nodeSeq = p.pushSeq
+		if p.discovering && p.discPing == nil {
+			n.discoveryStep(p)
+		}
+	case ev.Status != 0 || ev.Type == EventUNLINK || ev.Type == EventACK:
+		rc := ev.Status
+		if rc == 0 {
+			rc = -ETIMEDOUT
+		}
+		md := p.discPush
+		p.discPush = nil
+		if !ev.Unlinked {
+			n.mdUnlink(md, 0)
+		}
+		if p.discovering {
+			n.discoveryDone(p, rc)
+		}
 	}
 }
 
@@ -214,9 +347,9 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 
 // processPingBuffer merges a peer's advertised NIs (models lnet_peer_data_present /
 // lnet_update_peer_ni status handling): unknown NIDs join the peer (a traffic-created
-// single-NID peer owning one is merged), the multi-rail flag is learnt (learnMultiRail; push:
-// the buffer came in a push, else in a ping reply), and each NI's status is cached
-// (discLPNIHealth). NIDs missing from the buffer are kept (simplification).
+// single-NID peer owning one is merged), the multi-rail and discovery flags are learnt
+// (learnMultiRail; push: the buffer came in a push, else in a ping reply), each NI's status
+// is cached (discLPNIHealth), and NIDs missing from the buffer are deleted (delMissingNIDs).
 func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
 	n.learnMultiRail(p, b, push)
 	for _, e := range b.NIs {
@@ -237,6 +370,47 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
 		}
 		n.discLPNIHealth(lpni, e.Status)
 	}
+	n.delMissingNIDs(p, b)
+}
+
+// delMissingNIDs models the deletion half of lnet_peer_merge_data: each of the peer's NIDs
+// its buffer no longer lists leaves the peer (lnet_peer_del_nid), except the primary NID of a
+// peer with other NIDs (-EBUSY; a gateway's deletion is forced, LNET_PEER_RTR_NI_FORCE_DEL,
+// and the kernel then makes its next NID primary: the model keeps a gateway's primary NID);
+// a configured peer's NIDs stay and count as DOWN (-EPERM: handle_disc_lpni_health; up to
+// 2.15, DiscoveryStatusNoHealth, they are left as they are). Nothing is deleted while discovery is off
+// at either end (lnet_is_discovery_disabled). A deleted peer NI's queued messages stay on it
+// and leave as its credits return, as on the kernel's zombie peer NI.
+func (n *Node) delMissingNIDs(p *Peer, b *PingBuffer) {
+	if p.noDiscovery || !n.tun.Discovery {
+		return
+	}
+	for i := 0; i < len(p.nis); i++ {
+		lpni := p.nis[i]
+		if b.lists(lpni.nid) {
+			continue
+		}
+		switch {
+		case p.config:
+			if !n.tun.Profile.DiscoveryStatusNoHealth { // 2.15 and before only log the -EPERM
+				n.discLPNIHealth(lpni, NIStatusDown)
+			}
+		case lpni.nid == p.primary:
+		default:
+			n.detachPeerNI(lpni)
+			i--
+		}
+	}
+}
+
+// lists reports whether the buffer lists nid.
+func (b *PingBuffer) lists(nid NID) bool {
+	for _, e := range b.NIs {
+		if e.NID == nid {
+			return true
+		}
+	}
+	return false
 }
 
 // discLPNIHealth models handle_disc_lpni_health: a change of advertised status to DOWN counts
@@ -258,21 +432,31 @@ func (n *Node) discLPNIHealth(lpni *PeerNI, st NIStatus) {
 	}
 }
 
-// pushToPeers models the discovery push after a ping buffer change: a PUT of the new buffer
-// on the reserved portal to every discovered multi-rail peer (no ACK in the model).
-func (n *Node) pushToPeers() {
+// pushToPeers models lnet_push_update_to_peers(1) after a change of this node's ping buffer:
+// forced pushes (lnet_push_update_to_peers does not force them while discovery is off here).
+func (n *Node) pushToPeers() { n.pushUpdateToPeers(n.tun.Discovery) }
+
+// pushUpdateToPeers models lnet_push_update_to_peers: with force, every multi-rail peer is to
+// be pushed to (LNET_PEER_FORCE_PUSH); each peer that needs a push (needsPush) is queued for
+// discovery, which pings it first if its NIDs are not up to date. Messages sent to such a peer
+// wait for the discovery to end, after the push's ACK.
+func (n *Node) pushUpdateToPeers(force bool) {
 	for _, p := range n.peers {
-		if !p.discovered || !p.mr || n.isLocalNID(p.primary) {
+		if n.isLocalNID(p.primary) {
 			continue
 		}
-		n.pushTo(AnyNID, p.primary)
+		if force && p.mr {
+			p.forcePush = true
+		}
+		if n.needsPush(p) {
+			n.discoverPeer(p)
+		}
 	}
 }
 
-// pushTo sends one push (lnet_peer_send_push, simplified: no ACK): a PUT of the current
-// ping buffer on the reserved portal from src (AnyNID: any NI) to dst.
-func (n *Node) pushTo(src, dst NID) {
-	md := n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: 1})
+// pushTo sends a push: a PUT of the current ping buffer on the reserved portal from src
+// (AnyNID: any NI) to dst, out of md, with an ACK requested (LNET_ACK_REQ).
+func (n *Node) pushTo(src, dst NID, md *MD) {
 	m := n.allocMsg()
 	m.start = n.k.Now()
 	h := &m.Hdr
@@ -283,9 +467,14 @@ func (n *Node) pushTo(src, dst NID) {
 	h.Portal = ReservedPortal
 	h.MatchBits = PingMatchBits
 	h.Data = n.pingBuf
+	h.WMD = md.wire()
 	n.attachMD(m, md)
 	m.evType = EventSEND
+	if n.tracked(MsgPUT, md.spec.Options) {
+		n.attachRspTracker(md)
+	}
 	if rc := n.send(src, m, AnyNID); rc != 0 {
+		n.detachRspTracker(md)
 		n.finalize(m, rc)
 	}
 }

@@ -17,7 +17,7 @@ type expiryRun struct {
 	health      []int    // the router's NIs' and its peer NIs' (client, server) health
 }
 
-// runCongestedEgress: 16 x 1 MiB PUTs through one router whose egress is slow (every
+// runCongestedEgress: 16 x 1 MiB PUTs to a discovered server through one router whose egress is slow (every
 // router->server PUT takes 3 s to complete, and the router holds 8 peer tx credits towards the
 // server), with router buffers and router credits to spare (peer_buffer_credits 64): all 16
 // are received into router buffers at once and 8 wait on the server peer NI's tx queue
@@ -33,6 +33,10 @@ func runCongestedEgress(t *testing.T, policy bool, lndTimeout sim.Time) expiryRu
 	for _, nt := range r.rs[0].Nets() {
 		nt.LNDTimeout = lndTimeout
 	}
+	// The client discovers the server first (ping, push and the server's push back, each
+	// ACKed), so that only the PUTs meet the slow egress.
+	r.c.DiscoverPeer(r.sNID)
+	r.run(t, sim.Millisecond)
 	r.lnd.AddRule(IdealRule{From: pat(t, "10.1.0.3@o2ib1"), To: pat(t, "10.1.0.2@o2ib1"),
 		Types: 1 << MsgPUT, Count: -1, Verdict: IdealVerdict{Delay: 3 * sim.Second}})
 	cs := sim.NewChecksum()

@@ -89,11 +89,12 @@ func (n *Node) routingStateCheck() {
 }
 
 // advertiseRouting publishes a change of the routing feature bit (LNET_PING_FEAT_RTE_DISABLED)
-// in the ping buffer and pushes it.
+// in the ping buffer. Like lnet_rtrpools_disable and lnet_enable_routing, which edit the bit
+// in place, it pushes nothing: peers see it at their next ping (a gateway's users at their
+// next router check).
 func (n *Node) advertiseRouting() {
 	if n.started {
 		n.updatePingBuffer()
-		n.pushToPeers()
 	}
 }
 

@@ -11,6 +11,7 @@ const (
 	evMonitor      = iota + 1 // one pass of lnet_monitor_thread
 	evResendKick              // the monitor woken early to resend queued messages
 	evDelayRelease            // a delay rule releases a message (arg: MsgRef)
+	evDiscovery               // the discovery thread's turn: the peers a push queued (dcq)
 )
 
 // Node is one simulated node's LNet instance (the_lnet): its nets and NIs, peers, messages,
@@ -53,6 +54,8 @@ type Node struct {
 	resendQ      msgQueue
 	kickArmed    bool
 	monitor      sim.Timer
+	dcTimer      sim.Timer // evDiscovery, armed while dcq is not empty
+	dcq          []*Peer   // peers queued for discovery by a received push (ln_dc_request)
 	nextRspCheck sim.Time
 	rspExpiring  bool
 	rsp          rspList
@@ -98,6 +101,7 @@ func NewNode(k *sim.Kernel, name string, tun Tunables) (*Node, error) {
 	n := &Node{k: k, name: name, tun: tun, slabs: new(peerSlabs)}
 	n.hid = k.Register(n)
 	n.monitor = sim.Timer{H: n.hid, Kind: evMonitor}
+	n.dcTimer = sim.Timer{H: n.hid, Kind: evDiscovery}
 	n.sysH = sysHandler{n}
 	n.registerInvariants()
 	return n, nil
@@ -208,10 +212,10 @@ func (n *Node) Startup() error {
 		nt.lastAlive = n.k.Now()
 	}
 	n.startLo()
-	n.updatePingBuffer()
+	n.newPingTarget()
 	n.pingMD = n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: ThresholdInf, Options: MD_OP_GET | MD_TRUNCATE})
 	n.attachSystemME(n.pingMD)
-	n.pushMD = n.allocMD(MDSpec{Length: pingInfoMinSize, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_TRUNCATE | MD_ACK_DISABLE, Handler: &n.sysH, User: sysPush << 56})
+	n.pushMD = n.allocMD(MDSpec{Length: pingInfoMinSize, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_TRUNCATE, Handler: &n.sysH, User: sysPush << 56})
 	n.attachSystemME(n.pushMD)
 	n.k.Arm(&n.monitor, n.k.Now())
 	return nil
@@ -234,6 +238,7 @@ func (n *Node) Shutdown() {
 	}
 	n.shutdown = true
 	n.k.Disarm(&n.monitor)
+	n.k.Disarm(&n.dcTimer)
 	for _, ni := range n.nis {
 		ni.net.lnd.Shutdown(ni)
 	}
@@ -249,6 +254,8 @@ func (n *Node) Handle(kind int, arg uint64) {
 		n.monitorPass()
 	case evDelayRelease:
 		n.releaseDelayed(MsgRef(arg))
+	case evDiscovery:
+		n.runDiscoveryQueue()
 	}
 }
 

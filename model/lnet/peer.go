@@ -47,11 +47,20 @@ type Peer struct {
 
 	nis []*PeerNI
 
-	// Discovery (simplified lnet_peer_discovery state).
-	discPing  *MD
-	dataBytes int      // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
-	pending   msgQueue // messages waiting for discovery (LNET_DC_WAIT)
-	rtrq      msgQueue // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
+	// Discovery (lnet_peer_discovery's per-peer state; see discovery.go).
+	discPing  *MD         // the discovery ping in flight (LNET_PEER_PING_SENT)
+	discPush  *MD         // the discovery push in flight (LNET_PEER_PUSH_SENT)
+	data      *PingBuffer // a received push not merged yet (lp_data, LNET_PEER_DATA_PRESENT)
+	nodeSeq   uint32      // lp_node_seqno: the sequence of this node's ping buffer the peer ACKed
+	pushSeq   uint32      // the sequence of the buffer the push in flight carries
+	discSrc   NID         // lp_disc_src_nid: the local NI the last ping reply came to
+	discDst   NID         // lp_disc_dst_nid: the peer NI it came from
+	uptodate  bool        // LNET_PEER_NIDS_UPTODATE: the peer's NIDs were merged from its buffer
+	forcePush bool        // LNET_PEER_FORCE_PUSH
+	dcQueued  bool        // on the node's discovery queue (lp_dc_list)
+	dataBytes int         // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
+	pending   msgQueue    // messages waiting for discovery (LNET_DC_WAIT)
+	rtrq      msgQueue    // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
 }
 
 // Primary returns the peer's primary NID.

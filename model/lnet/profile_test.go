@@ -193,6 +193,8 @@ func TestProfileRouteAliveness(t *testing.T) {
 	} {
 		g := newGWNet(t, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
 		g.start(t, 2*sim.Second)
+		g.c.DiscoverPeer(nid("10.1.0.2@o2ib1")) // so that the failing PUT is the user's, not discovery's push
+		runFor(t, g.k, 10*sim.Millisecond)
 		g.l.AddRule(IdealRule{To: NIDPattern{NID: nid("10.0.0.3@o2ib")}, Types: MaskPUT, Count: 1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
 		putTo(t, g.c, "10.1.0.2@o2ib1", &evRec{})
 		runFor(t, g.k, 10*sim.Millisecond)
@@ -308,7 +310,8 @@ func (g *gwNet) routeDownAt(t *testing.T, limit int) int {
 }
 
 // The router checker (LU-11300/LU-11299, 2.13): a gateway that goes silent at 2 s (every
-// message to it lost). 2.12 pings it at 61 s (the pass after the 60 s interval, first ping
+// message to or from that NI lost: else its push of the NI's DOWN status, once it has heard
+// nothing on it for router_ping_timeout, would take the route down at 112 s). 2.12 pings it at 61 s (the pass after the 60 s interval, first ping
 // at 0) and declares it dead at the pass after router_ping_timeout (50 s): 112 s; from 2.15
 // the ping at 60 s is response-tracked and fails when its tracker expires
 // (transaction_timeout: 50 s in 2.15, 150 s in 2.16 and master; checked every
@@ -323,6 +326,7 @@ func TestProfileRouterCheckerTimeout(t *testing.T) {
 		g := newGWNet(t, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
 		g.start(t, 2*sim.Second)
 		g.l.AddRule(IdealRule{To: NIDPattern{NID: nid("10.0.0.3@o2ib")}, Count: -1, Verdict: IdealVerdict{Action: IdealDrop}})
+		g.l.AddRule(IdealRule{From: NIDPattern{NID: nid("10.0.0.3@o2ib")}, Count: -1, Verdict: IdealVerdict{Action: IdealDrop}})
 		if got := g.routeDownAt(t, 400); got != c.down {
 			t.Errorf("%s: route down at %d s, want %d", c.rel, got, c.down)
 		}
@@ -407,6 +411,8 @@ func TestProfileGatewaySensitivity(t *testing.T) {
 		tun.HealthSensitivity, tun.RetryCount = 0, 0
 		g := newGWNet(t, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
 		g.start(t, 2*sim.Second)
+		g.c.DiscoverPeer(nid("10.1.0.2@o2ib1")) // so that the failing PUT is the user's, not discovery's push
+		runFor(t, g.k, 10*sim.Millisecond)
 		g.l.AddRule(IdealRule{To: NIDPattern{NID: nid("10.0.0.3@o2ib")}, Types: MaskPUT, Count: 1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
 		putTo(t, g.c, "10.1.0.2@o2ib1", &evRec{})
 		runFor(t, g.k, 10*sim.Millisecond)
@@ -420,16 +426,18 @@ func TestProfileGatewaySensitivity(t *testing.T) {
 // Routing disabled at run time (LU-15135, 2.17): a client PUTs through the router every
 // 100 ms from 2 s to 12 s, and the router's routing is disabled at 5 s. Up to 2.16 the
 // router stops forwarding at once: the 70 PUTs after 5 s are dropped on it (forwarded: the
-// 30 before and 2 more messages); from 2.17 it goes on forwarding while stopping (all 100).
+// 30 before and the client's discovery of the server: ping, REPLY, push, ACK, the server's
+// push back and its ACK); from 2.17 it goes on forwarding while stopping (all 100).
 // Either way the client's route goes down at its next router check, which sees routing
-// disabled in the router's ping buffer (the sample after 60 s; 2.12 pings at 61 s).
+// disabled in the router's ping buffer (the sample after 60 s; 2.12 pings at 61 s): the
+// router edits the feature bit in place and pushes nothing (lnet_rtrpools_disable).
 func TestProfileRoutingStop(t *testing.T) {
 	for _, c := range []struct {
 		rel                string
 		forwarded, dropped uint64
 		routeDown          int
 	}{
-		{"2.12", 32, 70, 62}, {"2.16", 32, 70, 61}, {"2.17", 102, 0, 61}, {"master", 102, 0, 61},
+		{"2.12", 36, 70, 62}, {"2.16", 36, 70, 61}, {"2.17", 106, 0, 61}, {"master", 106, 0, 61},
 	} {
 		g := newGWNet(t, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
 		g.start(t, 2*sim.Second)
@@ -483,14 +491,18 @@ func TestProfileFatalAdvertised(t *testing.T) {
 // A router's final hop (LU-12955 in 2.13, LU-13606 in 2.14): a client with discovery off
 // PUTs 10 times to a server's primary NID through a router that knows the server as
 // multi-rail with two NIs on the remote net. 2.12's router selects among them afresh (5 and
-// 5); from 2.15 it honours the client's choice while that NI is healthy (10 and 0). Each
-// server NI also receives one message of the server's own router check.
+// 5); from 2.15 it honours the client's choice while that NI is healthy (10 and 0). The
+// server NIs also receive the router's side of the router check and discovery between them:
+// from 2.15 the REPLY to the server's router check, the ACK of its forced push and the
+// router's push back (2 and 1); in 2.12, where the router discovers the server when it first
+// forwards to it, its ping, its push, the ACK of the server's push back and the REPLY of the
+// server's own router check (2 and 2).
 func TestProfileFinalHop(t *testing.T) {
 	for _, c := range []struct {
 		rel    string
 		s0, s1 uint64
 	}{
-		{"2.12", 6, 6}, {"2.15", 11, 1}, {"master", 11, 1},
+		{"2.12", 7, 7}, {"2.15", 12, 1}, {"master", 12, 1},
 	} {
 		k := sim.New(1)
 		l := NewIdealLND(k, sim.Microsecond)
@@ -522,17 +534,18 @@ func TestProfileFinalHop(t *testing.T) {
 // multi-rail with two NIs, and holds that NI at health 500 before each PUT. Master (LU-19827)
 // forwards to the healthy NI only for a multi-rail client (discovery on: its router check
 // pushes to the router); 2.15 and 2.16 forward for any client, as the chosen NI is below
-// router_sensitivity (100%) of full health; 2.17 forwards for none, its NI being UP.
+// router_sensitivity (100%) of full health; 2.17 forwards for none, its NI being UP. Before the
+// PUTs the server has received two discovery messages on its primary NI and one on the other.
 func TestProfileMRForward(t *testing.T) {
 	for _, c := range []struct {
 		rel    string
 		disc   bool
 		s0, s1 uint64
 	}{
-		{"master", true, 1, 12}, {"master", false, 11, 1},
-		{"2.17", true, 12, 1}, {"2.17", false, 11, 1},
-		{"2.16", true, 1, 12}, {"2.16", false, 1, 11},
-		{"2.15", false, 1, 11},
+		{"master", true, 2, 12}, {"master", false, 12, 1},
+		{"2.17", true, 13, 1}, {"2.17", false, 12, 1},
+		{"2.16", true, 2, 12}, {"2.16", false, 2, 11},
+		{"2.15", false, 2, 11},
 	} {
 		k := sim.New(1)
 		l := NewIdealLND(k, sim.Microsecond)

@@ -26,11 +26,13 @@ func TestPutAck(t *testing.T) {
 		t.Fatalf("discovery did not learn B's two NIs")
 	}
 	st := p.a.Stats()
-	// ping GET + PUT sent; REPLY + ACK received.
-	if st.SendCount != 2 || st.RecvCount != 2 || st.MsgsAlloc != 0 {
+	// Discovery (lnet_peer_discovery): A sends the ping GET, its push PUT, the ACK of B's push
+	// and the PUT; it receives the REPLY, its push's ACK, B's push (B pushes back: lnet_peer_push_event
+	// queues A, whose lp_node_seqno on B is 0) and the PUT's ACK. B mirrors it.
+	if st.SendCount != 4 || st.RecvCount != 4 || st.MsgsAlloc != 0 {
 		t.Fatalf("stats A = %+v", st)
 	}
-	if st := p.b.Stats(); st.SendCount != 2 || st.RecvCount != 2 || st.MsgsAlloc != 0 {
+	if st := p.b.Stats(); st.SendCount != 4 || st.RecvCount != 4 || st.MsgsAlloc != 0 {
 		t.Fatalf("stats B = %+v", st)
 	}
 }

@@ -133,7 +133,7 @@ func TestNotifyKernelRules(t *testing.T) {
 	}
 
 	// (2) clamped to lpni_last_alive: heard from at the last router check (t = 0)
-	runFor(t, k, 60*sim.Second) // the router check at 60 s: heard from again
+	runFor(t, k, 60*sim.Second) // the router check at 60 s: heard from again (discovery off: the gateway is not multi-rail, so no forced push)
 	heard := lpni.lastAlive
 	if heard != 60*sim.Second+2*sim.Microsecond {
 		t.Fatalf("last heard from at %v", heard)

@@ -252,8 +252,13 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 		n.rtrPingDone(p, b, 0)
 		if b != nil && p.mr && !n.tun.Profile.RouterCheckerPing {
 			// LNET_PEER_FORCE_PUSH: the router learns this node's NIs, their status and
-			// that it is multi-rail, from the NI the reply came to, to the NI it came from.
-			n.pushTo(ev.Target, ev.Initiator)
+			// that it is multi-rail, from the NI the reply came to, to the NI it came from
+			// (unless a push is in flight: then the forced one waits for discovery).
+			p.forcePush = true
+			p.discSrc, p.discDst = ev.Target, ev.Initiator
+			if p.discPush == nil {
+				n.sendPush(p)
+			}
 		}
 	}
 }
@@ -279,7 +284,7 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 		return
 	}
 	n.processPingBuffer(p, b, false)
-	p.discovered = true
+	p.discovered, p.uptodate = true, true
 	p.alive = true
 	n.updateGatewayRoutes(p, b)
 }

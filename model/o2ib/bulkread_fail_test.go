@@ -16,10 +16,11 @@ func recSummary(r *lnet.MsgRecord) string {
 	return fmt.Sprintf("%s status=%d hstatus=%s resends=%d end=%s", r.Type, r.Status, r.HStatus, r.Resends, r.End)
 }
 
-// receivedPut returns the first PUT node h received.
-func (c *cluster) receivedPut(h int) *lnet.MsgRecord {
+// receivedPut returns the first PUT of size bytes node h received (discovery's pushes, PUTs
+// of a ping buffer, are not the test's).
+func (c *cluster) receivedPut(h, size int) *lnet.MsgRecord {
 	for i := range c.done[h-1].recs {
-		if r := &c.done[h-1].recs[i]; r.Type == lnet.MsgPUT && r.Received {
+		if r := &c.done[h-1].recs[i]; r.Type == lnet.MsgPUT && r.Received && r.Size == size {
 			return r
 		}
 	}
@@ -42,8 +43,11 @@ func linkDownMid(t *testing.T, p Params, link int) *cluster {
 
 // TestBulkReadLinkDownMidRead: a link dies in the middle of the bulk of a 1 MiB PUT.
 // Write: whichever link, the sender's WRITE fails RETRY_EXC_ERR at 402.8 ms and the PUT
-// fails -EIO REMOTE_DROPPED (single rail: nothing to resend on); the receiver waits for
-// PUT_DONE until its tx times out (REMOTE_TIMEOUT at 61 s). Read: the roles swap: the
+// fails -EIO REMOTE_DROPPED (single rail: nothing to resend on); with the sender's port down
+// the receiver waits for PUT_DONE until its tx times out (REMOTE_TIMEOUT at 61 s); with its
+// own port down, the receiver pushes its dead NI to the sender at once (the sender pushed to
+// it at first contact, so it is a multi-rail peer to push to), that push fails 21 us after the
+// WRITE and the conn's close aborts the received PUT (-ECONNABORTED). Read: the roles swap: the
 // receiver's READ fails RETRY_EXC_ERR at 402.8 ms (its received PUT -EIO REMOTE_DROPPED,
 // readFailure) and it closes the conn; the sender hears of it only when something of its
 // own fails: with its own port down, the discovery push it sends at once (21 us later,
@@ -56,13 +60,13 @@ func TestBulkReadLinkDownMidRead(t *testing.T) {
 		w := linkDownMid(t, DefaultParams(), link)
 		r := linkDownMid(t, readParams(0), link)
 		got += fmt.Sprintf("n%d's link: write: sent %s; received %s\nn%d's link: read: sent %s; received %s\n",
-			link+1, recSummary(w.done[0].last(lnet.MsgPUT)), recSummary(w.receivedPut(2)),
-			link+1, recSummary(r.done[0].last(lnet.MsgPUT)), recSummary(r.receivedPut(2)))
+			link+1, recSummary(w.done[0].last(lnet.MsgPUT)), recSummary(w.receivedPut(2, 1<<20)),
+			link+1, recSummary(r.done[0].last(lnet.MsgPUT)), recSummary(r.receivedPut(2, 1<<20)))
 	}
-	want := `n1's link: write: sent PUT status=-5 hstatus=remote_dropped resends=0 end=402.824441ms; received PUT status=-103 hstatus=remote_timeout resends=0 end=61s
-n1's link: read: sent PUT status=-103 hstatus=remote_dropped resends=0 end=402.845539ms; received PUT status=-5 hstatus=remote_dropped resends=0 end=402.824132ms
-n2's link: write: sent PUT status=-5 hstatus=remote_dropped resends=0 end=402.824441ms; received PUT status=-103 hstatus=remote_timeout resends=0 end=61s
-n2's link: read: sent PUT status=-103 hstatus=remote_timeout resends=0 end=53s; received PUT status=-5 hstatus=remote_dropped resends=0 end=402.824132ms
+	want := `n1's link: write: sent PUT status=-5 hstatus=remote_dropped resends=0 end=402.825077ms; received PUT status=-103 hstatus=remote_timeout resends=0 end=61s
+n1's link: read: sent PUT status=-103 hstatus=remote_dropped resends=0 end=402.846171ms; received PUT status=-5 hstatus=remote_dropped resends=0 end=402.824764ms
+n2's link: write: sent PUT status=-5 hstatus=remote_dropped resends=0 end=402.825077ms; received PUT status=-103 hstatus=ok resends=0 end=402.845071ms
+n2's link: read: sent PUT status=-103 hstatus=remote_timeout resends=0 end=53s; received PUT status=-5 hstatus=remote_dropped resends=0 end=402.824764ms
 `
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
@@ -71,7 +75,7 @@ n2's link: read: sent PUT status=-103 hstatus=remote_timeout resends=0 end=53s; 
 
 // TestBulkReadRemoteAccessError: the receiver gets a PUT_RDREQ whose rkey is wrong (the
 // test corrupts the first one in flight): its READ completes REM_ACCESS_ERR, the received
-// PUT ends -EIO REMOTE_ERROR at 171.553us (readFailure) and the conn closes; the sender's
+// PUT ends -EIO REMOTE_ERROR at 172.185us (readFailure; discovery's push and its ACK went first) and the conn closes; the sender's
 // PUT_RDREQ, aborted when the disconnect reaches it 10 us later, gets -ECONNABORTED
 // REMOTE_DROPPED (abortActive), charged to the peer NI; a single-NI peer gets no resend,
 // as for a failed WRITE.
@@ -94,8 +98,8 @@ func TestBulkReadRemoteAccessError(t *testing.T) {
 	c.put(t, 1, 2, 1<<20)
 	c.run(t, 10*sim.Second)
 	got := fmt.Sprintf("sent %s; received %s; closed %d", recSummary(c.done[0].last(lnet.MsgPUT)),
-		recSummary(c.receivedPut(2)), c.lnd.Stats().ConnsClosed)
-	want := "sent PUT status=-103 hstatus=remote_dropped resends=0 end=181.553us; received PUT status=-5 hstatus=remote_error resends=0 end=171.553us; closed 2"
+		recSummary(c.receivedPut(2, 1<<20)), c.lnd.Stats().ConnsClosed)
+	want := "sent PUT status=-103 hstatus=remote_dropped resends=0 end=182.185us; received PUT status=-5 hstatus=remote_error resends=0 end=172.185us; closed 2"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}

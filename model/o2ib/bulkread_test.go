@@ -108,7 +108,7 @@ func TestBulkReadDepthQueues(t *testing.T) {
 	}
 	want := `write: received [22.046us 43.161us 64.276us 85.392us] acked [22.348us 43.464us 64.578us 85.695us]
 read depth 8: received [22.026us 43.136us 64.246us 85.356us] acked [22.333us 43.443us 64.552us 85.663us]
-read depth 1: received [22.024us 43.733us 65.443us 87.166us] acked [65.753us 65.772us 65.79us 87.473us]
+read depth 1: received [22.024us 43.735us 65.443us 87.166us] acked [65.753us 65.772us 65.79us 87.473us]
 `
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
@@ -168,7 +168,7 @@ func routedOps(t *testing.T, p Params) string {
 func TestBulkReadRouted(t *testing.T) {
 	got := "write:\n" + routedOps(t, DefaultParams()) + "read:\n" + routedOps(t, readParams(0))
 	want := `write:
-PUT 171.33us posts IMMEDIATE=2 PUT_REQ=2 PUT_ACK=2 PUT_DONE=2
+PUT 171.331us posts IMMEDIATE=2 PUT_REQ=2 PUT_ACK=2 PUT_DONE=2
 GET 171.332us posts IMMEDIATE=2 PUT_REQ=2 PUT_ACK=2 PUT_DONE=2
 read:
 PUT 171.307us posts IMMEDIATE=2 PUT_RDREQ=2 PUT_RDDONE=2

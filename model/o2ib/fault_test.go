@@ -37,6 +37,8 @@ func (h *hookObs) RDMAPosted(ev *RDMAEvent) {
 // the conn closes and the PUT finalizes REMOTE_TIMEOUT.
 func TestPeerHCADiesWaitingForPutAck(t *testing.T) {
 	c := newCluster(t, clusterOpt{})
+	c.put(t, 1, 2, 8) // connect and discover first: no discovery message is in flight when the HCA dies
+	c.run(t, sim.Second)
 	var died sim.Time
 	h := &hookObs{traceObs: c.obs}
 	h.fn = func(ev *MsgEvent) {
@@ -136,10 +138,10 @@ func TestQueuedBehindCreditsLocalTimeout(t *testing.T) {
 			lt++
 		}
 	}
-	// Discovery's GET took a credit the peer still owes (below the high-water mark), so 7
-	// PUTs get a credit and the other two wait.
-	if ok != 7 || lt != 2 {
-		t.Fatalf("ok=%d local_timeout=%d, want 7 and 2 (%+v)", ok, lt, c.done[0].recs)
+	// Discovery's messages left two credits the peer still owes (below the high-water mark),
+	// so 6 PUTs get a credit and the other three wait.
+	if ok != 6 || lt != 3 {
+		t.Fatalf("ok=%d local_timeout=%d, want 6 and 3 (%+v)", ok, lt, c.done[0].recs)
 	}
 }
 
@@ -355,6 +357,8 @@ func TestPeerRestartStale(t *testing.T) {
 // failed.
 func TestPeerHCADiesBeforeGetDone(t *testing.T) {
 	c := newCluster(t, clusterOpt{})
+	c.put(t, 1, 2, 8) // connect and discover first: no discovery message is in flight when the HCA dies
+	c.run(t, sim.Second)
 	var died sim.Time
 	h := &hookObs{traceObs: c.obs}
 	h.rdma = func(ev *RDMAEvent) {
@@ -471,12 +475,13 @@ func TestQueuedOnClosingConnAbortedLocalError(t *testing.T) {
 			got[fmt.Sprintf("%d/%s", r.Status, r.HStatus)]++
 		}
 	}
-	want := map[string]int{"-5/remote_dropped": 7, "-103/local_error": 9}
+	// Discovery left two credits owed by the peer: 6 PUTs are posted, 10 queued.
+	want := map[string]int{"-5/remote_dropped": 6, "-103/local_error": 10}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("PUTs by status %v, want %v", got, want)
 	}
-	if hs := n.NIs()[0].HealthStats(); hs.Error != 9 {
-		t.Fatalf("node 1's NI local errors %d, want 9 (%+v)", hs.Error, hs)
+	if hs := n.NIs()[0].HealthStats(); hs.Error != 10 {
+		t.Fatalf("node 1's NI local errors %d, want 10 (%+v)", hs.Error, hs)
 	}
 }
 

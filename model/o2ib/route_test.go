@@ -156,8 +156,9 @@ func TestRoutedPutGet(t *testing.T) {
 		// PUT_REQ: the PUT on two hops and the 1 MiB REPLY on two hops.
 		t.Fatalf("posts %v: want no GET_REQ and 4 PUT_REQ", rf.obs.posts)
 	}
-	// Forwarded: the client's discovery ping of the server and its REPLY, PUT, ACK, GET, REPLY.
-	if st := rt.Stats(); st.RouteCount != 6 || st.ResendCount != 0 {
+	// Forwarded: the client's discovery ping of the server and its REPLY, the client's push
+	// and its ACK, the server's push back and its ACK, then PUT, ACK, GET, REPLY.
+	if st := rt.Stats(); st.RouteCount != 10 || st.ResendCount != 0 {
 		t.Fatalf("router route_count %d resend_count %d", st.RouteCount, st.ResendCount)
 	}
 }

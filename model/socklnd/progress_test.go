@@ -72,7 +72,7 @@ func TestCrawlNotTimedOut(t *testing.T) {
 }
 
 // TestStallTimedOutAfterLastRead: the same crawl, and n2's link goes down at 12 s with
-// 491,419 of the 1,048,672 bytes read, the last at 11.663943384 s. n2's receive deadline
+// 491,419 of the 1,048,672 bytes read, the last at 11.663914042 s. n2's receive deadline
 // is that read + sock_timeout, 21.66 s, 22 s in the kernel's whole seconds; the reaper,
 // visiting 51 of the 128 buckets a second (ReaperChunk(10)), reaches n1's bucket at 23 s
 // (its granularity: up to ReaperScanPeriod, 3 s, late): the conns close -ETIMEDOUT and the
@@ -86,7 +86,7 @@ func TestStallTimedOutAfterLastRead(t *testing.T) {
 	c.hosts[1].Links()[0].Down()
 	read, at := c.bulkRead()
 	same(t, "read at the stall", read, 491419)
-	same(t, "last read", at, 11663943384*sim.Nanosecond)
+	same(t, "last read", at, 11663914042*sim.Nanosecond)
 	c.run(t, 30*sim.Second)
 	put := c.sink[1].last(lnet.EventPUT)
 	if put == nil {

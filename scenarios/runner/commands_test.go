@@ -142,15 +142,15 @@ expect:
 // a local NID (EINVAL); without a REPLY by the timeout the ping ends when its GET does: a NID
 // no node has at 6s (o2iblnd's address resolution fails, EHOSTUNREACH) although the
 // timeout is 1s, a downed port's NI at 9s (timeout 5s). lnetctl discover ends with the
-// peer's discovery: its primary NID and NIDs, or the errno (EHOSTUNREACH for a NID no node
-// has, at 9s).
+// peer's discovery (its ping, then the push of the client's buffer and its ACK): its primary
+// NID and NIDs, or the errno (EHOSTUNREACH for a NID no node has, at 9s).
 func TestLnetctlPing(t *testing.T) {
 	got := string(runExpecting(t, lnetctlPing, BackendO2IB, "commands.csv"))
 	want := `time_ns,node,name,command,result,answered_by,detail
 1000000000,client,p-badsrc,ping 10.0.0.4@o2ib --source 10.0.0.9@o2ib [10.0.0.4@o2ib],EINVAL,,source 10.0.0.9@o2ib is not a local NID
 1000170630,client,p-ok,ping server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.63us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
 1000170649,client,p-src,ping 10.0.0.4@o2ib --source 10.0.0.2@o2ib [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.649us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
-4000000630,client,disc,discover server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 630ns; NIDs 10.0.0.4@o2ib,10.0.0.3@o2ib"
+4000001265,client,disc,discover server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 1.265us; NIDs 10.0.0.4@o2ib,10.0.0.3@o2ib"
 6000000000,client,p-ghost,ping 10.0.0.99@o2ib [10.0.0.99@o2ib],EHOSTUNREACH,,send failed
 9000000000,client,p-down,ping server:0 --timeout 5 [10.0.0.3@o2ib],EHOSTUNREACH,,send failed
 9000000000,client,disc-ghost,discover 10.0.0.98@o2ib [10.0.0.98@o2ib],EHOSTUNREACH,,discovery failed
@@ -215,7 +215,8 @@ expect:
 
 // TestLnetctlNet: net add of a second net on an interface that carries one (its NI shares
 // the port and address: 10.0.0.1@o2ib1 beside 10.0.0.1@o2ib), reachable at once (a ping
-// answered by 10.0.0.2@o2ib1, whose buffer lists both NIDs), while traffic on o2ib0 goes on
+// answered by 10.0.0.2@o2ib1, whose buffer lists both NIDs, over the connection the pushes
+// of the two new ping targets opened at 1 s), while traffic on o2ib0 goes on
 // unharmed; EEXIST for an NI that exists; net del of the whole net, then ENOENT; a ping to
 // the deleted NI is refused by the server's o2iblnd (ECONNREFUSED at 6.00017 s: the failed
 // send ends the ping at once, LU-16290).
@@ -225,7 +226,7 @@ func TestLnetctlNet(t *testing.T) {
 1000000000,server,add-srv,net add --net o2ib1 --if ib0,ok,,
 1000000000,client,add-cli,net add --net o2ib1 --if ib0 --peer-credits 16,ok,,
 1000000000,client,add-again,net add --net o2ib1 --if ib0,EEXIST,,NI 10.0.0.1@o2ib1 exists (EEXIST)
-2000340631,client,ping1,ping 10.0.0.2@o2ib1 [10.0.0.2@o2ib1],ok,10.0.0.2@o2ib1,"after 340.631us; NIDs 10.0.0.2@o2ib,10.0.0.2@o2ib1"
+2000000631,client,ping1,ping 10.0.0.2@o2ib1 [10.0.0.2@o2ib1],ok,10.0.0.2@o2ib1,"after 631ns; NIDs 10.0.0.2@o2ib,10.0.0.2@o2ib1"
 5000000000,server,del-srv,net del --net o2ib1,ok,,
 5000000000,server,del-again,net del --net o2ib1,ENOENT,,no local net o2ib1 (ENOENT)
 6000170000,client,ping2,ping 10.0.0.2@o2ib1 --timeout 2 [10.0.0.2@o2ib1],ECONNREFUSED,,send failed

@@ -21,9 +21,10 @@ lnet:
 workload:
   - {name: w, type: brw, op: write, from: client, to: oss0, size: 4KiB, count: 10, start: 1s}
 expect:
-  - {name: through rtr to oss0, check: path, workload: w, via: [client:0, rtr:0, rtr:1, oss0:0], eq: 10}
+  # 10 writes and the client's discovery push to oss0
+  - {name: through rtr to oss0, check: path, workload: w, via: [client:0, rtr:0, rtr:1, oss0:0], eq: 11}
   - {name: not to oss1, check: path, workload: w, via: [client:0, rtr:0, rtr:1, oss1:0], eq: 0}
-  - {name: first hop, check: path, workload: w, via: [client:0, rtr:0], eq: 10}
+  - {name: first hop, check: path, workload: w, via: [client:0, rtr:0], eq: 11}
 `
 
 // The path check follows every via entry in order: a routed path is matched on the router's

@@ -31,7 +31,7 @@ expect:
   - {name: up again, check: ni_status, ni: "client:1", state: up}
   - {name: traffic moves to rail 0, check: path, workload: writes, from: 5500ms, at: 9s, via: ["client:0", "server:0"], min: 100}
   - {name: nothing uses rail 1 meanwhile, check: path, workload: writes, from: 5500ms, at: 9s, via: ["client:1", "server:1"], eq: 0}
-  - {name: rail 1 carries traffic again, check: path, workload: writes, from: 12s, via: ["client:1", "server:0"], min: 100}
+  - {name: rail 1 carries traffic again, check: path, workload: writes, from: 12s, via: ["client:1", "server:1"], min: 100}
   - {name: no write fails, check: messages, workload: writes, type: put, status: failed, eq: 0}
   - {name: nothing lost, check: nothing_lost}
 `

@@ -17,8 +17,8 @@ nodes:
 workload:
   - {name: io, type: brw, from: client, to: server, size: 64KiB, concurrency: 4}
 expect:
-  - {name: o2ib carries writes, check: path, workload: io, via: ["client:0", "server:0"], eq: 9400}
-  - {name: o2ib1 carries writes, check: path, workload: io, via: ["client:1", "server:1"], eq: 9401}
+  - {name: o2ib carries writes, check: path, workload: io, via: ["client:0", "server:0"], eq: 9401}
+  - {name: o2ib1 carries writes, check: path, workload: io, via: ["client:1", "server:1"], eq: 9400}
   - {name: nothing fails, check: messages, status: failed, eq: 0}
 `
 

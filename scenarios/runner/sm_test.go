@@ -28,7 +28,8 @@ faults:
 // the address resolved at 1.00005 s) and the discovery GET and the write waiting for it
 // fail -EHOSTUNREACH at 6.00005 s (network_timeout). The next attempt starts at 7.00005 s;
 // its queries are resent every 500 ms, and the first after sm_up (8 s, for:), at
-// 8.0001 s, is answered: connected, its GET ends at 8.000220613 s and the writes succeed.
+// 8.0001 s, is answered: connected, its GET ends at 8.000220613 s, the push of the client's
+// ping buffer at 8.000221249 s, and the writes succeed.
 func TestSMDownUp(t *testing.T) {
 	csv := runExpecting(t, smDown, BackendO2IB, "faults.csv")
 	want := "time_ns,kind,target,detail,hits\n0,sm_down,sm,,1\n8000000000,sm_up,sm,,1\n"
@@ -40,7 +41,8 @@ func TestSMDownUp(t *testing.T) {
 		"1,PUT,*,10.0.0.2@o2ib,,4096,1000000000,6000050000,5000050000,-113,OK,0",
 		"2,GET,10.0.0.1@o2ib,10.0.0.2@o2ib,10.0.0.1@o2ib>10.0.0.2@o2ib,0,1000000000,6000050000,5000050000,-113,NETWORK_TIMEOUT,0",
 		"5,GET,10.0.0.1@o2ib,10.0.0.2@o2ib,10.0.0.1@o2ib>10.0.0.2@o2ib,0,7000050000,8000220613,1000170613,0,OK,0",
-		"4,PUT,10.0.0.1@o2ib,10.0.0.2@o2ib,10.0.0.1@o2ib>10.0.0.2@o2ib,4096,7000050000,8000222197,1000172197,0,OK,0",
+		"10,PUT,10.0.0.1@o2ib,10.0.0.2@o2ib,10.0.0.1@o2ib>10.0.0.2@o2ib,48,8000220628,8000221249,621,0,OK,0",
+		"4,PUT,10.0.0.1@o2ib,10.0.0.2@o2ib,10.0.0.1@o2ib>10.0.0.2@o2ib,4096,7000050000,8000222829,1000172829,0,OK,0",
 	} {
 		if !strings.Contains(msgs, line+"\n") {
 			t.Errorf("messages.csv lacks %s:\n%s", line, msgs)
