@@ -3,6 +3,7 @@ package scenarios
 import (
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/sim"
@@ -84,4 +85,31 @@ func FuzzLnetctlCommand(f *testing.F) {
 			t.Fatalf("%q loaded without a command", cmd)
 		}
 	})
+}
+
+// TestSanityLnet99aRefusedAtLoad: sanity-lnet test 99a's invalid `lnetctl peer add` forms,
+// each of which lnetctl refuses before calling the kernel, are refused when the scenario
+// loads, located at the command (the test's last form, `route add` through a gateway on a
+// net the node lacks, fails in the kernel: catalogue sanity-lnet-99a).
+func TestSanityLnet99aRefusedAtLoad(t *testing.T) {
+	for _, tc := range []struct{ cmd, msg string }{
+		{"peer add --prim_nid 1.1.1.1@tcp --nid foobar", `"foobar" is neither a NID nor an NI of the scenario`},
+		{"peer add --prim_nid 1.1.1.1@tcp --nid 1.1.1.[2-255]@tcp", "specifies more than the 128 NIDs allowed by this operation"},
+		{"peer add --prim_nid 1@foo", `invalid net "foo"`},
+		{"peer add --prim_nid 1@tcp", "unable to parse nidlist from: 1@tcp"},
+		{"peer add --prim_nid 1@o2ib", "unable to parse nidlist from: 1@o2ib"},
+		{"peer add --prim_nid 1.1.1.1@gni", `"1.1.1.1" is not a number`},
+		{"peer add --prim_nid 1.1.1.1@tcp --nid [2-1]@gni", "range 2-1 runs backwards"},
+		{"peer add --prim_nid 1.1.1.1@tcp --nid [a-f/x]@gni", `bad step "x"`},
+		{"peer add --prim_nid 1.1.1.1@tcp --nid 256.256.256.256@tcp", `"256" is not an address octet`},
+		{"peer add --prim_nid 1.1.1.1@tcp --nid 1.1.1.1.[2-5/f]@tcp", "unable to parse nidlist from: 1.1.1.1.[2-5/f]@tcp"},
+		{"peer add --prim_nid 1.1.1.1@tcp --nid 1.]2[.3.4@o2ib", `"]2[" is not an address octet`},
+		{"peer add --prim_nid 1.1.1.1@tcp --nid 1.[2-4,[5-6],7-8].1.1@tcp", `"[5" is not an address octet`},
+	} {
+		src := "duration: 5s\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(tc.cmd) + "}\n"
+		_, err := Load("t.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), "t.yaml:5:37:") || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v, want t.yaml:5:37: ... %s", tc.cmd, err, tc.msg)
+		}
+	}
 }

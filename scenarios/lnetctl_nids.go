@@ -1,9 +1,12 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
 // maxNIDsPerPeer is LNET_MAX_NIDS_PER_PEER: what one lnetctl NID list may expand to.
@@ -69,11 +72,20 @@ func splitNIDList(s string) []string {
 	return out
 }
 
-// expandNID expands one NID pattern whose octets may be bracketed range lists.
+// expandNID expands one NID pattern whose address parts may be bracketed range lists.
 func expandNID(item string) ([]string, error) {
 	addr, net, ok := strings.Cut(item, "@")
 	if !ok {
 		return nil, fmt.Errorf("unable to parse nidlist from: %s", item)
+	}
+	modelled := true
+	if _, _, err := ParseNet(net); err != nil {
+		// A net no node of the model runs (gni, kfi, ...) still names a peer's NIDs.
+		n, err2 := lnet.ParseNet(net)
+		if err2 != nil || n.Type() == lnet.O2IBLND || n.Type() == lnet.SOCKLND || n.Type() == lnet.LOLND {
+			return nil, err
+		}
+		modelled = false
 	}
 	addrs, err := expandAddr(item, addr, net)
 	if err != nil {
@@ -81,6 +93,14 @@ func expandNID(item string) ([]string, error) {
 	}
 	out := make([]string, 0, len(addrs))
 	for _, a := range addrs {
+		if !modelled {
+			nid, err := lnet.ParseNID(a + "@" + net)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, nid.String())
+			continue
+		}
 		nid, err := ParseNID(a + "@" + net)
 		if err != nil {
 			return nil, err
@@ -90,13 +110,21 @@ func expandNID(item string) ([]string, error) {
 	return out, nil
 }
 
-// expandAddr expands the address part of item (addr, on net): a dotted quad whose octets may
-// be range lists, or on the loopback net a plain number (libcfs_num_parse) or range list.
+// expandAddr expands the address part of item (addr, on net) as the net's nf_parse_addrlist
+// reads it: a dotted quad whose octets may be range lists (cfs_ip_addr_parse: tcp, o2ib,
+// gip, efa), or one number or range list (libcfs_num_parse: lo, gni, ptlf, kfi, bxi3f; up to
+// 2^32-1).
 func expandAddr(item, addr, net string) ([]string, error) {
-	if n, _, err := ParseNet(net); err == nil && n == "lo0" {
-		vals, err := octetValues(addr)
+	if numericNet(net) {
+		vals, err := numValues(addr, 0xffffffff)
+		if err == errTooManyNIDs {
+			return nil, fmt.Errorf("'%s' specifies more than the %d NIDs allowed by this operation", item, maxNIDsPerPeer)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("unable to parse nidlist from: %s (the loopback NID is 0@lo)", item)
+			if n, _, err2 := ParseNet(net); err2 == nil && n == "lo0" {
+				return nil, fmt.Errorf("unable to parse nidlist from: %s (the loopback NID is 0@lo)", item)
+			}
+			return nil, fmt.Errorf("unable to parse nidlist from: %s (%v)", item, err)
 		}
 		addrs := make([]string, 0, len(vals))
 		for _, v := range vals {
@@ -110,7 +138,7 @@ func expandAddr(item, addr, net string) ([]string, error) {
 	}
 	addrs := []string{""}
 	for i, o := range octets {
-		vals, err := octetValues(o)
+		vals, err := numValues(o, 255)
 		if err != nil {
 			return nil, fmt.Errorf("unable to parse nidlist from: %s (%v)", item, err)
 		}
@@ -132,10 +160,21 @@ func expandAddr(item, addr, net string) ([]string, error) {
 	return addrs, nil
 }
 
-// octetValues reads one address octet: N, or [a-b/step,c,...].
-func octetValues(o string) ([]int, error) {
+// numericNet reports whether a NID on net has a number for its address (libcfs_num_parse).
+func numericNet(net string) bool {
+	n, err := lnet.ParseNet(net)
+	return err == nil && !n.Type().IPAddressed()
+}
+
+// errTooManyNIDs: a numeric address list longer than one operation may take.
+var errTooManyNIDs = errors.New("too many NIDs")
+
+// numValues reads one address octet or number up to max: N, or [a-b/step,c,...]. A list of
+// numbers (max above 255) longer than maxNIDsPerPeer is refused as it is read, with
+// errTooManyNIDs: a numeric range may span 2^32 values.
+func numValues(o string, max int) ([]int, error) {
 	if !strings.HasPrefix(o, "[") {
-		v, err := octet(o)
+		v, err := addrNum(o, max)
 		return []int{v}, err
 	}
 	if !strings.HasSuffix(o, "]") {
@@ -143,19 +182,22 @@ func octetValues(o string) ([]int, error) {
 	}
 	var vals []int
 	for _, part := range strings.Split(o[1:len(o)-1], ",") {
-		lo, hi, step, err := octetRange(part)
+		lo, hi, step, err := numRange(part, max)
 		if err != nil {
 			return nil, err
 		}
 		for v := lo; v <= hi; v += step {
+			if len(vals) == maxNIDsPerPeer && max > 255 {
+				return nil, errTooManyNIDs
+			}
 			vals = append(vals, v)
 		}
 	}
 	return vals, nil
 }
 
-// octetRange reads a-b/step, a-b or a.
-func octetRange(part string) (lo, hi, step int, err error) {
+// numRange reads a-b/step, a-b or a, each number up to max.
+func numRange(part string, max int) (lo, hi, step int, err error) {
 	rng, st, hasStep := strings.Cut(part, "/")
 	step = 1
 	if hasStep {
@@ -164,12 +206,12 @@ func octetRange(part string) (lo, hi, step int, err error) {
 		}
 	}
 	a, b, isRange := strings.Cut(rng, "-")
-	if lo, err = octet(a); err != nil {
+	if lo, err = addrNum(a, max); err != nil {
 		return 0, 0, 0, err
 	}
 	hi = lo
 	if isRange {
-		if hi, err = octet(b); err != nil {
+		if hi, err = addrNum(b, max); err != nil {
 			return 0, 0, 0, err
 		}
 	}
@@ -179,10 +221,15 @@ func octetRange(part string) (lo, hi, step int, err error) {
 	return lo, hi, step, nil
 }
 
-func octet(s string) (int, error) {
+// addrNum reads a decimal number from 0 to max: an address octet (max 255) or a numeric
+// address.
+func addrNum(s string, max int) (int, error) {
 	v, err := strconv.Atoi(s)
-	if err != nil || v < 0 || v > 255 || s == "" || s[0] == '+' || s[0] == '-' {
-		return 0, fmt.Errorf("%q is not an address octet (0 to 255)", s)
+	if err != nil || v < 0 || v > max || s == "" || s[0] == '+' || s[0] == '-' {
+		if max == 255 {
+			return 0, fmt.Errorf("%q is not an address octet (0 to 255)", s)
+		}
+		return 0, fmt.Errorf("%q is not a number from 0 to %d", s, max)
 	}
 	return v, nil
 }

@@ -35,3 +35,38 @@ func TestExpandNIDListLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandNIDListOtherNets: lnetctl names NIDs of nets no node of the model runs (sanity-lnet
+// 6, 7 and 19-25 configure peers on gni, kfi and bxi3f): gni, ptlf, kfi and bxi3f take a
+// number or a range list up to 2^32-1 (libcfs_num_parse), gip and efa an IPv4 address
+// (cfs_ip_addr_parse); a range is refused past 128 NIDs as it is read, not after expanding
+// 2^32 values.
+func TestExpandNIDListOtherNets(t *testing.T) {
+	noRef := func(s string) (string, error) { return "", errors.New("no reference " + s) }
+	for _, tc := range []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{in: "[6-12/4]@gni", want: []string{"6@gni", "10@gni"}},
+		{in: "7@kfi1,[3-4]@bxi3f,9@ptlf2", want: []string{"7@kfi1", "3@bxi3f", "4@bxi3f", "9@ptlf2"}},
+		{in: "4294967295@gni", want: []string{"4294967295@gni"}},
+		{in: "6.6.6.[1-2]@efa,1.2.3.4@gip", want: []string{"6.6.6.1@efa", "6.6.6.2@efa", "1.2.3.4@gip"}},
+		{in: "4294967296@gni", err: `unable to parse nidlist from: 4294967296@gni ("4294967296" is not a number from 0 to 4294967295)`},
+		{in: "[0-4294967295]@kfi", err: `'[0-4294967295]@kfi' specifies more than the 128 NIDs allowed by this operation`},
+		{in: "1.2.3.4@gni", err: `unable to parse nidlist from: 1.2.3.4@gni ("1.2.3.4" is not a number from 0 to 4294967295)`},
+		{in: "7@efa", err: `unable to parse nidlist from: 7@efa`},
+		{in: "7@tofu", err: `invalid net "tofu": expected o2ib<number> or tcp<number>, e.g. o2ib0`},
+	} {
+		got, err := expandNIDList(tc.in, noRef)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+}

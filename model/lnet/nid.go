@@ -9,19 +9,29 @@ import (
 // LNDType is an LND's type number as the kernel numbers them (lnet-types.h).
 type LNDType uint16
 
-// LND types the model knows by name.
+// LND types the model knows by name: the nets of the model's LNDs (o2ib, tcp, lo) and those
+// lnetctl names for peers' NIDs (libcfs_netstrfns), which no node of the model runs.
 const (
-	SOCKLND LNDType = 2  // tcp
-	O2IBLND LNDType = 5  // o2ib
-	LOLND   LNDType = 9  // lo
-	GNILND  LNDType = 13 // gni (names only)
-	KFILND  LNDType = 16 // kfi (names only)
+	SOCKLND  LNDType = 2  // tcp
+	O2IBLND  LNDType = 5  // o2ib
+	LOLND    LNDType = 9  // lo
+	GNILND   LNDType = 13 // gni (names only)
+	GNIIPLND LNDType = 14 // gip (names only)
+	PTL4LND  LNDType = 15 // ptlf (names only)
+	KFILND   LNDType = 16 // kfi (names only)
+	EFALND   LNDType = 18 // efa (names only)
+	BXI3LND  LNDType = 19 // bxi3f (names only)
 )
 
+// lndNames are the LNDs' net names and how their NIDs' addresses are written (ip: a dotted
+// IPv4 address, else a decimal number), as libcfs_netstrfns lists them.
 var lndNames = []struct {
 	t    LNDType
 	name string
-}{{SOCKLND, "tcp"}, {O2IBLND, "o2ib"}, {LOLND, "lo"}, {GNILND, "gni"}, {KFILND, "kfi"}}
+	ip   bool
+}{{SOCKLND, "tcp", true}, {O2IBLND, "o2ib", true}, {LOLND, "lo", false}, {GNILND, "gni", false},
+	{GNIIPLND, "gip", true}, {PTL4LND, "ptlf", false}, {KFILND, "kfi", false}, {EFALND, "efa", true},
+	{BXI3LND, "bxi3f", false}}
 
 // String returns the LND's net-name prefix ("o2ib", "tcp", "lo").
 func (t LNDType) String() string {
@@ -31,6 +41,17 @@ func (t LNDType) String() string {
 		}
 	}
 	return "lnd" + strconv.Itoa(int(t))
+}
+
+// IPAddressed reports whether the LND's NIDs carry an IPv4 address (tcp, o2ib, gip, efa)
+// rather than a number (lo, gni, ptlf, kfi, bxi3f).
+func (t LNDType) IPAddressed() bool {
+	for _, n := range lndNames {
+		if n.t == t {
+			return n.ip
+		}
+	}
+	return false
 }
 
 // NetID identifies an LNet network: an LND type and a network number (o2ib1 = {O2IBLND, 1}).
@@ -86,7 +107,7 @@ func ParseNet(s string) (NetID, error) {
 			return MakeNet(n.t, uint16(v)), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown network type in %q (want o2ib, tcp or lo)", s)
+	return 0, fmt.Errorf("unknown network type in %q (want o2ib, tcp or lo; for peers also gni, gip, ptlf, kfi, efa or bxi3f)", s)
 }
 
 // NID is an LNet network identifier: a 32-bit address (an IPv4 address for o2ib and tcp, a
@@ -120,8 +141,8 @@ func (n NID) String() string {
 	net := n.Net()
 	a := n.Addr()
 	var addr string
-	switch net.Type() {
-	case O2IBLND, SOCKLND:
+	switch {
+	case net.Type().IPAddressed():
 		addr = fmt.Sprintf("%d.%d.%d.%d", a>>24, a>>16&0xff, a>>8&0xff, a&0xff)
 	default:
 		addr = strconv.FormatUint(uint64(a), 10)
@@ -145,8 +166,8 @@ func ParseNID(s string) (NID, error) {
 		return 0, fmt.Errorf("NID %q: %v", s, err)
 	}
 	addr := s[:at]
-	switch net.Type() {
-	case O2IBLND, SOCKLND:
+	switch {
+	case net.Type().IPAddressed():
 		parts := strings.Split(addr, ".")
 		if len(parts) != 4 {
 			return 0, fmt.Errorf("NID %q: address is not a dotted IPv4 address", s)

@@ -123,11 +123,14 @@ type PeerShow struct {
 
 // ShowPeers returns the node's peers in `lnetctl peer show -v 4` shape; a peer NI's state is
 // lnet_is_peer_ni_alive's answer (gwNIAlive: its status, and from 2.13 to 2.16 its health).
+// A peer's NIs come in the kernel's walk (lnet_get_next_peer_ni_locked): net by net, in the
+// order of lp_peer_nets, each net's NIs in the order of lpn_peer_nis; lnet_peer_attach_peer_ni
+// puts the primary NID's net and the primary NI first, and appends the others.
 func (n *Node) ShowPeers() []PeerShow {
 	out := make([]PeerShow, 0, len(n.peers))
 	for _, p := range n.peers {
 		ps := PeerShow{PrimaryNID: p.primary.String(), MultiRail: p.mr}
-		for _, lpni := range p.nis {
+		for _, lpni := range p.kernelOrder() {
 			a, mx, mn := lpni.TxCredits()
 			ra, _, rm := lpni.RtrCredits()
 			var pref []string
@@ -144,6 +147,34 @@ func (n *Node) ShowPeers() []PeerShow {
 			})
 		}
 		out = append(out, ps)
+	}
+	return out
+}
+
+// kernelOrder returns the peer's NIs in the order of the kernel's lists (see ShowPeers).
+func (p *Peer) kernelOrder() []*PeerNI {
+	out := make([]*PeerNI, 0, len(p.nis))
+	add := func(pn *PeerNet) {
+		for _, lpni := range pn.nis {
+			if lpni.nid == p.primary {
+				out = append(out, lpni)
+			}
+		}
+		for _, lpni := range pn.nis {
+			if lpni.nid != p.primary {
+				out = append(out, lpni)
+			}
+		}
+	}
+	for _, pn := range p.nets {
+		if pn.id == p.primary.Net() {
+			add(pn)
+		}
+	}
+	for _, pn := range p.nets {
+		if pn.id != p.primary.Net() {
+			add(pn)
+		}
 	}
 	return out
 }

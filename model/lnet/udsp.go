@@ -112,7 +112,7 @@ func ParseUDSPDescr(s string) (UDSPDescr, error) {
 		}
 	}
 	if name == "" {
-		return UDSPDescr{}, fmt.Errorf("%q: unknown network type in %q (want o2ib, tcp or lo)", s, netPart)
+		return UDSPDescr{}, fmt.Errorf("%q: unknown network type in %q (want o2ib, tcp or lo; also gni, gip, ptlf, kfi, efa or bxi3f)", s, netPart)
 	}
 	num := netPart[len(name):]
 	if num != "" {
@@ -125,7 +125,7 @@ func ParseUDSPDescr(s string) (UDSPDescr, error) {
 	if !hasAddr {
 		return d, nil
 	}
-	ipv4 := d.lnd == O2IBLND || d.lnd == SOCKLND
+	ipv4 := d.lnd.IPAddressed()
 	switch {
 	case addrPart == "*" && ipv4:
 		d.addr = []exprList{{{0, 255, 1}}, {{0, 255, 1}}, {{0, 255, 1}}, {{0, 255, 1}}}

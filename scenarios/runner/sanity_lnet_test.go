@@ -2,6 +2,7 @@ package runner
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/scenarios"
@@ -21,6 +22,28 @@ func TestSanityLnetCanFail(t *testing.T) {
 		set      []string
 		fail     []string
 	}{
+		// Peer configuration (tests 1-13, 19-25): a peer added non-multi-rail, a range one NID
+		// longer, or the whole peer deleted where the test deletes some of its NIDs.
+		{"sanity-lnet-1", []string{"faults[0].lnetctl=peer add --prim_nid 1.1.1.1@tcp --non_mr"}, []string{"after peer add at 1s, the export's peers"}},
+		{"sanity-lnet-2", []string{"faults[0].lnetctl=peer add --prim_nid 2.2.2.2@o2ib --non_mr"}, []string{"after peer add at 1s, the export's peers"}},
+		{"sanity-lnet-3", []string{"faults[0].lnetctl=peer add --prim_nid 3.3.3.3@tcp"}, []string{"after peer add at 1s, the export's peers"}},
+		{"sanity-lnet-4", []string{"faults[1].lnetctl=peer add --prim_nid 4.4.4.4@tcp --nid 4.4.4.[1-5]@tcp"}, []string{"after peer add at 2s, the export's peers"}},
+		{"sanity-lnet-5", []string{"faults[2].lnetctl=peer add --prim_nid 5.5.5.5@o2ib --nid 5.5.5.[1-6]@o2ib"}, []string{"after peer add at 3s, the export's peers"}},
+		{"sanity-lnet-6", []string{"faults[0].lnetctl=peer add --prim_nid 6.6.6.6@tcp"}, []string{"after peer add at 1s, the export's peers"}},
+		{"sanity-lnet-7", []string{"faults[1].at=2600ms"}, []string{"after peer del at 2s, the export's peers (none, as before)"}},
+		{"sanity-lnet-8", []string{"faults[1].lnetctl=peer del --prim_nid 8.8.8.8@tcp"}, []string{"after peer del at 2s, the export's peers"}},
+		{"sanity-lnet-9", []string{"faults[1].lnetctl=peer del --prim_nid 9.9.9.9@tcp"}, []string{"after peer del at 2s, the export's peers"}},
+		{"sanity-lnet-10", []string{"faults[1].lnetctl=peer del --prim_nid 10.10.10.10@tcp"}, []string{"after peer del at 2s, the export's peers"}},
+		{"sanity-lnet-11", []string{"faults[1].lnetctl=peer del --prim_nid 11.11.11.11@tcp"}, []string{"after peer del at 2s, the export's peers"}},
+		{"sanity-lnet-12", []string{"faults[1].lnetctl=peer del --prim_nid 12.12.12.12@o2ib"}, []string{"after peer del at 2s, the export's peers"}},
+		{"sanity-lnet-13", []string{"faults[1].lnetctl=peer del --prim_nid 13.13.13.13@o2ib"}, []string{"after peer del at 2s, the export's peers"}},
+		{"sanity-lnet-19", []string{"faults[0].lnetctl=peer add --prim_nid 19@gni --non_mr"}, []string{"after peer add at 1s, the export's peers"}},
+		{"sanity-lnet-20", []string{"faults[0].lnetctl=peer add --prim_nid 20@gni"}, []string{"after peer add at 1s, the export's peers"}},
+		{"sanity-lnet-21", []string{"faults[1].lnetctl=peer add --prim_nid 21@gni --nid [21-26]@gni"}, []string{"after peer add at 2s, the export's peers"}},
+		{"sanity-lnet-22", []string{"faults[1].lnetctl=peer del --prim_nid 22@gni"}, []string{"after peer del at 2s, the export's peers"}},
+		{"sanity-lnet-23", []string{"faults[1].lnetctl=peer del --prim_nid 23@gni"}, []string{"after peer del at 2s, the export's peers"}},
+		{"sanity-lnet-24", []string{"faults[1].lnetctl=peer del --prim_nid 24@gni"}, []string{"after peer del at 2s, the export's peers"}},
+		{"sanity-lnet-25", []string{"faults[1].lnetctl=peer del --prim_nid 25@gni"}, []string{"after peer del at 2s, the export's peers"}},
 		{"sanity-lnet-100", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.2@o2ib --priority 1"}, []string{"export --backup after route add is test 100's expected YAML", "the route is up once the router checker has pinged the gateway"}},
 		{"sanity-lnet-101", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.[2-5]@o2ib"}, []string{"export --backup after route add is test 101's expected YAML", "and the five gateways as peers, in the order added"}},
 		{"sanity-lnet-102", []string{"faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.3@o2ib"}, []string{"after route del the export lists the gateways it listed before (none)"}},
@@ -131,3 +154,42 @@ func TestSanityLnetCanFail(t *testing.T) {
 		}
 	}
 }
+
+// TestSanityLnet99a: sanity-lnet test 99a's one form the kernel itself refuses (the others
+// lnetctl refuses first, and lnetsim at load: scenarios' TestSanityLnet99aRefusedAtLoad). It
+// is a test here, not a catalogue scenario: with the command gone nothing happens, which is
+// what it asserts, so no expectation could tell the scenario from the healthy one.
+func TestSanityLnet99a(t *testing.T) {
+	csv := string(runExpecting(t, sanityLnet99a, BackendO2IB, "commands.csv"))
+	if want := "route add --net tcp --gateway 1@gni,EHOSTUNREACH"; !strings.Contains(csv, want) {
+		t.Errorf("commands.csv lacks %q:\n%s", want, csv)
+	}
+}
+
+const sanityLnet99a = `name: sanity-lnet-99a
+description: >
+  sanity-lnet test 99a ("Check various invalid inputs to lnetctl peer") re-expressed: its
+  last command, "lnetctl route add --net tcp --gateway 1@gni" on a node without a gni net,
+  must fail: the kernel refuses a gateway no local NI can reach (lnet_add_route,
+  EHOSTUNREACH), and no route is added. The test's invalid "peer add" forms (a word that is
+  not a NID, more than 128 NIDs, an unknown net, an address of the wrong kind for its net,
+  malformed ranges) are refused by lnetctl before the kernel sees them; lnetsim refuses them
+  when the scenario loads, at the command (scenarios' TestSanityLnet99aRefusedAtLoad).
+seed: 1
+duration: 3s
+
+nodes:
+  client: {nis: [o2ib]}
+
+faults:
+  - {at: 1s, node: client, name: route-add, lnetctl: "route add --net tcp --gateway 1@gni"}
+
+expect:
+  - {name: route add through a gni gateway fails, check: command, fault: route-add, status: EHOSTUNREACH}
+  - name: and adds no route
+    check: lnetctl
+    node: client
+    at: 2s
+    command: export --backup
+    equal: {route: []}
+`
