@@ -113,3 +113,35 @@ func TestSanityLnet99aRefusedAtLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestNetNIDOption: from 2.16 (LU-13642) `net add` and `net del` name an NI by its NID alone,
+// the net taken from the NID; --net beside --nid is refused as lnetctl refuses it, and a
+// node of 2.15 or older has no --nid option.
+func TestNetNIDOption(t *testing.T) {
+	load := func(release, cmd string) (*Scenario, error) {
+		src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
+		return Load("t.yaml", []byte(src))
+	}
+	for _, cmd := range []string{"net add --nid 10.0.0.1@o2ib1", "net del --nid 10.0.0.1@o2ib1"} {
+		s, err := load("master", cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if c := s.Faults[0].Cmd; c.Net != "o2ib1" || !reflect.DeepEqual(c.NIDs, []string{"10.0.0.1@o2ib1"}) {
+			t.Errorf("%s: net %q NIDs %v, want o2ib1 [10.0.0.1@o2ib1]", cmd, c.Net, c.NIDs)
+		}
+	}
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"master", "net add --net o2ib1 --nid 10.0.0.1@o2ib1", "t.yaml:6:37: faults[0].lnetctl: net add: --net is invalid with --nid option (remove --net: the NID names the net)"},
+		{"2.16", "net del --nid 10.0.0.1@o2ib --net o2ib", "net del: --net is invalid with --nid option"},
+		{"2.15", "net add --nid 10.0.0.1@o2ib1", "net add: unrecognized option '--nid' (client runs 2.15) (name the NI by --net and --if (lnetctl has --nid from 2.16, LU-13642))"},
+		{"2.12", "net del --nid 10.0.0.1@o2ib", "net del: unrecognized option '--nid' (client runs 2.12)"},
+		{"master", "net add --nid 10.0.0.1", "net add: invalid NID"},
+		{"master", "net add --if ib0", "net add: missing mandatory parameter: --net"},
+	} {
+		_, err := load(tc.release, tc.cmd)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s: %v, want %s", tc.cmd, tc.release, err, tc.msg)
+		}
+	}
+}

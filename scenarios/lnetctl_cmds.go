@@ -308,8 +308,9 @@ func checkUDSPDel(r *resolver, p string, c *Command) {
 // absent: the o2ib module's value), in Command.Args.
 var NetAddTunables = []string{"peer-timeout", "peer-credits", "peer-buffer-credits", "credits"}
 
-// checkNetAdd: lnetctl net add needs --net and one of --if (an interface of the node) or
-// --nid (a NID on one of its interfaces' addresses); the new NI's NID goes in NIDs. The
+// checkNetAdd: lnetctl net add takes --net with --if (an interface of the node), or from
+// 2.16 --nid alone (a NID on one of its interfaces' addresses: the net is the NID's, and
+// --net with it is refused as lnetctl refuses it); the new NI's NID goes in NIDs. The
 // tunables are integers (-1: the module's value); the options of other LNDs or of CPU and
 // IP configuration are not modelled.
 func checkNetAdd(r *resolver, p string, c *Command) {
@@ -324,24 +325,47 @@ func checkNetAdd(r *resolver, p string, c *Command) {
 			r.errorAt(p, "-1 is the module's value", "net add: --%s %d must not be negative", o, v)
 		}
 	}
-	if r.missing(p, c, "net") {
-		return
-	}
 	checkNetNI(r, p, c, true)
 }
 
-// checkNetDel: lnetctl net del --net N [--if IF | --nid NID]: without an interface or NID,
-// every NI of the net goes.
+// checkNetDel: lnetctl net del --net N [--if IF], or from 2.16 --nid NID alone: without an
+// interface or NID, every NI of the net goes.
 func checkNetDel(r *resolver, p string, c *Command) {
-	if r.missing(p, c, "net") {
-		return
-	}
 	checkNetNI(r, p, c, false)
+}
+
+// netNIDOption reads net add/del's --nid (jt_add_ni, jt_del_ni): refused on a node whose
+// lnetctl lacks it (before 2.16) or beside --net (lnetctl: "--net is invalid with --nid
+// option"); otherwise the NID's net is the command's net. It reports whether the command
+// goes on.
+func netNIDOption(r *resolver, p string, c *Command) bool {
+	nid, ok := c.Args["nid"]
+	if !ok {
+		return !r.missing(p, c, "net")
+	}
+	if m := r.s.Member(c.node); m != nil && r.rel[m.Group].Profile.NoNetNIDOption {
+		r.errorAt(p, "name the NI by --net and --if (lnetctl has --nid from 2.16, LU-13642)", "%s: unrecognized option '--nid' (%s runs %s)", c.Verb, c.node, r.rel[m.Group].Name)
+		return false
+	}
+	if _, ok := c.Args["net"]; ok {
+		r.errorAt(p, "remove --net: the NID names the net", "%s: --net is invalid with --nid option", c.Verb)
+		return false
+	}
+	x, err := ParseNID(nid)
+	if err != nil {
+		r.errorAt(p, "", "%s: %v", c.Verb, err)
+		return false
+	}
+	c.Net = x.Net
+	return true
 }
 
 // checkNetNI resolves --net and the NI that --if or --nid names on the command's node (one of
 // them is required when need).
 func checkNetNI(r *resolver, p string, c *Command, need bool) {
+	if !netNIDOption(r, p, c) {
+		return
+	}
 	r.cmdNet(p, c, "")
 	ifname, byIf := c.Args["if"]
 	nid, byNID := c.Args["nid"]
@@ -359,14 +383,7 @@ func checkNetNI(r *resolver, p string, c *Command, need bool) {
 		}
 		r.errorAt(p, "the node's interfaces are named by its NIs (ib0, ib1, ...)", "%s: %s has no interface %s", c.Verb, m.Name, ifname)
 	case byNID:
-		x, err := ParseNID(nid)
-		if err == nil && x.Net != c.Net {
-			err = fmt.Errorf("NID %s is not on net %s", nid, c.Net)
-		}
-		if err != nil {
-			r.errorAt(p, "", "%s: %v", c.Verb, err)
-			return
-		}
+		x, _ := ParseNID(nid) // read by netNIDOption
 		c.NIDs = []string{x.String()}
 	case need:
 		r.errorAt(p, "", "%s: missing mandatory parameter: --if or --nid", c.Verb)

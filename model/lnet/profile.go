@@ -146,6 +146,10 @@ type Profile struct {
 	// to 4096 in master).
 	SmallMaxInterfaces bool
 
+	// NoNetNIDOption: `lnetctl net add` and `net del` have no --nid option (an NI named by
+	// its address, LU-13642, from 2.16); the NI is given by --net and --if.
+	NoNetNIDOption bool
+
 	// Failure-injection check points (fail_loc, failloc.go) a release does not have.
 
 	// NoFailDelayMsgForward: lnet_parse applies the delay rules with no
@@ -181,7 +185,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, GlobalShowKeys: 8,
-	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true}
+	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true, NoNetNIDOption: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
@@ -193,12 +197,14 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 
 // withPre216LNet adds the send, notify, recovery and ping rules 2.16 changed (LU-16303,
-// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854) to a 2.13+ profile.
+// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854) and lnetctl's net add --nid (LU-13642)
+// to a 2.13+ profile.
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
 	p.ShowByIoctl, p.GlobalShowKeys = true, 12
 	p.NoFailDelayMsgForward = true
+	p.NoNetNIDOption = true
 	return p
 }
 

@@ -50,6 +50,15 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-103", []string{"faults[1].lnetctl=route del --net o2ib103 --gateway 10.0.0.[2-5/2]@o2ib"}, []string{"after route del the export lists no gateway, as before"}},
 		{"sanity-lnet-105", []string{"faults[0].at=3s"}, []string{"peer add of the gateway fails"}},
 		{"sanity-lnet-106", []string{"faults[0].at=3s"}, []string{"peer del of the gateway fails"}},
+		// Interface tests: the delete after the check, a second net instead of a second NI,
+		// another net for the repeated add.
+		{"sanity-lnet-107", []string{"faults[3].at=4500ms"}, []string{"the first NI is left, up"}},
+		{"sanity-lnet-108", []string{"faults[2].lnetctl=net add --net tcp1 --if eth1"}, []string{"net show is that plus the second interface's NI"}},
+		{"sanity-lnet-301", []string{"faults[2].lnetctl=net add --net o2ib1 --if ib0"}, []string{"the same net add again fails", "after the refused add, one NI", "after net del, none"}},
+		// net del --nid after the check: the NI is still there; net add --nid of a net the
+		// test does not expect.
+		{"sanity-lnet-110", []string{"faults[2].at=4s"}, []string{"after net del --nid, net show lists only the loopback"}},
+		{"sanity-lnet-112", []string{"faults[2].lnetctl=net add --net o2ib3 --if ib0"}, []string{"net show -v 3 shows lnd tunables for both nets"}},
 		{"sanity-lnet-111", []string{"faults[498].lnetctl=route add -n o2ib501 -g 10.0.0.2@o2ib"}, []string{"the export lists exactly the 499 routes, in the order added", "route show lists o2ib2 and o2ib500 through the gateway", "and nothing else", "LNetDist reaches o2ib500 through the gateway at distance 2"}},
 		// 2.15 charges no local health on a single-rail node (SingleRailNoLocalHealth).
 		{"sanity-lnet-204", []string{"lnet.release=2.15"}, []string{"local_interrupt - local NI client:0 health 900", "local_dropped - local NI client:0 health 900", "local_aborted - local NI client:0 health 900", "local_no_route - local NI client:0 health 900", "local_timeout - local NI client:0 health 900", "local_error - local NI client:0 health 900"}},
