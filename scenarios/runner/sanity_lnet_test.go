@@ -134,6 +134,11 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-403", []string{"faults[2].lnetctl=udsp add --src 1.1.1.2@o2ib --prio 1"}, []string{"udsp add --src 1.1.1.1@o2ib shows as the test expects"}},
 		{"sanity-lnet-403", []string{"faults[7].lnetctl=udsp del --idx 1"}, []string{"udsp show is empty after deleting the --dst 1.1.1.1@o2ib rule"}},
 		{"sanity-lnet-404", []string{"faults[0].lnetctl=udsp add --src o2ib2 --prio 1"}, []string{"src rule - local NI priorities"}},
+		// Up to 2.15 a node that does not route keeps a fatal NI's status out of its ping
+		// buffer (FatalNotAdvertised): the server never sees it DOWN. The other link going
+		// down leaves tcp99 up.
+		{"sanity-lnet-303", []string{"lnet.release=2.15"}, []string{"the server's peer NI health"}},
+		{"sanity-lnet-303", []string{"faults[2].ni=client:0"}, []string{"the NI is down", "the server's peer NI health"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 	} {
 		var ovs []scenarios.Override
