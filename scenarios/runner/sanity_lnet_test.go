@@ -139,6 +139,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// down leaves tcp99 up.
 		{"sanity-lnet-303", []string{"lnet.release=2.15"}, []string{"the server's peer NI health"}},
 		{"sanity-lnet-303", []string{"faults[2].ni=client:0"}, []string{"the NI is down", "the server's peer NI health"}},
+		// The reset after the first step to 900 rather than 1000 (501); --all where the test
+		// names one NID, which sets the server's second NI too (502).
+		{"sanity-lnet-501", []string{"faults[3].lnetctl=peer set --health 900 --all"}, []string{"0-nid - the health is back to the maximum", "0-all - the health before is the maximum"}},
+		{"sanity-lnet-502", []string{"faults[2].lnetctl=peer set --health 0 --all"}, []string{"0-nid - the health is set"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 	} {
 		var ovs []scenarios.Override
