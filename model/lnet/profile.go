@@ -146,6 +146,9 @@ type Profile struct {
 	// to 4096 in master).
 	SmallMaxInterfaces bool
 
+	// BackupLNDTimeout: `lnetctl export --backup` writes an NI's LND timeout with its other
+	// lnd tunables (up to 2.16; LU-19194 leaves the read-only timeout out from 2.17).
+	BackupLNDTimeout bool
 	// NoNetNIDOption: `lnetctl net add` and `net del` have no --nid option (an NI named by
 	// its address, LU-13642, from 2.16); the NI is given by --net and --if.
 	NoNetNIDOption bool
@@ -185,13 +188,13 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, GlobalShowKeys: 8,
-	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true, NoNetNIDOption: true}
+	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
-	MRForwardByDestination: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true}
+	MRForwardByDestination: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true, BackupLNDTimeout: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))

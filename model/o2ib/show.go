@@ -5,16 +5,16 @@ import "github.com/lnetsim/lnetsim/model/lnet"
 // TunablesShow is an o2ib NI's `lnd tunables:` block as `lnetctl net show -v` prints it
 // (liblnetconfig's o2ib printer; master adds timeout and tos).
 type TunablesShow struct {
-	PeerCreditsHiw  int `yaml:"peercredits_hiw"`
-	MapOnDemand     int `yaml:"map_on_demand"`
-	ConcurrentSends int `yaml:"concurrent_sends"`
-	FMRPoolSize     int `yaml:"fmr_pool_size"`
-	FMRFlushTrigger int `yaml:"fmr_flush_trigger"`
-	FMRCache        int `yaml:"fmr_cache"`
-	NTX             int `yaml:"ntx"`
-	ConnsPerPeer    int `yaml:"conns_per_peer"`
-	Timeout         int `yaml:"timeout"`
-	TOS             int `yaml:"tos"`
+	PeerCreditsHiw  int  `yaml:"peercredits_hiw"`
+	MapOnDemand     int  `yaml:"map_on_demand"`
+	ConcurrentSends int  `yaml:"concurrent_sends"`
+	FMRPoolSize     int  `yaml:"fmr_pool_size"`
+	FMRFlushTrigger int  `yaml:"fmr_flush_trigger"`
+	FMRCache        int  `yaml:"fmr_cache"`
+	NTX             int  `yaml:"ntx"`
+	ConnsPerPeer    int  `yaml:"conns_per_peer"`
+	Timeout         *int `yaml:"timeout,omitempty"` // nil in a backup export from 2.17 (WithoutTimeout)
+	TOS             int  `yaml:"tos"`
 }
 
 // ShowTunables returns ni's tunables as kiblnd_tunables_setup settled them (peercredits_hiw
@@ -33,5 +33,12 @@ func (l *LND) ShowTunables(ni *lnet.NI) (TunablesShow, bool) {
 	}
 	return TunablesShow{PeerCreditsHiw: t.hiw, MapOnDemand: t.MapOnDemand, ConcurrentSends: t.concurrentSends,
 		FMRPoolSize: t.FMRPoolSize, FMRFlushTrigger: t.FMRFlushTrigger, FMRCache: t.FMRCache, NTX: t.NTx,
-		ConnsPerPeer: t.ConnsPerPeer, Timeout: timeout, TOS: t.TOS}, true
+		ConnsPerPeer: t.ConnsPerPeer, Timeout: &timeout, TOS: t.TOS}, true
+}
+
+// WithoutTimeout is the block as `lnetctl export --backup` writes it from 2.17 (LU-19194,
+// kiblnd_nl_get): without the timeout, which is read-only.
+func (t TunablesShow) WithoutTimeout() any {
+	t.Timeout = nil
+	return t
 }

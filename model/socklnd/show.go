@@ -5,9 +5,9 @@ import "github.com/lnetsim/lnetsim/model/lnet"
 // TunablesShow is a tcp NI's `lnd tunables:` block as `lnetctl net show -v` prints it
 // (liblnetconfig's lustre_socklnd_show_tun: conns_per_peer, timeout, tos).
 type TunablesShow struct {
-	ConnsPerPeer int `yaml:"conns_per_peer"`
-	Timeout      int `yaml:"timeout"`
-	TOS          int `yaml:"tos"`
+	ConnsPerPeer int  `yaml:"conns_per_peer"`
+	Timeout      *int `yaml:"timeout,omitempty"` // nil in a backup export from 2.17 (WithoutTimeout)
+	TOS          int  `yaml:"tos"`
 }
 
 // ShowTunables returns ni's tunables as socklnd settled them: conns_per_peer resolved from
@@ -18,5 +18,13 @@ func (l *LND) ShowTunables(ni *lnet.NI) (TunablesShow, bool) {
 	if n == nil || n.l != l {
 		return TunablesShow{}, false
 	}
-	return TunablesShow{ConnsPerPeer: n.tun.connsPerPeer, Timeout: int(n.timeout().WholeSeconds()), TOS: n.tun.TOS}, true
+	timeout := int(n.timeout().WholeSeconds())
+	return TunablesShow{ConnsPerPeer: n.tun.connsPerPeer, Timeout: &timeout, TOS: n.tun.TOS}, true
+}
+
+// WithoutTimeout is the block as `lnetctl export --backup` writes it from 2.17 (LU-19194,
+// ksocknal_nl_get): without the timeout, which is read-only.
+func (t TunablesShow) WithoutTimeout() any {
+	t.Timeout = nil
+	return t
 }

@@ -133,7 +133,8 @@ type peerBackup struct {
 
 // exportBackup is `lnetctl export --backup`, the subset sanity-lnet compares after route
 // and peer changes: sections with nothing in them are left out, as lnetctl does, and so is
-// the loopback net (lnet_net_show_dump skips lolnd's net for a backup).
+// the loopback net (lnet_net_show_dump skips lolnd's net for a backup) and, from 2.17, an
+// LND's read-only timeout.
 func exportBackup(c *cluster, n *node) map[string]any {
 	m := map[string]any{"global": globalShow(n.ln)}
 	var nets []map[string]any
@@ -143,7 +144,11 @@ func exportBackup(c *cluster, n *node) map[string]any {
 		}
 		var nis []niBackup
 		for _, ni := range ns.NIs {
-			nis = append(nis, niBackup{Interfaces: ni.Interfaces, Tunables: ni.Tunables, LNDTunables: ni.LNDTunables, CPT: ni.CPT})
+			lt := ni.LNDTunables
+			if t, ok := lt.(interface{ WithoutTimeout() any }); ok && !n.ln.Tunables().Profile.BackupLNDTimeout {
+				lt = t.WithoutTimeout() // read-only: left out from 2.17 (LU-19194)
+			}
+			nis = append(nis, niBackup{Interfaces: ni.Interfaces, Tunables: ni.Tunables, LNDTunables: lt, CPT: ni.CPT})
 		}
 		nets = append(nets, map[string]any{"net type": ns.NetType, "local NI(s)": nis})
 	}

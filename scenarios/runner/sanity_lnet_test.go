@@ -59,6 +59,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// test does not expect.
 		{"sanity-lnet-110", []string{"faults[2].at=4s"}, []string{"after net del --nid, net show lists only the loopback"}},
 		{"sanity-lnet-112", []string{"faults[2].lnetctl=net add --net o2ib3 --if ib0"}, []string{"net show -v 3 shows lnd tunables for both nets"}},
+		// Up to 2.16 export --backup writes the timeout (no LU-19194).
+		{"sanity-lnet-245", []string{"lnet.release=2.16", "o2ib.o2ib0.timeout=50"}, []string{"export --backup leaves it out"}},
 		{"sanity-lnet-111", []string{"faults[498].lnetctl=route add -n o2ib501 -g 10.0.0.2@o2ib"}, []string{"the export lists exactly the 499 routes, in the order added", "route show lists o2ib2 and o2ib500 through the gateway", "and nothing else", "LNetDist reaches o2ib500 through the gateway at distance 2"}},
 		// 2.15 charges no local health on a single-rail node (SingleRailNoLocalHealth).
 		{"sanity-lnet-204", []string{"lnet.release=2.15"}, []string{"local_interrupt - local NI client:0 health 900", "local_dropped - local NI client:0 health 900", "local_aborted - local NI client:0 health 900", "local_no_route - local NI client:0 health 900", "local_timeout - local NI client:0 health 900", "local_error - local NI client:0 health 900"}},
