@@ -296,7 +296,7 @@ func ignoredSummary(paths []string) []string {
 // LnetctlShowCommands are the commands an lnetctl check reads, besides `which_nid NID...`
 // and the net, peer and route shows with levels and filters (ParseShowCommand), of which the
 // first three are the forms without them.
-var LnetctlShowCommands = []string{"net show -v", "peer show -v", "route show -v", "routing show", "udsp show",
+var LnetctlShowCommands = []string{"net show -v", "peer show -v", "peer list", "route show -v", "routing show", "udsp show",
 	"stats show", "global show", "export", "export --backup",
 	"debug recovery --local", "debug recovery -l", "debug recovery --peer", "debug recovery -p"}
 

@@ -65,6 +65,8 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 		return map[string]any{"statistics": ln.Stats()}
 	case "global show":
 		return map[string]any{"global": globalShow(ln)}
+	case "peer list":
+		return peerList(ln)
 	case "export":
 		return exportShow(c, n)
 	case "export --backup":
@@ -78,6 +80,21 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 		return whichNID(ln, strings.Fields(args))
 	}
 	return nil
+}
+
+// peerList is `lnetctl peer list` (jt_list_peer): each peer's primary NID, in the order of
+// the peer table (lnet_get_peer_list, or the netlink peer dump with only the primary NIDs
+// kept); nothing when there is no peer.
+func peerList(ln *lnet.Node) map[string]any {
+	peers := ln.ShowPeers()
+	if len(peers) == 0 {
+		return map[string]any{}
+	}
+	l := make([]map[string]any, 0, len(peers))
+	for _, p := range peers {
+		l = append(l, map[string]any{"nid": p.PrimaryNID})
+	}
+	return map[string]any{"peer list": l}
 }
 
 // recoveryQueue is `lnetctl debug recovery --local|--peer` (show_recovery_queue): the queue's

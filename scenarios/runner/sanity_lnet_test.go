@@ -44,6 +44,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-23", []string{"faults[1].lnetctl=peer del --prim_nid 23@gni"}, []string{"after peer del at 2s, the export's peers"}},
 		{"sanity-lnet-24", []string{"faults[1].lnetctl=peer del --prim_nid 24@gni"}, []string{"after peer del at 2s, the export's peers"}},
 		{"sanity-lnet-25", []string{"faults[1].lnetctl=peer del --prim_nid 25@gni"}, []string{"after peer del at 2s, the export's peers"}},
+		// The second NID joins the first peer: one peer listed.
+		{"sanity-lnet-28", []string{"faults[1].lnetctl=peer add --prim_nid 1.1.1.1@tcp --nid 7.7.7.8@tcp"}, []string{"peer list shows the two primary NIDs"}},
 		{"sanity-lnet-100", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.2@o2ib --priority 1"}, []string{"export --backup after route add is test 100's expected YAML", "the route is up once the router checker has pinged the gateway"}},
 		{"sanity-lnet-101", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.[2-5]@o2ib"}, []string{"export --backup after route add is test 101's expected YAML", "and the five gateways as peers, in the order added"}},
 		{"sanity-lnet-102", []string{"faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.3@o2ib"}, []string{"after route del the export lists the gateways it listed before (none)"}},
