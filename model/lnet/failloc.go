@@ -15,6 +15,9 @@ const (
 	// FailRtrHealthInc is CFS_FAIL_RTR_HEALTH_INC: on a router, or from a router, a message
 	// received raises the sender's peer NI by the sensitivity instead of to full health.
 	FailRtrHealthInc uint32 = 0xe004
+	// FailSockConn is CFS_FAIL_SOCK_CONN: socklnd closes a connection on a send error that
+	// lnet_send_error_simulation made up, which it otherwise leaves open.
+	FailSockConn uint32 = 0xe020
 )
 
 // fail_loc's flag bits (libcfs_fail.h).
@@ -88,6 +91,9 @@ func (n *Node) failCheck(id uint32) bool {
 	return true
 }
 
+// FailCheck is CFS_FAIL_CHECK(id) for an LND's check point (failCheck).
+func (n *Node) FailCheck(id uint32) bool { return n.failCheck(id) }
+
 // failPoint reports whether the node's release has the check point id (the Profile's
 // NoFail* rules name the releases without it).
 func (n *Node) failPoint(id uint32) bool {
@@ -96,6 +102,8 @@ func (n *Node) failPoint(id uint32) bool {
 		return !n.tun.Profile.NoFailDelayMsgForward
 	case FailRtrHealthInc:
 		return !n.tun.Profile.NoFailRtrHealthInc
+	case FailSockConn:
+		return !n.tun.Profile.NoFailSockConn
 	}
 	return false
 }

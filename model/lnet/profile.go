@@ -162,6 +162,9 @@ type Profile struct {
 	// to full health with no CFS_FAIL_RTR_HEALTH_INC check (up to 2.17; LU-19827 adds it in
 	// master).
 	NoFailRtrHealthInc bool
+	// NoFailSockConn: socklnd never closes a connection on a simulated send error, having
+	// no CFS_FAIL_SOCK_CONN check (up to 2.17; LU-20379 adds it in master).
+	NoFailSockConn bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -188,13 +191,15 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, GlobalShowKeys: 8,
-	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true}
+	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
+	NoNetNIDOption: true, BackupLNDTimeout: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
-	MRForwardByDestination: true, NoFailRtrHealthInc: true, SmallMaxInterfaces: true, BackupLNDTimeout: true}
+	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
+	BackupLNDTimeout: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -213,7 +218,7 @@ func withPre216LNet(p Profile) Profile {
 
 // profile217 is 2.17: master but for LU-20379, LU-19827 and LU-19563.
 var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true,
-	SmallMaxInterfaces: true}
+	NoFailSockConn: true, SmallMaxInterfaces: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true

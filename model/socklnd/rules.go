@@ -12,6 +12,7 @@ const (
 	ETIMEDOUT    = 110
 	EPROTO       = 71
 	EIO          = 5
+	EINVAL       = 22
 	ESHUTDOWN    = 108
 	EALREADY     = 114
 	ESTALE       = 116

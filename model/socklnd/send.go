@@ -131,6 +131,12 @@ func (l *LND) transmit(c *conn) {
 	}
 	for len(c.txQueue) > 0 && c.txReady {
 		t := c.txQueue[0]
+		if t.msg != nil {
+			if hs, drop := c.net.node.SendErrorSimulation(t.msg); drop {
+				l.simulatedError(c, t, hs)
+				continue
+			}
+		}
 		if t.recs == 0 && t.msg != nil && t.zcCapable {
 			l.checkZcReq(c, t)
 		}
@@ -157,6 +163,40 @@ func (l *LND) transmit(c *conn) {
 		l.event(c.net, c.peer.nid, "tx", 0, fmt.Sprintf("%s on %s nob=%d", txName(t), c.typ, t.wireNob(c.proto)))
 		l.txDecref(c.net, t)
 	}
+}
+
+// simulatedError is ksocknal_process_transmit failing a tx by lnet_send_error_simulation (a
+// drop rule with a health mask, checked each time the tx is to be written): the tx, off the
+// queue, completes with -EIO and the rule's hstatus; the conn stays open unless fail_loc
+// CFS_FAIL_SOCK_CONN (master) closes it and its siblings with -EINVAL first.
+func (l *LND) simulatedError(c *conn, t *tx, hs lnet.HStatus) {
+	c.txQueue = c.txQueue[1:]
+	c.txNob -= t.resid
+	t.hstatus = hs
+	if t.zcWait {
+		l.uncheckZcReq(c.peer, t)
+	}
+	if c.net.node.FailCheck(lnet.FailSockConn) {
+		l.closeConnAndSiblings(c, -EINVAL)
+	}
+	// The tx left the conn before the close: it keeps the rule's hstatus (txDone would
+	// otherwise take a closing conn's unsent tx for one the close failed).
+	t.conn = nil
+	l.event(c.net, c.peer.nid, "tx_error_sim", -EINVAL, txName(t))
+	l.txDecref(c.net, t)
+}
+
+// uncheckZcReq models ksocknal_uncheck_zc_req: a tx no longer waits for its ZC-ACK.
+func (l *LND) uncheckZcReq(p *peerNI, t *tx) {
+	for i, x := range p.zcReq {
+		if x == t {
+			p.zcReq = append(p.zcReq[:i], p.zcReq[i+1:]...)
+			break
+		}
+	}
+	t.zcWait = false
+	t.cookies[0] = 0
+	t.refs-- // the transmit's own reference keeps the tx
 }
 
 // record returns the tx's next record: the header, then the payload.
