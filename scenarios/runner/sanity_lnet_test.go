@@ -147,6 +147,11 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// names one NID, which sets the server's second NI too (502).
 		{"sanity-lnet-501", []string{"faults[3].lnetctl=peer set --health 900 --all"}, []string{"0-nid - the health is back to the maximum", "0-all - the health before is the maximum"}},
 		{"sanity-lnet-502", []string{"faults[2].lnetctl=peer set --health 0 --all"}, []string{"0-nid - the health is set"}},
+		// The first NI degraded just before the ping leaves the failing NI the one
+		// selection prefers: its notification takes the route down (the router checker
+		// revives it), and the router is not stopped.
+		{"sanity-lnet-550", []string{"faults[7].at=12050ms", "faults[7].node=client", "faults[7].lnetctl=net set --health 800 --nid 10.0.0.1@tcp"},
+			[]string{"the route is still up just after the failed send", "the route goes down once the gateway is gone"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 	} {
 		var ovs []scenarios.Override
