@@ -18,13 +18,15 @@ type Command struct {
 	// Operands are the words that are not options (set VALUE, ping NID, ...).
 	Operands []string `json:"operands,omitempty"`
 	// Resolved values, as the checks leave them.
-	Net      string   `json:"net,omitempty"`      // --net, canonical (o2ib1)
-	NIDs     []string `json:"nids,omitempty"`     // --gateway, --nid or operand NIDs, ranges expanded
-	Prim     string   `json:"prim,omitempty"`     // --prim_nid
-	Hop      int      `json:"hop,omitempty"`      // route add --hop (-1: undefined)
-	Priority int      `json:"priority,omitempty"` // route add --priority
-	Value    int      `json:"value,omitempty"`    // set VALUE, --health, --conns-per-peer
-	NonMR    bool     `json:"non_mr,omitempty"`   // peer add --non_mr
+	Net      string   `json:"net,omitempty"`       // --net, canonical (o2ib1)
+	NIDs     []string `json:"nids,omitempty"`      // --gateway, --nid or operand NIDs, ranges expanded
+	Prim     string   `json:"prim,omitempty"`      // --prim_nid
+	Hop      int      `json:"hop,omitempty"`       // route add --hop (-1: undefined)
+	Priority int      `json:"priority,omitempty"`  // route add --priority
+	Value    int      `json:"value,omitempty"`     // set VALUE, --health, --conns-per-peer
+	NonMR    bool     `json:"non_mr,omitempty"`    // peer add --non_mr
+	LockPrim bool     `json:"lock_prim,omitempty"` // peer add --lock_prim (2.16+)
+	Force    bool     `json:"force,omitempty"`     // peer del --force (2.16+)
 	node     string   // the node it runs on (for checks that resolve references there)
 }
 

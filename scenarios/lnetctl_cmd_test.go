@@ -145,3 +145,28 @@ func TestNetNIDOption(t *testing.T) {
 		}
 	}
 }
+
+// TestPeerLockPrimOptions: `peer add --lock_prim` and `peer del --force` (LU-14668) are
+// lnetctl options from 2.16; a node of an older release refuses them at load.
+func TestPeerLockPrimOptions(t *testing.T) {
+	load := func(release, cmd string) (*Scenario, error) {
+		src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
+		return Load("t.yaml", []byte(src))
+	}
+	s, err := load("2.16", "peer add --prim_nid 1.1.1.1@tcp --lock_prim")
+	if err != nil || !s.Faults[0].Cmd.LockPrim {
+		t.Fatalf("2.16 peer add --lock_prim: %v", err)
+	}
+	s, err = load("master", "peer del --prim_nid 1.1.1.1@tcp --force")
+	if err != nil || !s.Faults[0].Cmd.Force {
+		t.Fatalf("master peer del --force: %v", err)
+	}
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"2.15", "peer add --prim_nid 1.1.1.1@tcp --lock_prim", "t.yaml:6:37: faults[0].lnetctl: peer add: unrecognized option '--lock_prim' (client runs 2.15) (remove it (lnetctl has it from 2.16, LU-14668))"},
+		{"2.12", "peer del --prim_nid 1.1.1.1@tcp --force", "peer del: unrecognized option '--force' (client runs 2.12)"},
+	} {
+		if _, err := load(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s: %v, want %s", tc.cmd, tc.release, err, tc.msg)
+		}
+	}
+}

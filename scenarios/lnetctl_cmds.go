@@ -113,31 +113,45 @@ func checkPeerSet(r *resolver, p string, c *Command) {
 }
 
 // checkPeerAdd: lustre_lnet_config_peer_nid needs --prim_nid (one NID); --nid lists the
-// peer's other NIDs; --non_mr makes a non-Multi-Rail peer.
+// peer's other NIDs; --non_mr makes a non-Multi-Rail peer; --lock_prim (2.16+) locks its
+// primary NID.
 func checkPeerAdd(r *resolver, p string, c *Command) {
 	if r.missing(p, c, "prim_nid") {
 		return
 	}
 	r.peerNIDs(p, c)
 	_, c.NonMR = c.Args["non_mr"]
-	notModelled(r, p, c, "lock_prim")
+	c.LockPrim = lockPrimOption(r, p, c, "lock_prim")
+}
+
+// lockPrimOption reads peer add --lock_prim or peer del --force, which lnetctl has from 2.16
+// (LU-14668): a node of an older release refuses them.
+func lockPrimOption(r *resolver, p string, c *Command, opt string) bool {
+	if _, ok := c.Args[opt]; !ok {
+		return false
+	}
+	if m := r.s.Member(c.node); m != nil && r.rel[m.Group].Profile.NoPeerLockPrimary {
+		r.errorAt(p, "remove it (lnetctl has it from 2.16, LU-14668)", "%s: unrecognized option '--%s' (%s runs %s)", c.Verb, opt, c.node, r.rel[m.Group].Name)
+		return false
+	}
+	return true
 }
 
 // notModelled refuses an option the model has no counterpart for.
 func notModelled(r *resolver, p string, c *Command, opt string) {
 	if _, ok := c.Args[opt]; ok {
-		r.errorAt(p, "remove it", "%s: --%s is not modelled (lnetsim has no Lustre-locked primary NIDs)", c.Verb, opt)
+		r.errorAt(p, "remove it", "%s: --%s is not modelled", c.Verb, opt)
 	}
 }
 
 // checkPeerDel: lustre_lnet_del_peer_nid needs --prim_nid; --nid lists the NIDs to remove
-// (none: the whole peer).
+// (none: the whole peer); --force (2.16+) deletes a peer whose primary NID is locked.
 func checkPeerDel(r *resolver, p string, c *Command) {
 	if r.missing(p, c, "prim_nid") {
 		return
 	}
 	r.peerNIDs(p, c)
-	notModelled(r, p, c, "force")
+	c.Force = lockPrimOption(r, p, c, "force")
 }
 
 // peerNIDs resolves --prim_nid (exactly one NID) and --nid.

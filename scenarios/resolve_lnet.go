@@ -595,6 +595,10 @@ func (r *resolver) addPeer(p string, pr Peer, targets []*Member) {
 	}
 	for _, m := range targets {
 		if m != nil && m != pm {
+			if rel := r.rel[m.Group]; pr.LockPrimary && rel.Profile.NoPeerLockPrimary {
+				r.errorAt(p+".lock_prim", "remove it, or run the node on 2.16 or later", "%s runs %s, which has no locked primary NIDs (LU-14668, from 2.16)", m.Name, rel.Name)
+				return
+			}
 			m.Peers = append(m.Peers, rp)
 		}
 	}

@@ -281,13 +281,15 @@ func (n *Node) ConfigPeerNIHealth(nid NID, all bool, v int) error {
 	return nil
 }
 
-// ConfigPeer is `lnetctl peer add --prim_nid P --nid N1,N2 [--non_mr]` (lnet_add_peer_ni
-// with LNET_PEER_CONFIGURED): a peer already configured with P as primary keeps it (its NIDs
-// are added) unless its Multi-Rail state differs (EPERM); P a non-primary NID of a configured
-// peer is EEXIST, as is a NID of another configured peer. A peer known from traffic becomes
-// the configured one, which the kernel does by deleting it and adding it again
-// (lnet_peer_add): a gateway's peer cannot be deleted, so that is EBUSY.
-func (n *Node) ConfigPeer(prim NID, nids []NID, mr bool) error {
+// ConfigPeer is `lnetctl peer add --prim_nid P --nid N1,N2 [--non_mr] [--lock_prim]`
+// (lnet_add_peer_ni with LNET_PEER_CONFIGURED, and LNET_PEER_LOCK_PRIMARY with lockPrim): a
+// peer already configured with P as primary keeps it (its NIDs are added) unless its
+// Multi-Rail state differs (EPERM); P a non-primary NID of a configured peer is EEXIST, as is
+// a NID of another configured peer. A peer known from traffic becomes the configured one,
+// which the kernel does by deleting it and adding it again (lnet_peer_add): a gateway's peer
+// cannot be deleted, so that is EBUSY. A locked primary NID stays until a forced delete
+// (DelPeer).
+func (n *Node) ConfigPeer(prim NID, nids []NID, mr, lockPrim bool) error {
 	if lpni := n.peerNIs.get(prim); lpni != nil && lpni.peer.config {
 		p := lpni.peer
 		switch {
@@ -304,18 +306,24 @@ func (n *Node) ConfigPeer(prim NID, nids []NID, mr bool) error {
 			return refuse(EEXIST, "%s is a NID of peer %s", nid, lpni.peer.primary)
 		}
 	}
-	if _, err := n.AddPeer(prim, nids, !mr); err != nil {
+	p, err := n.AddPeer(prim, nids, !mr)
+	if err != nil {
 		return refuse(EEXIST, "%v", err)
+	}
+	if lockPrim {
+		p.lockPrim = true
 	}
 	return nil
 }
 
-// DelPeer is `lnetctl peer del --prim_nid P [--nid N1,N2]` (lnet_del_peer_ni): ENOENT for an
-// unknown P, ENODEV when P is not the peer's primary NID, EBUSY when the peer is a gateway of
-// a route. Without NIDs (or with P among them) the whole peer goes; otherwise each NID
-// (lnet_peer_del_nid: ENOENT unknown, ECHILD another peer's). A deleted peer NI leaves the recovery queue; messages already using it finish
-// as they would.
-func (n *Node) DelPeer(prim NID, nids []NID) error {
+// DelPeer is `lnetctl peer del --prim_nid P [--nid N1,N2] [--force]` (lnet_del_peer_ni):
+// ENOENT for an unknown P, ENODEV when P is not the peer's primary NID, EBUSY when the peer is
+// a gateway of a route. Without NIDs (or with P among them) the whole peer goes, but a peer
+// whose primary NID is locked (--lock_prim) only loses its other NIDs unless force
+// (lnet_reset_peer); otherwise each NID goes (lnet_peer_del_nid: ENOENT unknown, ECHILD
+// another peer's). A deleted peer NI leaves the recovery queue; messages already using it
+// finish as they would.
+func (n *Node) DelPeer(prim NID, nids []NID, force bool) error {
 	lpni := n.peerNIs.get(prim)
 	if lpni == nil {
 		return refuse(ENOENT, "no peer %s", prim)
@@ -328,6 +336,10 @@ func (n *Node) DelPeer(prim NID, nids []NID) error {
 		return refuse(EBUSY, "%s is a router", prim)
 	}
 	if len(nids) == 0 || containsNID(nids, prim) {
+		if p.lockPrim && !force {
+			n.resetPeer(p)
+			return nil
+		}
 		for _, x := range p.nis {
 			n.dropPeerRecovery(x)
 		}
@@ -345,6 +357,27 @@ func (n *Node) DelPeer(prim NID, nids []NID) error {
 		n.detachPeerNI(x)
 	}
 	return nil
+}
+
+// resetPeer models lnet_reset_peer, a delete of a peer whose primary NID is locked: its
+// discovery is cancelled (lnet_peer_cancel_discovery: the ping and push in flight are
+// unlinked, which fails them), every NI but the primary's leaves it, and its NIDs are no
+// longer up to date, so it is discovered again when next used.
+func (n *Node) resetPeer(p *Peer) {
+	if md := p.discPing; md != nil {
+		n.mdUnlink(md, 0)
+	}
+	if md := p.discPush; md != nil {
+		n.mdUnlink(md, 0)
+	}
+	for i := 0; i < len(p.nis); i++ {
+		if x := p.nis[i]; x.nid != p.primary {
+			n.dropPeerRecovery(x)
+			n.detachPeerNI(x)
+			i--
+		}
+	}
+	p.uptodate = false
 }
 
 func containsNID(nids []NID, nid NID) bool {

@@ -13,7 +13,7 @@ func TestConfigPeerGatewayBusy(t *testing.T) {
 	r := newRouted(t, 1, DefaultTunables(), DefaultTunables())
 	r.run(t, sim.Second)
 	gw := nid("10.0.0.3@o2ib")
-	if err := r.c.ConfigPeer(gw, nil, true); ErrnoOf(err) != EBUSY {
+	if err := r.c.ConfigPeer(gw, nil, true, false); ErrnoOf(err) != EBUSY {
 		t.Fatalf("peer add of the gateway: %v, want EBUSY", err)
 	}
 	if rs := r.c.Routes(); len(rs) != 1 || rs[0].Gateway != gw.String() {

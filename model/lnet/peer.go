@@ -38,6 +38,7 @@ type Peer struct {
 	sendSeq     uint32
 	mr          bool // LNET_PEER_MULTI_RAIL
 	config      bool // configured by hand (lnetctl peer add)
+	lockPrim    bool // LNET_PEER_LOCK_PRIMARY: its primary NID stays (peer add --lock_prim)
 	noDiscovery bool // LNET_PEER_NO_DISCOVERY: the peer's discovery is off, or ours was at its last reply
 	discovered  bool
 	discovering bool
@@ -316,6 +317,11 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 	n.udspOnNewPeerNI(lpni, newNet)
 	return lpni
 }
+
+// LockPrimary locks the peer's primary NID (LNET_PEER_LOCK_PRIMARY, as lnetctl peer add
+// --lock_prim or an imported peer's lock_prim sets it): deleting the peer without force only
+// removes its other NIDs (DelPeer).
+func (p *Peer) LockPrimary() { p.lockPrim = true }
 
 // AddPeer configures a peer by hand (`lnetctl peer add --prim_nid P --nid N1,N2 [--non_mr]`):
 // the peer gets the given NIs and is multi-rail unless nonMR. A NID already known as another

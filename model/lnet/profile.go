@@ -149,6 +149,9 @@ type Profile struct {
 	// BackupLNDTimeout: `lnetctl export --backup` writes an NI's LND timeout with its other
 	// lnd tunables (up to 2.16; LU-19194 leaves the read-only timeout out from 2.17).
 	BackupLNDTimeout bool
+	// NoPeerLockPrimary: no locked primary NIDs (LNET_PEER_LOCK_PRIMARY, LU-14668, from
+	// 2.16): lnetctl has no `peer add --lock_prim` nor `peer del --force`.
+	NoPeerLockPrimary bool
 	// NoNetNIDOption: `lnetctl net add` and `net del` have no --nid option (an NI named by
 	// its address, LU-13642, from 2.16); the NI is given by --net and --if.
 	NoNetNIDOption bool
@@ -192,7 +195,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
-	NoNetNIDOption: true, BackupLNDTimeout: true}
+	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
@@ -212,7 +215,7 @@ func withPre216LNet(p Profile) Profile {
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
 	p.ShowByIoctl, p.GlobalShowKeys = true, 12
 	p.NoFailDelayMsgForward = true
-	p.NoNetNIDOption = true
+	p.NoNetNIDOption, p.NoPeerLockPrimary = true, true
 	return p
 }
 

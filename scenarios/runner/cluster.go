@@ -279,8 +279,12 @@ func (c *cluster) start(n *node) error {
 			}
 			nids = append(nids, nid)
 		}
-		if _, err := n.ln.AddPeer(primary, nids, !p.MultiRail); err != nil {
+		peer, err := n.ln.AddPeer(primary, nids, !p.MultiRail)
+		if err != nil {
 			return fmt.Errorf("node %s: peer %s: %w", n.name, primary, err)
+		}
+		if p.LockPrimary {
+			peer.LockPrimary()
 		}
 	}
 	for i, u := range m.UDSP {

@@ -209,7 +209,7 @@ func peerAdd(n *node, c *scenarios.Command, _ bool) (int, string) {
 	if err != nil {
 		return lnet.EINVAL, err.Error()
 	}
-	return result(n.ln.ConfigPeer(prim, parseNIDs(c.NIDs), !c.NonMR))
+	return result(n.ln.ConfigPeer(prim, parseNIDs(c.NIDs), !c.NonMR, c.LockPrim))
 }
 
 // peerDel is lnetctl peer del (lustre_lnet_del_peer_nid).
@@ -218,7 +218,7 @@ func peerDel(n *node, c *scenarios.Command, _ bool) (int, string) {
 	if err != nil {
 		return lnet.EINVAL, err.Error()
 	}
-	return result(n.ln.DelPeer(prim, parseNIDs(c.NIDs)))
+	return result(n.ln.DelPeer(prim, parseNIDs(c.NIDs), c.Force))
 }
 
 // udspAdd is lnetctl udsp add (lnet_udsp_add_policy): EALREADY for a rule equal to one there

@@ -44,6 +44,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-23", []string{"faults[1].lnetctl=peer del --prim_nid 23@gni"}, []string{"after peer del at 2s, the export's peers"}},
 		{"sanity-lnet-24", []string{"faults[1].lnetctl=peer del --prim_nid 24@gni"}, []string{"after peer del at 2s, the export's peers"}},
 		{"sanity-lnet-25", []string{"faults[1].lnetctl=peer del --prim_nid 25@gni"}, []string{"after peer del at 2s, the export's peers"}},
+		// Peers added without --lock_prim are deleted by a plain peer del.
+		{"sanity-lnet-26", []string{"faults[0].lnetctl=peer add --prim_nid 1.1.1.1@tcp", "faults[1].lnetctl=peer add --prim_nid 2.2.2.2@tcp --nid 2.2.2.3@tcp"}, []string{"peer del --force succeeds", "after peer del the locked peer is still listed", "the second keeps its primary NID only"}},
 		// The second NID joins the first peer: one peer listed.
 		{"sanity-lnet-28", []string{"faults[1].lnetctl=peer add --prim_nid 1.1.1.1@tcp --nid 7.7.7.8@tcp"}, []string{"peer list shows the two primary NIDs"}},
 		{"sanity-lnet-100", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.2@o2ib --priority 1"}, []string{"export --backup after route add is test 100's expected YAML", "the route is up once the router checker has pinged the gateway"}},
@@ -219,4 +221,37 @@ expect:
     at: 2s
     command: export --backup
     equal: {route: []}
+`
+
+// TestConfiguredPeerLockPrim: a configured peer's `lock_prim: true` (lnet.peers) locks its
+// primary NID as `peer add --lock_prim` does: `peer del` keeps the peer with that NID only;
+// a node of 2.15 refuses the key at load.
+func TestConfiguredPeerLockPrim(t *testing.T) {
+	runExpecting(t, lockedPeer, BackendIdeal, "commands.csv")
+	_, err := scenarios.Load("t.yaml", []byte(strings.Replace(lockedPeer, "lnet:\n", "lnet:\n  release: \"2.15\"\n", 1)))
+	if err == nil || !strings.Contains(err.Error(), "client runs 2.15, which has no locked primary NIDs") {
+		t.Fatalf("2.15 lock_prim: %v", err)
+	}
+}
+
+const lockedPeer = `
+name: locked-peer
+seed: 1
+duration: 3s
+nodes:
+  client: {nis: [o2ib0]}
+  server: {nis: [o2ib0, o2ib0]}
+lnet:
+  peers:
+    - {primary_nid: "server:0", lock_prim: true, nodes: [client]}
+faults:
+  - {at: 1s, node: client, name: del, lnetctl: "peer del --prim_nid server:0"}
+expect:
+  - {check: command, fault: del, status: ok}
+  - name: the peer keeps its primary NID only
+    check: lnetctl
+    node: client
+    at: 2s
+    command: peer show --nid 10.0.0.2@o2ib
+    equal: {peer: [{primary nid: 10.0.0.2@o2ib, Multi-Rail: true, peer ni: [{nid: 10.0.0.2@o2ib, state: NA}]}]}
 `
