@@ -154,6 +154,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// revives it), and the router is not stopped.
 		{"sanity-lnet-550", []string{"faults[7].at=12050ms", "faults[7].node=client", "faults[7].lnetctl=net set --health 800 --nid 10.0.0.1@tcp"},
 			[]string{"the route is still up just after the failed send", "the route goes down once the gateway is gone"}},
+		// response_tracking 4 accepted, or the import of 2 read as 3.
+		{"sanity-lnet-104", []string{"faults[4].lnetctl=set response_tracking 0"}, []string{"set 4 fails", "and leaves 3"}},
+		{"sanity-lnet-104", []string{"nodes.imp2.lnetctl.global.response_tracking=3"}, []string{"import 2"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 	} {
 		var ovs []scenarios.Override
@@ -180,6 +183,22 @@ func TestSanityLnetCanFail(t *testing.T) {
 		}
 		if !slices.Equal(failed, c.fail) {
 			t.Errorf("%s with %v: failed %q\nwant %q", c.scenario, c.set, failed, c.fail)
+		}
+	}
+}
+
+// TestSanityLnet104RefusedAtLoad: sanity-lnet test 104's values out of 0..3, which the
+// catalogue's sanity-lnet-104 cannot hold: `set response_tracking -1` and imports of -10
+// and 10 are refused when the scenario loads, at the value, with the valid range.
+func TestSanityLnet104RefusedAtLoad(t *testing.T) {
+	for _, c := range []struct{ node, at, msg string }{
+		{"client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: \"set response_tracking -1\"}", "t.yaml:5:37:", "set response_tracking: -1 is negative"},
+		{"client: {nis: [o2ib0], lnetctl: {global: {response_tracking: -10}}}", "t.yaml:3:64:", "must be from 0 to 3, got -10"},
+		{"client: {nis: [o2ib0], lnetctl: {global: {response_tracking: 10}}}", "t.yaml:3:64:", "must be from 0 to 3, got 10"},
+	} {
+		_, err := scenarios.Load("t.yaml", []byte("duration: 5s\nnodes:\n  "+c.node+"\n"))
+		if err == nil || !strings.Contains(err.Error(), c.at) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want %s ... %s", c.node, err, c.at, c.msg)
 		}
 	}
 }
