@@ -157,6 +157,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// response_tracking 4 accepted, or the import of 2 read as 3.
 		{"sanity-lnet-104", []string{"faults[4].lnetctl=set response_tracking 0"}, []string{"set 4 fails", "and leaves 3"}},
 		{"sanity-lnet-104", []string{"nodes.imp2.lnetctl.global.response_tracking=3"}, []string{"import 2"}},
+		{"sanity-lnet-310", []string{"o2ib.o2ib0.timeout=64"}, []string{"ko2iblnd timeout=65 - every o2ib NI shows timeout 65"}},
+		{"sanity-lnet-310", []string{"socklnd.tcp0.sock_timeout=0"}, []string{"ksocklnd sock_timeout=65 - every tcp NI shows timeout 65"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 	} {
 		var ovs []scenarios.Override
