@@ -229,8 +229,8 @@ func showNets(c *cluster, n *node) []lnet.NetShow {
 			ni := &nets[i].NIs[j]
 			devCPT := -1
 			ni.DevCPT, ni.CPT = &devCPT, cpts
-			if mni := memberNI(m, ni.NID); mni != nil && mni.Interface != "" {
-				ni.Interfaces = map[int]string{0: mni.Interface}
+			if ifname := niInterface(m, ni.NID); ifname != "" {
+				ni.Interfaces = map[int]string{0: ifname}
 			}
 			if t, ok := lndTunables(c, n, ni.NID); ok {
 				ni.LNDTunables = t
@@ -271,6 +271,24 @@ func memberNI(m *scenarios.Member, nid string) *scenarios.MemberNI {
 		}
 	}
 	return nil
+}
+
+// niInterface is the interface of the NI with NID nid: the scenario's, or, for an NI `net
+// add --if` made at run time, that of the scenario's NI with its address (the interface's).
+func niInterface(m *scenarios.Member, nid string) string {
+	if mni := memberNI(m, nid); mni != nil {
+		return mni.Interface
+	}
+	x, err := scenarios.ParseNID(nid)
+	if err != nil || m == nil {
+		return ""
+	}
+	for i := range m.NIs {
+		if m.NIs[i].NID.Addr == x.Addr && m.NIs[i].Interface != "" {
+			return m.NIs[i].Interface
+		}
+	}
+	return ""
 }
 
 // cptList is the CPT: value lnetctl prints for an NI on every CPT: "[0,1,...]".

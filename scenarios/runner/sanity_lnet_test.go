@@ -159,6 +159,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-104", []string{"nodes.imp2.lnetctl.global.response_tracking=3"}, []string{"import 2"}},
 		{"sanity-lnet-310", []string{"o2ib.o2ib0.timeout=64"}, []string{"ko2iblnd timeout=65 - every o2ib NI shows timeout 65"}},
 		{"sanity-lnet-310", []string{"socklnd.tcp0.sock_timeout=0"}, []string{"ksocklnd sock_timeout=65 - every tcp NI shows timeout 65"}},
+		// The first net add with a peer_timeout of its own; -1 (the LND's 180) where the
+		// test adds 0.
+		{"sanity-lnet-231", []string{"faults[0].lnetctl=net add --net o2ib231 --if ib0 --peer-timeout 60"}, []string{"net add without options - the export's peer_timeout is the LND's (180)"}},
+		{"sanity-lnet-231", []string{"faults[4].lnetctl=net add --net o2ib231 --if ib0 --peer-timeout -1"}, []string{"net add --peer-timeout 0 - the export shows 0"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 	} {
 		var ovs []scenarios.Override
