@@ -352,6 +352,7 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 // is cached (discLPNIHealth), and NIDs missing from the buffer are deleted (delMissingNIDs).
 func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
 	n.learnMultiRail(p, b, push)
+	p.rtrEnabled = !b.RoutingDisabled
 	for _, e := range b.NIs {
 		if e.NID.Net() == LoNet || n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {
 			continue

@@ -39,6 +39,7 @@ type Peer struct {
 	mr          bool // LNET_PEER_MULTI_RAIL
 	config      bool // configured by hand (lnetctl peer add)
 	lockPrim    bool // LNET_PEER_LOCK_PRIMARY: its primary NID stays (peer add --lock_prim)
+	rtrEnabled  bool // LNET_PEER_ROUTER_ENABLED: its last merged ping buffer advertised routing
 	noDiscovery bool // LNET_PEER_NO_DISCOVERY: the peer's discovery is off, or ours was at its last reply
 	discovered  bool
 	discovering bool
@@ -316,6 +317,52 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 	n.routesChanged()
 	n.udspOnNewPeerNI(lpni, newNet)
 	return lpni
+}
+
+// Peer state bits as the kernel numbers them (lp_state, LNET_PEER_* in lib-types.h), those the
+// model keeps.
+const (
+	peerStateMultiRail     = 1 << 0
+	peerStateNoDiscovery   = 1 << 1
+	peerStateRouterEnabled = 1 << 2
+	peerStateConfigured    = 1 << 3
+	peerStateDiscovered    = 1 << 4
+	peerStateDiscovering   = 1 << 6
+	peerStateDataPresent   = 1 << 7
+	peerStateNIDsUptodate  = 1 << 8
+	peerStatePingSent      = 1 << 9
+	peerStatePushSent      = 1 << 10
+	peerStateForcePush     = 1 << 14
+	peerStateRtrDiscovery  = 1 << 16
+	peerStateRtrDiscovered = 1 << 17
+	peerStateLockPrimary   = 1 << 20
+)
+
+// state is the peer's lp_state as `lnetctl peer show -v 3` prints it (`peer state`), from the
+// flags the model keeps. Deliberately 0: LNET_PEER_REDISCOVER, PING_FAILED, PUSH_FAILED and
+// FORCE_PING (the model goes on at once from a failure or forced ping instead of flagging
+// it for the discovery thread), RTR_NI_FORCE_DEL, MARK_DELETION, MARK_DELETED and
+// BAD_CONFIG (no state the model keeps matches them).
+func (p *Peer) state() uint32 {
+	var s uint32
+	for _, b := range []struct {
+		on  bool
+		bit uint32
+	}{
+		{p.mr, peerStateMultiRail}, {p.noDiscovery, peerStateNoDiscovery},
+		{p.rtrEnabled, peerStateRouterEnabled}, {p.config, peerStateConfigured},
+		{p.discovered, peerStateDiscovered}, {p.discovering, peerStateDiscovering},
+		{p.data != nil, peerStateDataPresent}, {p.uptodate, peerStateNIDsUptodate},
+		{p.discPing != nil, peerStatePingSent}, {p.discPush != nil, peerStatePushSent},
+		{p.forcePush, peerStateForcePush}, {p.gw != nil && p.gw.ping != nil, peerStateRtrDiscovery},
+		{p.gw != nil && (p.gw.pings > 1 || p.gw.pings == 1 && p.gw.ping == nil), peerStateRtrDiscovered},
+		{p.lockPrim, peerStateLockPrimary},
+	} {
+		if b.on {
+			s |= b.bit
+		}
+	}
+	return s
 }
 
 // LockPrimary locks the peer's primary NID (LNET_PEER_LOCK_PRIMARY, as lnetctl peer add

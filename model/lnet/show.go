@@ -114,10 +114,12 @@ type PeerNIHealthShow struct {
 	PeerNIHealthStats `yaml:",inline"`
 }
 
-// PeerShow is one peer as `lnetctl peer show -v 4` prints it (without peer state).
+// PeerShow is one peer as `lnetctl peer show -v 4` prints it. State (`peer state`, from
+// level 3) is left out of the counters file, which has the shape of level 4 without it.
 type PeerShow struct {
 	PrimaryNID string       `yaml:"primary nid"`
 	MultiRail  bool         `yaml:"Multi-Rail"`
+	State      uint32       `yaml:"-"`
 	PeerNIs    []PeerNIShow `yaml:"peer ni"`
 }
 
@@ -129,7 +131,7 @@ type PeerShow struct {
 func (n *Node) ShowPeers() []PeerShow {
 	out := make([]PeerShow, 0, len(n.peers))
 	for _, p := range n.peers {
-		ps := PeerShow{PrimaryNID: p.primary.String(), MultiRail: p.mr}
+		ps := PeerShow{PrimaryNID: p.primary.String(), MultiRail: p.mr, State: p.state()}
 		for _, lpni := range p.kernelOrder() {
 			a, mx, mn := lpni.TxCredits()
 			ra, _, rm := lpni.RtrCredits()

@@ -111,13 +111,16 @@ func recoveryQueue(name string, nids []lnet.NID) map[string]any {
 }
 
 // exportShow is `lnetctl export` (jt_export): nets at level 2, routes at 1 and peers at 3
-// (2 up to 2.15, and here: the peer state of level 3 is not modelled), then routing, buffers,
-// global and the rules.
+// (with their peer state; 2 up to 2.15), then routing, buffers, global and the rules.
 func exportShow(c *cluster, n *node) map[string]any {
 	r, b := n.ln.ShowRouting()
+	peerLevel := 3
+	if n.ln.Tunables().Profile.ShowByIoctl {
+		peerLevel = 2 // lustre_lnet_show_peer(NULL, 2, ...) up to 2.15
+	}
 	m := map[string]any{"net": showLeveled(c, n, &scenarios.ShowCommand{Verb: "net show", Detail: 2, Hop: -1, Priority: -1})["net"],
 		"route": n.ln.Routes(), "routing": r, "buffers": b, "global": globalShow(n.ln),
-		"peer": showLeveled(c, n, &scenarios.ShowCommand{Verb: "peer show", Detail: 3, Hop: -1, Priority: -1})["peer"]}
+		"peer": showLeveled(c, n, &scenarios.ShowCommand{Verb: "peer show", Detail: peerLevel, Hop: -1, Priority: -1})["peer"]}
 	if u := n.ln.UDSPs(); len(u) > 0 {
 		m["udsp"] = u
 	}

@@ -45,7 +45,7 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-24", []string{"faults[1].lnetctl=peer del --prim_nid 24@gni"}, []string{"after peer del at 2s, the export's peers"}},
 		{"sanity-lnet-25", []string{"faults[1].lnetctl=peer del --prim_nid 25@gni"}, []string{"after peer del at 2s, the export's peers"}},
 		// Peers added without --lock_prim are deleted by a plain peer del.
-		{"sanity-lnet-26", []string{"faults[0].lnetctl=peer add --prim_nid 1.1.1.1@tcp", "faults[1].lnetctl=peer add --prim_nid 2.2.2.2@tcp --nid 2.2.2.3@tcp"}, []string{"peer del --force succeeds", "after peer del the locked peer is still listed", "the second keeps its primary NID only"}},
+		{"sanity-lnet-26", []string{"faults[0].lnetctl=peer add --prim_nid 1.1.1.1@tcp", "faults[1].lnetctl=peer add --prim_nid 2.2.2.2@tcp --nid 2.2.2.3@tcp"}, []string{"the peer state has the locked-primary bit", "peer del --force succeeds", "after peer del the locked peer is still listed", "the second keeps its primary NID only"}},
 		// The second NID joins the first peer: one peer listed.
 		{"sanity-lnet-28", []string{"faults[1].lnetctl=peer add --prim_nid 1.1.1.1@tcp --nid 7.7.7.8@tcp"}, []string{"peer list shows the two primary NIDs"}},
 		{"sanity-lnet-100", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.2@o2ib --priority 1"}, []string{"export --backup after route add is test 100's expected YAML", "the route is up once the router checker has pinged the gateway"}},

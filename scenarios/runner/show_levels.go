@@ -151,7 +151,8 @@ func niAtLevel(ln *lnet.Node, ni *lnet.NIShow, d int) map[string]any {
 // peerAtLevel is a peer at a level: primary nid, Multi-Rail and each NI's nid and state;
 // from 1 each NI's credits and statistics; from 2 its per-type counts and health stats; at 4
 // its UDSP info (on every NI, as lnet_udsp_info_send prints it) and preferred local NIDs.
-// The peer state of level 3 and the refcount of level 1 are not modelled.
+// From 3 the peer's `peer state` (lp_state, the bits the model keeps). The refcount of level
+// 1 is not modelled.
 func peerAtLevel(ln *lnet.Node, p *lnet.PeerShow, d int) map[string]any {
 	nis := make([]any, 0, len(p.PeerNIs))
 	for i := range p.PeerNIs {
@@ -176,7 +177,11 @@ func peerAtLevel(ln *lnet.Node, p *lnet.PeerShow, d int) map[string]any {
 		}
 		nis = append(nis, m)
 	}
-	return map[string]any{"primary nid": p.PrimaryNID, "Multi-Rail": p.MultiRail, "peer ni": nis}
+	m := map[string]any{"primary nid": p.PrimaryNID, "Multi-Rail": p.MultiRail, "peer ni": nis}
+	if d >= 3 {
+		m["peer state"] = int(p.State)
+	}
+	return m
 }
 
 // udspInfo is the `udsp info` block of a local or peer NI (priorities -1 when unset).
