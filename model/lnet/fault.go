@@ -1,8 +1,10 @@
 package lnet
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -432,6 +434,33 @@ func (n *Node) releaseDelayed(ref MsgRef) {
 		return
 	}
 	n.lndSend(m)
+}
+
+// FaultFini models lnet_fault_fini, LNetNIFini's first step: the drop rules go, then the
+// delay rules (lnet_delay_rule_del on shutdown), whose held messages are released at once:
+// a held send goes to its LND (still up), a held receive is dropped (-ECANCELED). The
+// kernel releases each rule's messages in the order it held them, rule by rule; the model,
+// which does not record which rule held a message, releases them in message order.
+func (n *Node) FaultFini() {
+	n.dropRules = nil
+	n.delayRules = nil
+	var held []*Msg
+	n.liveMsgs(func(m *Msg) {
+		if m.delayed {
+			held = append(held, m)
+		}
+	})
+	slices.SortFunc(held, func(a, b *Msg) int { return cmp.Compare(a.id, b.id) })
+	for _, m := range held {
+		m.delayed = false
+		if !m.delayedRx {
+			n.lndSend(m)
+			continue
+		}
+		m.delayedRx = false
+		n.dropMessage(m.rxNI, m.private, m.Len(), m.Hdr.Type)
+		n.finalize(m, -ECANCELED)
+	}
 }
 
 // RemoveDropRule removes one drop rule and reports whether it was installed.

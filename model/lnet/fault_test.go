@@ -253,3 +253,43 @@ func TestMatchHealth(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultFini follows lnet_fault_fini (LNet stopping): the rules go and what the delay
+// rules hold is released at once, a held send to its LND (delivered now, not at its delay's
+// end), a held receive dropped (-ECANCELED: B counts a drop and delivers nothing).
+func TestFaultFini(t *testing.T) {
+	p := newPair(t, 1, 1, DefaultTunables(), NetTunables{})
+	p.put(t, 100)
+	p.run(t, sim.Millisecond)
+	if _, err := p.a.AddDelayRule(DelayRuleSpec{FaultAttr: FaultAttr{MsgMask: MaskPUT}, Rate: 1, Latency: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.a.AddDropRule(DropRuleSpec{FaultAttr: FaultAttr{MsgMask: MaskPUT}, Rate: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p.sink.evs = nil
+	p.putNoAck(t, 1)
+	p.run(t, sim.Second)
+	t0 := p.k.Now()
+	p.a.FaultFini()
+	if len(p.a.DropRules()) != 0 || len(p.a.DelayRules()) != 0 {
+		t.Fatalf("rules left: %d drop, %d delay", len(p.a.DropRules()), len(p.a.DelayRules()))
+	}
+	p.run(t, 5*sim.Second)
+	if len(p.sink.evs) != 1 || p.sink.evs[0].Time != t0+p.lnd.Latency {
+		t.Fatalf("held send: delivered %+v, want one at %v", p.sink.evs, t0+p.lnd.Latency)
+	}
+	// A receive held on B is dropped.
+	if _, err := p.b.AddDelayRule(DelayRuleSpec{Rate: 1, Latency: 2}); err != nil {
+		t.Fatal(err)
+	}
+	p.sink.evs = nil
+	drops := p.b.Stats().DropCount
+	p.putNoAck(t, 2)
+	p.run(t, sim.Second)
+	p.b.FaultFini()
+	p.run(t, 5*sim.Second)
+	if len(p.sink.evs) != 0 || p.b.Stats().DropCount != drops+1 {
+		t.Fatalf("held receive: delivered %+v, drops %d, want none and %d", p.sink.evs, p.b.Stats().DropCount, drops+1)
+	}
+}

@@ -36,6 +36,9 @@ func (n *Node) healthCheck(m *Msg) bool {
 			return false
 		}
 	}
+	if n.shutdown {
+		return false // LNet stopping (its monitor gone): no statistics, health or resend
+	}
 	if hs == LNET_MSG_STATUS_OK {
 		if m.retries > 0 {
 			n.stats.SuccessfulResends++

@@ -42,6 +42,7 @@ func lnetUnconfigure(f *faultState, n *node, c *scenarios.Command, undo bool) (i
 	if n.unconfigured {
 		return 0, "already unconfigured"
 	}
+	n.ln.FaultFini()
 	n.ln.Shutdown()
 	n.unconfigured = true
 	return 0, ""

@@ -163,6 +163,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// test adds 0.
 		{"sanity-lnet-231", []string{"faults[0].lnetctl=net add --net o2ib231 --if ib0 --peer-timeout 60"}, []string{"net add without options - the export's peer_timeout is the LND's (180)"}},
 		{"sanity-lnet-231", []string{"faults[4].lnetctl=net add --net o2ib231 --if ib0 --peer-timeout -1"}, []string{"net add --peer-timeout 0 - the export shows 0"}},
+		// A 5 s delay holds the first push past 3 s: neither failed nor resent when LNet stops.
+		{"sanity-lnet-500", []string{"faults[1].rule.latency=5"}, []string{"the held push failed local_timeout and was resent", "no health charge once LNet stops"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 	} {
 		var ovs []scenarios.Override
