@@ -393,9 +393,11 @@ func (r *resolver) lnetctlCheck(p string, e *Expectation) {
 	case e.Command == "":
 		r.errorAt(p+".command", hint, "an lnetctl check needs command")
 	case IsShowCommand(e.Command):
-		if _, err := ParseShowCommand(e.Command); err != nil {
+		sc, err := ParseShowCommand(e.Command)
+		if err != nil {
 			r.errorAt(p+".command", showUsage(e.Command), "%v", err)
 		}
+		e.Show = sc
 	case ok:
 		for _, a := range strings.Fields(args) {
 			if _, err := ParseNID(a); err != nil {

@@ -31,11 +31,14 @@ type Command struct {
 }
 
 // cmdOpt is one option of a command: its long names (the first is canonical), short letter
-// (0: none) and whether it takes a value (getopt_long's required_argument).
+// (0: none) and whether it takes a value (getopt_long's required_argument), or a level in the
+// next word (level: lnetctl's -v of net and peer show, which takes that word when it does not
+// start with '-').
 type cmdOpt struct {
 	long  []string
 	short byte
 	arg   bool
+	level bool
 }
 
 // cmdSpec is one lnetctl command: its options, how many operands it takes, and its check.
@@ -53,6 +56,20 @@ type cmdSpec struct {
 
 // opt is shorthand for a value-taking option.
 func opt(short byte, long ...string) cmdOpt { return cmdOpt{long: long, short: short, arg: true} }
+
+// levelOpt is shorthand for an option with an optional level in the next word.
+func levelOpt(short byte, long ...string) cmdOpt {
+	return cmdOpt{long: long, short: short, level: true}
+}
+
+// maxShowDetail is the highest level that prints more than the one below it.
+const maxShowDetail = 4
+
+// unexpectedArgError is a word that is not an option where the command takes no more
+// operands.
+type unexpectedArgError struct{ word string }
+
+func (e *unexpectedArgError) Error() string { return fmt.Sprintf("unexpected argument %q", e.word) }
 
 // registerCommand adds an lnetctl command to the action registry under its verb.
 func registerCommand(s *cmdSpec) {
@@ -157,7 +174,11 @@ func (s *cmdSpec) lookup(long string, short byte) (*cmdOpt, error) {
 }
 
 // parse reads the words after the verb as getopt_long does: --name value, --name=value,
-// -x value, -xvalue; the other words are operands, wherever they are; "--" ends options.
+// -x value, -xvalue; the other words are operands, wherever they are (a negative number too,
+// for a command that takes operands); "--" ends options. A level option (-v of net and peer
+// show) is "1" alone, or the next word as lnetctl reads it (0 to maxShowDetail); a level
+// joined to it (-v2, --verbose=2), which lnetctl reads as level 1 or refuses, is refused with
+// the fix.
 func (s *cmdSpec) parse(words []string) (*Command, error) {
 	c := &Command{Verb: s.verb, Args: map[string]string{}}
 	for i := 0; i < len(words); i++ {
@@ -175,13 +196,20 @@ func (s *cmdSpec) parse(words []string) (*Command, error) {
 			name, v, eq := strings.Cut(w[2:], "=")
 			o, err = s.lookup(name, 0)
 			val, hasVal = v, eq
-			if err == nil && eq && !o.arg {
+			switch {
+			case err != nil || !eq || o.arg:
+			case o.level:
+				err = fmt.Errorf("write --%s %s: lnetctl ignores a level joined by '=' and shows level 1", o.long[0], v)
+			default:
 				err = fmt.Errorf("option '--%s' doesn't allow an argument", o.long[0])
 			}
-		case len(w) > 1 && w[0] == '-' && !isNumber(w):
+		case len(w) > 1 && w[0] == '-' && !(s.maxOperands > 0 && isNumber(w)):
 			o, err = s.lookup("", w[1])
 			if err == nil && len(w) > 2 {
-				if !o.arg {
+				switch {
+				case o.level:
+					err = fmt.Errorf("write -%c %s: lnetctl does not read a level joined to -%c", w[1], w[2:], w[1])
+				case !o.arg:
 					err = fmt.Errorf("give each option separately: %s", w)
 				}
 				val, hasVal = w[2:], true
@@ -192,6 +220,18 @@ func (s *cmdSpec) parse(words []string) (*Command, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if o.level {
+			val = "1"
+			if i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+				i++
+				if n, err := strconv.Atoi(words[i]); err != nil || n > maxShowDetail {
+					return nil, fmt.Errorf("-%c level %q: give 0 to %d (lnetctl would take the word and show level 1)", o.short, words[i], maxShowDetail)
+				}
+				val = words[i]
+			}
+			c.Args[o.long[0]] = val
+			continue
 		}
 		if o.arg && !hasVal {
 			if i+1 >= len(words) {
@@ -206,7 +246,7 @@ func (s *cmdSpec) parse(words []string) (*Command, error) {
 	case len(c.Operands) < s.minOperands:
 		return nil, fmt.Errorf("%s needs %d argument(s) after the command", s.verb, s.minOperands)
 	case len(c.Operands) > s.maxOperands:
-		return nil, fmt.Errorf("unexpected argument %q", c.Operands[s.maxOperands])
+		return nil, &unexpectedArgError{c.Operands[s.maxOperands]}
 	}
 	return c, nil
 }

@@ -1,9 +1,9 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // ShowCommand is an `lnetctl net|peer|route show` an lnetctl check reads, parsed with
@@ -29,13 +29,10 @@ type ShowCommand struct {
 // showSpecs are the show commands with levels and filters: their options as lnetctl
 // declares them (verbose takes an optional level in net and peer show, none in route show).
 var showSpecs = map[string]*cmdSpec{
-	"net show":   {verb: "net show", opts: []cmdOpt{opt('n', "net"), flagOpt('v', "verbose")}},
-	"peer show":  {verb: "peer show", opts: []cmdOpt{opt('n', "nid"), flagOpt('v', "verbose")}},
+	"net show":   {verb: "net show", opts: []cmdOpt{opt('n', "net"), levelOpt('v', "verbose")}},
+	"peer show":  {verb: "peer show", opts: []cmdOpt{opt('n', "nid"), levelOpt('v', "verbose")}},
 	"route show": {verb: "route show", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway"), opt('c', "hop", "hop-count"), opt('p', "priority"), flagOpt('v', "verbose")}},
 }
-
-// maxShowDetail is the highest level that prints more than the one below it.
-const maxShowDetail = 4
 
 // IsShowCommand reports whether cmd is a net, peer or route show (with or without lnetctl
 // before it), which ParseShowCommand reads.
@@ -48,11 +45,11 @@ func IsShowCommand(cmd string) bool {
 	return len(words) >= 2 && showSpecs[words[0]+" "+words[1]] != nil
 }
 
-// ParseShowCommand parses a net, peer or route show. Forms lnetctl would read differently
-// from what they say are refused with the fix: a level not given as a separate number
-// (-v2, --verbose=2: lnetctl shows level 1 or its help), a level that is not a number (lnetctl
-// swallows the word and shows level 1), a level on route show (lnetctl ignores it) and
-// words that are not options.
+// ParseShowCommand parses a net, peer or route show with the grammar of the timeline's
+// commands (cmdSpec.parse). Forms lnetctl would read differently from what they say are
+// refused with the fix: a level not given as a separate number (-v2, --verbose=2: lnetctl
+// shows level 1 or its help), a level that is not a number (lnetctl swallows the word and
+// shows level 1), a level on route show (lnetctl ignores it) and words that are not options.
 func ParseShowCommand(cmd string) (*ShowCommand, error) {
 	words, err := splitWords(cmd)
 	if err != nil {
@@ -63,69 +60,24 @@ func ParseShowCommand(cmd string) (*ShowCommand, error) {
 		return nil, fmt.Errorf("not a net, peer or route show: %q", cmd)
 	}
 	spec := showSpecs[words[0]+" "+words[1]]
-	c := &ShowCommand{Verb: spec.verb, Hop: -1, Priority: -1}
-	levels := spec.verb != "route show"
-	args := map[string]string{}
-	for i := 2; i < len(words); i++ {
-		w := words[i]
-		var o *cmdOpt
-		var val string
-		hasVal := false
-		switch {
-		case strings.HasPrefix(w, "--") && len(w) > 2:
-			name, v, eq := strings.Cut(w[2:], "=")
-			if o, err = spec.lookup(name, 0); err != nil {
-				return nil, err
-			}
-			if eq && !o.arg {
-				if o.long[0] == "verbose" && levels {
-					return nil, fmt.Errorf("write --verbose %s: lnetctl ignores a level joined by '=' and shows level 1", v)
-				}
-				return nil, fmt.Errorf("option '--%s' doesn't allow an argument", o.long[0])
-			}
-			val, hasVal = v, eq
-		case len(w) > 1 && w[0] == '-':
-			if o, err = spec.lookup("", w[1]); err != nil {
-				return nil, err
-			}
-			if len(w) > 2 {
-				if !o.arg {
-					if o.long[0] == "verbose" && levels {
-						return nil, fmt.Errorf("write -v %s: lnetctl does not read a level joined to -v", w[2:])
-					}
-					return nil, fmt.Errorf("give each option separately: %s", w)
-				}
-				val, hasVal = w[2:], true
-			}
-		default:
-			if levels {
-				return nil, fmt.Errorf("unexpected argument %q: a level goes right after -v (-v 2)", w)
-			}
-			return nil, fmt.Errorf("unexpected argument %q: route show -v takes no level", w)
-		}
-		if o.long[0] == "verbose" {
-			c.Detail = 1
-			// lnetctl reads the next word as the level unless it starts with '-'.
-			if levels && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
-				i++
-				n, err := strconv.Atoi(words[i])
-				if err != nil || n > maxShowDetail {
-					return nil, fmt.Errorf("-v level %q: give 0 to %d (lnetctl would take the word and show level 1)", words[i], maxShowDetail)
-				}
-				c.Detail = n
-			}
-			continue
-		}
-		if !hasVal {
-			if i+1 >= len(words) {
-				return nil, fmt.Errorf("option '--%s' requires an argument", o.long[0])
-			}
-			i++
-			val = words[i]
-		}
-		args[o.long[0]] = val
+	parsed, err := spec.parse(words[2:])
+	var ua *unexpectedArgError
+	switch {
+	case errors.As(err, &ua) && spec.verb == "route show":
+		return nil, fmt.Errorf("%v: route show -v takes no level", err)
+	case errors.As(err, &ua):
+		return nil, fmt.Errorf("%v: a level goes right after -v (-v 2)", err)
+	case err != nil:
+		return nil, err
 	}
-	return c, c.filters(args)
+	c := &ShowCommand{Verb: spec.verb, Hop: -1, Priority: -1}
+	if v, ok := parsed.Args["verbose"]; ok {
+		c.Detail = 1
+		if v != "" {
+			c.Detail, _ = strconv.Atoi(v) // parse checked it
+		}
+	}
+	return c, c.filters(parsed.Args)
 }
 
 // filters reads the filter options: nets and NIDs as lnetctl parses them (one NID each),

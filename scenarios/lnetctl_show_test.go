@@ -80,6 +80,8 @@ func TestParseShowCommandRefused(t *testing.T) {
 		{"route show --priority -2", `--priority "-2": give a number`},
 		{"peer show -h", "invalid option -- 'h'"},
 		{"net show 'o2ib", "unterminated ' quote"},
+		{"net show -- -v", `unexpected argument "-v": a level goes right after -v (-v 2)`},
+		{"route show -1", "invalid option -- '1'"},
 	} {
 		_, err := ParseShowCommand(tc.cmd)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

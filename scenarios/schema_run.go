@@ -208,6 +208,8 @@ type Expectation struct {
 	// show, udsp show, stats show, global show, export, export --backup, debug recovery, or
 	// which_nid NID [NID...] (the local NID LNetDist chooses for each, distance and order).
 	Command string `yaml:"command" json:"command,omitempty"`
+	// Show is Command parsed at load when it is a net, peer or route show.
+	Show *ShowCommand `yaml:"-" json:"-"`
 	// Present, Absent and Equal compare the command's YAML (lnetctl check): every key and
 	// list item of Present is in it; no list item of Absent (nor a non-list value) is; each
 	// top-level section of Equal is exactly the printed one, compared as parsed YAML.

@@ -23,7 +23,13 @@ func (ch *checker) lnetctl(e *scenarios.Expectation) record.Expectation {
 		res.Detail = fmt.Sprintf("no node %s", e.Node)
 		return res
 	}
-	got, err := plainDoc(show(ch.cluster, n, e.Command))
+	var doc map[string]any
+	if e.Show != nil {
+		doc = showLeveled(ch.cluster, n, e.Show)
+	} else {
+		doc = show(ch.cluster, n, e.Command)
+	}
+	got, err := plainDoc(doc)
 	if err != nil {
 		res.Detail = err.Error()
 		return res
