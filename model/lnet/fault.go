@@ -1,10 +1,8 @@
 package lnet
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -309,6 +307,25 @@ type DelayRule struct {
 	delayAt  uint64
 	delayTm  sim.Time
 	timeBase sim.Time
+	held     []heldMsg // dl_msg_list: the messages it holds, in the order it took them
+}
+
+// heldMsg is a message a delay rule holds and the event that releases it at its time.
+type heldMsg struct {
+	ref MsgRef
+	ev  sim.EventID
+}
+
+// hold records that r holds m until the release event ev. Entries whose event has fired are
+// dropped from the front first: a rule's messages share its latency, so they are released in
+// the order they were taken.
+func (r *DelayRule) hold(k *sim.Kernel, m *Msg, ev sim.EventID) {
+	i := 0
+	for i < len(r.held) && !k.Scheduled(r.held[i].ev) {
+		i++
+	}
+	r.held = append(r.held[:0], r.held[i:]...)
+	r.held = append(r.held, heldMsg{m.Ref(), ev})
 }
 
 // AddDelayRule installs a delay rule (models lnet_delay_rule_add); stream
@@ -333,20 +350,52 @@ func (n *Node) AddDelayRule(spec DelayRuleSpec) (*DelayRule, error) {
 // DelayRules returns the installed delay rules, oldest first.
 func (n *Node) DelayRules() []*DelayRule { return n.delayRules }
 
-// DelDelayRules removes delay rules matching src and dst (nil matches all). Messages already
-// held are still released at their time.
+// DelDelayRules removes the delay rules matching src and dst (nil matches all) and releases
+// at once every message they hold (lnet_delay_rule_del). It returns how many went.
 func (n *Node) DelDelayRules(src, dst *NIDPattern) int {
+	var gone []*DelayRule
 	keep := n.delayRules[:0]
-	k := 0
 	for _, r := range n.delayRules {
 		if (src == nil || *src == r.Spec.Src) && (dst == nil || *dst == r.Spec.Dst) {
-			k++
+			gone = append(gone, r)
 			continue
 		}
 		keep = append(keep, r)
 	}
 	n.delayRules = keep
-	return k
+	n.releaseRules(gone, false)
+	return len(gone)
+}
+
+// releaseRules releases at once the messages the removed rules hold, as lnet_delay_rule_del
+// does: it takes the rules off its list onto a private one head first (so the rule added
+// last comes first) and each rule's messages in the order it took them (delayed_msg_check),
+// then processes them (delayed_msg_process): a held send goes to its LND, a held receive is
+// parsed, or with drop (LNet stopping) dropped with -ECANCELED. Each message's own release
+// event is cancelled.
+func (n *Node) releaseRules(gone []*DelayRule, drop bool) {
+	var msgs []*Msg
+	for i := len(gone) - 1; i >= 0; i-- {
+		r := gone[i]
+		for _, h := range r.held {
+			if !n.k.Cancel(h.ev) {
+				continue // released at its time already
+			}
+			if m := n.lookupMsg(h.ref); m != nil && m.delayed {
+				msgs = append(msgs, m)
+			}
+		}
+		r.held = nil
+	}
+	for _, m := range msgs {
+		if drop && m.delayedRx {
+			m.delayed, m.delayedRx = false, false
+			n.dropMessage(m.rxNI, m.private, m.Len(), m.Hdr.Type)
+			n.finalize(m, -ECANCELED)
+			continue
+		}
+		n.releaseDelayed(m.Ref())
+	}
 }
 
 // decide models delay_rule_match's decision (the drop arithmetic without the rate-2 case).
@@ -376,8 +425,8 @@ func (r *DelayRule) decide(t MsgType, now sim.Time) bool {
 	return delay
 }
 
-// delayMatch returns the latency of the first (newest) delay rule that delays the message.
-func (n *Node) delayMatch(h *Header) (sim.Time, bool) {
+// delayMatch returns the first (newest) delay rule that delays the message.
+func (n *Node) delayMatch(h *Header) *DelayRule {
 	now := n.nowSeconds()
 	for i := len(n.delayRules) - 1; i >= 0; i-- {
 		r := n.delayRules[i]
@@ -385,34 +434,38 @@ func (n *Node) delayMatch(h *Header) (sim.Time, bool) {
 			continue
 		}
 		if r.Spec.FaultAttr.match(h, AnyNID) && r.decide(h.Type, now) {
-			return sim.Time(r.Spec.Latency) * sim.Second, true
+			return r
 		}
 	}
-	return 0, false
+	return nil
+}
+
+// delay holds m on rule r for its latency.
+func (n *Node) delay(r *DelayRule, m *Msg, rx bool) {
+	m.delayed = true
+	m.delayedRx = rx
+	ev := n.k.After(sim.Time(r.Spec.Latency)*sim.Second, n.hid, evDelayRelease, uint64(m.Ref()))
+	r.hold(n.k, m, ev)
 }
 
 // delayOnSend models lnet_delay_rule_match_locked in lnet_post_send_locked: the message keeps
 // its credits and goes straight to the LND when released.
 func (n *Node) delayOnSend(m *Msg) bool {
-	lat, ok := n.delayMatch(&m.Hdr)
-	if !ok {
+	r := n.delayMatch(&m.Hdr)
+	if r == nil {
 		return false
 	}
-	m.delayed = true
-	m.delayedRx = false
-	n.k.After(lat, n.hid, evDelayRelease, uint64(m.Ref()))
+	n.delay(r, m, false)
 	return true
 }
 
 // delayOnReceive models the delay-rule check in lnet_parse after commit.
 func (n *Node) delayOnReceive(m *Msg) bool {
-	lat, ok := n.delayMatch(&m.Hdr)
-	if !ok {
+	r := n.delayMatch(&m.Hdr)
+	if r == nil {
 		return false
 	}
-	m.delayed = true
-	m.delayedRx = true
-	n.k.After(lat, n.hid, evDelayRelease, uint64(m.Ref()))
+	n.delay(r, m, true)
 	return true
 }
 
@@ -437,30 +490,14 @@ func (n *Node) releaseDelayed(ref MsgRef) {
 }
 
 // FaultFini models lnet_fault_fini, LNetNIFini's first step: the drop rules go, then the
-// delay rules (lnet_delay_rule_del on shutdown), whose held messages are released at once:
-// a held send goes to its LND (still up), a held receive is dropped (-ECANCELED). The
-// kernel releases each rule's messages in the order it held them, rule by rule; the model,
-// which does not record which rule held a message, releases them in message order.
+// delay rules (lnet_delay_rule_del on shutdown), whose held messages are released at once
+// (releaseRules): a held send goes to its LND (still up), a held receive is dropped
+// (-ECANCELED).
 func (n *Node) FaultFini() {
 	n.dropRules = nil
+	gone := n.delayRules
 	n.delayRules = nil
-	var held []*Msg
-	n.liveMsgs(func(m *Msg) {
-		if m.delayed {
-			held = append(held, m)
-		}
-	})
-	slices.SortFunc(held, func(a, b *Msg) int { return cmp.Compare(a.id, b.id) })
-	for _, m := range held {
-		m.delayed = false
-		if !m.delayedRx {
-			n.lndSend(m)
-			continue
-		}
-		m.delayedRx = false
-		n.dropMessage(m.rxNI, m.private, m.Len(), m.Hdr.Type)
-		n.finalize(m, -ECANCELED)
-	}
+	n.releaseRules(gone, true)
 }
 
 // RemoveDropRule removes one drop rule and reports whether it was installed.
@@ -474,12 +511,13 @@ func (n *Node) RemoveDropRule(r *DropRule) bool {
 	return false
 }
 
-// RemoveDelayRule removes one delay rule (held messages are still released) and reports
-// whether it was installed.
+// RemoveDelayRule removes one delay rule, releasing at once the messages it holds
+// (releaseRules), and reports whether it was installed.
 func (n *Node) RemoveDelayRule(r *DelayRule) bool {
 	for i, x := range n.delayRules {
 		if x == r {
 			n.delayRules = append(n.delayRules[:i], n.delayRules[i+1:]...)
+			n.releaseRules([]*DelayRule{r}, false)
 			return true
 		}
 	}

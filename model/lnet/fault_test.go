@@ -293,3 +293,43 @@ func TestFaultFini(t *testing.T) {
 		t.Fatalf("held receive: delivered %+v, drops %d, want none and %d", p.sink.evs, p.b.Stats().DropCount, drops+1)
 	}
 }
+
+// TestDelDelayRulesReleases: deleting a delay rule releases what it holds at once, as
+// lnet_delay_rule_del does (delayed_msg_process without drop): a held send goes to the LND
+// at the deletion, and a held receive is delivered then, not at the end of its latency; the
+// release events of the messages no longer fire.
+func TestDelDelayRulesReleases(t *testing.T) {
+	p := newPair(t, 1, 1, DefaultTunables(), NetTunables{})
+	p.put(t, 100)
+	p.run(t, sim.Millisecond)
+	if _, err := p.a.AddDelayRule(DelayRuleSpec{FaultAttr: FaultAttr{MsgMask: MaskPUT}, Rate: 1, Latency: 30}); err != nil {
+		t.Fatal(err)
+	}
+	p.sink.evs = nil
+	p.putNoAck(t, 1)
+	p.run(t, sim.Second)
+	t0 := p.k.Now()
+	if n := p.a.DelDelayRules(nil, nil); n != 1 {
+		t.Fatalf("DelDelayRules removed %d rules, want 1", n)
+	}
+	p.run(t, 40*sim.Second)
+	if len(p.sink.evs) != 1 || p.sink.evs[0].Time != t0+p.lnd.Latency {
+		t.Fatalf("held send: delivered %+v, want one at %v", p.sink.evs, t0+p.lnd.Latency)
+	}
+	// A receive held on B is parsed when its rule goes (RemoveDelayRule).
+	r, err := p.b.AddDelayRule(DelayRuleSpec{Rate: 1, Latency: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.sink.evs = nil
+	p.putNoAck(t, 2)
+	p.run(t, sim.Second)
+	t1 := p.k.Now()
+	if !p.b.RemoveDelayRule(r) {
+		t.Fatal("RemoveDelayRule: not installed")
+	}
+	p.run(t, 40*sim.Second)
+	if len(p.sink.evs) != 1 || p.sink.evs[0].Time != t1 {
+		t.Fatalf("held receive: delivered %+v, want one at %v", p.sink.evs, t1)
+	}
+}
