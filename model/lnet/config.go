@@ -250,7 +250,8 @@ func (n *Node) SetDiscovery(on bool) {
 }
 
 // ConfigNIHealth is `lnetctl net set --nid NID --health V` (or with all, every NI):
-// lnet_ni_set_healthv. ENOENT when the node has no such NI.
+// lnet_ni_set_healthv, which returns nothing: a NID the node has no NI for changes nothing
+// and the command succeeds.
 func (n *Node) ConfigNIHealth(nid NID, all bool, v int) error {
 	if all {
 		for _, ni := range n.nis {
@@ -258,14 +259,13 @@ func (n *Node) ConfigNIHealth(nid NID, all bool, v int) error {
 		}
 		return nil
 	}
-	if err := n.SetNIHealth(nid, v); err != nil {
-		return refuse(ENOENT, "%v", err)
-	}
+	_ = n.SetNIHealth(nid, v)
 	return nil
 }
 
 // ConfigPeerNIHealth is `lnetctl peer set --nid NID --health V` (or with all, every peer
-// NI): lnet_peer_ni_set_healthv. ENOENT when the node knows no such peer NI.
+// NI): lnet_peer_ni_set_healthv, which returns nothing: a NID the node knows no peer NI for
+// changes nothing and the command succeeds.
 func (n *Node) ConfigPeerNIHealth(nid NID, all bool, v int) error {
 	if all {
 		for _, p := range n.peers {
@@ -275,9 +275,7 @@ func (n *Node) ConfigPeerNIHealth(nid NID, all bool, v int) error {
 		}
 		return nil
 	}
-	if err := n.SetPeerHealth(nid, v); err != nil {
-		return refuse(ENOENT, "%v", err)
-	}
+	_ = n.SetPeerHealth(nid, v)
 	return nil
 }
 
