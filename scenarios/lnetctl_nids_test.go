@@ -10,30 +10,14 @@ import (
 // `lnetctl ping 0@lo` and `discover 0@lo` (sanity-lnet 217) take it; lnetsim's lo has only
 // 0@lo, so another number is refused with the fix.
 func TestExpandNIDListLoopback(t *testing.T) {
-	noRef := func(s string) (string, error) { return "", errors.New("no reference " + s) }
-	for _, tc := range []struct {
-		in   string
-		want []string
-		err  string
-	}{
+	checkExpand(t, []expandCase{
 		{in: "0@lo", want: []string{"0@lo"}},
 		{in: "0@lo, 10.0.0.[2-3]@o2ib", want: []string{"0@lo", "10.0.0.2@o2ib", "10.0.0.3@o2ib"}},
 		{in: "[0]@lo", want: []string{"0@lo"}},
 		{in: "1@lo", err: `invalid NID "1@lo": the loopback NID is 0@lo`},
 		{in: "[0-1]@lo", err: `invalid NID "1@lo": the loopback NID is 0@lo`},
 		{in: "x@lo", err: `unable to parse nidlist from: x@lo (the loopback NID is 0@lo)`},
-	} {
-		got, err := expandNIDList(tc.in, noRef)
-		if tc.err != "" {
-			if err == nil || err.Error() != tc.err {
-				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%q: %v, %v; want %v", tc.in, got, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestExpandNIDListOtherNets: lnetctl names NIDs of nets no node of the model runs (sanity-lnet
@@ -42,12 +26,7 @@ func TestExpandNIDListLoopback(t *testing.T) {
 // (cfs_ip_addr_parse); a range is refused past 128 NIDs as it is read, not after expanding
 // 2^32 values.
 func TestExpandNIDListOtherNets(t *testing.T) {
-	noRef := func(s string) (string, error) { return "", errors.New("no reference " + s) }
-	for _, tc := range []struct {
-		in   string
-		want []string
-		err  string
-	}{
+	checkExpand(t, []expandCase{
 		{in: "[6-12/4]@gni", want: []string{"6@gni", "10@gni"}},
 		{in: "7@kfi1,[3-4]@bxi3f,9@ptlf2", want: []string{"7@kfi1", "3@bxi3f", "4@bxi3f", "9@ptlf2"}},
 		{in: "4294967295@gni", want: []string{"4294967295@gni"}},
@@ -57,7 +36,21 @@ func TestExpandNIDListOtherNets(t *testing.T) {
 		{in: "1.2.3.4@gni", err: `unable to parse nidlist from: 1.2.3.4@gni ("1.2.3.4" is not a number from 0 to 4294967295)`},
 		{in: "7@efa", err: `unable to parse nidlist from: 7@efa`},
 		{in: "7@tofu", err: `invalid net "tofu": expected o2ib<number> or tcp<number>, e.g. o2ib0`},
-	} {
+	})
+}
+
+// expandCase is one NID list, the NIDs it expands to, or the error it is refused with.
+type expandCase struct {
+	in   string
+	want []string
+	err  string
+}
+
+// checkExpand runs expandNIDList on each case (no node:index references).
+func checkExpand(t *testing.T, cases []expandCase) {
+	t.Helper()
+	noRef := func(s string) (string, error) { return "", errors.New("no reference " + s) }
+	for _, tc := range cases {
 		got, err := expandNIDList(tc.in, noRef)
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err {
