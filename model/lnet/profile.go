@@ -132,8 +132,8 @@ type Profile struct {
 	// ShowByIoctl: lnetctl's net, peer and route shows read the kernel by ioctl
 	// (liblnetconfig's lustre_lnet_show_*): a filter that matches nothing prints nothing,
 	// and an unknown peer NID reports "cannot get peer information" (up to 2.15; the
-	// Netlink dumps of 2.16 report "Network is down", "No routes found" and "cannot find
-	// peer" with the errno).
+	// Netlink dumps of 2.16 report "Network is down" and "cannot find peer" with the errno;
+	// their "No routes found" lnetctl does not print).
 	ShowByIoctl bool
 	// GlobalShowKeys, when not 0, is how many of master's `lnetctl global show` keys the
 	// release prints, the first ones (jt_show_global adds each new one at the end): 8 up to

@@ -21,7 +21,8 @@ func counters(c *cluster) map[string]any {
 	out := map[string]any{}
 	for _, n := range c.nodes {
 		// every block the model has: tx credits, health stats, per-type counts, UDSP info
-		m := map[string]any{"net": showNets(c, n), "peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal()}
+		// route: [] stays when route show prints nothing (a node without routes)
+		m := map[string]any{"net": showNets(c, n), "peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal(), "route": []any{}}
 		for _, cmd := range []string{"stats show", "route show -v"} {
 			for k, v := range show(c, n, cmd) {
 				m[k] = v
@@ -120,7 +121,10 @@ func exportShow(c *cluster, n *node) map[string]any {
 	}
 	m := map[string]any{"net": showLeveled(c, n, &scenarios.ShowCommand{Verb: "net show", Detail: 2, Hop: -1, Priority: -1})["net"],
 		"route": n.ln.Routes(), "routing": r, "buffers": b, "global": globalShow(n.ln),
-		"peer": showLeveled(c, n, &scenarios.ShowCommand{Verb: "peer show", Detail: peerLevel, Hop: -1, Priority: -1})["peer"]}
+		"peer": []any{}}
+	if p, ok := showLeveled(c, n, &scenarios.ShowCommand{Verb: "peer show", Detail: peerLevel, Hop: -1, Priority: -1})["peer"]; ok {
+		m["peer"] = p
+	}
 	if u := n.ln.UDSPs(); len(u) > 0 {
 		m["udsp"] = u
 	}
