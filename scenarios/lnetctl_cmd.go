@@ -26,7 +26,7 @@ type Command struct {
 	Value    int      `json:"value,omitempty"`     // set VALUE, --health, --conns-per-peer
 	NonMR    bool     `json:"non_mr,omitempty"`    // peer add --non_mr
 	LockPrim bool     `json:"lock_prim,omitempty"` // peer add --lock_prim (2.16+)
-	Force    bool     `json:"force,omitempty"`     // peer del --force (2.16+)
+	Force    bool     `json:"force,omitempty"`     // peer del --force (2.16+), discover --force
 	node     string   // the node it runs on (for checks that resolve references there)
 }
 

@@ -137,13 +137,6 @@ func lockPrimOption(r *resolver, p string, c *Command, opt string) bool {
 	return true
 }
 
-// notModelled refuses an option the model has no counterpart for.
-func notModelled(r *resolver, p string, c *Command, opt string) {
-	if _, ok := c.Args[opt]; ok {
-		r.errorAt(p, "remove it", "%s: --%s is not modelled", c.Verb, opt)
-	}
-}
-
 // checkPeerDel: lustre_lnet_del_peer_nid needs --prim_nid; --nid lists the NIDs to remove
 // (none: the whole peer); --force (2.16+) deletes a peer whose primary NID is locked.
 func checkPeerDel(r *resolver, p string, c *Command) {
@@ -271,10 +264,10 @@ func checkPing(r *resolver, p string, c *Command) {
 	}
 }
 
-// checkDiscover: lnetctl discover NID[,NID...].
+// checkDiscover: lnetctl discover [--force] NID[,NID...].
 func checkDiscover(r *resolver, p string, c *Command) {
 	c.NIDs = r.cmdNIDs(p, c.Operands[0])
-	notModelled(r, p, c, "force")
+	_, c.Force = c.Args["force"]
 }
 
 // checkUDSPAdd: lnetctl udsp add: descriptors as the kernel parses them (or lnetsim's node

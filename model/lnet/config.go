@@ -505,10 +505,10 @@ func (n *Node) SetDiscoveryHook(f func(peer NID, rc int)) { n.discHook = f }
 // or a discovery would (lnet_nid2peerni_locked).
 func (n *Node) PeerPrimaryOf(nid NID) NID { return n.nid2peerni(nid).peer.primary }
 
-// DiscoverNID starts the discovery of the peer of nid (lnet_discover) and returns its
-// primary NID, under which the hook reports the end.
-func (n *Node) DiscoverNID(nid NID) NID {
-	n.DiscoverPeer(nid)
+// DiscoverNID starts the discovery of the peer of nid (lnet_discover; force: `discover
+// --force`) and returns its primary NID, under which the hook reports the end.
+func (n *Node) DiscoverNID(nid NID, force bool) NID {
+	n.DiscoverPeer(nid, force)
 	return n.nid2peerni(nid).peer.primary
 }
 

@@ -180,10 +180,15 @@ func (n *Node) sendPush(p *Peer) {
 }
 
 // DiscoverPeer starts discovery of the peer owning nid (`lnetctl discover`, lnet_discover):
-// its NIDs are no longer up to date, so it is pinged (and pushed to if it needs it).
-func (n *Node) DiscoverPeer(nid NID) {
+// its NIDs are no longer up to date, so it is pinged (and pushed to if it needs it); with
+// force (`discover --force`: LNET_PEER_FORCE_PING and LNET_PEER_FORCE_PUSH) it is pushed to
+// even when it has this node's buffer, once its reply shows it multi-rail.
+func (n *Node) DiscoverPeer(nid NID, force bool) {
 	p := n.nid2peerni(nid).peer
 	p.uptodate = false
+	if force {
+		p.forcePush = true
+	}
 	n.discoverPeer(p)
 }
 

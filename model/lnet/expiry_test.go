@@ -35,7 +35,7 @@ func runCongestedEgress(t *testing.T, policy bool, lndTimeout sim.Time) expiryRu
 	}
 	// The client discovers the server first (ping, push and the server's push back, each
 	// ACKed), so that only the PUTs meet the slow egress.
-	r.c.DiscoverPeer(r.sNID)
+	r.c.DiscoverPeer(r.sNID, false)
 	r.run(t, sim.Millisecond)
 	r.lnd.AddRule(IdealRule{From: pat(t, "10.1.0.3@o2ib1"), To: pat(t, "10.1.0.2@o2ib1"),
 		Types: 1 << MsgPUT, Count: -1, Verdict: IdealVerdict{Delay: 3 * sim.Second}})

@@ -193,7 +193,7 @@ func TestProfileRouteAliveness(t *testing.T) {
 	} {
 		g := newGWNet(t, relTunables(t, c.rel), []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
 		g.start(t, 2*sim.Second)
-		g.c.DiscoverPeer(nid("10.1.0.2@o2ib1")) // so that the failing PUT is the user's, not discovery's push
+		g.c.DiscoverPeer(nid("10.1.0.2@o2ib1"), false) // so that the failing PUT is the user's, not discovery's push
 		runFor(t, g.k, 10*sim.Millisecond)
 		g.l.AddRule(IdealRule{To: NIDPattern{NID: nid("10.0.0.3@o2ib")}, Types: MaskPUT, Count: 1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
 		putTo(t, g.c, "10.1.0.2@o2ib1", &evRec{})
@@ -411,7 +411,7 @@ func TestProfileGatewaySensitivity(t *testing.T) {
 		tun.HealthSensitivity, tun.RetryCount = 0, 0
 		g := newGWNet(t, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
 		g.start(t, 2*sim.Second)
-		g.c.DiscoverPeer(nid("10.1.0.2@o2ib1")) // so that the failing PUT is the user's, not discovery's push
+		g.c.DiscoverPeer(nid("10.1.0.2@o2ib1"), false) // so that the failing PUT is the user's, not discovery's push
 		runFor(t, g.k, 10*sim.Millisecond)
 		g.l.AddRule(IdealRule{To: NIDPattern{NID: nid("10.0.0.3@o2ib")}, Types: MaskPUT, Count: 1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
 		putTo(t, g.c, "10.1.0.2@o2ib1", &evRec{})

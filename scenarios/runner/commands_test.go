@@ -236,3 +236,36 @@ func TestLnetctlNet(t *testing.T) {
 		t.Errorf("commands.csv:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestDiscoverForce: `lnetctl discover` of a peer already discovered pings it and pushes
+// nothing (it has this node's buffer); `discover --force` (LNET_PEER_FORCE_PING and
+// FORCE_PUSH, lnet_discover) pushes again: one more PUT of the ping buffer from the client.
+func TestDiscoverForce(t *testing.T) {
+	const src = `
+name: discover-force
+seed: 1
+duration: 5s
+nodes:
+  client: {nis: [o2ib0]}
+  server: {nis: [o2ib0]}
+faults:
+  - {at: 1s, node: client, name: first, lnetctl: "discover server:0"}
+  - {at: 2s, node: client, name: again, lnetctl: "discover server:0"}
+  - {at: 3s, node: client, name: forced, lnetctl: "discover --force server:0"}
+expect:
+  - {check: command, fault: first, status: ok}
+  - {check: command, fault: again, status: ok}
+  - {check: command, fault: forced, status: ok}
+`
+	msgs := string(runExpecting(t, src, BackendO2IB, "messages.csv"))
+	pushes := map[string]int{}
+	for _, line := range strings.Split(msgs, "\n") {
+		f := strings.Split(line, ",")
+		if len(f) > 6 && f[1] == "PUT" && f[2] == "10.0.0.1@o2ib" {
+			pushes[f[6][:1]]++ // by the second the message started in
+		}
+	}
+	if pushes["1"] != 1 || pushes["2"] != 0 || pushes["3"] != 1 {
+		t.Errorf("client pushes by second %v, want 1 at 1 s, none at 2 s, 1 at 3 s:\n%s", pushes, msgs)
+	}
+}

@@ -184,7 +184,7 @@ func discoverCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 		// refused at once), and its hook must find the command.
 		d := &cmdDiscover{ft: ft, nid: s, start: f.cluster.k.Now(), primary: n.ln.PeerPrimaryOf(nid)}
 		f.discovers = append(f.discovers, d)
-		d.primary = n.ln.DiscoverNID(nid)
+		d.primary = n.ln.DiscoverNID(nid, ft.Cmd.Force)
 	}
 }
 
