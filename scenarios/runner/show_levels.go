@@ -56,10 +56,16 @@ func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any 
 		}
 		return map[string]any{"peer": peers}
 	}
+	hop, prio := sc.Hop, sc.Priority
+	if !ioctl && sc.Net == "" && sc.Gateway == "" {
+		// From 2.16 yaml_lnet_route sends --hop and --priority only beside --net or
+		// --gateway: alone they ask for the unfiltered dump, which lists every route.
+		hop, prio = -1, -1
+	}
 	var routes []any
 	for _, r := range n.ln.Routes() {
 		if (sc.Net != "" && !sameNet(r.Net, sc.Net)) || (sc.Gateway != "" && r.Gateway != sc.Gateway) ||
-			(sc.Hop != -1 && r.Hop != sc.Hop) || (sc.Priority != -1 && r.Priority != sc.Priority) {
+			(hop != -1 && r.Hop != hop) || (prio != -1 && r.Priority != prio) {
 			continue
 		}
 		if sc.Detail == 0 {
