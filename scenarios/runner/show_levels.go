@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"fmt"
+
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/scenarios"
 )
@@ -57,6 +59,11 @@ func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any 
 		return map[string]any{"peer": peers}
 	}
 	hop, prio := sc.Hop, sc.Priority
+	if ioctl && hop != -1 && (hop < 1 || hop > 255) {
+		// lustre_lnet_show_route (up to 2.15) refuses a hop count outside 1..255 before
+		// asking the kernel (LUSTRE_CFG_RC_OUT_OF_RANGE_PARAM).
+		return showErrorDoc("route", -3, fmt.Sprintf("invalid hop count %d, must be between 0 and 256", hop))
+	}
 	if !ioctl && sc.Net == "" && sc.Gateway == "" {
 		// From 2.16 yaml_lnet_route sends --hop and --priority only beside --net or
 		// --gateway: alone they ask for the unfiltered dump, which lists every route.
