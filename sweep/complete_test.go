@@ -95,6 +95,11 @@ func TestResumeRemovesStaleTemporaryDirs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A file (not a directory) with a temporary's name is no run's: it stays.
+	stray := filepath.Join(out, "runs", "."+mine[2].ID+".tmp-5")
+	if err := os.WriteFile(stray, []byte("user data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var calls atomic.Int64
 	var progress strings.Builder
 	if _, err := Execute(context.Background(), mine, fakeRunner(&calls), Options{Out: out, Progress: &progress}); err != nil {
@@ -103,6 +108,10 @@ func TestResumeRemovesStaleTemporaryDirs(t *testing.T) {
 	if !strings.Contains(progress.String(), "sweep: removed 2 temporary run directories left by an interrupted sweep\n") {
 		t.Errorf("progress: %s", progress.String())
 	}
+	if b, err := os.ReadFile(stray); err != nil || string(b) != "user data" {
+		t.Errorf("a file named like a temporary was touched: %q, %v", b, err)
+	}
+	_ = os.Remove(stray)
 	left, _ := filepath.Glob(filepath.Join(out, "runs", ".*"))
 	if len(left) != 1 || filepath.Base(left[0]) != "."+other[0].ID+".tmp-77" {
 		t.Errorf("left: %v", left)

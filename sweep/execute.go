@@ -215,7 +215,8 @@ func (p *progress) finish() {
 
 // removeStale deletes the temporary directories (runs/.<id>.tmp-*) that runs of this sweep
 // left when their process was killed before committing, and returns how many it removed.
-// Only runs of runs are considered: shards sharing the output directory keep theirs.
+// Only runs of runs are considered: shards sharing the output directory keep theirs; an entry
+// that is not a directory is left alone, whatever its name.
 func removeStale(out string, runs []Run) (int, error) {
 	dir := filepath.Join(out, "runs")
 	ents, err := os.ReadDir(dir)
@@ -232,8 +233,8 @@ func removeStale(out string, runs []Run) (int, error) {
 	n := 0
 	for _, e := range ents {
 		id, _, ok := strings.Cut(strings.TrimPrefix(e.Name(), "."), ".tmp-")
-		if !ok || !strings.HasPrefix(e.Name(), ".") || !mine[id] {
-			continue
+		if !ok || !strings.HasPrefix(e.Name(), ".") || !mine[id] || !e.IsDir() {
+			continue // only the directories record.Create makes (a symlink or file is not one)
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			return n, err
