@@ -324,7 +324,9 @@ func (r *DelayRule) hold(k *sim.Kernel, m *Msg, ev sim.EventID) {
 	for i < len(r.held) && !k.Scheduled(r.held[i].ev) {
 		i++
 	}
-	r.held = append(r.held[:0], r.held[i:]...)
+	if i > 0 {
+		r.held = append(r.held[:0], r.held[i:]...)
+	}
 	r.held = append(r.held, heldMsg{m.Ref(), ev})
 }
 
