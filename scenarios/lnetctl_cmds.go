@@ -121,17 +121,26 @@ func checkPeerAdd(r *resolver, p string, c *Command) {
 	}
 	r.peerNIDs(p, c)
 	_, c.NonMR = c.Args["non_mr"]
-	c.LockPrim = lockPrimOption(r, p, c, "lock_prim")
+	c.LockPrim = optionOfRelease(r, p, c, "lock_prim", lockPrimLacking)
 }
 
-// lockPrimOption reads peer add --lock_prim or peer del --force, which lnetctl has from 2.16
-// (LU-14668): a node of an older release refuses them.
-func lockPrimOption(r *resolver, p string, c *Command, opt string) bool {
+// lockPrimLacking: peer add --lock_prim and peer del --force are lnetctl's from 2.16 (LU-14668).
+var lockPrimLacking = releaseLacks{func(pr lnet.Profile) bool { return pr.NoPeerLockPrimary }, "remove it (lnetctl has it from 2.16, LU-14668)"}
+
+// releaseLacks names the releases whose lnetctl lacks an option, and the fix to print.
+type releaseLacks struct {
+	lacks func(lnet.Profile) bool
+	fix   string
+}
+
+// optionOfRelease reports whether opt was given and the command's node's release has it; on
+// a node whose lnetctl lacks it, it is refused as lnetctl refuses an unknown option.
+func optionOfRelease(r *resolver, p string, c *Command, opt string, rl releaseLacks) bool {
 	if _, ok := c.Args[opt]; !ok {
 		return false
 	}
-	if m := r.s.Member(c.node); m != nil && r.rel[m.Group].Profile.NoPeerLockPrimary {
-		r.errorAt(p, "remove it (lnetctl has it from 2.16, LU-14668)", "%s: unrecognized option '--%s' (%s runs %s)", c.Verb, opt, c.node, r.rel[m.Group].Name)
+	if m := r.s.Member(c.node); m != nil && rl.lacks(r.rel[m.Group].Profile) {
+		r.errorAt(p, rl.fix, "%s: unrecognized option '--%s' (%s runs %s)", c.Verb, opt, c.node, r.rel[m.Group].Name)
 		return false
 	}
 	return true
@@ -144,7 +153,7 @@ func checkPeerDel(r *resolver, p string, c *Command) {
 		return
 	}
 	r.peerNIDs(p, c)
-	c.Force = lockPrimOption(r, p, c, "force")
+	c.Force = optionOfRelease(r, p, c, "force", lockPrimLacking)
 }
 
 // peerNIDs resolves --prim_nid (exactly one NID) and --nid.
@@ -346,19 +355,18 @@ func checkNetDel(r *resolver, p string, c *Command) {
 // option"); otherwise the NID's net is the command's net. It reports whether the command
 // goes on.
 func netNIDOption(r *resolver, p string, c *Command) bool {
-	nid, ok := c.Args["nid"]
-	if !ok {
+	if _, ok := c.Args["nid"]; !ok {
 		return !r.missing(p, c, "net")
 	}
-	if m := r.s.Member(c.node); m != nil && r.rel[m.Group].Profile.NoNetNIDOption {
-		r.errorAt(p, "name the NI by --net and --if (lnetctl has --nid from 2.16, LU-13642)", "%s: unrecognized option '--nid' (%s runs %s)", c.Verb, c.node, r.rel[m.Group].Name)
+	if !optionOfRelease(r, p, c, "nid", releaseLacks{func(pr lnet.Profile) bool { return pr.NoNetNIDOption },
+		"name the NI by --net and --if (lnetctl has --nid from 2.16, LU-13642)"}) {
 		return false
 	}
 	if _, ok := c.Args["net"]; ok {
 		r.errorAt(p, "remove --net: the NID names the net", "%s: --net is invalid with --nid option", c.Verb)
 		return false
 	}
-	x, err := ParseNID(nid)
+	x, err := ParseNID(c.Args["nid"])
 	if err != nil {
 		r.errorAt(p, "", "%s: %v", c.Verb, err)
 		return false
