@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -258,14 +259,18 @@ expect:
   - {check: command, fault: forced, status: ok}
 `
 	msgs := string(runExpecting(t, src, BackendO2IB, "messages.csv"))
-	pushes := map[string]int{}
+	var pushes [5]int // by the second the PUT started in
 	for _, line := range strings.Split(msgs, "\n") {
 		f := strings.Split(line, ",")
 		if len(f) > 6 && f[1] == "PUT" && f[2] == "10.0.0.1@o2ib" {
-			pushes[f[6][:1]]++ // by the second the message started in
+			start, err := strconv.ParseInt(f[6], 10, 64)
+			if err != nil {
+				t.Fatalf("start_ns %q: %v", f[6], err)
+			}
+			pushes[start/1e9]++
 		}
 	}
-	if pushes["1"] != 1 || pushes["2"] != 0 || pushes["3"] != 1 {
+	if pushes[1] != 1 || pushes[2] != 0 || pushes[3] != 1 {
 		t.Errorf("client pushes by second %v, want 1 at 1 s, none at 2 s, 1 at 3 s:\n%s", pushes, msgs)
 	}
 }

@@ -87,13 +87,13 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 // the peer table (lnet_get_peer_list, or the netlink peer dump with only the primary NIDs
 // kept); nothing when there is no peer.
 func peerList(ln *lnet.Node) map[string]any {
-	peers := ln.ShowPeers()
+	peers := ln.Peers()
 	if len(peers) == 0 {
 		return map[string]any{}
 	}
 	l := make([]map[string]any, 0, len(peers))
 	for _, p := range peers {
-		l = append(l, map[string]any{"nid": p.PrimaryNID})
+		l = append(l, map[string]any{"nid": p.Primary().String()})
 	}
 	return map[string]any{"peer list": l}
 }
