@@ -92,6 +92,8 @@ type Kernel struct {
 
 	scheduled uint64 // events ever scheduled
 	cancelled uint64 // events ever cancelled; Pending = scheduled - fired - cancelled
+	cur       uint32 // the low 32 bits of the scheduling ordinal of the event firing (or last fired)
+	drained   bool   // the last run fired every event due by its horizon (see Due)
 	stale     int    // cancelled entries still physically in the queue
 
 	fired  uint64
@@ -113,7 +115,7 @@ type Kernel struct {
 // per fired event where a slice stack cost an append.
 type slotState struct {
 	stamp    uint32 // stamp of the slot's live event; bumped when the event fires or is cancelled
-	nextFree uint32 // while free: 1 + the next free slot, 0 at the end of the list
+	nextFree uint32 // while free: 1 + the next free slot, 0 at the end of the list; while live: the event's ordinal (see Due)
 }
 
 // New returns a kernel at time 0 whose random streams derive from seed.
@@ -200,8 +202,9 @@ func (k *Kernel) Schedule(at Time, h HandlerID, kind int, arg uint64) EventID {
 		idx = f - 1
 		sl := &k.slots[idx]
 		k.freeHead, st = sl.nextFree, sl.stamp
+		sl.nextFree = uint32(k.scheduled)
 	} else {
-		k.slots = append(k.slots, slotState{stamp: 1})
+		k.slots = append(k.slots, slotState{stamp: 1, nextFree: uint32(k.scheduled)})
 		idx, st = uint32(len(k.slots)-1), 1
 	}
 	// Radix heap insert (see queue), written out here because it is the hottest path of every
@@ -350,7 +353,7 @@ func (k *Kernel) RunUntil(t Time) error {
 }
 
 func (k *Kernel) run(until Time, advance bool) error {
-	k.stop = false
+	k.stop, k.drained = false, false
 	limit := until
 	timeLimited := k.limits.MaxTime > 0 && k.limits.MaxTime < limit
 	if timeLimited {
@@ -385,6 +388,7 @@ func (k *Kernel) run(until Time, advance bool) error {
 			q.head++
 			at, h, kind, arg, slot := e.at, e.h, int(e.kind), e.arg, e.slot
 			// Retire the slot (see retire), written out: this is the hottest loop.
+			k.cur = sl.nextFree
 			if sl.stamp++; sl.stamp == 0 {
 				sl.stamp = k.wrapStamp(slot)
 			}
@@ -443,5 +447,20 @@ func (k *Kernel) finish(until Time, advance, timeLimited bool) error {
 		k.now = until
 		k.q.advance(until) // every queued key is later than until: refill reported none due
 	}
+	k.drained = true
 	return nil
+}
+
+// NextOrdinal returns the scheduling ordinal the next scheduled event will get (its low 32
+// bits). A model that keeps work it would have scheduled as an event, to do it later
+// without one, records it and asks Due whether the event would have fired by now.
+func (k *Kernel) NextOrdinal() uint32 { return uint32(k.scheduled) }
+
+// Due reports whether an event that would have been scheduled for time at with ordinal ord
+// (NextOrdinal at the time) has fired by now: it is earlier than now, or at now and
+// scheduled no later than the event firing (same-time events fire in scheduling order), or
+// at now after a run that fired everything due by its horizon. Ordinals compare modulo
+// 2^32: the work must not be kept for 2^31 schedulings.
+func (k *Kernel) Due(at Time, ord uint32) bool {
+	return at < k.now || at == k.now && (k.drained || int32(ord-k.cur) <= 0)
 }

@@ -41,6 +41,9 @@ type rareCounters struct {
 // receive side of the lane arriving there (li^1).
 func (f *Fabric) endCounters(li int32) PortCounters {
 	out, in := &f.lanes[li], &f.lanes[li^1]
+	if in.quietHead != 0 { // quiet chunks that have arrived count
+		f.catchUp(in)
+	}
 	return PortCounters{
 		PortXmitData: out.tx.data, PortXmitPkts: out.tx.pkts, PortXmitWait: out.rare.xmitWait,
 		PortXmitDiscards: out.rare.xmitDiscards, LinkDownedCounter: out.rare.linkDowned,
@@ -84,7 +87,8 @@ func (l *Link) Counters(end int) PortCounters {
 
 // ResetCounters zeroes every counter of the fabric (perfquery -R on every port).
 func (f *Fabric) ResetCounters() {
-	f.settle()
+	f.catchUpAll() // quiet chunks that have arrived count before the reset
+	f.takeBack()
 	for i := range f.lanes {
 		f.lanes[i].tx, f.lanes[i].rx, f.lanes[i].rare = txCounters{}, rxCounters{}, rareCounters{}
 	}

@@ -103,7 +103,9 @@ type Fabric struct {
 	chunks     []chunk
 	freeChunks []int32
 	fast       []fastRec   // cutThrough chunks, in sending order, that may not have reached their switch
-	arriveEv   sim.EventID // the arrival event send scheduled last
+	arriveEv   sim.EventID // the arrival event send scheduled last (zero: the chunk is quiet)
+	quiet      bool        // middle chunks may arrive quietly (quiet.go); off after the run's first fault
+	quietLanes []int32     // lanes whose quiet list may hold chunks
 
 	qps              []*QP // by QPN-1
 	cqs              []*CQ
@@ -136,7 +138,7 @@ type Fabric struct {
 // New returns an empty fabric on kernel k.
 func New(k *sim.Kernel, cfg Config) *Fabric {
 	cfg.fill()
-	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32)}
+	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32), quiet: !perHopEvents && !noQuiet}
 	f.hid = k.Register(f)
 	f.registerInvariants()
 	return f
@@ -417,6 +419,9 @@ func (f *Fabric) syncPort(p *Port) {
 		return
 	}
 	out, in := &f.lanes[p.lane], &f.lanes[p.lane^1]
+	if ok := !p.hca.dead && p.state == PortActive; ok != in.dstOK || out.srcDead != p.hca.dead {
+		f.endQuiet() // a port or HCA failing or coming back is a fault (quiet.go)
+	}
 	out.srcDead, out.srcDown = p.hca.dead, p.state != PortActive
 	in.dstOK = !p.hca.dead && p.state == PortActive
 }

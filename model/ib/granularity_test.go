@@ -205,32 +205,32 @@ func TestGranularityAccuracy(t *testing.T) {
 // the flow's packet-level duration, and the worst share error in percentage points.
 const granularityAccuracy = `1sw/1KiB         fixed16  events    10 (packet    10) completion error       0 ns   0.00% share error  0.00
 1sw/1KiB         adaptive events    10 (packet    10) completion error       0 ns   0.00% share error  0.00
-1sw/64KiB        fixed16  events    10 (packet    40) completion error       0 ns   0.00% share error  0.00
-1sw/64KiB        adaptive events    10 (packet    40) completion error       0 ns   0.00% share error  0.00
-1sw/1024KiB      fixed16  events    40 (packet   520) completion error       0 ns   0.00% share error  0.00
-1sw/1024KiB      adaptive events    16 (packet   520) completion error       0 ns   0.00% share error  0.00
-1sw/4096KiB      fixed16  events   136 (packet  2056) completion error       0 ns   0.00% share error  0.00
-1sw/4096KiB      adaptive events    40 (packet  2056) completion error       0 ns   0.00% share error  0.00
+1sw/64KiB        fixed16  events    10 (packet    26) completion error       0 ns   0.00% share error  0.00
+1sw/64KiB        adaptive events    10 (packet    26) completion error       0 ns   0.00% share error  0.00
+1sw/1024KiB      fixed16  events    26 (packet   266) completion error       0 ns   0.00% share error  0.00
+1sw/1024KiB      adaptive events    16 (packet   266) completion error       0 ns   0.00% share error  0.00
+1sw/4096KiB      fixed16  events    74 (packet  1034) completion error       0 ns   0.00% share error  0.00
+1sw/4096KiB      adaptive events    40 (packet  1034) completion error       0 ns   0.00% share error  0.00
 3sw/1KiB         fixed16  events    20 (packet    20) completion error       0 ns   0.00% share error  0.00
 3sw/1KiB         adaptive events    20 (packet    20) completion error       0 ns   0.00% share error  0.00
-3sw/64KiB        fixed16  events    20 (packet   125) completion error       0 ns   0.00% share error  0.00
-3sw/64KiB        adaptive events    20 (packet   125) completion error       0 ns   0.00% share error  0.00
-3sw/1024KiB      fixed16  events   125 (packet  1805) completion error       0 ns   0.00% share error  0.00
-3sw/1024KiB      adaptive events    41 (packet  1805) completion error       0 ns   0.00% share error  0.00
-3sw/4096KiB      fixed16  events   461 (packet  7181) completion error       0 ns   0.00% share error  0.00
-3sw/4096KiB      adaptive events   125 (packet  7181) completion error       0 ns   0.00% share error  0.00
-2-into-1         fixed16  events  1071 (packet 16431) completion error    4946 ns   0.37% share error  0.00
-2-into-1         adaptive events  1213 (packet 16431) completion error   10552 ns   0.78% share error  6.67
-8-into-1         fixed16  events  2180 (packet 32903) completion error   34625 ns   1.28% share error  0.00
-8-into-1         adaptive events  2667 (packet 32903) completion error   34954 ns   1.29% share error  4.00
-small-vs-bulk    fixed16  events  2146 (packet 14361) completion error 1128385 ns 342.93% share error 97.92
-small-vs-bulk    adaptive events  2464 (packet 14361) completion error 1128385 ns 342.93% share error 97.92
-mid-transfer     fixed16  events   263 (packet  4064) completion error    4946 ns   2.92% share error  0.00
-mid-transfer     adaptive events   292 (packet  4064) completion error    4946 ns   2.92% share error  0.00
-mid-transfer-3sw fixed16  events   610 (packet  9491) completion error    4946 ns   2.91% share error  0.00
-mid-transfer-3sw adaptive events   505 (packet  9491) completion error    4946 ns   2.91% share error  0.00
-same-port        fixed16  events   274 (packet  2998) completion error    8574 ns   3.94% share error  0.00
-same-port        adaptive events   230 (packet  2998) completion error    1979 ns   0.91% share error  0.00
+3sw/64KiB        fixed16  events    20 (packet   111) completion error       0 ns   0.00% share error  0.00
+3sw/64KiB        adaptive events    20 (packet   111) completion error       0 ns   0.00% share error  0.00
+3sw/1024KiB      fixed16  events   111 (packet  1551) completion error       0 ns   0.00% share error  0.00
+3sw/1024KiB      adaptive events    41 (packet  1551) completion error       0 ns   0.00% share error  0.00
+3sw/4096KiB      fixed16  events   399 (packet  6159) completion error       0 ns   0.00% share error  0.00
+3sw/4096KiB      adaptive events   125 (packet  6159) completion error       0 ns   0.00% share error  0.00
+2-into-1         fixed16  events   847 (packet 12367) completion error    4946 ns   0.37% share error  0.00
+2-into-1         adaptive events   991 (packet 12367) completion error   10552 ns   0.78% share error  6.67
+8-into-1         fixed16  events  1732 (packet 24775) completion error   34625 ns   1.28% share error  0.00
+8-into-1         adaptive events  2221 (packet 24775) completion error   34954 ns   1.29% share error  4.00
+small-vs-bulk    fixed16  events  1898 (packet 10273) completion error 1128385 ns 342.93% share error 97.92
+small-vs-bulk    adaptive events  2218 (packet 10273) completion error 1128385 ns 342.93% share error 97.92
+mid-transfer     fixed16  events   187 (packet  2788) completion error    4946 ns   2.92% share error  0.00
+mid-transfer     adaptive events   234 (packet  2788) completion error    4946 ns   2.92% share error  0.00
+mid-transfer-3sw fixed16  events   534 (packet  8215) completion error    4946 ns   2.91% share error  0.00
+mid-transfer-3sw adaptive events   448 (packet  8215) completion error    4946 ns   2.91% share error  0.00
+same-port        fixed16  events   212 (packet  1696) completion error    8574 ns   3.94% share error  0.00
+same-port        adaptive events   192 (packet  1696) completion error    1979 ns   0.91% share error  0.00
 worst fixed16  completion error 1128385 ns 342.93% share error 97.92
 worst adaptive completion error 1128385 ns 342.93% share error 97.92
 `

@@ -74,7 +74,10 @@ type lane struct {
 	freeEv        sim.EventID // see freeing
 	loss, corrupt float64
 	rng           *sim.Stream
-	_             [24]byte // to a multiple of 64 bytes (TestLaneLayout)
+	quietHead     int32    // 1 + the first chunk of the lane's quiet list (0: empty; see quiet.go)
+	quietTail     int32    // 1 + its last chunk
+	quietListed   bool     // the lane is in Fabric.quietLanes
+	_             [15]byte // to a multiple of 64 bytes (TestLaneLayout)
 }
 
 // chunk is the unit of data movement: up to Config.ChunkPackets packets of one message (or
@@ -104,7 +107,8 @@ type chunk struct {
 	inLane   int32
 	inEpoch  uint32
 	next     int32
-	slowOut  int32 // the switch output whose slowTo counts the chunk on its way to the switch, or -1
+	slowOut  int32  // the switch output whose slowTo counts the chunk on its way to the switch, or -1
+	ord      uint32 // on a quiet list: the ordinal its arrival event would have had (see quiet.go)
 }
 
 const (
@@ -467,7 +471,12 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 	delay := ln.delay
 	if ln.to.kind != epSwitch {
 		ch.tail = finish + delay
-		f.arriveEv = f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
+		if f.quietEligible(ln, ch) {
+			f.quietAdd(li, c)
+			f.arriveEv = sim.EventID{}
+		} else {
+			f.arriveEv = f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
+		}
 		if ch.span > 1 && ln.from.kind == epSwitch {
 			tr := &ln.train
 			tr.c, tr.epoch, tr.start, tr.finish, tr.tailIn, tr.rem = c, ln.epoch, start, finish, tailIn, remBefore
@@ -528,6 +537,9 @@ const noRoute = -2
 // noQueueAhead limits cutThrough to idle outputs (no queueing ahead of the arrival): tests
 // compare runs with and without it.
 var noQueueAhead bool
+
+// noQuiet turns quiet arrivals off (quiet.go): tests compare runs with and without them.
+var noQuiet bool
 
 // fastRec is a chunk that cutThrough sent on through a switch before its head reached the
 // switch, with what settle needs to take that back.
@@ -633,6 +645,13 @@ func (f *Fabric) newFast() *fastRec {
 // sweep, a counter reset) that could alter what happens to them at the switch. A chunk
 // whose head reaches the switch at the very time of the change is thus handled after it.
 func (f *Fabric) settle() {
+	f.takeBack()
+	f.endQuiet()
+}
+
+// takeBack is settle's first half: it takes back the cutThrough chunks that have not reached
+// their switch.
+func (f *Fabric) takeBack() {
 	now := f.k.Now()
 	back := f.fast[:0]
 	for _, r := range f.fast {
@@ -652,7 +671,11 @@ func (f *Fabric) settle() {
 			ch.inLane = -1
 			continue
 		}
-		f.k.Cancel(r.ev)
+		if r.ev == (sim.EventID{}) { // a quiet chunk: the last sent on its output lane
+			f.quietRemoveLast(&f.lanes[r.out], r.c)
+		} else {
+			f.k.Cancel(r.ev)
+		}
 		ol.rem, ol.freeAt = r.remBefore, r.freeBefore
 		if f.cfg.Granularity == GranularityAdaptive {
 			ol.last = r.lastBefore
@@ -696,58 +719,80 @@ func (f *Fabric) releaseInput(ch *chunk) {
 }
 
 // arrive handles a chunk reaching the far end of its lane: at a switch it is queued on the
-// routed output lane; at an HCA port it is handed to the destination QP.
+// routed output lane; at an HCA port it lands (land), after the quiet chunks sent before it
+// on the lane (see quiet.go).
 func (f *Fabric) arrive(c int32) {
 	ch := &f.chunks[c]
 	li := ch.lane
 	ln := &f.lanes[li]
-	toSwitch := ln.to.kind == epSwitch
-	if toSwitch {
-		f.switches[ln.to.idx].slowIn--
-		if o := ch.slowOut; o >= 0 {
-			f.lanes[o].slowTo--
-			ch.slowOut = -1
+	if ln.to.kind != epSwitch {
+		if ln.quietHead != 0 {
+			f.catchUp(ln)
 		}
+		f.land(ln, c)
+		return
+	}
+	f.switches[ln.to.idx].slowIn--
+	if o := ch.slowOut; o >= 0 {
+		f.lanes[o].slowTo--
+		ch.slowOut = -1
 	}
 	if ln.epoch != ch.epoch { // the link went down while the chunk was on it
 		f.freeChunk(c)
 		return
 	}
-	rcv := &ln.rx // counters of the receiving end
 	if ln.lossy {
 		if lost, bad := f.damage(ln, ch.npkt); lost || bad {
 			if bad {
 				ln.rare.symbolErrors++
 				ln.rare.rcvErrors++
 			}
-			if toSwitch { // the chunk's buffer space frees at once
-				f.giveCredit(li, int64(ch.wire))
-			}
+			f.giveCredit(li, int64(ch.wire)) // the chunk's buffer space frees at once
 			f.freeChunk(c)
 			return
 		}
 	}
-	rcv.data += uint64(ch.wire) / 4
-	rcv.pkts += uint64(ch.npkt)
-	if toSwitch {
-		s := f.switches[ln.to.idx]
-		out := f.outLane(s, ch.dst)
-		ch.inLane, ch.inEpoch = li, ch.epoch
-		if out < 0 || !f.lanes[out].up {
-			if out >= 0 {
-				f.lanes[out].rare.xmitDiscards += uint64(ch.npkt)
-			}
-			f.releaseInput(ch)
-			f.freeChunk(c)
-			return
+	ln.rx.data += uint64(ch.wire) / 4
+	ln.rx.pkts += uint64(ch.npkt)
+	s := f.switches[ln.to.idx]
+	out := f.outLane(s, ch.dst)
+	ch.inLane, ch.inEpoch = li, ch.epoch
+	if out < 0 || !f.lanes[out].up {
+		if out >= 0 {
+			f.lanes[out].rare.xmitDiscards += uint64(ch.npkt)
 		}
-		f.push(&f.lanes[out].q, c)
-		if f.cfg.Granularity == GranularityAdaptive {
-			f.split(out)
-		}
-		f.tryStart(out)
+		f.releaseInput(ch)
+		f.freeChunk(c)
 		return
 	}
+	f.push(&f.lanes[out].q, c)
+	if f.cfg.Granularity == GranularityAdaptive {
+		f.split(out)
+	}
+	f.tryStart(out)
+}
+
+// land hands chunk c, arriving now at the end of lane ln, to the HCA port there: lost if the
+// link went down while it was on the lane, drawn for loss and corruption, counted, and
+// delivered to its QP if the port works.
+func (f *Fabric) land(ln *lane, c int32) {
+	ch := &f.chunks[c]
+	if ln.epoch != ch.epoch { // the link went down while the chunk was on it
+		f.freeChunk(c)
+		return
+	}
+	if ln.lossy {
+		if lost, bad := f.damage(ln, ch.npkt); lost || bad {
+			if bad {
+				ln.rare.symbolErrors++
+				ln.rare.rcvErrors++
+			}
+			f.freeChunk(c)
+			return
+		}
+	}
+	ln.rx.data += uint64(ch.wire) / 4
+	ln.rx.pkts += uint64(ch.npkt)
 	if ln.dstOK { // the port's HCA is alive and the port ACTIVE (syncPort)
 		f.deliver(uint32(ln.to.idx)+1, ch)
 	}

@@ -288,6 +288,7 @@ func (qp *QP) Modify(to QPState, attr QPAttr) error {
 	if !legalTransition(qp.state, to) || to == QPSQE {
 		return fmt.Errorf("%w: %s -> %s", ErrBadState, qp.state, to)
 	}
+	qp.quietQP(to == QPRTR)
 	switch to {
 	case QPReset:
 		qp.reset()
@@ -490,6 +491,7 @@ func (qp *QP) schedule() {
 }
 
 func (qp *QP) reset() {
+	qp.quietQP(false)
 	qp.f.k.Disarm(&qp.ackTimer)
 	qp.f.k.Disarm(&qp.rnrTimer)
 	*qp = QP{f: qp.f, num: qp.num, hca: qp.hca, init: qp.init, sq: qp.sq, rq: qp.rq, rxChunk: -1, rdChunk: -1,
@@ -500,6 +502,7 @@ func (qp *QP) reset() {
 // toErr moves the QP to ERR and flushes its work queues (what the HCA does on a fatal
 // completion error or a modify to ERR).
 func (qp *QP) toErr() {
+	qp.quietQP(false)
 	qp.state = QPErr
 	qp.paused = false
 	qp.heldStatus = WCSuccess

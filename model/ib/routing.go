@@ -13,7 +13,11 @@ package ib
 // walks only the lanes between switches (interSwitchLanes), and the last hop is the one lane
 // into the port, so a single switch with n hosts is routed in O(n).
 func (f *Fabric) computeRoutes() {
-	f.settle()
+	if f.routed {
+		f.settle() // a route sweep
+	} else {
+		f.takeBack() // the first routes, or after a topology change, which settled
+	}
 	defer f.recountSlow()
 	if f.treeRoutable() {
 		for _, s := range f.switches {
