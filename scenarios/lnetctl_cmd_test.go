@@ -170,3 +170,27 @@ func TestPeerLockPrimOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsResetRelease: lnetctl stats reset exists from 2.14 (LU-13299): 2.15 on accept it,
+// 2.12 refuses it at load as lnetctl would, naming the position and the fix; it takes no
+// argument.
+func TestStatsResetRelease(t *testing.T) {
+	load := func(release, cmd string) error {
+		src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
+		_, err := Load("t.yaml", []byte(src))
+		return err
+	}
+	for _, rel := range []string{"2.15", "2.16", "2.17", "master"} {
+		if err := load(rel, "stats reset"); err != nil {
+			t.Errorf("%s: %v", rel, err)
+		}
+	}
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"2.12", "stats reset", "t.yaml:6:37: faults[0].lnetctl: stats reset: no such command in lnetctl (client runs 2.12) (remove it (lnetctl has it from 2.14, LU-13299: 2.15 and later))"},
+		{"master", "stats reset now", "stats reset"},
+	} {
+		if err := load(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s: %v, want %s", tc.cmd, tc.release, err, tc.msg)
+		}
+	}
+}

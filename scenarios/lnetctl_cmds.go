@@ -35,6 +35,7 @@ func init() {
 			check: checkUDSPAdd},
 		{verb: "udsp del", opts: []cmdOpt{flagOpt('a', "all"), opt('i', "idx")}, check: checkUDSPDel},
 		{verb: "discover", opts: []cmdOpt{flagOpt('f', "force")}, minOperands: 1, maxOperands: 1, check: checkDiscover},
+		{verb: "stats reset", check: checkStatsReset},
 	} {
 		registerCommand(s)
 	}
@@ -270,6 +271,15 @@ func checkPing(r *resolver, p string, c *Command) {
 	}
 	if r.cmdInt(p, c, "timeout", &c.Value) && c.Value < 1 {
 		r.errorAt(p, "lnetctl ping --timeout is in seconds", "ping: timeout %d: must be at least 1", c.Value)
+	}
+}
+
+// checkStatsReset: lnetctl stats reset (jt_reset_stats, LU-13299, from 2.14) takes no
+// argument; lnetctl before it has no such command, refused as it refuses an unknown one.
+func checkStatsReset(r *resolver, p string, c *Command) {
+	if m := r.s.Member(c.node); m != nil && r.rel[m.Group].Profile.NoStatsReset {
+		r.errorAt(p, "remove it (lnetctl has it from 2.14, LU-13299: 2.15 and later)",
+			"stats reset: no such command in lnetctl (%s runs %s)", c.node, r.rel[m.Group].Name)
 	}
 }
 

@@ -69,7 +69,7 @@ func (n *Node) Put(self NID, mdh MDHandle, ack AckReq, target NID, portal uint32
 		}
 	}
 	if rc := n.send(self, m, AnyNID); rc != 0 {
-		n.detachRspTracker(md)
+		n.dropRspTracker(md)
 		n.finalize(m, rc)
 	}
 	return nil
@@ -109,7 +109,7 @@ func (n *Node) get(self NID, md *MD, target NID, portal uint32, matchBits uint64
 		n.attachRspTracker(md)
 	}
 	if rc := n.send(self, m, AnyNID); rc != 0 {
-		n.detachRspTracker(md)
+		n.dropRspTracker(md)
 		n.finalize(m, rc)
 	}
 	return m

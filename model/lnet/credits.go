@@ -115,7 +115,7 @@ func (n *Node) lndSend(m *Msg) {
 	m.sending = true
 	ni := m.txNI
 	if n.tracer != nil {
-		n.tracer.MsgAttempt(n.name, m.id, m.retries, n.k.Now(), ni.nid, m.target)
+		n.tracer.MsgAttempt(n.name, m.id, int(m.retries), n.k.Now(), ni.nid, m.target)
 	}
 	// The kernel passes msg_private, which no LND's send reads; here Send's private is always
 	// nil (a received message's private has been released by Recv before it is sent on).
@@ -203,6 +203,7 @@ func (n *Node) decommitTx(m *Msg, status int) {
 		if m.txPeerNI != nil {
 			m.txPeerNI.sent.inc(t)
 		}
+		n.recordEgress(m)
 	}
 	n.returnTxCredits(m)
 	m.sending = false

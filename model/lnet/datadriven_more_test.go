@@ -25,6 +25,29 @@ var ddShows = []struct {
 	{"recovery", func(_ *ddWorld, n *Node) string { return ddRecovery(n) }},
 	{"events", (*ddWorld).ddEvents},
 	{"router", func(_ *ddWorld, n *Node) string { return ddRouterStats(n) }},
+	{"latency", func(_ *ddWorld, n *Node) string { return ddLatency(n) }},
+}
+
+// ddLatency prints each local NI's, then each peer NI's, per-operation latency (master's
+// statistics in net show -v and peer show -v), one operation with samples a line.
+func ddLatency(n *Node) string {
+	var b strings.Builder
+	line := func(kind, nid string, l Latency) {
+		for op, s := range l {
+			if s.Samples > 0 {
+				fmt.Fprintf(&b, "%s %s %s samples %d min %d max %d avg %d\n", kind, nid, LatencyOp(op), s.Samples, s.MinNs, s.MaxNs, s.AvgNs)
+			}
+		}
+	}
+	for _, ni := range n.NIs() {
+		line("local", ni.NID().String(), ni.Latency())
+	}
+	for _, p := range n.ShowPeers() {
+		for _, pn := range p.PeerNIs {
+			line("peer", pn.NID, pn.Latency)
+		}
+	}
+	return b.String()
 }
 
 func ddShowNames() string {

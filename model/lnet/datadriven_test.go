@@ -105,6 +105,18 @@ var ddCommands = map[string]func(*ddWorld, *datadriven.TestData) (string, error)
 	"set":         quiet((*ddWorld).cmdSet),
 	"peer-health": quiet((*ddWorld).cmdPeerHealth),
 	"lnd":         quiet((*ddWorld).cmdLND),
+	"stats-reset": quiet((*ddWorld).cmdStatsReset),
+}
+
+// cmdStatsReset is `stats-reset node=n` (lnetctl stats reset).
+func (w *ddWorld) cmdStatsReset(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n := a.node("node")
+	if a.err != nil {
+		return a.err
+	}
+	n.ResetStats()
+	return nil
 }
 
 func quiet(f func(*ddWorld, *datadriven.TestData) error) func(*ddWorld, *datadriven.TestData) (string, error) {

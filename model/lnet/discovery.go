@@ -480,7 +480,7 @@ func (n *Node) pushTo(src, dst NID, md *MD) {
 		n.attachRspTracker(md)
 	}
 	if rc := n.send(src, m, AnyNID); rc != 0 {
-		n.detachRspTracker(md)
+		n.dropRspTracker(md)
 		n.finalize(m, rc)
 	}
 }

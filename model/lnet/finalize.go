@@ -16,7 +16,7 @@ func (n *Node) Finalize(m *Msg, status int, hstatus HStatus) {
 // received into a router buffer, send a pending ACK with the same message, otherwise
 // decommit (credits, stats) and free.
 func (n *Node) finalize(m *Msg, status int) {
-	m.status = status
+	m.status = int32(status)
 	if n.isHealthCheck(m) && n.healthCheck(m) {
 		return // queued for resend
 	}
@@ -45,7 +45,7 @@ func (n *Node) finalize(m *Msg, status int) {
 		if n.sendAck(m) == 0 {
 			return
 		}
-		status = m.status
+		status = int(m.status)
 	}
 	n.completeMsg(m, status)
 }
@@ -66,7 +66,7 @@ func (n *Node) sendAck(m *Msg) int {
 	m.id = n.nextMsgID
 	rc := n.send(rxni.nid, m, m.from)
 	if rc != 0 {
-		m.status = rc
+		m.status = int32(rc)
 	}
 	return rc
 }
@@ -94,7 +94,7 @@ func (n *Node) traceDone(m *Msg, status int, rx bool) {
 	}
 	n.done = MsgRecord{ID: m.id, Node: n.name, Type: m.Hdr.Type, Src: m.Hdr.Src,
 		Dst: m.Hdr.Dst, Size: m.Hdr.PayloadLength, Start: m.start, End: n.k.Now(),
-		Status: status, HStatus: m.HStatus, Resends: m.retries, Received: rx}
+		Status: status, HStatus: m.HStatus, Resends: int(m.retries), Received: rx}
 	n.tracer.MsgDone(&n.done)
 }
 
@@ -102,7 +102,7 @@ func (n *Node) traceDone(m *Msg, status int, rx bool) {
 func (n *Node) deliverEvent(m *Msg, status int) {
 	md := m.md
 	if m.evType == 0 || md.spec.Handler == nil {
-		n.detachMD(m, nil)
+		n.detachMD(m, nil, status)
 		return
 	}
 	ev := n.newEvent(m.evType, md)
@@ -132,5 +132,5 @@ func (n *Node) deliverEvent(m *Msg, status int) {
 		ev.HdrData = e.hdrData
 		ev.Data = e.data
 	}
-	n.detachMD(m, ev)
+	n.detachMD(m, ev, status)
 }

@@ -429,6 +429,6 @@ func (n *Node) returnRxCredits(m *Msg) {
 // (router_dropped_count), not forwarded. The caller completes it, counted as status 0.
 func (n *Node) forwardFailed(m *Msg, rc int) {
 	m.noResend = true
-	m.status = rc
+	m.status = int32(rc)
 	n.rstats.Dropped++
 }

@@ -105,6 +105,12 @@ type MD struct {
 	aborted   bool // unlinked while messages were attached (LNET_MD_FLAG_ABORTED)
 	me        *ME
 	rspt      rspRef
+	// rspStart is when the MD's response tracker was armed (rspt_start); rspTimed holds
+	// while that tracker neither expired nor was unlinked and its round trip is still to be
+	// recorded (the kernel keeps the tracker on the MD until then; the model detaches it when
+	// the response arrives).
+	rspStart sim.Time
+	rspTimed bool
 }
 
 // Handle returns the MD's handle.
@@ -203,7 +209,7 @@ func (n *Node) mdUnlink(md *MD, st int) {
 		return
 	}
 	md.unlinked = true
-	n.detachRspTracker(md)
+	n.dropRspTracker(md)
 	n.detachME(md)
 	if md.refs > 0 {
 		md.aborted = true
@@ -257,14 +263,20 @@ func (n *Node) attachMD(m *Msg, md *MD) {
 }
 
 // detachMD releases msg's MD and delivers ev to the MD's handler (models lnet_msg_detach_md
-// and lnet_md_unlink on exhaustion). ev may be nil when no event is due.
-func (n *Node) detachMD(m *Msg, ev *Event) {
+// and lnet_md_unlink on exhaustion). ev may be nil when no event is due; status is the
+// message's. Where the kernel lets the response tracker go (the MD unlinks, or has an
+// infinite threshold and no message left) a REPLY or ACK records its round trip
+// (recordResponse).
+func (n *Node) detachMD(m *Msg, ev *Event, status int) {
 	md := m.md
 	if md == nil {
 		return
 	}
 	m.md = nil
 	md.refs--
+	if md.rspTimed && md.refs == 0 && (md.threshold == 0 || md.unlinked || md.threshold == ThresholdInf) {
+		n.recordResponse(m, md, status)
+	}
 	if !md.unlinked && md.threshold == 0 && md.refs == 0 {
 		md.unlinked = true
 		n.detachRspTracker(md)

@@ -130,7 +130,8 @@ type Msg struct {
 	idx  int32
 	gen  uint32
 
-	status int
+	status  int32
+	retries int32 // resends so far (msg_retry_count)
 
 	txNI     *NI
 	txPeerNI *PeerNI
@@ -172,7 +173,7 @@ type Msg struct {
 	evType      EventType
 	rtrDeadline sim.Time // deadline when it arrived on this router (expiry policy)
 
-	retries  int
+	tStart   sim.Time // msg_t_start: when the message was last committed for sending
 	deadline sim.Time
 	start    sim.Time
 
@@ -243,7 +244,7 @@ func (m *Msg) Routing() bool { return m.routing }
 func (m *Msg) TargetIsRouter() bool { return m.targetIsRtr }
 
 // Retries returns how many resends the message has had.
-func (m *Msg) Retries() int { return m.retries }
+func (m *Msg) Retries() int { return int(m.retries) }
 
 // MsgRef names a message across events: the table index and generation. The zero MsgRef
 // names nothing.

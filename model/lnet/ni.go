@@ -92,6 +92,7 @@ type NI struct {
 
 	stats  NIStats
 	hstats NIHealthStats
+	lat    *opLatency // ni_latency (master), allocated on the first sample
 
 	recoveryState // local recovery (ln_mt_localNIRecovq)
 

@@ -84,6 +84,7 @@ type Node struct {
 	rtrState   uint8        // ln_routing: rtrDisabled, rtrEnabled, rtrStopping, rtrStarting
 	rtrSince   sim.Time     // when the current starting/stopping began
 	rstats     RouterStats
+	rspLive    int // live response trackers: rst_alloc, which a stats reset does not clear
 
 	udsps []*udsp // UDSP policies, in index order (udsp.go)
 

@@ -139,8 +139,8 @@ type PeerNI struct {
 	// The traffic counters (PeerNIStats, made by Stats), each direction's in its own line:
 	// a send counts in sent, a receive in received (beside the router credits it takes).
 	sent        typedCount
-	notifyStamp sim.Time // lpni_timestamp: time of the last lnet_notify report
-	_           [8]byte  // received starts a line
+	notifyStamp sim.Time   // lpni_timestamp: time of the last lnet_notify report
+	lat         *opLatency // lpni_latency (master), allocated on the first sample; received starts a line
 	received    typedCount
 	// Router credits (lpni_rtrcredits), used when this node forwards.
 	rtrCredits, minRtrCredits int

@@ -156,6 +156,15 @@ type Profile struct {
 	// its address, LU-13642, from 2.16); the NI is given by --net and --if.
 	NoNetNIDOption bool
 
+	// NoLatencyStats: local NIs and peer NIs keep no per-operation latency (PUT egress, GET
+	// and acked PUT round trips) and lnetctl's net and peer shows print none; `lnetctl stats
+	// reset` clears only the global counters (up to 2.17; LU-20426 adds them and clears them
+	// with the NIs' and peer NIs' message counts in master).
+	NoLatencyStats bool
+	// NoStatsReset: lnetctl has no `stats reset` (up to 2.12; LU-13299 adds it in 2.14, so
+	// 2.15).
+	NoStatsReset bool
+
 	// Failure-injection check points (fail_loc, failloc.go) a release does not have.
 
 	// NoFailDelayMsgForward: lnet_parse applies the delay rules with no
@@ -195,14 +204,14 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
-	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true}
+	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
-	BackupLNDTimeout: true}
+	BackupLNDTimeout: true, NoLatencyStats: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -219,9 +228,9 @@ func withPre216LNet(p Profile) Profile {
 	return p
 }
 
-// profile217 is 2.17: master but for LU-20379, LU-19827 and LU-19563.
+// profile217 is 2.17: master but for LU-20379, LU-19827, LU-19563 and LU-20426.
 var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true,
-	NoFailSockConn: true, SmallMaxInterfaces: true}
+	NoFailSockConn: true, SmallMaxInterfaces: true, NoLatencyStats: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true

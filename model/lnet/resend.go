@@ -8,7 +8,7 @@ func (n *Node) attemptResend(m *Msg) bool {
 	if m.recovery || m.noResend {
 		return false
 	}
-	if m.retries >= n.tun.RetryCount {
+	if int(m.retries) >= n.tun.RetryCount {
 		if n.tun.RetryCount > 0 {
 			n.stats.FailedResends++
 		}

@@ -53,13 +53,18 @@ func (l *rspList) setNextHop(ref rspRef, nid NID) {
 func (l *rspList) len() int { return len(l.buf) - l.head }
 
 // attachRspTracker models lnet_attach_rsp_tracker: deadline = now + transaction_timeout, not
-// re-armed by resends.
+// re-armed by resends; the same instant starts the round trip (rspt_start).
 func (n *Node) attachRspTracker(md *MD) {
-	if l := &n.rsp; l.len() >= 4096 && uint64(l.len()) > 4*n.stats.RstAlloc {
+	if l := &n.rsp; l.len() >= 4096 && l.len() > 4*n.rspLive {
 		n.compactRsp()
 	}
+	n.rspLive++
 	n.stats.RstAlloc++
-	md.rspt = n.rsp.add(md, n.k.Now()+sim.Time(n.tun.TransactionTimeout)*sim.Second)
+	now := n.k.Now()
+	md.rspt = n.rsp.add(md, now+sim.Time(n.tun.TransactionTimeout)*sim.Second)
+	if !md.rspTimed { // the kernel stamps rspt_start only on a tracker new to the MD
+		md.rspStart, md.rspTimed = now, true
+	}
 }
 
 // detachRspTracker models lnet_detach_rsp_tracker: the response arrived (or the send failed);
@@ -67,8 +72,16 @@ func (n *Node) attachRspTracker(md *MD) {
 func (n *Node) detachRspTracker(md *MD) {
 	if md.rspt != 0 {
 		md.rspt = 0
+		n.rspLive--
 		n.stats.RstAlloc--
 	}
+}
+
+// dropRspTracker detaches md's tracker when its operation failed, expired or was unlinked:
+// no round trip is recorded for it.
+func (n *Node) dropRspTracker(md *MD) {
+	n.detachRspTracker(md)
+	md.rspTimed = false
 }
 
 // expireResponses models lnet_finalize_expired_responses: walk the trackers in append order
@@ -89,7 +102,7 @@ func (n *Node) expireResponses() {
 		if md == nil || md.rspt != e.ref {
 			continue
 		}
-		n.detachRspTracker(md)
+		n.dropRspTracker(md)
 		n.stats.ResponseTimeoutCount++
 		n.rspExpiring = true
 		n.mdUnlink(md, 0)

@@ -21,9 +21,10 @@ func (n *Node) send(src NID, m *Msg, rtr NID) int {
 }
 
 // commitTx models lnet_msg_commit for a send: the message joins the active list and gets its
-// deadline (see deadline).
+// deadline (see deadline) and its latency start (msg_t_start).
 func (n *Node) commitTx(m *Msg) {
 	m.txCommitted = true
+	m.tStart = n.k.Now()
 	m.onActive = true
 	m.deadline = n.deadline(m.txNI)
 }

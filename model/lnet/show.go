@@ -17,6 +17,9 @@ type NIShow struct {
 	Credits     *NICreditsShow `yaml:"credits,omitempty"`      // lnetsim's (see WithoutCredits)
 	CPTCredits  []TxQueue      `yaml:"cpt credits,omitempty"`  // lnetsim's: per CPT, with more than one
 	UDSP        *UDSPInfo      `yaml:"udsp info,omitempty"`    // only on a node with UDSP rules
+	// Latency is master's per-operation latency, printed in lnetctl's statistics block
+	// (the runner's leveled shows); the counters file leaves it out.
+	Latency Latency `yaml:"-"`
 }
 
 // NIHealthShow is a local NI's `health stats:` block.
@@ -72,7 +75,7 @@ func (n *Node) showNI(ni *NI) NIShow {
 		perCPT = ni.TxQueues()
 	}
 	return NIShow{
-		NID: ni.nid.String(), Status: ni.Status().String(), Statistics: ni.stats,
+		NID: ni.nid.String(), Status: ni.Status().String(), Statistics: ni.stats, Latency: ni.Latency(),
 		HealthStats: NIHealthShow{HealthValue: ni.health, NIHealthStats: ni.HealthStats()},
 		Tunables:    ni.net.Tunables,
 		Credits:     &NICreditsShow{Max: mx, Available: a, Min: mn, Queued: ni.TxQueued()},
@@ -106,6 +109,7 @@ type PeerNIShow struct {
 	HealthStats  PeerNIHealthShow `yaml:"health stats"`
 	PreferredNID []string         `yaml:"preferred local NIDs,omitempty"`
 	UDSP         *UDSPInfo        `yaml:"udsp info,omitempty"` // only on a node with UDSP rules
+	Latency      Latency          `yaml:"-"`                   // as NIShow's
 }
 
 // PeerNIHealthShow is a peer NI's `health stats:` block.
@@ -142,7 +146,7 @@ func (n *Node) ShowPeers() []PeerShow {
 			state := n.peerNIState(lpni)
 			ps.PeerNIs = append(ps.PeerNIs, PeerNIShow{
 				NID: lpni.nid.String(), State: state, MaxTx: mx, AvailTx: a, MinTx: mn,
-				TxQ: lpni.txq.Len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.Stats(),
+				TxQ: lpni.txq.Len(), AvailRtr: ra, MinRtr: rm, Statistics: lpni.Stats(), Latency: lpni.Latency(),
 				HealthStats:  PeerNIHealthShow{HealthValue: lpni.health, PeerNIHealthStats: lpni.HealthStats()},
 				PreferredNID: pref,
 				UDSP:         n.udspInfoShow(lpni.nid),

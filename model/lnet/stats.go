@@ -32,8 +32,13 @@ type Counters struct {
 	LateMsgCount         uint64 `yaml:"late_msg_count"` // ln_late_msg_count (not shown by lnetctl)
 }
 
-// Stats returns the node's counters.
-func (n *Node) Stats() Counters { return n.stats }
+// Stats returns the node's counters. msgs_alloc, msgs_max and rst_alloc are the kernel's
+// unsigned 32-bit values (they wrap below zero after a stats reset, ResetStats).
+func (n *Node) Stats() Counters {
+	c := n.stats
+	c.MsgsAlloc, c.MsgsMax, c.RstAlloc = uint64(uint32(c.MsgsAlloc)), uint64(uint32(c.MsgsMax)), uint64(uint32(c.RstAlloc))
+	return c
+}
 
 // countHStatus bumps the global per-hstatus counter (models lnet_incr_stats).
 func (c *Counters) countHStatus(h HStatus) {
@@ -132,4 +137,39 @@ func statsType(m *Msg) MsgType {
 		return MsgGET
 	}
 	return m.Hdr.Type
+}
+
+// ResetStats models IOC_LIBCFS_RESET_LNET_STATS (`lnetctl stats reset`, from 2.14):
+// lnet_counters_reset zeroes the global counters, every field of lnet_counters (not the late
+// message count, which is not one of them), when LNet is running; on master
+// lnet_iface_stats_reset also zeroes every local NI's and peer NI's message counts (the
+// per-type counts their totals are summed from; the model's per-NI byte counts with them)
+// and latency accumulators, leaving their health statistics. The kernel's msgs_alloc and
+// rst_alloc are unsigned 32-bit: a message or tracker live at the reset that is freed later
+// takes them below zero, and `stats show` prints them wrapped, as Stats does. The response
+// trackers' compaction keeps its own count of live trackers (rspLive), so it is not misled.
+func (n *Node) ResetStats() {
+	if n.shutdown {
+		return
+	}
+	n.stats = Counters{LateMsgCount: n.stats.LateMsgCount}
+	if n.tun.Profile.NoLatencyStats {
+		return
+	}
+	resetNI := func(ni *NI) {
+		ni.stats = NIStats{}
+		ni.lat = nil
+	}
+	if n.loNI != nil {
+		resetNI(n.loNI)
+	}
+	for _, ni := range n.nis {
+		resetNI(ni)
+	}
+	for _, p := range n.peers {
+		for _, lpni := range p.nis {
+			lpni.sent, lpni.received, lpni.dropped = typedCount{}, typedCount{}, typedCount{}
+			lpni.lat = nil
+		}
+	}
 }

@@ -59,6 +59,7 @@ var actionImpls = map[string]actionImpl{
 	"udsp add":          {ideal: command(onNode(udspAdd))},
 	"udsp del":          {ideal: command(onNode(udspDel))},
 	"discover":          {ideal: discoverCmd},
+	"stats reset":       {ideal: command(onNode(statsReset))},
 }
 
 func init() {

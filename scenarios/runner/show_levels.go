@@ -123,9 +123,19 @@ func peerHas(p lnet.PeerShow, nid string) bool {
 	return false
 }
 
-// counts is the statistics block lnetctl prints from level 1: the three totals.
-func counts(send, recv, drop uint64) map[string]any {
-	return map[string]any{"send_count": send, "recv_count": recv, "drop_count": drop}
+// counts is the statistics block lnetctl prints from level 1: the three totals, and on master
+// each operation's latency after them (lnet_nl_put_latency: samples, min, max and average
+// in nanoseconds, zeros without samples).
+func counts(ln *lnet.Node, send, recv, drop uint64, lat *lnet.Latency) map[string]any {
+	m := map[string]any{"send_count": send, "recv_count": recv, "drop_count": drop}
+	if ln.Tunables().Profile.NoLatencyStats {
+		return m
+	}
+	for op, s := range lat {
+		k := lnet.LatencyOp(op).String()
+		m[k+"_samples"], m[k+"_min_nsec"], m[k+"_max_nsec"], m[k+"_avg_nsec"] = s.Samples, s.MinNs, s.MaxNs, s.AvgNs
+	}
+	return m
 }
 
 // niAtLevel is a local NI at a level: nid, status and interfaces; from 1 statistics,
@@ -140,7 +150,7 @@ func niAtLevel(ln *lnet.Node, ni *lnet.NIShow, d int) map[string]any {
 		return m
 	}
 	st := ni.Statistics
-	m["statistics"] = counts(st.SendCount, st.RecvCount, st.DropCount)
+	m["statistics"] = counts(ln, st.SendCount, st.RecvCount, st.DropCount, &ni.Latency)
 	if d >= 2 {
 		m["sent_stats"], m["received_stats"], m["dropped_stats"] = st.Sent, st.Received, st.Dropped
 		m["health stats"] = ni.HealthStats
@@ -175,7 +185,7 @@ func peerAtLevel(ln *lnet.Node, p *lnet.PeerShow, d int) map[string]any {
 			m["max_ni_tx_credits"], m["available_tx_credits"], m["min_tx_credits"] = pni.MaxTx, pni.AvailTx, pni.MinTx
 			m["tx_q_num_of_buf"], m["available_rtr_credits"], m["min_rtr_credits"] = pni.TxQ, pni.AvailRtr, pni.MinRtr
 			st := pni.Statistics
-			m["statistics"] = counts(st.SendCount, st.RecvCount, st.DropCount)
+			m["statistics"] = counts(ln, st.SendCount, st.RecvCount, st.DropCount, &pni.Latency)
 		}
 		if d >= 2 {
 			st := pni.Statistics
