@@ -122,9 +122,11 @@ func (n *Node) recordEgress(m *Msg) {
 // the MD's response tracker go (the last message detached from an MD that unlinks, or from
 // one of infinite threshold): a REPLY or ACK finalized with status 0 whose tracker neither
 // expired nor was unlinked records the round trip from the tracker's start to now, on the
-// peer NI and NI it was received from (an optimized GET's REPLY has no peer NI: only the NI
-// gets it). Any other message detaching (the SEND of a GET whose REPLY finalized first) lets
-// the tracker go without a sample.
+// peer NI and NI it was received from. The REPLY of an LND's optimized GET
+// (lnet_create_reply_msg: o2iblnd's GET_REQ) has neither msg_rxpeer nor msg_rxni in the
+// kernel, so its round trip goes nowhere; the model's such REPLY keeps its NI in rxNI for its
+// byte counts, and is told by its missing peer NI. Any other message detaching (the SEND of a
+// GET whose REPLY finalized first) lets the tracker go without a sample.
 func (n *Node) recordResponse(m *Msg, md *MD, status int) {
 	md.rspTimed = false
 	if status != 0 || n.tun.Profile.NoLatencyStats {
@@ -138,6 +140,9 @@ func (n *Node) recordResponse(m *Msg, md *MD, status int) {
 		op = LatencyPutAckRTT
 	default:
 		return
+	}
+	if m.rxPeerNI == nil {
+		return // an optimized GET's REPLY (CreateReplyMsg)
 	}
 	recordOpLatency(m.rxPeerNI, m.rxNI, op, n.k.Now()-md.rspStart)
 }
