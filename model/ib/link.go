@@ -741,16 +741,10 @@ func (f *Fabric) arrive(c int32) {
 		f.freeChunk(c)
 		return
 	}
-	if ln.lossy {
-		if lost, bad := f.damage(ln, ch.npkt); lost || bad {
-			if bad {
-				ln.rare.symbolErrors++
-				ln.rare.rcvErrors++
-			}
-			f.giveCredit(li, int64(ch.wire)) // the chunk's buffer space frees at once
-			f.freeChunk(c)
-			return
-		}
+	if ln.lossy && f.damaged(ln, ch.npkt) {
+		f.giveCredit(li, int64(ch.wire)) // the chunk's buffer space frees at once
+		f.freeChunk(c)
+		return
 	}
 	ln.rx.data += uint64(ch.wire) / 4
 	ln.rx.pkts += uint64(ch.npkt)
@@ -781,15 +775,9 @@ func (f *Fabric) land(ln *lane, c int32) {
 		f.freeChunk(c)
 		return
 	}
-	if ln.lossy {
-		if lost, bad := f.damage(ln, ch.npkt); lost || bad {
-			if bad {
-				ln.rare.symbolErrors++
-				ln.rare.rcvErrors++
-			}
-			f.freeChunk(c)
-			return
-		}
+	if ln.lossy && f.damaged(ln, ch.npkt) {
+		f.freeChunk(c)
+		return
 	}
 	ln.rx.data += uint64(ch.wire) / 4
 	ln.rx.pkts += uint64(ch.npkt)
@@ -797,6 +785,17 @@ func (f *Fabric) land(ln *lane, c int32) {
 		f.deliver(uint32(ln.to.idx)+1, ch)
 	}
 	f.freeChunk(c)
+}
+
+// damaged draws whether a chunk of npkt packets arriving at the end of ln is lost or
+// corrupted (damage) and counts a corrupted one at the receiving end.
+func (f *Fabric) damaged(ln *lane, npkt uint16) bool {
+	lost, bad := f.damage(ln, npkt)
+	if bad {
+		ln.rare.symbolErrors++
+		ln.rare.rcvErrors++
+	}
+	return lost || bad
 }
 
 // damage draws whether a chunk of npkt packets is lost or corrupted on ln: each packet is

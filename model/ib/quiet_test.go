@@ -14,18 +14,9 @@ import (
 // event count.
 func quietRun(t *testing.T, disturb func(k *sim.Kernel, f *Fabric, s []*side, read func(string))) ([]string, uint64) {
 	t.Helper()
-	k, f, s := fabricN(t, 7, 3, Config{})
+	k, f, s := quietCluster(t)
 	sum := sim.NewChecksum()
 	k.SetObserver(sum.Observe)
-	rcPair(t, s[0], s[2], defRTS, 16)
-	c2 := &side{n: s[2].n, p: s[2].p, cq: s[2].cq, r: s[2].r}
-	rcPair(t, s[1], c2, defRTS, 16)
-	mr, err := s[2].p.HCA().RegMR(1<<20, AccessRemoteWrite)
-	must(t, err)
-	for i := 0; i < 4; i++ {
-		must(t, s[0].qp.PostSend(SendWR{ID: uint64(i), Op: OpWrite, Len: 1 << 20, Signaled: true, RKey: mr.RKey}))
-		must(t, s[1].qp.PostSend(SendWR{ID: uint64(10 + i), Op: OpWrite, Len: 1 << 20, Signaled: true, RKey: mr.RKey}))
-	}
 	var log []string
 	for i, sd := range s {
 		sd.p.HCA().RegisterEventHandler(asyncLog(func(ev AsyncEvent) {
@@ -48,20 +39,10 @@ func quietRun(t *testing.T, disturb func(k *sim.Kernel, f *Fabric, s []*side, re
 	return log, sum.Events()
 }
 
-// arrivalTimes returns the times of the arrival events at node c's port in a run with
-// every arrival an event.
-func arrivalTimes(t *testing.T) []sim.Time {
-	noQuiet = true
-	defer func() { noQuiet = false }()
-	var at []sim.Time
+// quietCluster builds quietRun's fabric: a and b connected to c, four 1 MiB WRITEs posted
+// on each QP.
+func quietCluster(t *testing.T) (*sim.Kernel, *Fabric, []*side) {
 	k, f, s := fabricN(t, 7, 3, Config{})
-	k.SetObserver(func(ev sim.Fired) {
-		if ev.Handler == f.hid && ev.Kind == evArrive {
-			if ch := &f.chunks[ev.Arg]; f.lanes[ch.lane].to.kind == epPort && int(f.lanes[ch.lane].to.idx) == s[2].p.idx {
-				at = append(at, ev.Time)
-			}
-		}
-	})
 	rcPair(t, s[0], s[2], defRTS, 16)
 	c2 := &side{n: s[2].n, p: s[2].p, cq: s[2].cq, r: s[2].r}
 	rcPair(t, s[1], c2, defRTS, 16)
@@ -71,6 +52,23 @@ func arrivalTimes(t *testing.T) []sim.Time {
 		must(t, s[0].qp.PostSend(SendWR{ID: uint64(i), Op: OpWrite, Len: 1 << 20, Signaled: true, RKey: mr.RKey}))
 		must(t, s[1].qp.PostSend(SendWR{ID: uint64(10 + i), Op: OpWrite, Len: 1 << 20, Signaled: true, RKey: mr.RKey}))
 	}
+	return k, f, s
+}
+
+// arrivalTimes returns the times of the arrival events at node c's port in a run with
+// every arrival an event.
+func arrivalTimes(t *testing.T) []sim.Time {
+	noQuiet = true
+	defer func() { noQuiet = false }()
+	var at []sim.Time
+	k, f, s := quietCluster(t)
+	k.SetObserver(func(ev sim.Fired) {
+		if ev.Handler == f.hid && ev.Kind == evArrive {
+			if ch := &f.chunks[ev.Arg]; f.lanes[ch.lane].to.kind == epPort && int(f.lanes[ch.lane].to.idx) == s[2].p.idx {
+				at = append(at, ev.Time)
+			}
+		}
+	})
 	run(t, k)
 	return at
 }
