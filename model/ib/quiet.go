@@ -97,15 +97,6 @@ func (f *Fabric) catchUpAll() {
 	f.quietLanes = f.quietLanes[:n]
 }
 
-// catchUpPort lands the chunks due by now on the lane arriving at port p.
-func (f *Fabric) catchUpPort(p *Port) {
-	if p != nil && p.lane >= 0 {
-		if ln := &f.lanes[p.lane^1]; ln.quietHead != 0 {
-			f.catchUp(ln)
-		}
-	}
-}
-
 // quietConvert schedules the arrival of every chunk still listed on lane ln as an event,
 // in list order; the caller has landed what was due.
 func (f *Fabric) quietConvert(ln *lane) {
