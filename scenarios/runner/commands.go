@@ -231,14 +231,14 @@ func udspAdd(n *node, c *scenarios.Command, _ bool) (int, string) {
 	return 0, ""
 }
 
-// udspDel is lnetctl udsp del --idx N | --all (lnet_udsp_del_policy): ENOENT for no policy
-// at that index.
 // statsReset is lnetctl stats reset (IOC_LIBCFS_RESET_LNET_STATS, lnet.Node.ResetStats).
 func statsReset(n *node, _ *scenarios.Command, _ bool) (int, string) {
 	n.ln.ResetStats()
 	return 0, ""
 }
 
+// udspDel is lnetctl udsp del --idx N | --all (lnet_udsp_del_policy): ENOENT for no policy
+// at that index.
 func udspDel(n *node, c *scenarios.Command, _ bool) (int, string) {
 	if err := n.ln.DelUDSP(c.Value); err != nil {
 		return lnet.ENOENT, err.Error()
