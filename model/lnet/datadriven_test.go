@@ -106,6 +106,19 @@ var ddCommands = map[string]func(*ddWorld, *datadriven.TestData) (string, error)
 	"peer-health": quiet((*ddWorld).cmdPeerHealth),
 	"lnd":         quiet((*ddWorld).cmdLND),
 	"stats-reset": quiet((*ddWorld).cmdStatsReset),
+	"discover":    quiet((*ddWorld).cmdDiscover),
+}
+
+// cmdDiscover is `discover node=n nid=NID [force]` (lnetctl discover [--force]).
+func (w *ddWorld) cmdDiscover(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n := a.node("node")
+	nid := a.nid("nid")
+	if a.err != nil {
+		return a.err
+	}
+	n.DiscoverPeer(nid, a.has("force"))
+	return nil
 }
 
 // cmdStatsReset is `stats-reset node=n` (lnetctl stats reset).

@@ -118,7 +118,7 @@ func (n *Node) discoverPeer(p *Peer) {
 	if p.discovering {
 		return
 	}
-	p.discovering, p.discovered = true, false
+	p.discovering = true
 	n.discoveryStep(p)
 }
 
@@ -128,7 +128,7 @@ func (n *Node) discoverPeer(p *Peer) {
 // (lnet_peer_needs_push), else it is discovered (lnet_peer_discovered).
 func (n *Node) discoveryStep(p *Peer) {
 	switch {
-	case !p.uptodate:
+	case !p.uptodate || p.forcePing:
 		n.sendDiscoveryPing(p)
 	case n.needsPush(p):
 		n.sendPush(p)
@@ -157,7 +157,7 @@ func (n *Node) needsPush(p *Peer) bool {
 func (n *Node) sendDiscoveryPing(p *Peer) {
 	md := n.allocMD(MDSpec{Length: p.discPingSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
 		Handler: &n.sysH, User: sysDiscovery<<56 | uint64(p.primary)})
-	p.discPing = md
+	p.discPing, p.forcePing = md, false
 	n.get(AnyNID, md, p.primary, ReservedPortal, PingMatchBits, 0, false)
 }
 
@@ -317,22 +317,28 @@ func (n *Node) handlePushEvent(p *Peer, ev *Event) {
 }
 
 // pingFailed models lnet_peer_ping_failed: forget the discovery ping's MD and unlink it unless
-// the failing event already did, so its response tracker cannot expire later.
+// the failing event already did, so its response tracker cannot expire later; the peer's
+// next discovery pings (LNET_PEER_FORCE_PING, cleared when that ping is sent).
 func (n *Node) pingFailed(p *Peer, unlinked bool) {
 	md := p.discPing
-	p.discPing = nil
+	p.discPing, p.forcePing = nil, true
 	if !unlinked {
 		n.mdUnlink(md, 0)
 	}
 }
 
-// discoveryDone models lnet_peer_discovery_complete: on success re-run selection for the
-// messages that waited; on error (the ping's status) finalize them with it; the peer will be
-// rediscovered on the next send.
+// discoveryDone models lnet_peer_discovery_complete: on success (lnet_peer_discovered) the
+// peer is DISCOVERED and selection re-runs for the messages that waited; on error (the ping's
+// or push's status) they are finalized with it and the peer is marked REDISCOVER (a peer
+// discovered before stays DISCOVERED), so the next send discovers it again.
 func (n *Node) discoveryDone(p *Peer, rc int) {
 	p.discovering = false
 	p.discPing = nil
-	p.discovered = rc == 0
+	if rc == 0 { // lnet_peer_discovered
+		p.discovered, p.rediscover = true, false
+	} else { // lnet_peer_discovery_complete with an error
+		p.rediscover = true
+	}
 	if n.discHook != nil {
 		n.discHook(p.primary, rc)
 	}

@@ -41,8 +41,10 @@ type Peer struct {
 	lockPrim    bool // LNET_PEER_LOCK_PRIMARY: its primary NID stays (peer add --lock_prim)
 	rtrEnabled  bool // LNET_PEER_ROUTER_ENABLED: its last merged ping buffer advertised routing
 	noDiscovery bool // LNET_PEER_NO_DISCOVERY: the peer's discovery is off, or ours was at its last reply
-	discovered  bool
+	discovered  bool // LNET_PEER_DISCOVERED: a discovery has completed; kept while it is rediscovered
 	discovering bool
+	rediscover  bool     // LNET_PEER_REDISCOVER: its last discovery failed, so the next send discovers it again
+	forcePing   bool     // LNET_PEER_FORCE_PING: a discovery ping failed, so the next discovery pings
 	isRouter    bool     // a gateway of some route (lnet_peer_is_router)
 	alive       bool     // lp_alive: a gateway believed alive (read on every routed receive)
 	gw          *gwState // gateway state, nil if the peer is no gateway
@@ -71,8 +73,16 @@ func (p *Peer) Primary() NID { return p.primary }
 // MultiRail reports whether the peer is handled as multi-rail.
 func (p *Peer) MultiRail() bool { return p.mr }
 
-// Discovered reports whether discovery has completed for the peer.
+// Discovered reports whether a discovery has completed for the peer (LNET_PEER_DISCOVERED:
+// it stays set while the peer is discovered again and after that discovery fails).
 func (p *Peer) Discovered() bool { return p.discovered }
+
+// upToDate is what lnet_peer_is_uptodate asks of a peer before a message may go to it without
+// discovery, in the model's terms: discovered, not being discovered, and its last discovery
+// did not fail (LNET_PEER_REDISCOVER) or leave a ping to force.
+func (p *Peer) upToDate() bool {
+	return p.discovered && !p.discovering && !p.rediscover && !p.forcePing
+}
 
 // NIs returns the peer's NIs in the order they were learnt.
 func (p *Peer) NIs() []*PeerNI { return p.nis }
@@ -327,11 +337,13 @@ const (
 	peerStateRouterEnabled = 1 << 2
 	peerStateConfigured    = 1 << 3
 	peerStateDiscovered    = 1 << 4
+	peerStateRediscover    = 1 << 5
 	peerStateDiscovering   = 1 << 6
 	peerStateDataPresent   = 1 << 7
 	peerStateNIDsUptodate  = 1 << 8
 	peerStatePingSent      = 1 << 9
 	peerStatePushSent      = 1 << 10
+	peerStateForcePing     = 1 << 13
 	peerStateForcePush     = 1 << 14
 	peerStateRtrDiscovery  = 1 << 16
 	peerStateRtrDiscovered = 1 << 17
@@ -354,7 +366,7 @@ func (p *Peer) state() uint32 {
 		{p.discovered, peerStateDiscovered}, {p.discovering, peerStateDiscovering},
 		{p.data != nil, peerStateDataPresent}, {p.uptodate, peerStateNIDsUptodate},
 		{p.discPing != nil, peerStatePingSent}, {p.discPush != nil, peerStatePushSent},
-		{p.forcePush, peerStateForcePush}, {p.gw != nil && p.gw.ping != nil, peerStateRtrDiscovery},
+		{p.rediscover, peerStateRediscover}, {p.forcePing, peerStateForcePing}, {p.forcePush, peerStateForcePush}, {p.gw != nil && p.gw.ping != nil, peerStateRtrDiscovery},
 		{p.gw != nil && (p.gw.pings > 1 || p.gw.pings == 1 && p.gw.ping == nil), peerStateRtrDiscovered},
 		{p.lockPrim, peerStateLockPrimary},
 	} {

@@ -284,7 +284,7 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 		return
 	}
 	n.processPingBuffer(p, b, false)
-	p.discovered, p.uptodate = true, true
+	p.discovered, p.uptodate, p.rediscover = true, true, false
 	p.alive = true
 	n.updateGatewayRoutes(p, b)
 }
