@@ -187,7 +187,7 @@ func (n *Node) DiscoverPeer(nid NID, force bool) {
 	p := n.nid2peerni(nid).peer
 	p.uptodate = false
 	if force {
-		p.forcePush = true
+		p.forcePing, p.forcePush = true, true
 	}
 	n.discoverPeer(p)
 }
