@@ -166,7 +166,7 @@ func (r *resolver) faultTiming(p string, i int, f *Fault, a *Action) {
 func (r *resolver) faultFields(p string, f *Fault, a *Action) {
 	// A field written with no value (`node:` alone, null) is as missing as one not
 	// written: the runner would have nothing to act on.
-	empty := map[string]bool{"node": f.Node == "", "ni": f.NI == "", "switch_link": f.SwitchLink == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil, "lnetctl": f.Lnetctl == ""}
+	empty := map[string]bool{"node": f.Node == "", "ni": f.NI == "", "switch_link": f.SwitchLink == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil, "lnetctl": f.Lnetctl == "", "yaml": f.Import == nil}
 	optional := set(a.Optional...)
 	for _, fld := range a.Fields {
 		if optional[fld] {

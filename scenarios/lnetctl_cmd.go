@@ -27,7 +27,9 @@ type Command struct {
 	NonMR    bool     `json:"non_mr,omitempty"`    // peer add --non_mr
 	LockPrim bool     `json:"lock_prim,omitempty"` // peer add --lock_prim (2.16+)
 	Force    bool     `json:"force,omitempty"`     // peer del --force (2.16+), discover --force
-	node     string   // the node it runs on (for checks that resolve references there)
+	// Sub are the commands an import runs, one per entry of its document, in lnetctl's order.
+	Sub  []*Command `json:"sub,omitempty"`
+	node string     // the node it runs on (for checks that resolve references there)
 }
 
 // cmdOpt is one option of a command: its long names (the first is canonical), short letter

@@ -117,6 +117,9 @@ type Fault struct {
 	// Lnetctl is an lnetctl command run on Node, as typed ("route del --net o2ib1 --gateway
 	// 10.0.0.5@o2ib"); it replaces action.
 	Lnetctl string `yaml:"lnetctl" json:"lnetctl,omitempty"`
+	// Import is the document `lnetctl: import` reads (its route, peer and routing sections, as
+	// lnetctl export prints them).
+	Import *LnetctlExport `yaml:"yaml" json:"-"`
 	// Cmd is Lnetctl parsed and checked by the loader.
 	Cmd *Command `yaml:"-" json:"-"`
 }

@@ -37,6 +37,11 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-11", []string{"faults[1].lnetctl=peer del --prim_nid 11.11.11.11@tcp"}, []string{"after peer del at 2s, the export's peers"}},
 		{"sanity-lnet-12", []string{"faults[1].lnetctl=peer del --prim_nid 12.12.12.12@o2ib"}, []string{"after peer del at 2s, the export's peers"}},
 		{"sanity-lnet-13", []string{"faults[1].lnetctl=peer del --prim_nid 13.13.13.13@o2ib"}, []string{"after peer del at 2s, the export's peers"}},
+		// Import (tests 14-17): import --del replaced by a second import leaves the peers.
+		{"sanity-lnet-14", []string{"faults[1].lnetctl=import"}, []string{"after import --del, no peer"}},
+		{"sanity-lnet-15", []string{"faults[1].lnetctl=import"}, []string{"after import --del, no peer"}},
+		{"sanity-lnet-16", []string{"faults[1].lnetctl=import"}, []string{"after import --del, no peer"}},
+		{"sanity-lnet-17", []string{"faults[1].lnetctl=import"}, []string{"after import --del, no peer"}},
 		{"sanity-lnet-19", []string{"faults[0].lnetctl=peer add --prim_nid 19@gni --non_mr"}, []string{"after peer add at 1s, the export's peers"}},
 		{"sanity-lnet-20", []string{"faults[0].lnetctl=peer add --prim_nid 20@gni"}, []string{"after peer add at 1s, the export's peers"}},
 		{"sanity-lnet-21", []string{"faults[1].lnetctl=peer add --prim_nid 21@gni --nid [21-26]@gni"}, []string{"after peer add at 2s, the export's peers"}},

@@ -1,0 +1,48 @@
+package runner
+
+import (
+	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/scenarios"
+)
+
+// importRuns are the single verbs an import's entries run.
+var importRuns = map[string]cfgFunc{
+	"peer add":    onNode(peerAdd),
+	"peer del":    onNode(peerDel),
+	"route add":   onNode(routeAdd),
+	"route del":   onNode(routeDel),
+	"set routing": setGlobal,
+}
+
+// importRun is lnetctl import (lustre_yaml_config, lustre_yaml_del): each entry runs as its
+// single verb, in order; every entry is tried and the import's result is the last refusal.
+// The detail lists each entry's verb and outcome.
+func importRun(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) {
+	errno := 0
+	details := make([]string, 0, len(c.Sub))
+	for _, sub := range c.Sub {
+		e, d := importRuns[sub.Verb](f, n, sub, false)
+		res := "ok"
+		if e != 0 {
+			errno, res = e, lnet.ErrnoName(e)
+		}
+		if d != "" {
+			res += " (" + d + ")"
+		}
+		details = append(details, sub.Verb+" "+importTarget(sub)+": "+res)
+	}
+	return errno, strings.Join(details, "; ")
+}
+
+// importTarget names what an import entry acts on, for the detail.
+func importTarget(c *scenarios.Command) string {
+	switch {
+	case c.Prim != "":
+		return c.Prim
+	case c.Net != "":
+		return c.Net + " " + strings.Join(c.NIDs, ",")
+	}
+	return strings.Join(c.Operands, " ")
+}
