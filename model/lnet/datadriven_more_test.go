@@ -91,7 +91,7 @@ func ddDiscovery(n *Node) string {
 			p.primary, p.mr, p.discovered, p.discovering, p.uptodate, p.discPing != nil, p.discPush != nil, p.nodeSeq, n.seqNo,
 			strings.Join(nids, ","))
 		if p.rediscover || p.forcePing { // only when set, so that most lines read as before
-			fmt.Fprintf(&b, " rediscover %v force_ping %v state %#x", p.rediscover, p.forcePing, p.state())
+			fmt.Fprintf(&b, " rediscover %v force_ping %v state %#x", p.rediscover, p.forcePing, n.peerState(p))
 		}
 		b.WriteByte('\n')
 	}

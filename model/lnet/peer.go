@@ -377,6 +377,20 @@ func (p *Peer) state() uint32 {
 	return s
 }
 
+// peerState is p's lp_state in the bit layout of the node's release: up to 2.12 (before
+// LU-11300's router discovery, RouterCheckerPing) there is no ROUTER_ENABLED bit, so every
+// flag above NO_DISCOVERY sits one bit lower, and the router discovery and later flags
+// (RTR_DISCOVERY, RTR_DISCOVERED, LOCK_PRIMARY) do not exist.
+func (n *Node) peerState(p *Peer) uint32 {
+	s := p.state()
+	if !n.tun.Profile.RouterCheckerPing {
+		return s
+	}
+	const low = peerStateMultiRail | peerStateNoDiscovery
+	s &^= peerStateRouterEnabled | peerStateRtrDiscovery | peerStateRtrDiscovered | peerStateLockPrimary
+	return s&low | (s&^low)>>1
+}
+
 // LockPrimary locks the peer's primary NID (LNET_PEER_LOCK_PRIMARY, as lnetctl peer add
 // --lock_prim or an imported peer's lock_prim sets it): deleting the peer without force only
 // removes its other NIDs (DelPeer).

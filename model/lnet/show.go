@@ -135,7 +135,7 @@ type PeerShow struct {
 func (n *Node) ShowPeers() []PeerShow {
 	out := make([]PeerShow, 0, len(n.peers))
 	for _, p := range n.peers {
-		ps := PeerShow{PrimaryNID: p.primary.String(), MultiRail: p.mr, State: p.state()}
+		ps := PeerShow{PrimaryNID: p.primary.String(), MultiRail: p.mr, State: n.peerState(p)}
 		for _, lpni := range p.kernelOrder() {
 			a, mx, mn := lpni.TxCredits()
 			ra, _, rm := lpni.RtrCredits()
