@@ -90,8 +90,8 @@ func ddDiscovery(n *Node) string {
 		fmt.Fprintf(&b, "peer %s mr %v discovered %v discovering %v uptodate %v ping %v push %v node_seq %d/%d nids %s",
 			p.primary, p.mr, p.discovered, p.discovering, p.uptodate, p.discPing != nil, p.discPush != nil, p.nodeSeq, n.seqNo,
 			strings.Join(nids, ","))
-		if p.rediscover || p.forcePing { // only when set, so that most lines read as before
-			fmt.Fprintf(&b, " rediscover %v force_ping %v state %#x", p.rediscover, p.forcePing, n.peerState(p))
+		if p.rediscover || p.forcePing || p.forcePush { // only when set, so that most lines read as before
+			fmt.Fprintf(&b, " rediscover %v force_ping %v force_push %v state %#x", p.rediscover, p.forcePing, p.forcePush, n.peerState(p))
 		}
 		b.WriteByte('\n')
 	}

@@ -77,11 +77,13 @@ func (p *Peer) MultiRail() bool { return p.mr }
 // it stays set while the peer is discovered again and after that discovery fails).
 func (p *Peer) Discovered() bool { return p.discovered }
 
-// upToDate is what lnet_peer_is_uptodate asks of a peer before a message may go to it without
-// discovery, in the model's terms: discovered, not being discovered, and its last discovery
-// did not fail (LNET_PEER_REDISCOVER) or leave a ping to force.
-func (p *Peer) upToDate() bool {
-	return p.discovered && !p.discovering && !p.rediscover && !p.forcePing
+// upToDate models lnet_peer_is_uptodate, what a message to p asks before it goes without
+// discovery: p is discovered, not being discovered, its last discovery did not fail
+// (LNET_PEER_REDISCOVER), no ping or push is forced (FORCE_PING, FORCE_PUSH: the router
+// checker's forced push waits here while another push is in flight), and it needs no push
+// (lnet_peer_needs_push).
+func (n *Node) upToDate(p *Peer) bool {
+	return p.discovered && !p.discovering && !p.rediscover && !p.forcePing && !p.forcePush && !n.needsPush(p)
 }
 
 // NIs returns the peer's NIs in the order they were learnt.

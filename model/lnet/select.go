@@ -52,7 +52,7 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 // finalizes it in discoveryDone. It reports whether the message now waits (LNET_DC_WAIT).
 func (n *Node) initiatePeerDiscovery(lpni *PeerNI, m *Msg) bool {
 	p := lpni.peer
-	if !n.tun.Discovery || p.upToDate() || !msgDiscovery(m) {
+	if !n.tun.Discovery || n.upToDate(p) || !msgDiscovery(m) {
 		return false
 	}
 	p.pending.Push(m)
