@@ -37,16 +37,17 @@ type decoder struct {
 	bad     map[string]bool     // paths whose value could not be decoded
 	visited int
 	depth   int
-	aborted bool     // decoding stopped early (too large or too deep): checks past it would mislead
-	src     [][]byte // the source's lines, to locate text inside block scalars
-	ignored []string // paths of accepted lnetctl keys the model has no use for
+	aborted bool            // decoding stopped early (too large or too deep): checks past it would mislead
+	src     [][]byte        // the source's lines, to locate text inside block scalars
+	ignored []string        // paths of accepted lnetctl keys the model has no use for
+	empty   map[string]bool // paths written with no value (key: alone, or null)
 }
 
 // maxDepth bounds nesting (a self-referencing alias would otherwise recurse forever).
 const maxDepth = 32
 
 func newDecoder(file string, origins map[*yaml.Node]string) *decoder {
-	return &decoder{file: file, origins: origins, pos: map[string]loc{}, keys: map[string][]string{}, bad: map[string]bool{}}
+	return &decoder{file: file, origins: origins, pos: map[string]loc{}, keys: map[string][]string{}, bad: map[string]bool{}, empty: map[string]bool{}}
 }
 
 // nodeDecoder is implemented by schema types that accept more than one YAML shape (e.g. a
@@ -185,6 +186,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, opts fieldO
 	}
 	d.pos[path] = d.locOf(n)
 	if isNull(n) {
+		d.empty[path] = true
 		return // an empty value keeps the default
 	}
 	if v.CanAddr() && v.Addr().Type().Implements(nodeDecoderType) {

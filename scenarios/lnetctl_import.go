@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lnetsim/lnetsim/sim"
 )
 
 // lnetctl import (lnetctl.c jt_import) reads a YAML document and, with liblnetconfig's
@@ -11,7 +14,8 @@ import (
 // import fails with the last failure. lnetsim runs the route, peer and routing sections at run
 // time, each entry through the check and the run of the single verb its handler calls
 // (handle_yaml_config_route: route add, handle_yaml_peer_common: peer add/del,
-// handle_yaml_config_routing: set routing; --del: route del, peer del, set routing 0).
+// handle_yaml_config_routing: set routing; --del: route del, peer del, set routing 0) and
+// the global section (importGlobal).
 func init() {
 	spec := &cmdSpec{verb: "import", opts: []cmdOpt{flagOpt('a', "add"), flagOpt('d', "del"), flagOpt('s', "show"), flagOpt('e', "exec")}}
 	register(&Action{Name: "import", Fields: []string{"node", "lnetctl", "yaml", "name"}, Optional: []string{"name"},
@@ -57,6 +61,8 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			for j, rt := range f.Import.Route {
 				c.Sub = append(c.Sub, r.importRoute(index(sp, j), f.Node, rt, del))
 			}
+		case "global":
+			c.Sub = append(c.Sub, r.importGlobal(sp, f.Node, f.Import.Global, del)...)
 		case "routing":
 			v := 0
 			if f.Import.Routing != nil && f.Import.Routing.Enable && !del {
@@ -64,7 +70,7 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			}
 			c.Sub = append(c.Sub, &Command{Verb: "set routing", Operands: []string{strconv.Itoa(v)}, Value: v, node: f.Node})
 		default:
-			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (route, peer and routing are)", key)
+			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (route, peer, routing and global are)", key)
 		}
 	}
 }
@@ -132,4 +138,114 @@ func (r *resolver) importRoute(p, node string, rt LnetctlRoute, del bool) *Comma
 		args["priority"] = strconv.Itoa(rt.Priority)
 	}
 	return r.subCommand(p, node, "route add", args)
+}
+
+// ioctlGlobalOrder is the order in which handle_yaml_config_global_settings (up to 2.15) sets
+// the global keys, whatever their order in the document; it has no max_recovery_ping_interval.
+var ioctlGlobalOrder = []string{"max_interfaces", "numa_range", "discovery", "drop_asym_route", "retry_count",
+	"transaction_timeout", "health_sensitivity", "recovery_interval", "router_sensitivity", "response_tracking",
+	"recovery_limit"}
+
+// maxInterfacesDefault is LNET_INTERFACES_MAX_DEFAULT from 2.17 (200 before,
+// Profile.SmallMaxInterfaces), what import --del sets max_interfaces to.
+const maxInterfacesDefault = 4096
+
+// importGlobal is the global section: one `set NAME VALUE` per key written, checked as that
+// command is. From 2.16 the Netlink import (yaml_import_global_settings) sets the keys in the
+// document's order, and --del resets numa_range (0), max_interfaces (the default) and
+// discovery (1) only; up to 2.15 (Profile.ImportByIoctl) handle_yaml_config_global_settings
+// sets them in its own order and handle_yaml_del_global_settings also resets drop_asym_route
+// (0). lnd_timeout, which export prints, is read-only and skipped.
+func (r *resolver) importGlobal(p, node string, g *LnetctlGlobal, del bool) []*Command {
+	if g == nil {
+		return nil
+	}
+	keys := make([]string, 0, len(r.d.keys[p]))
+	written := map[string]string{} // key -> as written (max_intf is max_interfaces' legacy name)
+	for _, w := range r.d.keys[p] {
+		k := w
+		if k == "max_intf" {
+			k = "max_interfaces"
+		}
+		keys = append(keys, k)
+		written[k] = w
+	}
+	m := r.s.Member(node)
+	ioctl := m != nil && r.rel[m.Group].Profile.ImportByIoctl
+	if ioctl {
+		var ordered []string
+		for _, k := range ioctlGlobalOrder {
+			if slices.Contains(keys, k) {
+				ordered = append(ordered, k)
+			}
+		}
+		keys = ordered
+	}
+	secs := func(t sim.Time) int { return int(t / sim.Second) }
+	b := func(v bool) int {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	gl := g.Globals
+	var out []*Command
+	for _, k := range keys {
+		var v int
+		switch k {
+		case "numa_range":
+			v = gl.NumaRange
+		case "max_interfaces":
+			v = gl.MaxInterfaces
+		case "discovery":
+			v = b(gl.Discovery)
+		case "drop_asym_route":
+			v = b(gl.DropAsymRoute)
+		case "retry_count":
+			v = gl.RetryCount
+		case "transaction_timeout":
+			v = secs(gl.TransactionTimeout)
+		case "health_sensitivity":
+			v = gl.HealthSensitivity
+		case "recovery_interval":
+			v = secs(gl.RecoveryInterval)
+		case "router_sensitivity":
+			v = gl.RouterSensitivity
+		case "response_tracking":
+			v = gl.ResponseTracking
+		case "recovery_limit":
+			v = secs(gl.RecoveryLimit)
+		case "max_recovery_ping_interval":
+			v = secs(gl.MaxRecoveryPingInterval)
+		default:
+			continue // lnd_timeout
+		}
+		kp := join(p, written[k])
+		if r.d.empty[kp] && !del {
+			if !ioctl {
+				r.errorAt(kp, "give the value, or remove the key", "import: no value specified for key '%s'", k)
+				continue
+			}
+			v = 0 // cy_valueint of an empty value
+		}
+		if del {
+			switch {
+			case k == "numa_range", k == "drop_asym_route" && ioctl:
+				v = 0
+			case k == "max_interfaces":
+				v = maxInterfacesDefault
+				if m != nil && r.rel[m.Group].Profile.SmallMaxInterfaces {
+					v = 200
+				}
+			case k == "discovery":
+				v = 1
+			default:
+				continue
+			}
+		}
+		c := &Command{Verb: "set " + k, Operands: []string{strconv.Itoa(v)}, node: node}
+		actions[c.Verb].Cmd.check(r, kp, c)
+		out = append(out, c)
+	}
+	return out
 }

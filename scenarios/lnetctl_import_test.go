@@ -59,7 +59,7 @@ func TestImportRefusals(t *testing.T) {
 		{`{at: 1s, node: client, lnetctl: import, yaml: {peer: [{primary nid: 10.0.0.9@o2ib, peer ni: [{nid: 10.0.0.x@o2ib}]}]}}`,
 			`t.yaml:4:59: faults[0].yaml.peer[0]: unable to parse nidlist from: 10.0.0.x@o2ib`},
 		{`{at: 1s, node: client, lnetctl: import, yaml: {net: [{net type: o2ib1}]}}`,
-			`t.yaml:4:57: faults[0].yaml.net: import: section net is not modelled at run time (route, peer and routing are)`},
+			`t.yaml:4:57: faults[0].yaml.net: import: section net is not modelled at run time (route, peer, routing and global are)`},
 		{`{at: 1s, node: client, lnetctl: import --exec, yaml: {peer: []}}`,
 			`t.yaml:4:37: faults[0].lnetctl: import: --exec is not modelled`},
 		{`{at: 1s, node: client, lnetctl: import}`,
@@ -74,5 +74,43 @@ func TestImportRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tc.fault, err, tc.want)
 		}
+	}
+}
+
+// TestImportGlobalByRelease: the global section is one set per key, in the document's order
+// from 2.16 and in handle_yaml_config_global_settings' order (without
+// max_recovery_ping_interval) up to 2.15; --del resets numa_range, max_interfaces and
+// discovery, and up to 2.15 drop_asym_route.
+func TestImportGlobalByRelease(t *testing.T) {
+	src := `duration: 5s
+nodes:
+  new: {nis: [o2ib0]}
+  old: {nis: [o2ib0], release: "2.15"}
+faults:
+  - {at: 1s, node: new, lnetctl: import, yaml: &g {global: {transaction_timeout: 30, retry_count: 4, max_intf: 50, lnd_timeout: 10, max_recovery_ping_interval: 64}}}
+  - {at: 1s, node: old, lnetctl: import, yaml: *g}
+  - {at: 2s, node: new, lnetctl: import --del, yaml: &d {global: {discovery: 0, drop_asym_route: 1, max_interfaces: 50, numa_range: 2, retry_count: 1}}}
+  - {at: 2s, node: old, lnetctl: import --del, yaml: *d}
+`
+	s, err := Load("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range s.Faults {
+		var sets []string
+		for _, c := range f.Cmd.Sub {
+			sets = append(sets, c.Verb[len("set "):]+"="+strconv.Itoa(c.Value))
+		}
+		got = append(got, f.Node+": "+strings.Join(sets, " "))
+	}
+	want := []string{
+		"new: transaction_timeout=30 retry_count=4 max_interfaces=50 max_recovery_ping_interval=64",
+		"old: max_interfaces=50 retry_count=4 transaction_timeout=30",
+		"new: discovery=1 max_interfaces=4096 numa_range=0",
+		"old: max_interfaces=200 numa_range=0 discovery=1 drop_asym_route=0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

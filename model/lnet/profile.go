@@ -135,6 +135,11 @@ type Profile struct {
 	// Netlink dumps of 2.16 report "Network is down" and "cannot find peer" with the errno;
 	// their "No routes found" lnetctl does not print).
 	ShowByIoctl bool
+	// ImportByIoctl: lnetctl import goes through liblnetconfig's lustre_yaml_config and
+	// lustre_yaml_del (up to 2.15): the global section's keys in the handler's fixed order,
+	// without max_recovery_ping_interval, and --del also resets drop_asym_route; from 2.16
+	// the Netlink import sets each global key in the document's order.
+	ImportByIoctl bool
 	// GlobalShowKeys, when not 0, is how many of master's `lnetctl global show` keys the
 	// release prints, the first ones (jt_show_global adds each new one at the end): 8 up to
 	// 2.12 (to recovery_interval), 12 in 2.15 (max_recovery_ping_interval, LU-14979, from
@@ -202,7 +207,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, GlobalShowKeys: 8,
+	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true}
 
@@ -222,7 +227,7 @@ var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
-	p.ShowByIoctl, p.GlobalShowKeys = true, 12
+	p.ShowByIoctl, p.ImportByIoctl, p.GlobalShowKeys = true, true, 12
 	p.NoFailDelayMsgForward = true
 	p.NoNetNIDOption, p.NoPeerLockPrimary = true, true
 	return p

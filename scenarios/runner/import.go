@@ -16,6 +16,12 @@ var importRuns = map[string]cfgFunc{
 	"set routing": setGlobal,
 }
 
+func init() {
+	for _, name := range scenarios.SetNames {
+		importRuns["set "+name] = setGlobal
+	}
+}
+
 // importRun is lnetctl import (lustre_yaml_config, lustre_yaml_del): each entry runs as its
 // single verb, in order; every entry is tried and the import's result is the last refusal.
 // The detail lists each entry's verb and outcome.
