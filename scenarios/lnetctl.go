@@ -22,6 +22,10 @@ type LnetctlExport struct {
 	Numa    *LnetctlNuma    `yaml:"numa"`
 	Global  *LnetctlGlobal  `yaml:"global"`
 	UDSP    []LnetctlUDSP   `yaml:"udsp"`
+	// Ping and Discover are what `lnetctl import --exec` runs; an import without --exec, and
+	// a node's configuration, skip them (lustre_yaml_config's no-op handlers).
+	Ping     *LnetctlExec `yaml:"ping"`
+	Discover *LnetctlExec `yaml:"discover"`
 }
 
 // LnetctlNet is one `net type:` entry with its local NIs.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lnetsim/lnetsim/sim"
+	"gopkg.in/yaml.v3"
 )
 
 // lnetctl import (lnetctl.c jt_import) reads a YAML document and, with liblnetconfig's
@@ -36,22 +37,41 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 	c.node = f.Node
 	_, del := c.Args["del"]
 	_, add := c.Args["add"]
-	for _, o := range []string{"show", "exec"} {
+	_, exec := c.Args["exec"]
+	for _, o := range []string{"show"} {
 		if _, ok := c.Args[o]; ok {
-			r.errorAt(p+".lnetctl", "lnetsim runs import (--add) and import --del", "import: --%s is not modelled", o)
+			r.errorAt(p+".lnetctl", "lnetsim runs import (--add), import --del and import --exec", "import: --%s is not modelled", o)
 			return
 		}
 	}
-	if add && del {
-		r.errorAt(p+".lnetctl", "give --add or --del (lnetctl takes the last one given)", "import: --add and --del together")
+	if add && del || exec && (add || del) {
+		r.errorAt(p+".lnetctl", "give one of --add, --del, --exec (lnetctl takes the last one given)", "import: more than one of --add, --del, --exec")
 		return
 	}
 	yp := p + ".yaml"
 	if f.Import == nil {
 		return // faultFields said so
 	}
+	m := r.s.Member(f.Node)
+	ioctl := m != nil && r.rel[m.Group].Profile.ImportByIoctl
 	for _, key := range r.d.keys[yp] {
 		sp := join(yp, key)
+		switch {
+		case exec && (key == "ping" || key == "discover"):
+			e := f.Import.Ping
+			if key == "discover" {
+				e = f.Import.Discover
+			}
+			c.Sub = append(c.Sub, r.importExec(sp, f.Node, key, e)...)
+			continue
+		case key == "ping" || key == "discover":
+			continue // lustre_yaml_config's and lustre_yaml_del's no-op
+		case exec && ioctl:
+			continue // lustre_yaml_exec's no-op
+		case exec:
+			r.errorAt(sp, "import --exec runs ping and discover sections", "import: invalid key '%s'", key)
+			continue
+		}
 		switch key {
 		case "peer":
 			for j, pr := range f.Import.Peer {
@@ -70,7 +90,7 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			}
 			c.Sub = append(c.Sub, &Command{Verb: "set routing", Operands: []string{strconv.Itoa(v)}, Value: v, node: f.Node})
 		default:
-			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (route, peer, routing and global are)", key)
+			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (route, peer, routing and global are; ping and discover with --exec)", key)
 		}
 	}
 }
@@ -245,6 +265,128 @@ func (r *resolver) importGlobal(p, node string, g *LnetctlGlobal, del bool) []*C
 		}
 		c := &Command{Verb: "set " + k, Operands: []string{strconv.Itoa(v)}, node: node}
 		actions[c.Verb].Cmd.check(r, kp, c)
+		out = append(out, c)
+	}
+	return out
+}
+
+// LnetctlExec is a ping or discover section of an import --exec document, in either shape
+// lnetctl reads: from 2.16 the Netlink request's mapping `{nids: NIDs}` (a list, a mapping
+// of indexes to NIDs, or one NID), up to 2.15 lustre_yaml_exec's list of entries
+// `{primary nid: NID, timeout: MS, source_nid: NID, force: 0|1}`.
+type LnetctlExec struct {
+	Netlink bool
+	Entries []LnetctlExecEntry
+}
+
+// LnetctlExecEntry is one ping or discovery: its NIDs, and up to 2.15 its timeout (ms; 0:
+// lnetctl's 1000), source NID and force flag.
+type LnetctlExecEntry struct {
+	NIDs      []string
+	Path      string
+	TimeoutMS int
+	Source    string
+	Force     bool
+}
+
+func (e *LnetctlExec) decodeYAML(d *decoder, n *yaml.Node, path string) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		e.Netlink = true
+		ent := LnetctlExecEntry{Path: path}
+		keys, vals := d.mappingPairs(n, path)
+		for i, k := range keys {
+			p := join(path, k.Value)
+			if k.Value != "nids" {
+				d.errorf(k, p, "the Netlink form takes nids: [NID, ...]", "unknown field %q", k.Value)
+				continue
+			}
+			v, _ := d.resolve(vals[i])
+			switch v.Kind {
+			case yaml.ScalarNode:
+				ent.NIDs = append(ent.NIDs, v.Value)
+			case yaml.SequenceNode:
+				for _, x := range v.Content {
+					if s, ok := d.scalar(x, p, "a NID"); ok {
+						ent.NIDs = append(ent.NIDs, s)
+					}
+				}
+			case yaml.MappingNode:
+				for j := 1; j < len(v.Content); j += 2 {
+					if s, ok := d.scalar(v.Content[j], p, "a NID"); ok {
+						ent.NIDs = append(ent.NIDs, s)
+					}
+				}
+			default:
+				d.errorf(v, p, "", "expected NIDs, got %s", describe(v))
+			}
+		}
+		if len(ent.NIDs) == 0 {
+			d.errorf(n, path, "e.g. {nids: [10.0.0.9@o2ib]}", "no nids")
+			return
+		}
+		e.Entries = append(e.Entries, ent)
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			p := index(path, i)
+			ent := LnetctlExecEntry{Path: p}
+			keys, vals := d.mappingPairs(item, p)
+			for j, k := range keys {
+				kp := join(p, k.Value)
+				switch k.Value {
+				case "primary nid":
+					if s, ok := d.scalar(vals[j], kp, "a NID"); ok {
+						ent.NIDs = []string{s}
+					}
+				case "source_nid":
+					ent.Source, _ = d.scalar(vals[j], kp, "a NID")
+				case "timeout":
+					d.decode(vals[j], reflectValue(&ent.TimeoutMS), kp, fieldOpts{})
+				case "force":
+					d.decode(vals[j], reflectValue(&ent.Force), kp, fieldOpts{})
+				default:
+					d.errorf(k, kp, "an entry takes primary nid, timeout, source_nid, force", "unknown field %q", k.Value)
+				}
+			}
+			if len(ent.NIDs) == 0 {
+				d.errorf(item, p, "write the entry's primary nid:", "the 'primary nid' must be specified")
+				continue
+			}
+			e.Entries = append(e.Entries, ent)
+		}
+	default:
+		d.errorf(n, path, "e.g. {nids: [10.0.0.9@o2ib]} (from 2.16) or [{primary nid: 10.0.0.9@o2ib}]", "expected a mapping or a list, got %s", describe(n))
+	}
+}
+
+// importExec is a ping or discover section of import --exec: one ping or discover command per
+// entry (the Netlink form: one for all its NIDs), checked as that command is. The form must be
+// the node's release's: the list up to 2.15 (Profile.ImportByIoctl), the mapping from 2.16.
+func (r *resolver) importExec(p, node, verb string, e *LnetctlExec) []*Command {
+	if e == nil {
+		return nil
+	}
+	if m := r.s.Member(node); m != nil && e.Netlink == r.rel[m.Group].Profile.ImportByIoctl {
+		if e.Netlink {
+			r.errorAt(p, "write [{primary nid: NID}] (lustre_yaml_exec's form)", "import --exec: %s runs %s, whose lnetctl does not send %s by Netlink", node, r.rel[m.Group].Name, verb)
+		} else {
+			r.errorAt(p, "write {nids: [NID, ...]} (the Netlink request's form)", "import --exec: %s runs %s, whose lnetctl sends %s by Netlink", node, r.rel[m.Group].Name, verb)
+		}
+		return nil
+	}
+	var out []*Command
+	for _, ent := range e.Entries {
+		c := &Command{Verb: verb, Args: map[string]string{}, Operands: []string{strings.Join(ent.NIDs, ",")}, node: node}
+		if ent.TimeoutMS > 0 && verb == "ping" {
+			c.Args["timeout"] = strconv.Itoa((ent.TimeoutMS + 999) / 1000)
+		}
+		if ent.Source != "" && verb == "ping" {
+			c.Args["source"] = ent.Source
+		}
+		if ent.Force && verb == "discover" {
+			c.Args["force"] = ""
+		}
+		actions[verb].Cmd.check(r, ent.Path, c)
 		out = append(out, c)
 	}
 	return out

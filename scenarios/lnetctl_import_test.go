@@ -59,9 +59,9 @@ func TestImportRefusals(t *testing.T) {
 		{`{at: 1s, node: client, lnetctl: import, yaml: {peer: [{primary nid: 10.0.0.9@o2ib, peer ni: [{nid: 10.0.0.x@o2ib}]}]}}`,
 			`t.yaml:4:59: faults[0].yaml.peer[0]: unable to parse nidlist from: 10.0.0.x@o2ib`},
 		{`{at: 1s, node: client, lnetctl: import, yaml: {net: [{net type: o2ib1}]}}`,
-			`t.yaml:4:57: faults[0].yaml.net: import: section net is not modelled at run time (route, peer, routing and global are)`},
-		{`{at: 1s, node: client, lnetctl: import --exec, yaml: {peer: []}}`,
-			`t.yaml:4:37: faults[0].lnetctl: import: --exec is not modelled`},
+			`t.yaml:4:57: faults[0].yaml.net: import: section net is not modelled at run time (route, peer, routing and global are; ping and discover with --exec)`},
+		{`{at: 1s, node: client, lnetctl: import --show, yaml: {peer: []}}`,
+			`t.yaml:4:37: faults[0].lnetctl: import: --show is not modelled`},
 		{`{at: 1s, node: client, lnetctl: import}`,
 			`t.yaml:4:5: faults[0].yaml: import needs yaml`},
 		{`{at: 1s, node: client, lnetctl: import, yaml: }`,
@@ -109,6 +109,41 @@ faults:
 		"old: max_interfaces=50 retry_count=4 transaction_timeout=30",
 		"new: discovery=1 max_interfaces=4096 numa_range=0",
 		"old: max_interfaces=200 numa_range=0 discovery=1 drop_asym_route=0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestImportExecForms: import --exec reads ping and discover in the node's release's form:
+// the Netlink mapping from 2.16 (one command for all its NIDs), lustre_yaml_exec's entries up
+// to 2.15 (timeout in ms, rounded up to lnetctl ping's seconds; source_nid; force); the
+// other sections are skipped there.
+func TestImportExecForms(t *testing.T) {
+	src := `duration: 5s
+nodes:
+  new: {nis: [o2ib0]}
+  old: {nis: [o2ib0], release: "2.15"}
+faults:
+  - {at: 1s, node: new, lnetctl: import -e, yaml: {ping: {nids: {0: 10.0.0.9@o2ib, 1: old:0}}, discover: {nids: [10.0.0.9@o2ib]}}}
+  - {at: 1s, node: old, lnetctl: import --exec, yaml: {route: [], ping: [{primary nid: 10.0.0.9@o2ib, timeout: 1500, source_nid: old:0}], discover: [{primary nid: 10.0.0.9@o2ib, force: 1}]}}
+  - {at: 2s, node: new, lnetctl: import, yaml: {ping: {nids: [10.0.0.9@o2ib]}}}
+`
+	s, err := Load("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range s.Faults {
+		for _, c := range f.Cmd.Sub {
+			got = append(got, f.Node+": "+c.Verb+" "+strings.Join(c.NIDs, ",")+" timeout="+strconv.Itoa(c.Value)+" source="+c.Prim+" force="+strconv.FormatBool(c.Force))
+		}
+	}
+	want := []string{
+		"new: ping 10.0.0.9@o2ib,10.0.0.2@o2ib timeout=0 source= force=false",
+		"new: discover 10.0.0.9@o2ib timeout=0 source= force=false",
+		"old: ping 10.0.0.9@o2ib timeout=2 source=10.0.0.2@o2ib force=false",
+		"old: discover 10.0.0.9@o2ib timeout=0 source= force=true",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

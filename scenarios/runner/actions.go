@@ -60,7 +60,7 @@ var actionImpls = map[string]actionImpl{
 	"udsp del":          {ideal: command(onNode(udspDel))},
 	"discover":          {ideal: discoverCmd},
 	"stats reset":       {ideal: command(onNode(statsReset))},
-	"import":            {ideal: command(importRun)},
+	"import":            {ideal: importAction},
 }
 
 func init() {

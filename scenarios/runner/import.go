@@ -22,6 +22,26 @@ func init() {
 	}
 }
 
+// importAction is lnetctl import: the entries that configure run at once (importRun) and
+// the import's row is recorded; the pings and discoveries of --exec (lustre_yaml_exec's
+// handle_yaml_ping and handle_yaml_discover, or the Netlink LNET_CMD_PING) then start as
+// those commands do, each recording its own row under the import's name when it ends.
+func importAction(f *faultState, i int, ft *scenarios.Fault, undo bool) {
+	command(importRun)(f, i, ft, undo)
+	for _, sub := range ft.Cmd.Sub {
+		if importRuns[sub.Verb] != nil {
+			continue
+		}
+		x := *ft
+		x.Cmd, x.Lnetctl = sub, "import --exec: "+sub.Verb
+		if sub.Verb == "ping" {
+			pingCmd(f, i, &x, false)
+		} else {
+			discoverCmd(f, i, &x, false)
+		}
+	}
+}
+
 // importRun is lnetctl import (lustre_yaml_config, lustre_yaml_del): each entry runs as its
 // single verb, in order; every entry is tried and the import's result is the last refusal.
 // The detail lists each entry's verb and outcome.
@@ -29,7 +49,12 @@ func importRun(f *faultState, n *node, c *scenarios.Command, _ bool) (int, strin
 	errno := 0
 	details := make([]string, 0, len(c.Sub))
 	for _, sub := range c.Sub {
-		e, d := importRuns[sub.Verb](f, n, sub, false)
+		run := importRuns[sub.Verb]
+		if run == nil { // ping, discover: importAction starts them
+			details = append(details, sub.Verb+" "+strings.Join(sub.NIDs, ",")+": started")
+			continue
+		}
+		e, d := run(f, n, sub, false)
 		res := "ok"
 		if e != 0 {
 			errno, res = e, lnet.ErrnoName(e)

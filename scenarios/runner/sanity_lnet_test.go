@@ -42,6 +42,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-15", []string{"faults[1].lnetctl=import"}, []string{"after import --del, no peer"}},
 		{"sanity-lnet-16", []string{"faults[1].lnetctl=import"}, []string{"after import --del, no peer"}},
 		{"sanity-lnet-17", []string{"faults[1].lnetctl=import"}, []string{"after import --del, no peer"}},
+		// Import --exec (test 350): without --exec the discover section is skipped.
+		{"sanity-lnet-350", []string{"faults[1].lnetctl=import"}, []string{"the discovery succeeds", "peer show lists the node itself"}},
 		{"sanity-lnet-19", []string{"faults[0].lnetctl=peer add --prim_nid 19@gni --non_mr"}, []string{"after peer add at 1s, the export's peers"}},
 		{"sanity-lnet-20", []string{"faults[0].lnetctl=peer add --prim_nid 20@gni"}, []string{"after peer add at 1s, the export's peers"}},
 		{"sanity-lnet-21", []string{"faults[1].lnetctl=peer add --prim_nid 21@gni --nid [21-26]@gni"}, []string{"after peer add at 2s, the export's peers"}},
