@@ -83,6 +83,10 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			}
 		case "global":
 			c.Sub = append(c.Sub, r.importGlobal(sp, f.Node, f.Import.Global, del)...)
+		case "numa":
+			c.Sub = append(c.Sub, r.importNuma(sp, f.Node, f.Import.Numa, del)...)
+		case "buffers":
+			c.Sub = append(c.Sub, r.importBuffers(sp, f.Node, f.Import.Buffers, del)...)
 		case "routing":
 			v := 0
 			if f.Import.Routing != nil && f.Import.Routing.Enable && !del {
@@ -90,7 +94,7 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			}
 			c.Sub = append(c.Sub, &Command{Verb: "set routing", Operands: []string{strconv.Itoa(v)}, Value: v, node: f.Node})
 		default:
-			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (route, peer, routing and global are; ping and discover with --exec)", key)
+			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (route, peer, routing, buffers, numa and global are; ping and discover with --exec)", key)
 		}
 	}
 }
@@ -388,6 +392,52 @@ func (r *resolver) importExec(p, node, verb string, e *LnetctlExec) []*Command {
 		}
 		actions[verb].Cmd.check(r, ent.Path, c)
 		out = append(out, c)
+	}
+	return out
+}
+
+// setCommand is `set NAME VALUE`, checked as that command is.
+func (r *resolver) setCommand(p, node, name string, v int) *Command {
+	c := &Command{Verb: "set " + name, Operands: []string{strconv.Itoa(v)}, node: node}
+	actions[c.Verb].Cmd.check(r, p, c)
+	return c
+}
+
+// importNuma is handle_yaml_config_numa (`numa: {range: N}`: set numa_range N) or
+// handle_yaml_del_numa (set numa_range 0).
+func (r *resolver) importNuma(p, node string, n *LnetctlNuma, del bool) []*Command {
+	switch {
+	case del:
+		return []*Command{r.setCommand(p, node, "numa_range", 0)}
+	case n == nil || !r.d.has(p+".range"):
+		r.errorAt(p, "e.g. numa: {range: 1}", "import: numa needs range")
+		return nil
+	}
+	return []*Command{r.setCommand(p+".range", node, "numa_range", n.Range)}
+}
+
+// importBuffers is handle_yaml_config_buffers (lustre_lnet_config_buffers): the router
+// buffer totals written (tiny, small, large; one not written is left as it is); --del has
+// no handler for it.
+func (r *resolver) importBuffers(p, node string, b *LnetctlBuffers, del bool) []*Command {
+	if del || b == nil {
+		return nil
+	}
+	var out []*Command
+	for _, k := range r.d.keys[p] {
+		kp := join(p, k)
+		v := 0
+		switch k {
+		case "tiny":
+			v = b.Tiny
+		case "small":
+			v = b.Small
+		case "large":
+			v = b.Large
+		default:
+			continue
+		}
+		out = append(out, r.setCommand(kp, node, k+"_buffers", v))
 	}
 	return out
 }

@@ -8,7 +8,8 @@ import (
 
 // TestImportExpands: an import's document becomes the single verbs lnetctl's handlers call,
 // in the document's section order (route before peer here, as written), each entry checked
-// as its verb is; --del deletes a peer whose list holds its primary NID whole.
+// as its verb is; --del deletes a peer whose list holds its primary NID whole, sets
+// numa_range 0 and leaves the buffers (lustre_yaml_del has no handler for them).
 func TestImportExpands(t *testing.T) {
 	src := `duration: 5s
 nodes:
@@ -23,7 +24,9 @@ faults:
         - {primary nid: 10.0.0.9@o2ib, peer ni: [{nid: 10.0.0.9@o2ib}, {nid: 10.0.1.9@o2ib}]}
         - {primary nid: 10.0.0.8@o2ib, Multi-Rail: False}
       routing: {enable: 1}
-  - {at: 2s, node: client, lnetctl: import --del, yaml: {peer: [{primary nid: 10.0.0.9@o2ib, peer ni: [{nid: 10.0.1.9@o2ib}, {nid: 10.0.0.9@o2ib}]}], routing: {enable: 1}}}
+      numa: {range: 3}
+      buffers: {large: 5, tiny: 17}
+  - {at: 2s, node: client, lnetctl: import --del, yaml: {peer: [{primary nid: 10.0.0.9@o2ib, peer ni: [{nid: 10.0.1.9@o2ib}, {nid: 10.0.0.9@o2ib}]}], routing: {enable: 1}, numa: {range: 3}, buffers: {tiny: 1}}}
 `
 	s, err := Load("t.yaml", []byte(src))
 	if err != nil {
@@ -40,8 +43,12 @@ faults:
 		"peer add 10.0.0.9@o2ib 10.0.1.9@o2ib  hop=0 mr=true",
 		"peer add 10.0.0.8@o2ib   hop=0 mr=false",
 		"set routing   1 hop=0 mr=true",
+		"set numa_range   3 hop=0 mr=true",
+		"set large_buffers   5 hop=0 mr=true",
+		"set tiny_buffers   17 hop=0 mr=true",
 		"peer del 10.0.0.9@o2ib   hop=0 mr=true",
 		"set routing   0 hop=0 mr=true",
+		"set numa_range   0 hop=0 mr=true",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -59,7 +66,7 @@ func TestImportRefusals(t *testing.T) {
 		{`{at: 1s, node: client, lnetctl: import, yaml: {peer: [{primary nid: 10.0.0.9@o2ib, peer ni: [{nid: 10.0.0.x@o2ib}]}]}}`,
 			`t.yaml:4:59: faults[0].yaml.peer[0]: unable to parse nidlist from: 10.0.0.x@o2ib`},
 		{`{at: 1s, node: client, lnetctl: import, yaml: {net: [{net type: o2ib1}]}}`,
-			`t.yaml:4:57: faults[0].yaml.net: import: section net is not modelled at run time (route, peer, routing and global are; ping and discover with --exec)`},
+			`t.yaml:4:57: faults[0].yaml.net: import: section net is not modelled at run time (route, peer, routing, buffers, numa and global are; ping and discover with --exec)`},
 		{`{at: 1s, node: client, lnetctl: import --show, yaml: {peer: []}}`,
 			`t.yaml:4:37: faults[0].lnetctl: import: --show is not modelled`},
 		{`{at: 1s, node: client, lnetctl: import}`,

@@ -45,6 +45,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// Import --del of a subset (tests 18a, 18b): an import in its place deletes nothing.
 		{"sanity-lnet-18a", []string{"faults[1].lnetctl=import"}, []string{"after import --del, the peer keeps its primary NID and 4.4.4.4@tcp"}},
 		{"sanity-lnet-18b", []string{"faults[1].lnetctl=import"}, []string{"after import --del, each peer keeps its primary NID and one other"}},
+		// Import of numa (test 51): a range of 2 instead.
+		{"sanity-lnet-51", []string{"faults[0].yaml={numa: {range: 2}}"}, []string{"after the import, numa_range is 1"}},
 		// Import --exec (test 350): without --exec the discover section is skipped.
 		{"sanity-lnet-350", []string{"faults[1].lnetctl=import"}, []string{"the discovery succeeds", "peer show lists the node itself"}},
 		{"sanity-lnet-19", []string{"faults[0].lnetctl=peer add --prim_nid 19@gni --non_mr"}, []string{"after peer add at 1s, the export's peers"}},
