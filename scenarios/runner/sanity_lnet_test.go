@@ -45,6 +45,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// Import --del of a subset (tests 18a, 18b): an import in its place deletes nothing.
 		{"sanity-lnet-18a", []string{"faults[1].lnetctl=import"}, []string{"after import --del, the peer keeps its primary NID and 4.4.4.4@tcp"}},
 		{"sanity-lnet-18b", []string{"faults[1].lnetctl=import"}, []string{"after import --del, each peer keeps its primary NID and one other"}},
+		// Import of the exported global section (test 0): one value changed.
+		{"sanity-lnet-0", []string{"faults[0].yaml={global: {retry_count: 3}}"}, []string{"after the import, the export's global section is unchanged"}},
 		// Import of numa (test 51): a range of 2 instead.
 		{"sanity-lnet-51", []string{"faults[0].yaml={numa: {range: 2}}"}, []string{"after the import, numa_range is 1"}},
 		// Import --exec (test 350): without --exec the discover section is skipped.
