@@ -32,7 +32,9 @@ func TestCatalogue(t *testing.T) {
 
 // noSeparation lists the catalogue scenarios whose expectations do not (yet) separate their
 // behaviour from the healthy one, with the reason; each is a scenario to rework.
-var noSeparation = map[string]string{}
+var noSeparation = map[string]string{
+	"sanity-lnet-0": "importing a node's own exported global section changes nothing: the test's point is that the export stays the same (TestSanityLnetCanFail shows a changed document failing it)",
+}
 
 // keyChange undoes the key tunables of each catalogue scenario that has no faults (--set
 // overrides, separated by spaces): the scenario's point is what those tunables do.
