@@ -299,12 +299,14 @@ func (e *LnetctlExec) decodeYAML(d *decoder, n *yaml.Node, path string) {
 		e.Netlink = true
 		ent := LnetctlExecEntry{Path: path}
 		keys, vals := d.mappingPairs(n, path)
+		seen := false
 		for i, k := range keys {
 			p := join(path, k.Value)
 			if k.Value != "nids" {
 				d.errorf(k, p, "the Netlink form takes nids: [NID, ...]", "unknown field %q", k.Value)
 				continue
 			}
+			seen = true
 			v, _ := d.resolve(vals[i])
 			switch v.Kind {
 			case yaml.ScalarNode:
@@ -326,7 +328,9 @@ func (e *LnetctlExec) decodeYAML(d *decoder, n *yaml.Node, path string) {
 			}
 		}
 		if len(ent.NIDs) == 0 {
-			d.errorf(n, path, "e.g. {nids: [10.0.0.9@o2ib]}", "no nids")
+			if !seen {
+				d.errorf(n, path, "e.g. {nids: [10.0.0.9@o2ib]}", "no nids")
+			}
 			return
 		}
 		e.Entries = append(e.Entries, ent)
@@ -335,10 +339,12 @@ func (e *LnetctlExec) decodeYAML(d *decoder, n *yaml.Node, path string) {
 			p := index(path, i)
 			ent := LnetctlExecEntry{Path: p}
 			keys, vals := d.mappingPairs(item, p)
+			seen := item.Kind != yaml.MappingNode // mappingPairs said so
 			for j, k := range keys {
 				kp := join(p, k.Value)
 				switch k.Value {
 				case "primary nid":
+					seen = true
 					if s, ok := d.scalar(vals[j], kp, "a NID"); ok {
 						ent.NIDs = []string{s}
 					}
@@ -353,7 +359,9 @@ func (e *LnetctlExec) decodeYAML(d *decoder, n *yaml.Node, path string) {
 				}
 			}
 			if len(ent.NIDs) == 0 {
-				d.errorf(item, p, "write the entry's primary nid:", "the 'primary nid' must be specified")
+				if !seen {
+					d.errorf(item, p, "write the entry's primary nid:", "the 'primary nid' must be specified")
+				}
 				continue
 			}
 			e.Entries = append(e.Entries, ent)
