@@ -47,6 +47,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-18b", []string{"faults[1].lnetctl=import"}, []string{"after import --del, each peer keeps its primary NID and one other"}},
 		// Import of the exported global section (test 0): one value changed.
 		{"sanity-lnet-0", []string{"faults[0].yaml={global: {retry_count: 3}}"}, []string{"after the import, the export's global section is unchanged"}},
+		// Import of routing and buffers (test 50): smaller buffers are not applied at once.
+		{"sanity-lnet-50", []string{"faults[2].yaml={routing: {enable: 1}, buffers: {tiny: 15, small: 7, large: 3}}"}, []string{"after the third import, routing is on with the grown buffers"}},
 		// Import of numa (test 51): a range of 2 instead.
 		{"sanity-lnet-51", []string{"faults[0].yaml={numa: {range: 2}}"}, []string{"after the import, numa_range is 1"}},
 		// Import --exec (test 350): without --exec the discover section is skipped.
