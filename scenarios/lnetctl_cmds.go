@@ -36,6 +36,7 @@ func init() {
 		{verb: "udsp del", opts: []cmdOpt{flagOpt('a', "all"), opt('i', "idx")}, check: checkUDSPDel},
 		{verb: "discover", opts: []cmdOpt{flagOpt('f', "force")}, minOperands: 1, maxOperands: 1, check: checkDiscover},
 		{verb: "stats reset", check: checkStatsReset},
+		{verb: "debug peer", opts: []cmdOpt{opt('k', "nid")}, check: checkDebugPeer},
 	} {
 		registerCommand(s)
 	}
@@ -280,6 +281,24 @@ func checkStatsReset(r *resolver, p string, c *Command) {
 	if m := r.s.Member(c.node); m != nil && r.rel[m.Group].Profile.NoStatsReset {
 		r.errorAt(p, "remove it (lnetctl has it from 2.14, LU-13299: 2.15 and later)",
 			"stats reset: no such command in lnetctl (%s runs %s)", c.node, r.rel[m.Group].Name)
+	}
+}
+
+// checkDebugPeer: lnetctl debug peer --nid NID (jt_show_peer_debug_info, 2.16+): the NID is
+// mandatory and one NID (lustre_lnet_show_peer_debug_info's libcfs_str2nid).
+func checkDebugPeer(r *resolver, p string, c *Command) {
+	if m := r.s.Member(c.node); m != nil && r.rel[m.Group].Profile.NoDebugPeer {
+		r.errorAt(p, "remove it (lnetctl has it from 2.16, LU-15234)",
+			"debug peer: no such command in lnetctl (%s runs %s)", c.node, r.rel[m.Group].Name)
+		return
+	}
+	v, ok := c.Args["nid"]
+	if !ok {
+		r.errorAt(p, "add --nid NID", "debug peer: --nid must be specified")
+		return
+	}
+	if c.NIDs = r.cmdNIDs(p, v); len(c.NIDs) > 1 {
+		r.errorAt(p, "give one NID", "debug peer: badly formatted primary NID: %s", v)
 	}
 }
 

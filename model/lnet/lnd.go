@@ -80,3 +80,43 @@ func (e Errno) Error() string { return "errno " + strconv.Itoa(int(e)) }
 type TimeoutLND interface {
 	Timeout(ni *NI) sim.Time
 }
+
+// IocGetPeer is IOC_LIBCFS_GET_PEER, the lnd_ctl command `lnetctl debug peer` reaches: the LND
+// answers with its peer number arg (an *int index, 0 for lnetctl) on the NI, or an Errno
+// (-ENOENT when it has no such peer).
+const IocGetPeer uint32 = 76 // IOC_LIBCFS_GET_PEER is _IOWR('e', 76, ...)
+
+// CtlGetPeer is an LND's answer to IOC_LIBCFS_GET_PEER (kiblnd_get_peer_info,
+// ksocknal_get_peer_info) on an NI with npeers peers in its table: peer number *arg (an *int)
+// exists, or -ENOENT; any other command -EINVAL (the LNDs' default).
+func CtlGetPeer(cmd uint32, arg any, npeers int) error {
+	idx, ok := arg.(*int)
+	switch {
+	case cmd != IocGetPeer || !ok:
+		return Errno(-EINVAL)
+	case *idx >= npeers:
+		return Errno(-ENOENT)
+	}
+	return nil
+}
+
+// DebugPeer models `lnetctl debug peer --nid NID` (lustre_lnet_show_peer_debug_info ->
+// IOC_LIBCFS_GET_PEER -> LNetCtl's default case): the first NI of NID's net takes it
+// (lnet_net2ni_addref; none: -EINVAL) and its LND's lnd_ctl answers with its first peer on
+// that NI, whatever NID was asked for (kiblnd_get_peer_info, ksocknal_get_peer_info; the
+// kernel dumps NID's peer to the debug log on the way, which the model does not keep). It
+// returns 0 or the negative errno.
+func (n *Node) DebugPeer(nid NID) int {
+	net := n.netByID(nid.Net())
+	if net == nil || len(net.nis) == 0 {
+		return -EINVAL
+	}
+	idx := 0
+	if err := net.lnd.Ctl(net.nis[0], IocGetPeer, &idx); err != nil {
+		if e, ok := err.(Errno); ok {
+			return int(e)
+		}
+		return -EINVAL
+	}
+	return 0
+}

@@ -9,7 +9,7 @@ type loLND struct{}
 func (loLND) Type() LNDType                         { return LOLND }
 func (loLND) Startup(*NI) error                     { return nil }
 func (loLND) Shutdown(*NI)                          {}
-func (loLND) Ctl(*NI, uint32, any) error            { return nil }
+func (loLND) Ctl(*NI, uint32, any) error            { return Errno(-EINVAL) } // no lnd_ctl: LNetCtl's -EINVAL
 func (loLND) EagerRecv(*NI, any, *Msg) (any, error) { return nil, nil }
 func (loLND) NotifyPeerDown(*NI, NID)               {}
 func (loLND) Query(*NI, NID) (sim.Time, bool)       { return 0, false }

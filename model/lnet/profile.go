@@ -166,6 +166,8 @@ type Profile struct {
 	// reset` clears only the global counters (up to 2.17; LU-20426 adds them and clears them
 	// with the NIs' and peer NIs' message counts in master).
 	NoLatencyStats bool
+	// NoDebugPeer: lnetctl has no `debug peer` (up to 2.15; LU-15234 adds it in 2.16).
+	NoDebugPeer bool
 	// NoStatsReset: lnetctl has no `stats reset` (up to 2.12; LU-13299 adds it in 2.14, so
 	// 2.15).
 	NoStatsReset bool
@@ -209,7 +211,8 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
-	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true}
+	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
+	NoDebugPeer: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
@@ -229,7 +232,7 @@ func withPre216LNet(p Profile) Profile {
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
 	p.ShowByIoctl, p.ImportByIoctl, p.GlobalShowKeys = true, true, 12
 	p.NoFailDelayMsgForward = true
-	p.NoNetNIDOption, p.NoPeerLockPrimary = true, true
+	p.NoNetNIDOption, p.NoPeerLockPrimary, p.NoDebugPeer = true, true, true
 	return p
 }
 

@@ -132,8 +132,15 @@ func (l *LND) Stats() Stats { return l.stats }
 // Type returns O2IBLND.
 func (l *LND) Type() lnet.LNDType { return lnet.O2IBLND }
 
-// Ctl does nothing (no IOC commands are modelled).
-func (l *LND) Ctl(*lnet.NI, uint32, any) error { return nil }
+// Ctl models kiblnd_ctl: IOC_LIBCFS_GET_PEER (kiblnd_get_peer_info) over the NI's peers in the
+// peer table (lnet.CtlGetPeer); the other IOC commands are not modelled (-EINVAL).
+func (l *LND) Ctl(ni *lnet.NI, cmd uint32, arg any) error {
+	n, _ := ni.LNDData.(*kibNet)
+	if n == nil {
+		return lnet.Errno(-lnet.EINVAL)
+	}
+	return lnet.CtlGetPeer(cmd, arg, len(n.peers))
+}
 
 // NotifyPeerDown does nothing: o2iblnd has no lnd_notify_peer_down.
 func (l *LND) NotifyPeerDown(*lnet.NI, lnet.NID) {}

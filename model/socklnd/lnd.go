@@ -108,8 +108,15 @@ func (l *LND) Stats() Stats { return l.stats }
 // Type returns SOCKLND.
 func (l *LND) Type() lnet.LNDType { return lnet.SOCKLND }
 
-// Ctl does nothing (no IOC commands are modelled).
-func (l *LND) Ctl(*lnet.NI, uint32, any) error { return nil }
+// Ctl models ksocknal_ctl: IOC_LIBCFS_GET_PEER (ksocknal_get_peer_info) over the NI's peers
+// (lnet.CtlGetPeer); the other IOC commands are not modelled (-EINVAL).
+func (l *LND) Ctl(ni *lnet.NI, cmd uint32, arg any) error {
+	n, _ := ni.LNDData.(*ksockNet)
+	if n == nil {
+		return lnet.Errno(-lnet.EINVAL)
+	}
+	return lnet.CtlGetPeer(cmd, arg, len(n.peers))
+}
 
 // EagerRecv keeps the conn as the receive's private.
 func (l *LND) EagerRecv(_ *lnet.NI, private any, _ *lnet.Msg) (any, error) { return private, nil }

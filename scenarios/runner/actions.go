@@ -60,6 +60,7 @@ var actionImpls = map[string]actionImpl{
 	"udsp del":          {ideal: command(onNode(udspDel))},
 	"discover":          {ideal: discoverCmd},
 	"stats reset":       {ideal: command(onNode(statsReset))},
+	"debug peer":        {ideal: command(onNode(debugPeer))},
 	"import":            {ideal: importAction},
 }
 

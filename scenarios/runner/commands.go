@@ -231,6 +231,22 @@ func udspAdd(n *node, c *scenarios.Command, _ bool) (int, string) {
 	return 0, ""
 }
 
+// debugPeer is lnetctl debug peer --nid NID (IOC_LIBCFS_GET_PEER, lnet.Node.DebugPeer): EINVAL
+// without a local NI on NID's net, ENOENT when that NI's LND has no peer.
+func debugPeer(n *node, c *scenarios.Command, _ bool) (int, string) {
+	if len(c.NIDs) != 1 {
+		return lnet.EINVAL, ""
+	}
+	nid, err := lnet.ParseNID(c.NIDs[0])
+	if err != nil {
+		return lnet.EINVAL, err.Error()
+	}
+	if rc := n.ln.DebugPeer(nid); rc != 0 {
+		return -rc, ""
+	}
+	return 0, ""
+}
+
 // statsReset is lnetctl stats reset (IOC_LIBCFS_RESET_LNET_STATS, lnet.Node.ResetStats).
 func statsReset(n *node, _ *scenarios.Command, _ bool) (int, string) {
 	n.ln.ResetStats()

@@ -182,6 +182,7 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// A 5 s delay holds the first push past 3 s: neither failed nor resent when LNet stops.
 		{"sanity-lnet-500", []string{"faults[1].rule.latency=5"}, []string{"the held push failed local_timeout and was resent", "no health charge once LNet stops"}},
 		// A ping where the second stats reset was: the samples and counters stay.
+		{"sanity-lnet-302", []string{"faults[2].at=150ms"}, []string{"debug peer of the pinged NID succeeds"}},
 		{"sanity-lnet-475", []string{"faults[11].lnetctl=ping client:0"}, []string{"after the reset the self peer NI has no sample", "nor has the local NI", "and the global counters are 0"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 	} {
