@@ -419,11 +419,12 @@ func (f *Fabric) syncPort(p *Port) {
 		return
 	}
 	out, in := &f.lanes[p.lane], &f.lanes[p.lane^1]
-	if ok := !p.hca.dead && p.state == PortActive; ok != in.dstOK || out.srcDead != p.hca.dead {
+	ok := !p.hca.dead && p.state == PortActive
+	if ok != in.dstOK || out.srcDead != p.hca.dead {
 		f.endQuiet() // a port or HCA failing or coming back is a fault (quiet.go)
 	}
 	out.srcDead, out.srcDown = p.hca.dead, p.state != PortActive
-	in.dstOK = !p.hca.dead && p.state == PortActive
+	in.dstOK = ok
 }
 
 // String returns the HCA's name.

@@ -737,17 +737,9 @@ func (f *Fabric) arrive(c int32) {
 		f.lanes[o].slowTo--
 		ch.slowOut = -1
 	}
-	if ln.epoch != ch.epoch { // the link went down while the chunk was on it
-		f.freeChunk(c)
+	if !f.received(ln, c) {
 		return
 	}
-	if ln.lossy && f.damaged(ln, ch.npkt) {
-		f.giveCredit(li, int64(ch.wire)) // the chunk's buffer space frees at once
-		f.freeChunk(c)
-		return
-	}
-	ln.rx.data += uint64(ch.wire) / 4
-	ln.rx.pkts += uint64(ch.npkt)
 	s := f.switches[ln.to.idx]
 	out := f.outLane(s, ch.dst)
 	ch.inLane, ch.inEpoch = li, ch.epoch
@@ -766,36 +758,44 @@ func (f *Fabric) arrive(c int32) {
 	f.tryStart(out)
 }
 
-// land hands chunk c, arriving now at the end of lane ln, to the HCA port there: lost if the
-// link went down while it was on the lane, drawn for loss and corruption, counted, and
-// delivered to its QP if the port works.
+// land hands chunk c, arriving now at the end of lane ln, to the HCA port there (received)
+// and to its QP if the port works.
 func (f *Fabric) land(ln *lane, c int32) {
-	ch := &f.chunks[c]
-	if ln.epoch != ch.epoch { // the link went down while the chunk was on it
-		f.freeChunk(c)
+	if !f.received(ln, c) {
 		return
 	}
-	if ln.lossy && f.damaged(ln, ch.npkt) {
-		f.freeChunk(c)
-		return
-	}
-	ln.rx.data += uint64(ch.wire) / 4
-	ln.rx.pkts += uint64(ch.npkt)
 	if ln.dstOK { // the port's HCA is alive and the port ACTIVE (syncPort)
-		f.deliver(uint32(ln.to.idx)+1, ch)
+		f.deliver(uint32(ln.to.idx)+1, &f.chunks[c])
 	}
 	f.freeChunk(c)
 }
 
-// damaged draws whether a chunk of npkt packets arriving at the end of ln is lost or
-// corrupted (damage) and counts a corrupted one at the receiving end.
-func (f *Fabric) damaged(ln *lane, npkt uint16) bool {
-	lost, bad := f.damage(ln, npkt)
-	if bad {
-		ln.rare.symbolErrors++
-		ln.rare.rcvErrors++
+// received is the receiving end of lane ln taking chunk c, arriving now: the chunk is lost
+// (freed, false) if the link went down while it was on the lane or a loss or corruption
+// draw spoils it (a corrupted one is counted; a switch's input buffer gives its space back
+// at once); otherwise it is counted (true).
+func (f *Fabric) received(ln *lane, c int32) bool {
+	ch := &f.chunks[c]
+	if ln.epoch != ch.epoch { // the link went down while the chunk was on it
+		f.freeChunk(c)
+		return false
 	}
-	return lost || bad
+	if ln.lossy {
+		if lost, bad := f.damage(ln, ch.npkt); lost || bad {
+			if bad {
+				ln.rare.symbolErrors++
+				ln.rare.rcvErrors++
+			}
+			if ln.to.kind == epSwitch {
+				f.giveCredit(ch.lane, int64(ch.wire))
+			}
+			f.freeChunk(c)
+			return false
+		}
+	}
+	ln.rx.data += uint64(ch.wire) / 4
+	ln.rx.pkts += uint64(ch.npkt)
+	return true
 }
 
 // damage draws whether a chunk of npkt packets is lost or corrupted on ln: each packet is

@@ -62,20 +62,25 @@ func (f *Fabric) quietAdd(li, c int32) {
 	ln.quietTail = c + 1
 }
 
+// quietPop takes the first chunk off lane ln's quiet list, which must not be empty.
+func (f *Fabric) quietPop(ln *lane) int32 {
+	c := ln.quietHead - 1
+	ch := &f.chunks[c]
+	ln.quietHead = ch.next + 1
+	if ln.quietHead == 0 {
+		ln.quietTail = 0
+	}
+	ch.next = -1
+	return c
+}
+
 // catchUp lands the chunks listed on lane ln whose arrival is due by now.
 func (f *Fabric) catchUp(ln *lane) {
 	for ln.quietHead != 0 {
-		c := ln.quietHead - 1
-		ch := &f.chunks[c]
-		if !f.k.Due(ch.tail, ch.ord) {
+		if ch := &f.chunks[ln.quietHead-1]; !f.k.Due(ch.tail, ch.ord) {
 			return
 		}
-		ln.quietHead = ch.next + 1
-		if ln.quietHead == 0 {
-			ln.quietTail = 0
-		}
-		ch.next = -1
-		f.land(ln, c)
+		f.land(ln, f.quietPop(ln))
 	}
 }
 
@@ -101,18 +106,14 @@ func (f *Fabric) catchUpAll() {
 // in list order; the caller has landed what was due.
 func (f *Fabric) quietConvert(ln *lane) {
 	for ln.quietHead != 0 {
-		c := ln.quietHead - 1
-		ch := &f.chunks[c]
-		ln.quietHead = ch.next + 1
-		ch.next = -1
-		ev := f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
+		c := f.quietPop(ln)
+		ev := f.k.Schedule(f.chunks[c].tail, f.hid, evArrive, uint64(c))
 		for i := range f.fast { // a cut-through chunk: settle now cancels the event
 			if r := &f.fast[i]; r.c == c && r.ev == (sim.EventID{}) {
 				r.ev = ev
 			}
 		}
 	}
-	ln.quietTail = 0
 }
 
 // endQuiet ends quiet arrivals for the rest of the run before a fault or topology change
