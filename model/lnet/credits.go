@@ -1,10 +1,6 @@
 package lnet
 
-import (
-	"errors"
-
-	"github.com/lnetsim/lnetsim/sim"
-)
+import "github.com/lnetsim/lnetsim/sim"
 
 // hdrSize is the LNet header's wire size, added to lpni_txqnob with the payload.
 const hdrSize = 72
@@ -121,12 +117,7 @@ func (n *Node) lndSend(m *Msg) {
 	// nil (a received message's private has been released by Recv before it is sent on).
 	if err := ni.net.lnd.Send(ni, nil, m); err != nil {
 		m.noResend = true
-		rc := -EIO
-		var e Errno
-		if errors.As(err, &e) && e < 0 {
-			rc = int(e)
-		}
-		n.finalize(m, rc)
+		n.finalize(m, errnoOf(err, -EIO))
 	}
 }
 

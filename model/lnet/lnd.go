@@ -1,6 +1,7 @@
 package lnet
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/lnetsim/lnetsim/sim"
@@ -72,6 +73,15 @@ type Errno int
 // Error returns "errno -113".
 func (e Errno) Error() string { return "errno " + strconv.Itoa(int(e)) }
 
+// errnoOf is the negative errno an LND call's error carries (an Errno), or otherwise.
+func errnoOf(err error, otherwise int) int {
+	var e Errno
+	if errors.As(err, &e) && e < 0 {
+		return int(e)
+	}
+	return otherwise
+}
+
 // TimeoutLND is implemented by an LND that exposes its tx timeout (lnd_get_timeout). LNet then
 // sets each message's deadline to now + timeout*(retry_count+1) + 1 s; without it (or with a
 // timeout of 0) the deadline is now + transaction_timeout (get_msg_deadline). o2iblnd exposes
@@ -113,10 +123,7 @@ func (n *Node) DebugPeer(nid NID) int {
 	}
 	idx := 0
 	if err := net.lnd.Ctl(net.nis[0], IocGetPeer, &idx); err != nil {
-		if e, ok := err.(Errno); ok {
-			return int(e)
-		}
-		return -EINVAL
+		return errnoOf(err, -EINVAL)
 	}
 	return 0
 }
