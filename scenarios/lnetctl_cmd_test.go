@@ -118,10 +118,7 @@ func TestSanityLnet99aRefusedAtLoad(t *testing.T) {
 // the net taken from the NID; --net beside --nid is refused as lnetctl refuses it, and a
 // node of 2.15 or older has no --nid option.
 func TestNetNIDOption(t *testing.T) {
-	load := func(release, cmd string) (*Scenario, error) {
-		src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
-		return Load("t.yaml", []byte(src))
-	}
+	load := loadCommandOn
 	for _, cmd := range []string{"net add --nid 10.0.0.1@o2ib1", "net del --nid 10.0.0.1@o2ib1"} {
 		s, err := load("master", cmd)
 		if err != nil {
@@ -149,10 +146,7 @@ func TestNetNIDOption(t *testing.T) {
 // TestPeerLockPrimOptions: `peer add --lock_prim` and `peer del --force` (LU-14668) are
 // lnetctl options from 2.16; a node of an older release refuses them at load.
 func TestPeerLockPrimOptions(t *testing.T) {
-	load := func(release, cmd string) (*Scenario, error) {
-		src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
-		return Load("t.yaml", []byte(src))
-	}
+	load := loadCommandOn
 	s, err := load("2.16", "peer add --prim_nid 1.1.1.1@tcp --lock_prim")
 	if err != nil || !s.Faults[0].Cmd.LockPrim {
 		t.Fatalf("2.16 peer add --lock_prim: %v", err)
@@ -176,8 +170,7 @@ func TestPeerLockPrimOptions(t *testing.T) {
 // argument.
 func TestStatsResetRelease(t *testing.T) {
 	load := func(release, cmd string) error {
-		src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
-		_, err := Load("t.yaml", []byte(src))
+		_, err := loadCommandOn(release, cmd)
 		return err
 	}
 	for _, rel := range []string{"2.15", "2.16", "2.17", "master"} {
@@ -200,8 +193,7 @@ func TestStatsResetRelease(t *testing.T) {
 // more than one NID, lnetctl refuses it before asking the kernel.
 func TestDebugPeerRelease(t *testing.T) {
 	load := func(release, cmd string) error {
-		src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
-		_, err := Load("t.yaml", []byte(src))
+		_, err := loadCommandOn(release, cmd)
 		return err
 	}
 	for _, rel := range []string{"2.16", "2.17", "master"} {
@@ -221,4 +213,11 @@ func TestDebugPeerRelease(t *testing.T) {
 			t.Errorf("%s on %s: %v, want %s", tc.cmd, tc.release, err, tc.msg)
 		}
 	}
+}
+
+// loadCommandOn loads a scenario whose one node, client (one o2ib0 NI), runs release and the
+// lnetctl command cmd at 1 s (line 6, column 37 in t.yaml).
+func loadCommandOn(release, cmd string) (*Scenario, error) {
+	src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
+	return Load("t.yaml", []byte(src))
 }

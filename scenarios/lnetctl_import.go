@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/sim"
 	"gopkg.in/yaml.v3"
 )
@@ -170,10 +171,6 @@ var ioctlGlobalOrder = []string{"max_interfaces", "numa_range", "discovery", "dr
 	"transaction_timeout", "health_sensitivity", "recovery_interval", "router_sensitivity", "response_tracking",
 	"recovery_limit"}
 
-// maxInterfacesDefault is LNET_INTERFACES_MAX_DEFAULT from 2.17 (200 before,
-// Profile.SmallMaxInterfaces), what import --del sets max_interfaces to.
-const maxInterfacesDefault = 4096
-
 // importGlobal is the global section: one `set NAME VALUE` per key written, checked as that
 // command is. From 2.16 the Netlink import (yaml_import_global_settings) sets the keys in the
 // document's order, and --del resets numa_range (0), max_interfaces (the default) and
@@ -256,11 +253,12 @@ func (r *resolver) importGlobal(p, node string, g *LnetctlGlobal, del bool) []*C
 			switch {
 			case k == "numa_range", k == "drop_asym_route" && ioctl:
 				v = 0
-			case k == "max_interfaces":
-				v = maxInterfacesDefault
-				if m != nil && r.rel[m.Group].Profile.SmallMaxInterfaces {
-					v = 200
+			case k == "max_interfaces": // LNET_INTERFACES_MAX_DEFAULT of the node's release
+				var prof lnet.Profile
+				if m != nil {
+					prof = r.rel[m.Group].Profile
 				}
+				v = prof.MaxInterfacesDefault()
 			case k == "discovery":
 				v = 1
 			default:

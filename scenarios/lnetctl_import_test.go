@@ -50,9 +50,7 @@ faults:
 		"set routing   0 hop=0 mr=true",
 		"set numa_range   0 hop=0 mr=true",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkLines(t, got, want)
 }
 
 // TestImportRefusals: what lnetctl refuses before calling the kernel is refused at load, at
@@ -117,9 +115,7 @@ faults:
 		"new: discovery=1 max_interfaces=4096 numa_range=0",
 		"old: max_interfaces=200 numa_range=0 discovery=1 drop_asym_route=0",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkLines(t, got, want)
 }
 
 // TestImportExecForms: import --exec reads ping and discover in the node's release's form:
@@ -152,7 +148,13 @@ faults:
 		"old: ping 10.0.0.9@o2ib timeout=2 source=10.0.0.2@o2ib force=false",
 		"old: discover 10.0.0.9@o2ib timeout=0 source= force=true",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	checkLines(t, got, want)
+}
+
+// checkLines fails t unless got and want hold the same lines, printing both.
+func checkLines(t *testing.T, got, want []string) {
+	t.Helper()
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("got\n%s\nwant\n%s", g, w)
 	}
 }
