@@ -143,6 +143,44 @@ func TestNetNIDOption(t *testing.T) {
 	}
 }
 
+// TestNetAddLNDOptions: net add's --tos (2.16+, LU-12452) is -1..255, and lnetctl refuses
+// another value; --conns-per-peer (2.14+, LU-12815) is refused by master's lnetctl when it
+// is a word or above 127 (LU-20398), handed to the kernel by 2.16 and 2.17 (which fails it
+// at run time), and not modelled above 127 on 2.15 (the ioctl path takes it unchecked);
+// the options of kfilnd, ip2net and --cpt stay refused, each with its reason.
+func TestNetAddLNDOptions(t *testing.T) {
+	for _, tc := range []struct{ release, cmd string }{
+		{"master", "net add --net o2ib1 --if ib0 --tos -1"},
+		{"master", "net add --net o2ib1 --if ib0 --tos 255 --conns-per-peer 127"},
+		{"master", "net add --net o2ib1 --if ib0 --conns-per-peer -3"},
+		{"2.16", "net add --net o2ib1 --if ib0 --tos 0 --conns-per-peer 128"},
+		{"2.17", "net add --net o2ib1 --if ib0 --conns-per-peer 1000"},
+		{"2.15", "net add --net o2ib1 --if ib0 --conns-per-peer 127"},
+	} {
+		if _, err := loadCommandOn(tc.release, tc.cmd); err != nil {
+			t.Errorf("%s on %s: %v", tc.cmd, tc.release, err)
+		}
+	}
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"master", "net add --net o2ib1 --if ib0 --tos 256", "t.yaml:6:37: faults[0].lnetctl: net add: Invalid ToS argument: --tos 256 (a ToS from -1 (the module's) to 255)"},
+		{"master", "net add --net o2ib1 --if ib0 --tos -2", "net add: Invalid ToS argument: --tos -2"},
+		{"2.16", "net add --net o2ib1 --if ib0 --tos high", "net add: Invalid ToS argument: --tos high"},
+		{"2.15", "net add --net o2ib1 --if ib0 --tos 104", "net add: unrecognized option '--tos' (client runs 2.15) (remove it (lnetctl has --tos from 2.16, LU-12452))"},
+		{"master", "net add --net o2ib1 --if ib0 --conns-per-peer 128", "net add: invalid conns-per-peer value (valid range 0-127): 128"},
+		{"master", "net add --net o2ib1 --if ib0 --conns-per-peer foo", "net add: invalid conns-per-peer value (valid range 0-127): foo"},
+		{"2.17", "net add --net o2ib1 --if ib0 --conns-per-peer foo", `net add: --conns-per-peer "foo" is not a number (lnetctl would ignore the option silently)`},
+		{"2.15", "net add --net o2ib1 --if ib0 --conns-per-peer 128", "net add: conns-per-peer 128 is not modelled (client hands it to the kernel unchecked)"},
+		{"2.12", "net add --net o2ib1 --if ib0 --conns-per-peer 2", "net add: unrecognized option '--conns-per-peer' (client runs 2.12)"},
+		{"master", "net add --net o2ib1 --if ib0 --cpt [0]", "net add: --cpt is not modelled at run time (the model gives every NI all of its node's CPTs (global cpts))"},
+		{"master", "net add --net o2ib1 --if ib0 --auth-key 3", "net add: --auth-key is not modelled at run time (it is kfilnd's"},
+	} {
+		_, err := loadCommandOn(tc.release, tc.cmd)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s: %v, want %s", tc.cmd, tc.release, err, tc.msg)
+		}
+	}
+}
+
 // TestPeerLockPrimOptions: `peer add --lock_prim` and `peer del --force` (LU-14668) are
 // lnetctl options from 2.16; a node of an older release refuses them at load.
 func TestPeerLockPrimOptions(t *testing.T) {

@@ -356,12 +356,18 @@ var NetAddTunables = []string{"peer-timeout", "peer-credits", "peer-buffer-credi
 // checkNetAdd: lnetctl net add takes --net with --if (an interface of the node), or from
 // 2.16 --nid alone (a NID on one of its interfaces' addresses: the net is the NID's, and
 // --net with it is refused as lnetctl refuses it); the new NI's NID goes in NIDs. The
-// tunables are integers (-1: the module's value); the options of other LNDs or of CPU and
-// IP configuration are not modelled.
+// tunables are integers (-1: the module's value); --tos and --conns-per-peer are the
+// LND's (netAddLND); the options of other LNDs or of CPU and IP configuration are not
+// modelled.
 func checkNetAdd(r *resolver, p string, c *Command) {
-	for _, o := range []string{"cpt", "conns-per-peer", "ip2net", "auth-key", "traffic-class", "tos"} {
-		if _, ok := c.Args[o]; ok {
-			r.errorAt(p, "set it in the scenario's o2ib or nodes sections", "net add: --%s is not modelled at run time", o)
+	for _, o := range [][2]string{
+		{"cpt", "the model gives every NI all of its node's CPTs (global cpts)"},
+		{"ip2net", "the model names each NI's interface: give --if or --nid"},
+		{"auth-key", "it is kfilnd's, which the model does not have"},
+		{"traffic-class", "it is kfilnd's, which the model does not have"},
+	} {
+		if _, ok := c.Args[o[0]]; ok {
+			r.errorAt(p, o[1], "net add: --%s is not modelled at run time", o[0])
 		}
 	}
 	for _, o := range NetAddTunables {
@@ -370,7 +376,45 @@ func checkNetAdd(r *resolver, p string, c *Command) {
 			r.errorAt(p, "-1 is the module's value", "net add: --%s %d must not be negative", o, v)
 		}
 	}
+	checkNetAddLND(r, p, c)
 	checkNetNI(r, p, c, true)
+}
+
+// checkNetAddLND reads net add's LND options as jt_add_ni does. --tos (2.16+, LU-12452) is
+// -1..255 (lnetctl refuses another value or a word: "Invalid ToS argument"); -1 is the
+// module's tos. --conns-per-peer (2.14+, LU-12815): a value below 1 is the module's; in
+// master lnetctl refuses a word or a value above 127 (LU-20398); before, it ignores a word
+// (refused here: see cmdInt) and hands any number on, which the Netlink NI add of 2.16 and
+// 2.17 fails with ERANGE above 127 (at run time) and the ioctl one of 2.15 takes unchecked
+// (refused here: the model's LNDs take at most 127).
+func checkNetAddLND(r *resolver, p string, c *Command) {
+	m := r.s.Member(c.node)
+	var prof lnet.Profile
+	if m != nil {
+		prof = r.rel[m.Group].Profile
+	}
+	if optionOfRelease(r, p, c, "tos", releaseLacks{func(pr lnet.Profile) bool { return pr.NIAddByIoctl },
+		"remove it (lnetctl has --tos from 2.16, LU-12452)"}) {
+		if v, err := strconv.Atoi(c.Args["tos"]); err != nil || v < -1 || v > 0xff {
+			r.errorAt(p, "a ToS from -1 (the module's) to 255", "net add: Invalid ToS argument: --tos %s", c.Args["tos"])
+		}
+	}
+	if !optionOfRelease(r, p, c, "conns-per-peer", releaseLacks{func(pr lnet.Profile) bool { return pr.NoNetAddConnsPerPeer },
+		"set conns_per_peer in the scenario's o2ib or socklnd section (lnetctl net add has --conns-per-peer from 2.14, LU-12815)"}) {
+		return
+	}
+	s := c.Args["conns-per-peer"]
+	if !prof.LaxConnsPerPeerOption {
+		if v, err := strconv.Atoi(s); err != nil || v > 127 {
+			r.errorAt(p, "0 to 127 (0 or less: the module's)", "net add: invalid conns-per-peer value (valid range 0-127): %s", s)
+		}
+		return
+	}
+	var v int
+	if r.cmdInt(p, c, "conns-per-peer", &v) && v > 127 && prof.NIAddByIoctl {
+		r.errorAt(p, "0 to 127 (the model's LNDs open at most 127 connections per peer)",
+			"net add: conns-per-peer %d is not modelled (%s hands it to the kernel unchecked)", v, c.node)
+	}
 }
 
 // checkNetDel: lnetctl net del --net N [--if IF], or from 2.16 --nid NID alone: without an

@@ -20,9 +20,11 @@ type resolver struct {
 	// lnet.nets / o2ib (for error paths).
 	groups []string
 	nets   map[string]bool
-	nids   map[NID]string // NID -> member name, to detect duplicates
-	routes routeTable
-	rel    map[string]lnet.Release // group -> its release
+	// addNets are the nets of the timeline's net add commands (netAddNets; nil until read).
+	addNets map[string]bool
+	nids    map[NID]string // NID -> member name, to detect duplicates
+	routes  routeTable
+	rel     map[string]lnet.Release // group -> its release
 }
 
 func newResolver(d *decoder, s *Scenario) *resolver {

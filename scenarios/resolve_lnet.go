@@ -105,6 +105,14 @@ func (r *resolver) netTables() {
 	for n := range r.nets {
 		nets = append(nets, n)
 	}
+	for n := range r.netAddNets() { // those the scenario configures: lnetKey, o2ibKey, sockKey
+		_, l := lnetKey[n]
+		_, o := o2ibKey[n]
+		_, k := sockKey[n]
+		if !r.nets[n] && (l || o || k) {
+			nets = append(nets, n)
+		}
+	}
 	sort.Strings(nets)
 	for _, net := range nets {
 		var o lndDefaults
@@ -218,8 +226,8 @@ func canonNetsOf[T any](r *resolver, path string, m map[string]T) map[string]str
 			delete(m, k)
 			continue
 		}
-		if !r.nets[net] {
-			r.errorAt(p, "add an NI on it or remove this entry", "no node has an NI on net %s", net)
+		if !r.nets[net] && !r.netAddNets()[net] {
+			r.errorAt(p, "add an NI on it (or a net add on it) or remove this entry", "no node has an NI on net %s", net)
 		}
 		if w, dup := written[net]; dup {
 			r.errorAt(p, "", "net %s is already configured as %q", net, w)
@@ -230,6 +238,36 @@ func canonNetsOf[T any](r *resolver, path string, m map[string]T) map[string]str
 		m[net] = v
 	}
 	return written
+}
+
+// netAddNets are the nets the timeline's `lnetctl net add` commands add NIs on (read from
+// the commands as written; they are checked with the timeline): the scenario may give
+// their LND's parameters and their LNet tunables, which the added NIs then take.
+func (r *resolver) netAddNets() map[string]bool {
+	if r.addNets != nil {
+		return r.addNets
+	}
+	r.addNets = map[string]bool{}
+	for _, f := range r.s.Faults {
+		words, err := splitWords(f.Lnetctl)
+		if f.Lnetctl == "" || err != nil {
+			continue
+		}
+		spec, rest := findCommand(words)
+		if spec == nil || spec.verb != "net add" {
+			continue
+		}
+		c, err := spec.parse(rest)
+		if err != nil {
+			continue
+		}
+		if net, _, err := ParseNet(c.Args["net"]); err == nil && c.Args["net"] != "" {
+			r.addNets[net] = true
+		} else if x, err := ParseNID(c.Args["nid"]); err == nil {
+			r.addNets[x.Net] = true
+		}
+	}
+	return r.addNets
 }
 
 // lndDefaults are the LND module parameters an NI's LNet net tunables default to.

@@ -157,6 +157,22 @@ type Profile struct {
 	// NoPeerLockPrimary: no locked primary NIDs (LNET_PEER_LOCK_PRIMARY, LU-14668, from
 	// 2.16): lnetctl has no `peer add --lock_prim` nor `peer del --force`.
 	NoPeerLockPrimary bool
+	// NoNetAddConnsPerPeer: `lnetctl net add` has no --conns-per-peer (up to 2.12; LU-12815
+	// adds it in 2.14, so 2.15).
+	NoNetAddConnsPerPeer bool
+	// NIAddByIoctl: `lnetctl net add` configures the NI by ioctl (lustre_lnet_config_ni): it
+	// has no --tos, and the kernel takes any conns_per_peer (up to 2.15; from 2.16 the
+	// Netlink NI add, whose LND tunables parsers refuse a conns_per_peer outside 0..127 with
+	// ERANGE, and LU-12452's per-NI --tos).
+	NIAddByIoctl bool
+	// LaxConnsPerPeerOption: `lnetctl net add` ignores a --conns-per-peer that is not a
+	// number and hands any number to the kernel (up to 2.17; LU-20398 refuses one that is
+	// not a number or is above 127 in master).
+	LaxConnsPerPeerOption bool
+	// NoLNDTimeoutTOSShow: `net show -v` and export print an NI's lnd tunables without
+	// timeout and tos (up to 2.15: liblnetconfig's ioctl printers; LU-16548 adds the timeout
+	// and LU-12452 the tos in 2.16).
+	NoLNDTimeoutTOSShow bool
 	// NoNetNIDOption: `lnetctl net add` and `net del` have no --nid option (an NI named by
 	// its address, LU-13642, from 2.16); the NI is given by --net and --if.
 	NoNetNIDOption bool
@@ -212,33 +228,36 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
-	NoDebugPeer: true}
+	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
+	NoLNDTimeoutTOSShow: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
-	BackupLNDTimeout: true, NoLatencyStats: true}
+	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 
 // withPre216LNet adds the send, notify, recovery and ping rules 2.16 changed (LU-16303,
-// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854) and lnetctl's net add --nid (LU-13642)
-// to a 2.13+ profile.
+// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854), lnetctl's net add --nid (LU-13642)
+// and the Netlink NI add and its LND tunables (--tos, timeout and tos shown) to a 2.13+
+// profile.
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
 	p.ShowByIoctl, p.ImportByIoctl, p.GlobalShowKeys = true, true, 12
 	p.NoFailDelayMsgForward = true
 	p.NoNetNIDOption, p.NoPeerLockPrimary, p.NoDebugPeer = true, true, true
+	p.NIAddByIoctl, p.NoLNDTimeoutTOSShow = true, true
 	return p
 }
 
-// profile217 is 2.17: master but for LU-20379, LU-19827, LU-19563 and LU-20426.
+// profile217 is 2.17: master but for LU-20379, LU-19827, LU-19563, LU-20426 and LU-20398.
 var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true,
-	NoFailSockConn: true, SmallMaxInterfaces: true, NoLatencyStats: true}
+	NoFailSockConn: true, SmallMaxInterfaces: true, NoLatencyStats: true, LaxConnsPerPeerOption: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true

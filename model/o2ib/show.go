@@ -3,7 +3,7 @@ package o2ib
 import "github.com/lnetsim/lnetsim/model/lnet"
 
 // TunablesShow is an o2ib NI's `lnd tunables:` block as `lnetctl net show -v` prints it
-// (liblnetconfig's o2ib printer; master adds timeout and tos).
+// (liblnetconfig's o2ib printer; 2.16 adds timeout and tos: WithoutTimeoutTOS).
 type TunablesShow struct {
 	PeerCreditsHiw  int  `yaml:"peercredits_hiw"`
 	MapOnDemand     int  `yaml:"map_on_demand"`
@@ -34,6 +34,21 @@ func (l *LND) ShowTunables(ni *lnet.NI) (TunablesShow, bool) {
 	return TunablesShow{PeerCreditsHiw: t.hiw, MapOnDemand: t.MapOnDemand, ConcurrentSends: t.concurrentSends,
 		FMRPoolSize: t.FMRPoolSize, FMRFlushTrigger: t.FMRFlushTrigger, FMRCache: t.FMRCache, NTX: t.NTx,
 		ConnsPerPeer: t.ConnsPerPeer, Timeout: &timeout, TOS: t.TOS}, true
+}
+
+// WithoutTimeoutTOS is the block as lnetctl up to 2.15 prints it (liblnetconfig's ioctl
+// printer, lustre_o2iblnd_show_tun): without timeout and tos.
+func (t TunablesShow) WithoutTimeoutTOS() any {
+	return struct {
+		PeerCreditsHiw  int `yaml:"peercredits_hiw"`
+		MapOnDemand     int `yaml:"map_on_demand"`
+		ConcurrentSends int `yaml:"concurrent_sends"`
+		FMRPoolSize     int `yaml:"fmr_pool_size"`
+		FMRFlushTrigger int `yaml:"fmr_flush_trigger"`
+		FMRCache        int `yaml:"fmr_cache"`
+		NTX             int `yaml:"ntx"`
+		ConnsPerPeer    int `yaml:"conns_per_peer"`
+	}{t.PeerCreditsHiw, t.MapOnDemand, t.ConcurrentSends, t.FMRPoolSize, t.FMRFlushTrigger, t.FMRCache, t.NTX, t.ConnsPerPeer}
 }
 
 // WithoutTimeout is the block as `lnetctl export --backup` writes it from 2.17 (LU-19194,

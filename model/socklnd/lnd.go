@@ -28,6 +28,7 @@ type LND struct {
 	hid sim.HandlerID
 
 	params   map[lnet.NetID]Params    // lookups only
+	niParams map[lnet.NID]Params      // per-NI overrides (SetNIParams); lookups only
 	nets     []*ksockNet              // started NIs, in start order
 	byNID    map[lnet.NID]*ksockNet   // lookups only: NI by its NID (the acceptor's target)
 	profiles map[lnet.NID]Profile     // release rules per NI (SetProfile); lookups only
@@ -102,6 +103,22 @@ func (l *LND) Params(net lnet.NetID) Params {
 	return DefaultParams()
 }
 
+// SetNIParams overrides the parameters of one NI before it starts (what `lnetctl net add`
+// sets per NI: its tos and conns_per_peer); ClearNIParams removes the override.
+func (l *LND) SetNIParams(nid lnet.NID, p Params) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("socklnd %s: %w", nid, err)
+	}
+	if l.niParams == nil {
+		l.niParams = map[lnet.NID]Params{}
+	}
+	l.niParams[nid] = p
+	return nil
+}
+
+// ClearNIParams removes an NI's override: it starts with its net's parameters.
+func (l *LND) ClearNIParams(nid lnet.NID) { delete(l.niParams, nid) }
+
 // Stats returns the LND's counters.
 func (l *LND) Stats() Stats { return l.stats }
 
@@ -166,7 +183,10 @@ func (l *LND) hostOf(ip netip.Addr) *tcp.Host {
 // sequence number), conns_per_peer is resolved from the link speed when 0, and the host's
 // acceptor listens on port 988.
 func (l *LND) Startup(ni *lnet.NI) error {
-	p := l.Params(ni.NID().Net())
+	p, ok := l.niParams[ni.NID()]
+	if !ok {
+		p = l.Params(ni.NID().Net())
+	}
 	if err := p.Validate(); err != nil {
 		return err
 	}

@@ -22,6 +22,14 @@ func (l *LND) ShowTunables(ni *lnet.NI) (TunablesShow, bool) {
 	return TunablesShow{ConnsPerPeer: n.tun.connsPerPeer, Timeout: &timeout, TOS: n.tun.TOS}, true
 }
 
+// WithoutTimeoutTOS is the block as lnetctl up to 2.15 prints it (liblnetconfig's ioctl
+// printer, lustre_socklnd_show_tun): conns_per_peer only.
+func (t TunablesShow) WithoutTimeoutTOS() any {
+	return struct {
+		ConnsPerPeer int `yaml:"conns_per_peer"`
+	}{t.ConnsPerPeer}
+}
+
 // WithoutTimeout is the block as `lnetctl export --backup` writes it from 2.17 (LU-19194,
 // ksocknal_nl_get): without the timeout, which is read-only.
 func (t TunablesShow) WithoutTimeout() any {

@@ -225,8 +225,9 @@ func whichNID(ln *lnet.Node, nids []string) map[string]any {
 }
 
 // showNets is `net show -v` with what the model's LNet NI does not know: the interface
-// (from the scenario), the LND tunables (o2iblnd's, on the o2ib backend), dev cpt (-1: the
-// simulated HCA has no NUMA node) and the NI's CPTs.
+// (from the scenario), the LND tunables (o2iblnd's or socklnd's, on the o2ib backend; up to
+// 2.15 without timeout and tos), dev cpt (-1: the simulated HCA has no NUMA node) and the
+// NI's CPTs.
 func showNets(c *cluster, n *node) []lnet.NetShow {
 	nets := n.ln.ShowNets()
 	m := c.scenario.Member(n.name)
@@ -241,6 +242,9 @@ func showNets(c *cluster, n *node) []lnet.NetShow {
 			}
 			if t, ok := lndTunables(c, n, ni.NID); ok {
 				ni.LNDTunables = t
+				if w, ok := t.(interface{ WithoutTimeoutTOS() any }); ok && n.ln.Tunables().Profile.NoLNDTimeoutTOSShow {
+					ni.LNDTunables = w.WithoutTimeoutTOS() // up to 2.15: the ioctl printers'
+				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"net/netip"
 	"strconv"
 
@@ -72,14 +73,19 @@ func lnetConfigure(f *faultState, n *node, _ *scenarios.Command, _ bool) (int, s
 
 // netAdd is lnetctl net add (lnet_dyn_add_ni): the NI runs on the net's LND with the net's
 // tunables (the scenario's for that net, or the defaults), each option given replacing one
-// (-1: the module's value); on the o2ib backend it uses the port whose IPoIB address it
-// has, so a second net on an interface shares its port.
+// (-1: the module's value), and the LND options of netAddLND; on the o2ib backend it uses
+// the port whose IPoIB address it has, so a second net on an interface shares its port.
 func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) {
 	cl := f.cluster
 	nid, err := lnet.ParseNID(c.NIDs[0])
 	if err != nil {
 		return lnet.EINVAL, err.Error()
 	}
+	restore, rc, msg := cl.netAddLND(n, nid, c)
+	if rc != 0 {
+		return rc, msg
+	}
+	defer restore()
 	if err := n.ln.ConfigNI(nid, cl.lndFor(c.Net), netAddTunables(cl.scenario, c)); err != nil {
 		return lnet.ErrnoOf(err), err.Error()
 	}
@@ -91,6 +97,60 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 		}
 	}
 	return 0, ""
+}
+
+// netAddLND gives the NI net add starts the LND tunables its options set, as
+// kiblnd_tunables_setup and ksocknal_startup settle them: --tos from 0 to 255 (-1 or absent:
+// the module's tos), --conns-per-peer above 0 (0 or less, or absent: the module's value;
+// above 127, which only lnetctl 2.16 and 2.17 hand on, the Netlink LND tunables parsers
+// refuse with ERANGE). The o2ib NI also runs its node's release's o2iblnd rules, as one
+// configured at load does. The parameters are set for the NI's NID before it starts; the
+// returned func puts back those the load gave it, once it has started.
+func (c *cluster) netAddLND(n *node, nid lnet.NID, cmd *scenarios.Command) (func(), int, string) {
+	tos, cpp := -1, -1
+	if v, err := strconv.Atoi(cmd.Args["tos"]); err == nil {
+		tos = v
+	}
+	if v, err := strconv.Atoi(cmd.Args["conns-per-peer"]); err == nil {
+		cpp = v
+	}
+	if cpp > 127 {
+		return nil, lnet.ERANGE, fmt.Sprintf("conns_per_peer %d: the LND takes 0 to 127", cpp)
+	}
+	switch {
+	case c.fab == nil:
+	case c.eth != nil && scenarios.IsTCPNet(cmd.Net):
+		p := c.eth.lnd.Params(nid.Net())
+		if tos >= 0 {
+			p.TOS = tos
+		}
+		if cpp > 0 {
+			p.ConnsPerPeer = cpp
+		}
+		if err := c.eth.lnd.SetNIParams(nid, p); err != nil {
+			return nil, lnet.EINVAL, err.Error()
+		}
+		return func() { c.eth.lnd.ClearNIParams(nid) }, 0, ""
+	case !scenarios.IsTCPNet(cmd.Net):
+		m := c.scenario.Member(n.name)
+		base := c.fab.lnd.Params(nid.Net())
+		if mni := memberNI(m, nid.String()); mni != nil && mni.LND != nil {
+			base = o2ibParams(mni.LND)
+		}
+		base.Profile = scenarios.O2IBProfile(m.Global.Release)
+		p := base
+		if tos >= 0 {
+			p.TOS = tos
+		}
+		if cpp > 0 {
+			p.ConnsPerPeer = cpp
+		}
+		if err := c.fab.lnd.SetNIParams(nid, p); err != nil {
+			return nil, lnet.EINVAL, err.Error()
+		}
+		return func() { _ = c.fab.lnd.SetNIParams(nid, base) }, 0, ""
+	}
+	return func() {}, 0, ""
 }
 
 // netAddTunables are the new net's tunables: the scenario's for the net (or the defaults),

@@ -185,6 +185,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-302", []string{"faults[2].at=150ms"}, []string{"debug peer of the pinged NID succeeds"}},
 		{"sanity-lnet-475", []string{"faults[11].lnetctl=ping client:0"}, []string{"after the reset the self peer NI has no sample", "nor has the local NI", "and the global counters are 0"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
+		// ko2iblnd loaded with tos=96 for the net: the NI added without --tos, or with -1,
+		// shows 96; --tos 104 left out of the third add.
+		{"sanity-lnet-232", []string{"o2ib.o2ib232.tos=96"}, []string{"net add without --tos - net show -v 1 shows tos -1 (the module's, inherited)", "net add --tos -1 - net show -v 1 shows tos -1"}},
+		{"sanity-lnet-232", []string{"faults[4].lnetctl=net add --net o2ib232 --if ib0"}, []string{"net add --tos 104 - net show -v 1 shows tos 104"}},
 	} {
 		var ovs []scenarios.Override
 		for _, s := range c.set {
@@ -227,6 +231,17 @@ func TestSanityLnet104RefusedAtLoad(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.at) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %v, want %s ... %s", c.node, err, c.at, c.msg)
 		}
+	}
+}
+
+// TestSanityLnet232RefusedAtLoad: sanity-lnet test 232's last step, `net add --tos 300`,
+// which lnetctl refuses before the kernel sees it (jt_add_ni: "Invalid ToS argument"), is
+// refused when the scenario loads, at the command.
+func TestSanityLnet232RefusedAtLoad(t *testing.T) {
+	src := "duration: 5s\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: \"net add --net o2ib232 --if ib0 --tos 300\"}\n"
+	_, err := scenarios.Load("t.yaml", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:5:37: faults[0].lnetctl: net add: Invalid ToS argument: --tos 300") {
+		t.Fatalf("--tos 300: %v", err)
 	}
 }
 

@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lnetsim/lnetsim/scenarios"
+)
+
+// TestNetAddLNDOptions: net add's --tos and --conns-per-peer reach the NI's LND: o2iblnd
+// shows them and opens conns_per_peer connections to a peer; socklnd shows them; 0 or
+// -1 is the module's value (the net's o2ib or socklnd entry, which a net added only at run
+// time may have); 2.16's kernel fails a conns_per_peer above 127 with ERANGE; a 2.15 node
+// prints its lnd tunables without timeout and tos.
+func TestNetAddLNDOptions(t *testing.T) {
+	csv := string(runExpecting(t, netAddLND, BackendO2IB, "commands.csv"))
+	if want := "net add --net o2ib2 --if ib0 --conns-per-peer 128,ERANGE"; !strings.Contains(csv, want) {
+		t.Errorf("commands.csv lacks %q:\n%s", want, csv)
+	}
+	// The client's ping over o2ib1 opens its conns_per_peer (3) connections to the server,
+	// each created on both sides; nothing else connects.
+	s, err := scenarios.Load("t.yaml", []byte(netAddLND))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prepare(s, s.Seed, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ws.start()
+	p.faults.schedule()
+	if err := runCapped(p.c.k, s.Duration, DefaultMaxEvents, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.c.fab.lnd.Stats().ConnsCreated; got != 6 {
+		t.Errorf("o2iblnd created %d connections, want 6", got)
+	}
+}
+
+const netAddLND = `
+name: net-add-lnd
+seed: 1
+duration: 4s
+nodes:
+  client: {nis: [{net: o2ib, nid: 10.0.0.1@o2ib}, {net: tcp, nid: 10.9.0.1@tcp}]}
+  server: {nis: [{net: o2ib, nid: 10.0.0.2@o2ib}, {net: tcp, nid: 10.9.0.2@tcp}]}
+  c216: {release: "2.16", nis: [o2ib]}
+  c215: {release: "2.15", nis: [o2ib]}
+o2ib:
+  o2ib1: {tos: 96, conns_per_peer: 2}
+socklnd:
+  tcp0: {tos: 8, conns_per_peer: 3}
+faults:
+  - {at: 1s, node: client, name: o2ib1, lnetctl: "net add --net o2ib1 --if ib0 --tos 104 --conns-per-peer 3"}
+  - {at: 1s, node: server, name: o2ib1-s, lnetctl: "net add --net o2ib1 --if ib0 --conns-per-peer 0"}
+  - {at: 1s, node: client, name: o2ib3, lnetctl: "net add --net o2ib3 --if ib0 --conns-per-peer 4"}
+  - {at: 1s, node: c216, name: big, lnetctl: "net add --net o2ib2 --if ib0 --conns-per-peer 128"}
+  - {at: 1100ms, node: client, name: ping, lnetctl: "ping 10.0.0.2@o2ib1"}
+  - {at: 2s, node: client, name: del, lnetctl: "net del --net tcp"}
+  - {at: 2100ms, node: client, name: tcp, lnetctl: "net add --nid 10.9.0.1@tcp --tos -1 --conns-per-peer 6"}
+expect:
+  - {name: the adds succeed, check: command, fault: o2ib1, status: ok}
+  - {check: command, fault: o2ib1-s, status: ok}
+  - {check: command, fault: o2ib3, status: ok}
+  - {name: 2.16 fails conns_per_peer 128, check: command, fault: big, status: ERANGE}
+  - {check: command, fault: ping, status: ok}
+  - name: --tos 104 --conns-per-peer 3; on o2ib3 (no entry) the default tos -1 with conns_per_peer 4
+    check: lnetctl
+    node: client
+    at: 1500ms
+    command: net show -v
+    present: {net: [{net type: o2ib1, local NI(s): [{lnd tunables: {tos: 104, conns_per_peer: 3}}]}, {net type: o2ib3, local NI(s): [{lnd tunables: {tos: -1, conns_per_peer: 4}}]}]}
+  - name: no --tos and --conns-per-peer 0 - the net's tos 96 and conns_per_peer 2
+    check: lnetctl
+    node: server
+    at: 1500ms
+    command: net show --net o2ib1 -v
+    present: {net: [{net type: o2ib1, local NI(s): [{lnd tunables: {tos: 96, conns_per_peer: 2}}]}]}
+  - {check: command, fault: tcp, status: ok}
+  - name: tcp --tos -1 (the net's 8) with conns_per_peer 6
+    check: lnetctl
+    node: client
+    at: 2500ms
+    command: net show --net tcp -v
+    present: {net: [{net type: tcp, local NI(s): [{lnd tunables: {tos: 8, conns_per_peer: 6}}]}]}
+  - name: 2.15 prints no timeout nor tos
+    check: lnetctl
+    node: c215
+    at: 1500ms
+    command: net show -v
+    absent: {net: [{net type: o2ib, local NI(s): [{lnd tunables: {tos: -1}}]}]}
+`
