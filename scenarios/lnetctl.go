@@ -70,12 +70,36 @@ func (r *LnetctlRoute) setDefaults() { r.Hop = -1 }
 // LnetctlPeer is one exported peer.
 type LnetctlPeer struct {
 	PrimaryNID string          `yaml:"primary nid"`
-	MultiRail  bool            `yaml:"Multi-Rail"`
+	MultiRail  LnetctlWord     `yaml:"Multi-Rail"`
 	PeerState  ignored         `yaml:"peer state"`
 	PeerNIs    []LnetctlPeerNI `yaml:"peer ni"`
 }
 
-func (p *LnetctlPeer) setDefaults() { p.MultiRail = true }
+// LnetctlWord is a value kept as written (export prints a peer's Multi-Rail as True or
+// False), for the reader to interpret: a node's configuration as a boolean (Bool), lnetctl
+// import as the release's lnetctl does (importPeer), where a word that is no boolean fails at
+// run time, not at load. A value not written (or null) is the empty word.
+type LnetctlWord string
+
+func (w *LnetctlWord) decodeYAML(d *decoder, n *yaml.Node, path string) {
+	if s, ok := d.scalar(n, path, "a single value"); ok {
+		*w = LnetctlWord(s)
+	}
+}
+
+// Bool reads the word as the scenario decoder reads a boolean: def when not written, ok false
+// when it is no boolean.
+func (w LnetctlWord) Bool(def bool) (v, ok bool) {
+	switch strings.ToLower(string(w)) {
+	case "":
+		return def, true
+	case "true", "1", "yes", "on":
+		return true, true
+	case "false", "0", "no", "off":
+		return false, true
+	}
+	return false, false
+}
 
 // LnetctlPeerNI is one NI of an exported peer; everything but nid is show-only.
 type LnetctlPeerNI struct {

@@ -28,8 +28,26 @@ type Command struct {
 	LockPrim bool     `json:"lock_prim,omitempty"` // peer add --lock_prim (2.16+)
 	Force    bool     `json:"force,omitempty"`     // peer del --force (2.16+), discover --force
 	// Sub are the commands an import runs, one per entry of its document, in lnetctl's order.
-	Sub  []*Command `json:"sub,omitempty"`
-	node string     // the node it runs on (for checks that resolve references there)
+	Sub []*Command `json:"sub,omitempty"`
+	// Fail, on an import entry, is its failure at run time: after its verb ran (Fail.Run) or
+	// instead of it.
+	Fail *EntryFail `json:"fail,omitempty"`
+	// Batch, on an import entry from 2.16, numbers the Netlink message it is sent in (one per
+	// section): the first entry that fails ends its message, the rest of it is not run.
+	Batch int `json:"batch,omitempty"`
+	// UndoPrim, on an import entry, deletes its primary NID again when it fails
+	// (lnet_peer_ni_cmd's report_err after a create).
+	UndoPrim bool   `json:"undo_prim,omitempty"`
+	node     string // the node it runs on (for checks that resolve references there)
+}
+
+// EntryFail is how an import entry fails whatever the state: the errno it reports (positive)
+// and lnetctl's or the kernel's words, with whether the entry's verb runs first (what the
+// kernel did before it met the bad value; a refusal of the verb is then the entry's).
+type EntryFail struct {
+	Errno int    `json:"errno"`
+	Text  string `json:"text"`
+	Run   bool   `json:"run,omitempty"`
 }
 
 // cmdOpt is one option of a command: its long names (the first is canonical), short letter

@@ -55,7 +55,7 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 	}
 	m := r.s.Member(f.Node)
 	ioctl := m != nil && r.rel[m.Group].Profile.ImportByIoctl
-	for _, key := range r.d.keys[yp] {
+	for ki, key := range r.d.keys[yp] {
 		sp := join(yp, key)
 		switch {
 		case exec && (key == "ping" || key == "discover"):
@@ -73,14 +73,22 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			r.errorAt(sp, "import --exec runs ping and discover sections", "import: invalid key '%s'", key)
 			continue
 		}
+		batch := 0 // from 2.16 the section is one Netlink message
+		if !ioctl {
+			batch = ki + 1
+		}
 		switch key {
 		case "peer":
 			for j, pr := range f.Import.Peer {
-				c.Sub = append(c.Sub, r.importPeer(index(sp, j), f.Node, pr, del))
+				e := r.importPeer(index(sp, j), f.Node, pr, del, ioctl)
+				e.Batch = batch
+				c.Sub = append(c.Sub, e)
 			}
 		case "route":
 			for j, rt := range f.Import.Route {
-				c.Sub = append(c.Sub, r.importRoute(index(sp, j), f.Node, rt, del))
+				e := r.importRoute(index(sp, j), f.Node, rt, del)
+				e.Batch = batch
+				c.Sub = append(c.Sub, e)
 			}
 		case "global":
 			c.Sub = append(c.Sub, r.importGlobal(sp, f.Node, f.Import.Global, del)...)
@@ -107,10 +115,22 @@ func (r *resolver) subCommand(p, node, verb string, args map[string]string) *Com
 	return c
 }
 
-// importPeer is handle_yaml_peer_common: the primary NID is required; the peer NIs other than
-// it are the NIDs added or deleted, and --del of a list holding the primary NID deletes the
-// whole peer; Multi-Rail: False adds a non-Multi-Rail peer.
-func (r *resolver) importPeer(p, node string, pr LnetctlPeer, del bool) *Command {
+// importPeer is a peer entry: the primary NID is required; the peer NIs other than it are the
+// NIDs added or deleted, and --del of a list holding the primary NID deletes the whole peer.
+// Multi-Rail is read as the node's release reads it:
+//   - up to 2.15 (Profile.ImportByIoctl) handle_yaml_peer_common (2.12:
+//     handle_yaml_config_peer) reads it on add only, by its string value, which cYAML gives
+//     none for true, false, null and numbers (assign_type_value; only master's cYAML also
+//     takes True and False as booleans, LU-9680, and its import goes by Netlink): those leave
+//     the peer Multi-Rail, True is Multi-Rail, False is --non_mr, and any other word fails the
+//     entry before the kernel is called (mrRefusal); the other entries still run;
+//   - from 2.16 the section is one Netlink message to lnet_peer_ni_cmd, which resets its
+//     Multi-Rail flag for each key of the entry, so every peer is added Multi-Rail; a value
+//     that yaml_fill_scalar_data does not send as a number fails the entry with -EINVAL
+//     "invalid MR flag param" (netlinkMRWord) after what the entry's earlier keys did (the
+//     primary NID is added at `primary nid`, its NIs at `peer ni`). As any failing entry, it
+//     ends the message and, on add, deletes the primary NID again (UndoPrim).
+func (r *resolver) importPeer(p, node string, pr LnetctlPeer, del, ioctl bool) *Command {
 	verb := "peer add"
 	if del {
 		verb = "peer del"
@@ -119,12 +139,14 @@ func (r *resolver) importPeer(p, node string, pr LnetctlPeer, del bool) *Command
 		r.errorAt(p, "write the peer's primary nid:", "import: the 'primary nid' must be specified")
 		return &Command{Verb: verb, node: node}
 	}
-	var nids []string
+	var nids, before []string // before: the NIDs listed before the primary's
+	seenPrim := false
 	for _, ni := range pr.PeerNIs {
 		if ni.NID == "" {
 			continue
 		}
 		if ni.NID == pr.PrimaryNID {
+			seenPrim = true
 			if del {
 				nids = nil
 				break
@@ -132,15 +154,127 @@ func (r *resolver) importPeer(p, node string, pr LnetctlPeer, del bool) *Command
 			continue
 		}
 		nids = append(nids, ni.NID)
+		if !seenPrim {
+			before = append(before, ni.NID)
+		}
 	}
 	args := map[string]string{"prim_nid": pr.PrimaryNID}
+	word := string(pr.MultiRail)
+	switch {
+	case ioctl && del: // handle_yaml_del_peer does not read Multi-Rail
+	case ioctl && !cyamlString(word):
+	case ioctl && word == "False":
+		args["non_mr"] = ""
+	case ioctl && word != "True":
+		c := r.subCommand(p, node, verb, args)
+		c.Fail = r.mrRefusal(node, word)
+		return c
+	case !ioctl && word != "" && !netlinkMRWord(word):
+		return r.netlinkMRFail(p, node, pr.PrimaryNID, nids, before, del)
+	}
 	if len(nids) > 0 {
 		args["nid"] = strings.Join(nids, ",")
 	}
-	if !pr.MultiRail && !del {
-		args["non_mr"] = ""
+	c := r.subCommand(p, node, verb, args)
+	c.UndoPrim = !ioctl && !del
+	return c
+}
+
+// cfgBadParam is the errno lnetctl prints for liblnetconfig's own refusal
+// LUSTRE_CFG_RC_BAD_PARAM (-1), which reads as -EPERM.
+const cfgBadParam = lnet.EPERM
+
+// mrRefusal is handle_yaml_peer_common's refusal of a Multi-Rail word other than True and
+// False, in the node's release's words (2.12: ImportBadMRTerse).
+func (r *resolver) mrRefusal(node, word string) *EntryFail {
+	if m := r.s.Member(node); m != nil && r.rel[m.Group].Profile.ImportBadMRTerse {
+		return &EntryFail{Errno: cfgBadParam, Text: "Bad MR value"}
 	}
-	return r.subCommand(p, node, verb, args)
+	return &EntryFail{Errno: cfgBadParam, Text: `Multi-Rail must be set to "True" or "False" found "` + word + `"`}
+}
+
+// netlinkMRFail is a 2.16+ peer entry whose Multi-Rail the kernel refuses: what the keys
+// written before it did runs first (the primary NID added, with the NIs of a `peer ni` list
+// written before it; on --del that list's NIDs before the primary's deleted), then the entry
+// fails; the primary NID is deleted again only when `primary nid` came before.
+func (r *resolver) netlinkMRFail(p, node, prim string, nids, before []string, del bool) *Command {
+	order := r.d.keys[p]
+	pos := func(k string) int {
+		if i := slices.Index(order, k); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	mr, primFirst, nisFirst := pos("Multi-Rail"), pos("primary nid"), pos("peer ni")
+	fail := &EntryFail{Errno: lnet.EINVAL, Text: "invalid MR flag param"}
+	args := map[string]string{"prim_nid": prim}
+	verb := "peer add"
+	switch {
+	case del:
+		verb = "peer del"
+		fail.Run = primFirst < mr && nisFirst < mr && len(before) > 0
+		if fail.Run {
+			args["nid"] = strings.Join(before, ",")
+		}
+	case primFirst < mr:
+		fail.Run = true
+		if nisFirst < mr && len(nids) > 0 {
+			args["nid"] = strings.Join(nids, ",")
+		}
+	}
+	c := r.subCommand(p, node, verb, args)
+	c.Fail, c.UndoPrim = fail, !del && primFirst < mr
+	return c
+}
+
+// cyamlString reports whether cYAML (assign_type_value, up to 2.16) gives a scalar a string
+// value: not for null, true, false, and what parse_number reads whole as a number.
+func cyamlString(s string) bool {
+	switch s {
+	case "", "null", "true", "false":
+		return false
+	}
+	if s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+		return true
+	}
+	i := 0
+	digits := func() {
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if s[i] == '-' {
+		i++
+	}
+	if i < len(s) && s[i] == '0' {
+		i++
+	}
+	if i < len(s) && s[i] >= '1' && s[i] <= '9' {
+		digits()
+	}
+	if i+1 < len(s) && s[i] == '.' && s[i+1] >= '0' && s[i+1] <= '9' {
+		i++
+		digits()
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		digits()
+	}
+	return i != len(s)
+}
+
+// netlinkMRWord reports whether yaml_fill_scalar_data sends a mapping's value as a number
+// (LN_SCALAR_ATTR_INT_VALUE): yes, true, on, y (1) and no, false, off, n (0) in any case, or
+// a word of digits and '-' only.
+func netlinkMRWord(s string) bool {
+	switch strings.ToLower(s) {
+	case "yes", "true", "on", "y", "no", "false", "off", "n":
+		return true
+	}
+	return s != "" && strings.Trim(s, "-0123456789") == ""
 }
 
 // importRoute is handle_yaml_config_route (net, gateway, hop and priority when written) or

@@ -4,12 +4,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
 // TestImportExpands: an import's document becomes the single verbs lnetctl's handlers call,
 // in the document's section order (route before peer here, as written), each entry checked
 // as its verb is; --del deletes a peer whose list holds its primary NID whole, sets
-// numa_range 0 and leaves the buffers (lustre_yaml_del has no handler for them).
+// numa_range 0 and leaves the buffers (lustre_yaml_del has no handler for them). The node
+// runs master, whose Netlink import adds every peer Multi-Rail (TestImportPeerMultiRail).
 func TestImportExpands(t *testing.T) {
 	src := `duration: 5s
 nodes:
@@ -41,7 +44,7 @@ faults:
 	want := []string{
 		"route add o2ib1 10.0.0.5@o2ib  hop=2 mr=true",
 		"peer add 10.0.0.9@o2ib 10.0.1.9@o2ib  hop=0 mr=true",
-		"peer add 10.0.0.8@o2ib   hop=0 mr=false",
+		"peer add 10.0.0.8@o2ib   hop=0 mr=true",
 		"set routing   1 hop=0 mr=true",
 		"set numa_range   3 hop=0 mr=true",
 		"set large_buffers   5 hop=0 mr=true",
@@ -147,6 +150,103 @@ faults:
 		"new: discover 10.0.0.9@o2ib timeout=0 source= force=false",
 		"old: ping 10.0.0.9@o2ib timeout=2 source=10.0.0.2@o2ib force=false",
 		"old: discover 10.0.0.9@o2ib timeout=0 source= force=true",
+	}
+	checkLines(t, got, want)
+}
+
+// TestImportPeerMultiRail: a peer entry's Multi-Rail as each release's lnetctl import reads
+// it. Up to 2.15 only the words True and False count (cYAML gives true, false and numbers
+// such as -1.5e3 no string value), another word fails the entry before the kernel (2.12's
+// words "Bad MR value") and --del ignores it; from 2.16 every peer is added Multi-Rail, a word
+// yaml_fill_scalar_data does not send as a number (-1.5e3 is not: digits and '-' only) fails
+// with EINVAL after the primary NID written before it was added, which is deleted again, and
+// --del fails too, having run nothing.
+func TestImportPeerMultiRail(t *testing.T) {
+	words := []string{"True", "False", "true", "false", "0", "-1.5e3", "yes", "N", "0x1", "Foobar"}
+	for _, tc := range []struct {
+		release string
+		del     bool
+		want    []string
+	}{
+		{"2.12", false, []string{"True: mr", "False: non-mr", "true: mr", "false: mr", "0: mr", "-1.5e3: mr",
+			`yes: EPERM "Bad MR value"`, `N: EPERM "Bad MR value"`, `0x1: EPERM "Bad MR value"`, `Foobar: EPERM "Bad MR value"`}},
+		{"2.15", false, []string{"True: mr", "False: non-mr", "true: mr", "false: mr", "0: mr", "-1.5e3: mr",
+			`yes: EPERM "Multi-Rail must be set to \"True\" or \"False\" found \"yes\""`,
+			`N: EPERM "Multi-Rail must be set to \"True\" or \"False\" found \"N\""`,
+			`0x1: EPERM "Multi-Rail must be set to \"True\" or \"False\" found \"0x1\""`,
+			`Foobar: EPERM "Multi-Rail must be set to \"True\" or \"False\" found \"Foobar\""`}},
+		{"2.15", true, []string{"True: del", "False: del", "true: del", "false: del", "0: del", "-1.5e3: del", "yes: del", "N: del", "0x1: del", "Foobar: del"}},
+		{"2.16", false, []string{"True: mr undo", "False: mr undo", "true: mr undo", "false: mr undo", "0: mr undo",
+			`-1.5e3: mr undo EINVAL "invalid MR flag param" after the verb`,
+			"yes: mr undo", "N: mr undo", `0x1: mr undo EINVAL "invalid MR flag param" after the verb`, `Foobar: mr undo EINVAL "invalid MR flag param" after the verb`}},
+		{"master", true, []string{"True: del", "False: del", "true: del", "false: del", "0: del", `-1.5e3: del EINVAL "invalid MR flag param"`, "yes: del", "N: del",
+			`0x1: del EINVAL "invalid MR flag param"`, `Foobar: del EINVAL "invalid MR flag param"`}},
+	} {
+		var got []string
+		for _, w := range words {
+			verb := "import"
+			if tc.del {
+				verb = "import --del"
+			}
+			src := "duration: 5s\nnodes:\n  client: {release: \"" + tc.release + "\", nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + verb +
+				", yaml: {peer: [{primary nid: 10.0.0.8@o2ib, Multi-Rail: \"" + w + "\", peer ni: [{nid: 10.0.0.8@o2ib}, {nid: 10.0.1.8@o2ib}]}]}}\n"
+			s, err := Load("t.yaml", []byte(src))
+			if err != nil {
+				t.Fatalf("%s %s: %v", tc.release, w, err)
+			}
+			c := s.Faults[0].Cmd.Sub[0]
+			line := w + ": "
+			switch {
+			case tc.del:
+				line += "del"
+			case c.Fail != nil && !c.Fail.Run && !c.UndoPrim: // refused before any kernel call
+			case c.NonMR:
+				line += "non-mr"
+			default:
+				line += "mr"
+			}
+			if c.UndoPrim {
+				line += " undo"
+			}
+			if f := c.Fail; f != nil {
+				line = strings.TrimSuffix(line, " ") + " " + lnet.ErrnoName(f.Errno) + " " + strconv.Quote(f.Text)
+				if f.Run {
+					line += " after the verb"
+				}
+			}
+			got = append(got, line)
+		}
+		t.Run(tc.release, func(t *testing.T) { checkLines(t, got, tc.want) })
+	}
+}
+
+// TestImportNetlinkMRKeyOrder: from 2.16 what a failing Multi-Rail undoes depends on the keys
+// before it: written before `primary nid`, nothing was added and nothing is deleted; after
+// `peer ni`, the peer's NIs were added too (the entry's verb runs whole before it fails).
+func TestImportNetlinkMRKeyOrder(t *testing.T) {
+	src := `duration: 5s
+nodes:
+  client: {nis: [o2ib0]}
+faults:
+  - {at: 1s, node: client, lnetctl: import, yaml: {peer: [{Multi-Rail: Foobar, primary nid: 10.0.0.8@o2ib}]}}
+  - {at: 1s, node: client, lnetctl: import, yaml: {peer: [{primary nid: 10.0.0.8@o2ib, Multi-Rail: Foobar, peer ni: [{nid: 10.0.1.8@o2ib}]}]}}
+  - {at: 1s, node: client, lnetctl: import, yaml: {peer: [{primary nid: 10.0.0.8@o2ib, peer ni: [{nid: 10.0.1.8@o2ib}], Multi-Rail: Foobar}]}}
+  - {at: 1s, node: client, lnetctl: import --del, yaml: {peer: [{primary nid: 10.0.0.8@o2ib, peer ni: [{nid: 10.0.1.8@o2ib}, {nid: 10.0.0.8@o2ib}, {nid: 10.0.2.8@o2ib}], Multi-Rail: Foobar}]}}
+`
+	s, err := Load("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range s.Faults {
+		c := f.Cmd.Sub[0]
+		got = append(got, c.Verb+" "+c.Prim+" "+strings.Join(c.NIDs, ",")+" run="+strconv.FormatBool(c.Fail.Run)+" undo="+strconv.FormatBool(c.UndoPrim))
+	}
+	want := []string{
+		"peer add 10.0.0.8@o2ib  run=false undo=false",
+		"peer add 10.0.0.8@o2ib  run=true undo=true",
+		"peer add 10.0.0.8@o2ib 10.0.1.8@o2ib run=true undo=true",
+		"peer del 10.0.0.8@o2ib 10.0.1.8@o2ib run=true undo=false",
 	}
 	checkLines(t, got, want)
 }

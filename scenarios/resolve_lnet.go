@@ -429,7 +429,11 @@ func (r *resolver) nodeConfig() {
 				for _, pni := range pr.PeerNIs {
 					nids = append(nids, pni.NID)
 				}
-				ng.Peers = append(ng.Peers, Peer{PrimaryNID: pr.PrimaryNID, MultiRail: pr.MultiRail, NIDs: nids, Nodes: NameList{"\x00" + index(lp+".peer", i)}})
+				mr, ok := pr.MultiRail.Bool(true)
+				if !ok {
+					r.errorAt(index(lp+".peer", i)+".Multi-Rail", "", "expected true or false (or 1/0 as lnetctl prints), got %q", string(pr.MultiRail))
+				}
+				ng.Peers = append(ng.Peers, Peer{PrimaryNID: pr.PrimaryNID, MultiRail: mr, NIDs: nids, Nodes: NameList{"\x00" + index(lp+".peer", i)}})
 			}
 		}
 		r.releaseGlobals(g, gp+".lnetctl.global", &glob)

@@ -145,6 +145,10 @@ type Profile struct {
 	// 2.12 (to recovery_interval), 12 in 2.15 (max_recovery_ping_interval, LU-14979, from
 	// 2.16).
 	GlobalShowKeys int
+	// ImportBadMRTerse: lnetctl import's peer handler (handle_yaml_config_peer) reports a
+	// Multi-Rail value other than True and False as "Bad MR value" (up to 2.12; LU-12410's
+	// handle_yaml_peer_common names the value from 2.13, so 2.15).
+	ImportBadMRTerse bool
 
 	// SmallMaxInterfaces: LNET_INTERFACES_MAX_DEFAULT is 200, the default of max_interfaces
 	// and what `lnetctl set max_interfaces` below 16 becomes (up to 2.17; LU-19563 raises it
@@ -229,7 +233,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
-	NoLNDTimeoutTOSShow: true}
+	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,

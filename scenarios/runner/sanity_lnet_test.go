@@ -44,6 +44,11 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-17", []string{"faults[1].lnetctl=import"}, []string{"after import --del, no peer"}},
 		// Import --del of a subset (tests 18a, 18b): an import in its place deletes nothing.
 		{"sanity-lnet-18a", []string{"faults[1].lnetctl=import"}, []string{"after import --del, the peer keeps its primary NID and 4.4.4.4@tcp"}},
+		// A valid Multi-Rail (the anchor gives every node the document); the Netlink import
+		// read the 2.15 way.
+		{"sanity-lnet-99b", []string{"faults[0].yaml.peer[0].Multi-Rail=True"}, []string{"the import fails (invalid MR flag param)", "export --backup is unchanged (the primary NID added is deleted again)",
+			"2.15 - the import fails (LUSTRE_CFG_RC_BAD_PARAM)", "2.15 - export --backup is unchanged", "2.12 - the import fails (Bad MR value)", "2.12 - export --backup is unchanged"}},
+		{"sanity-lnet-99b", []string{"nodes.client.release=2.15"}, []string{"the import fails (invalid MR flag param)"}},
 		{"sanity-lnet-18b", []string{"faults[1].lnetctl=import"}, []string{"after import --del, each peer keeps its primary NID and one other"}},
 		// Import of the exported global section (test 0): one value changed.
 		{"sanity-lnet-0", []string{"faults[0].yaml={global: {retry_count: 3}}"}, []string{"after the import, the export's global section is unchanged"}},
