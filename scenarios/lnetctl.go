@@ -43,7 +43,7 @@ type LnetctlNI struct {
 	Interfaces  map[string]string `yaml:"interfaces"`
 	Tunables    *LnetctlTunables  `yaml:"tunables"`
 	LNDTunables *O2IBParams       `yaml:"lnd tunables"`
-	CPT         string            `yaml:"CPT"`
+	CPT         LnetctlCPT        `yaml:"CPT"`
 	DevCPT      ignored           `yaml:"dev cpt"`
 	TCPBonding  ignored           `yaml:"tcp bonding"`
 	Statistics  ignored           `yaml:"statistics"`

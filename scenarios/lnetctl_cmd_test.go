@@ -74,7 +74,7 @@ lnet:
 // errors, never a panic (the word splitter, getopt reading, NID list expansion, checks).
 func FuzzLnetctlCommand(f *testing.F) {
 	for _, s := range []string{"route add --net o2ib1 --gateway 10.0.0.[2-3/1,9]@o2ib --hop 2", "route del -n o2ib1 -g client:0",
-		"set retry_count 3", "net add --net o2ib1 --if ib0 --peer-credits -1", "peer add --prim_nid 10.0.0.5@o2ib --nid 10.0.0.[6-7]@o2ib --non_mr",
+		"set retry_count 3", "net add --net o2ib1 --if ib0 --peer-credits -1", "net add --net o2ib3 --if ib1 --tos 104 --conns-per-peer 3 --cpt [0-1/1,*]", "peer add --prim_nid 10.0.0.5@o2ib --nid 10.0.0.[6-7]@o2ib --non_mr",
 		"ping 10.0.0.2@o2ib --source 10.0.0.1@o2ib --timeout 3", "ping 0@lo", "discover 0@lo,[0-1]@lo", "udsp add --src o2ib0 --priority 1", "lnet unconfigure", "'\"--"} {
 		f.Add(s)
 	}
@@ -147,7 +147,8 @@ func TestNetNIDOption(t *testing.T) {
 // another value; --conns-per-peer (2.14+, LU-12815) is refused by master's lnetctl when it
 // is a word or above 127 (LU-20398), handed to the kernel by 2.16 and 2.17 (which fails it
 // at run time), and not modelled above 127 on 2.15 (the ioctl path takes it unchecked);
-// the options of kfilnd, ip2net and --cpt stay refused, each with its reason.
+// --cpt must be a CPT list lnetctl parses (it would drop another silently); the options of
+// kfilnd and --ip2net stay refused, each with its reason.
 func TestNetAddLNDOptions(t *testing.T) {
 	for _, tc := range []struct{ release, cmd string }{
 		{"master", "net add --net o2ib1 --if ib0 --tos -1"},
@@ -156,6 +157,8 @@ func TestNetAddLNDOptions(t *testing.T) {
 		{"2.16", "net add --net o2ib1 --if ib0 --tos 0 --conns-per-peer 128"},
 		{"2.17", "net add --net o2ib1 --if ib0 --conns-per-peer 1000"},
 		{"2.15", "net add --net o2ib1 --if ib0 --conns-per-peer 127"},
+		{"2.12", "net add --net o2ib1 --if ib0 --cpt [0,2-6/2]"},
+		{"master", "net add --net o2ib1 --if ib0 --cpt *"},
 	} {
 		if _, err := loadCommandOn(tc.release, tc.cmd); err != nil {
 			t.Errorf("%s on %s: %v", tc.cmd, tc.release, err)
@@ -171,7 +174,9 @@ func TestNetAddLNDOptions(t *testing.T) {
 		{"2.17", "net add --net o2ib1 --if ib0 --conns-per-peer foo", `net add: --conns-per-peer "foo" is not a number (lnetctl would ignore the option silently)`},
 		{"2.15", "net add --net o2ib1 --if ib0 --conns-per-peer 128", "net add: conns-per-peer 128 is not modelled (client hands it to the kernel unchecked)"},
 		{"2.12", "net add --net o2ib1 --if ib0 --conns-per-peer 2", "net add: unrecognized option '--conns-per-peer' (client runs 2.12)"},
-		{"master", "net add --net o2ib1 --if ib0 --cpt [0]", "net add: --cpt is not modelled at run time (the model gives every NI all of its node's CPTs (global cpts))"},
+		{"master", "net add --net o2ib1 --if ib0 --cpt [1-0]", "net add: --cpt: unable to parse CPT '[1-0]' (a CPT list such as [0,1] (lnetctl would ignore it silently))"},
+		{"2.12", "net add --net o2ib1 --if ib0 --cpt []", "net add: --cpt: unable to parse CPT '[]'"},
+		{"master", "net add --net o2ib1 --if ib0 --ip2net o2ib1(ib0)", "net add: --ip2net is not modelled at run time"},
 		{"master", "net add --net o2ib1 --if ib0 --auth-key 3", "net add: --auth-key is not modelled at run time (it is kfilnd's"},
 	} {
 		_, err := loadCommandOn(tc.release, tc.cmd)

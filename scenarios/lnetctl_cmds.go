@@ -357,11 +357,11 @@ var NetAddTunables = []string{"peer-timeout", "peer-credits", "peer-buffer-credi
 // 2.16 --nid alone (a NID on one of its interfaces' addresses: the net is the NID's, and
 // --net with it is refused as lnetctl refuses it); the new NI's NID goes in NIDs. The
 // tunables are integers (-1: the module's value); --tos and --conns-per-peer are the
-// LND's (netAddLND); the options of other LNDs or of CPU and IP configuration are not
-// modelled.
+// LND's (netAddLND); --cpt is a CPT list, which the kernel checks against the node's CPTs
+// (the NI is then on every CPT: the model has no NI on a subset of them); the options of
+// other LNDs and --ip2net are not modelled.
 func checkNetAdd(r *resolver, p string, c *Command) {
 	for _, o := range [][2]string{
-		{"cpt", "the model gives every NI all of its node's CPTs (global cpts)"},
 		{"ip2net", "the model names each NI's interface: give --if or --nid"},
 		{"auth-key", "it is kfilnd's, which the model does not have"},
 		{"traffic-class", "it is kfilnd's, which the model does not have"},
@@ -374,6 +374,13 @@ func checkNetAdd(r *resolver, p string, c *Command) {
 		var v int
 		if r.cmdInt(p, c, o, &v) && v < -1 {
 			r.errorAt(p, "-1 is the module's value", "net add: --%s %d must not be negative", o, v)
+		}
+	}
+	if s, ok := c.Args["cpt"]; ok {
+		if _, err := ParseCPTList(s); err != nil {
+			// lnetctl drops a list cfs_expr_list_parse refuses, silently: the NI would
+			// then be on every CPT, which a typo should not decide.
+			r.errorAt(p, "a CPT list such as [0,1] (lnetctl would ignore it silently)", "net add: --cpt: %v", err)
 		}
 	}
 	checkNetAddLND(r, p, c)

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +17,8 @@ import (
 // import fails with the last failure. lnetsim runs the route, peer and routing sections at run
 // time, each entry through the check and the run of the single verb its handler calls
 // (handle_yaml_config_route: route add, handle_yaml_peer_common: peer add/del,
-// handle_yaml_config_routing: set routing; --del: route del, peer del, set routing 0) and
-// the global section (importGlobal).
+// handle_yaml_config_routing: set routing; --del: route del, peer del, set routing 0), the
+// global section (importGlobal) and, from 2.17, the net section (importNet).
 func init() {
 	spec := &cmdSpec{verb: "import", opts: []cmdOpt{flagOpt('a', "add"), flagOpt('d', "del"), flagOpt('s', "show"), flagOpt('e', "exec")}}
 	register(&Action{Name: "import", Fields: []string{"node", "lnetctl", "yaml", "name"}, Optional: []string{"name"},
@@ -92,6 +93,8 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			}
 		case "global":
 			c.Sub = append(c.Sub, r.importGlobal(sp, f.Node, f.Import.Global, del)...)
+		case "net":
+			c.Sub = append(c.Sub, r.importNet(sp, f.Node, f.Import.Net, del)...)
 		case "numa":
 			c.Sub = append(c.Sub, r.importNuma(sp, f.Node, f.Import.Numa, del)...)
 		case "buffers":
@@ -103,7 +106,7 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			}
 			c.Sub = append(c.Sub, &Command{Verb: "set routing", Operands: []string{strconv.Itoa(v)}, Value: v, node: f.Node})
 		default:
-			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (route, peer, routing, buffers, numa and global are; ping and discover with --exec)", key)
+			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (net, route, peer, routing, buffers, numa and global are; ping and discover with --exec)", key)
 		}
 	}
 }
@@ -578,6 +581,140 @@ func (r *resolver) importBuffers(p, node string, b *LnetctlBuffers, del bool) []
 			continue
 		}
 		out = append(out, r.setCommand(kp, node, k+"_buffers", v))
+	}
+	return out
+}
+
+// netImportTunables are the LNet tunables of a net entry and the net add options they become.
+var netImportTunables = [][2]string{{"peer_timeout", "peer-timeout"}, {"peer_credits", "peer-credits"},
+	{"peer_buffer_credits", "peer-buffer-credits"}, {"credits", "credits"}}
+
+// importNet is the net section as lnetctl reads it from 2.17 (handle_net_config_sequence,
+// LU-19386): each entry, its `net type` first, is one rule whose NIs are every interface of
+// its local NIs (none: the node's first interface, as lustre_lnet_match_ip_to_intf takes
+// the first one up), each added with the entry's tunables and lnd tunables
+// (yaml_lnet_config_ni: `net add --net N --if IF ...`) or, with --del, deleted (`net del --net
+// N --if IF`). The tunables are read into one set in the document's order, so what is
+// written last wins, whether the net's or an NI's; the CPTs written anywhere in the entry
+// (handle_cpt_sequence) make one list, and one that does not parse stops the import (refused
+// at load). Up to 2.16 lnetctl does not read the section itself (Profile.ImportNetRaw):
+// refused at load as not modelled.
+func (r *resolver) importNet(p, node string, nets []LnetctlNet, del bool) []*Command {
+	m := r.s.Member(node)
+	if m == nil {
+		return nil
+	}
+	if rel := r.rel[m.Group]; rel.Profile.ImportNetRaw {
+		r.errorAt(p, "configure the nets at load (nodes.NAME.lnetctl) or with net add and net del",
+			"import: section net is not modelled at run time on %s (%s's lnetctl hands it on as written: lnetsim models 2.17's reading, LU-19386)", node, rel.Name)
+		return nil
+	}
+	verb := "net add"
+	if del {
+		verb = "net del"
+	}
+	var out []*Command
+	for j := range nets {
+		n := &nets[j]
+		np := index(p, j)
+		if keys := r.d.keys[np]; len(keys) > 0 && keys[0] != "net type" {
+			r.errorAt(join(np, keys[0]), "write net type first", "import: Malformed input. Expect 'net type' found '%s'", keys[0])
+			continue
+		}
+		net, _, err := ParseNet(n.NetType)
+		switch {
+		case err != nil:
+			r.errorAt(np+".net type", "", "import: Invalid network ID '%s'", n.NetType)
+			continue
+		case net == "lo0":
+			r.errorAt(np+".net type", "import what export --backup writes, which leaves the loopback net out",
+				"import: the loopback net is not modelled at run time (the kernel refuses it: setting @lo not allowed)")
+			continue
+		}
+		args := map[string]string{"net": net}
+		type intf struct{ name, path string }
+		var ifs []intf
+		var cpts []string
+		tunables := func(t *LnetctlTunables, tp string) {
+			if t == nil {
+				return
+			}
+			for _, k := range netImportTunables {
+				if !r.d.has(join(tp, k[0])) {
+					continue
+				}
+				v := map[string]int{"peer_timeout": int(t.PeerTimeout / sim.Second), "peer_credits": t.PeerCredits,
+					"peer_buffer_credits": t.PeerBufferCredits, "credits": t.Credits}[k[0]]
+				args[k[1]] = strconv.Itoa(v)
+			}
+		}
+		lndTunables := func(o *O2IBParams, lp string) {
+			if o == nil || del {
+				return
+			}
+			if r.d.has(lp + ".conns_per_peer") {
+				args["conns-per-peer"] = strconv.Itoa(o.ConnsPerPeer)
+			}
+			if r.d.has(lp + ".tos") {
+				args["tos"] = strconv.Itoa(o.TOS)
+			}
+		}
+		cpt := func(c LnetctlCPT) {
+			if !c.Written() {
+				return
+			}
+			if _, err := c.CPTs(); err != nil {
+				r.errorAt(c.Path, "a CPT list such as \"[0,1]\"", "import: %v", err)
+				return
+			}
+			if c.Seq {
+				cpts = append(cpts, c.Items...)
+			} else {
+				cpts = append(cpts, strings.TrimSuffix(strings.TrimPrefix(c.Text, "["), "]"))
+			}
+		}
+		for _, k := range r.d.keys[np] {
+			switch k {
+			case "tunables":
+				if !del {
+					tunables(n.Tunables, np+".tunables")
+				}
+			case "lnd tunables":
+				lndTunables(n.LNDTunables, np+".lnd tunables")
+			case "local NI(s)":
+				for i := range n.LocalNIs {
+					ni := &n.LocalNIs[i]
+					lp := index(np+".local NI(s)", i)
+					for _, k2 := range r.d.keys[lp] {
+						switch k2 {
+						case "interfaces":
+							for _, ik := range r.d.keys[lp+".interfaces"] {
+								ifs = append(ifs, intf{ni.Interfaces[ik], join(lp+".interfaces", ik)})
+							}
+						case "tunables":
+							if !del {
+								tunables(ni.Tunables, lp+".tunables")
+							}
+						case "lnd tunables":
+							lndTunables(ni.LNDTunables, lp+".lnd tunables")
+						case "CPT":
+							cpt(ni.CPT)
+						}
+					}
+				}
+			}
+		}
+		if len(cpts) > 0 && !del {
+			args["cpt"] = "[" + strings.Join(cpts, ",") + "]"
+		}
+		if len(ifs) == 0 && len(m.NIs) > 0 && m.NIs[0].Interface != "" {
+			ifs = append(ifs, intf{m.NIs[0].Interface, np})
+		}
+		for _, x := range ifs {
+			a := maps.Clone(args)
+			a["if"] = x.name
+			out = append(out, r.subCommand(x.path, node, verb, a))
+		}
 	}
 	return out
 }

@@ -66,8 +66,8 @@ func TestImportRefusals(t *testing.T) {
 			`t.yaml:4:60: faults[0].yaml.route[0]: route add: missing mandatory parameter: --gateway`},
 		{`{at: 1s, node: client, lnetctl: import, yaml: {peer: [{primary nid: 10.0.0.9@o2ib, peer ni: [{nid: 10.0.0.x@o2ib}]}]}}`,
 			`t.yaml:4:59: faults[0].yaml.peer[0]: unable to parse nidlist from: 10.0.0.x@o2ib`},
-		{`{at: 1s, node: client, lnetctl: import, yaml: {net: [{net type: o2ib1}]}}`,
-			`t.yaml:4:57: faults[0].yaml.net: import: section net is not modelled at run time (route, peer, routing, buffers, numa and global are; ping and discover with --exec)`},
+		{`{at: 1s, node: client, lnetctl: import, yaml: {udsp: []}}`,
+			`t.yaml:4:58: faults[0].yaml.udsp: import: section udsp is not modelled at run time (net, route, peer, routing, buffers, numa and global are; ping and discover with --exec)`},
 		{`{at: 1s, node: client, lnetctl: import --show, yaml: {peer: []}}`,
 			`t.yaml:4:37: faults[0].lnetctl: import: --show is not modelled`},
 		{`{at: 1s, node: client, lnetctl: import}`,
@@ -81,6 +81,75 @@ func TestImportRefusals(t *testing.T) {
 		_, err := Load("t.yaml", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tc.fault, err, tc.want)
+		}
+	}
+}
+
+// TestImportNet: from 2.17 each net entry is one rule (handle_net_config_sequence): an NI
+// per interface of its local NIs (none: the node's first interface), added with the
+// entry's tunables, those written last winning whether the net's or an NI's, and its CPT
+// lists merged; --del deletes an NI per interface. lnetctl's refusals (net type not first,
+// an unparsable CPT, as sanity-lnet test 265 writes them) are refused at load; so are the
+// loopback net and, up to 2.16, the section itself.
+func TestImportNet(t *testing.T) {
+	src := `duration: 5s
+nodes:
+  client: {nis: [{net: o2ib0, hca: 0}, {net: o2ib0, hca: 1}]}
+faults:
+  - at: 1s
+    node: client
+    lnetctl: import
+    yaml:
+      net:
+        - net type: o2ib1
+          tunables: {peer_timeout: 100, peer_credits: 16}
+          local NI(s):
+            - {interfaces: {0: ib1, 1: ib0}, tunables: {peer_credits: 32, credits: -1}, CPT: "[0]"}
+            - {interfaces: {0: ib0}, lnd tunables: {conns_per_peer: 4, tos: 104}, CPT: [0-1/1]}
+        - net type: o2ib2
+          local NI(s): [{nid: 10.0.0.1@o2ib2}]
+  - {at: 2s, node: client, lnetctl: import --del, yaml: {net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib1}}]}]}}
+`
+	s, err := Load("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range s.Faults {
+		for _, c := range f.Cmd.Sub {
+			line := c.Verb + " " + strings.Join(c.NIDs, ",")
+			for _, k := range []string{"if", "peer-timeout", "peer-credits", "credits", "conns-per-peer", "tos", "cpt"} {
+				if v, ok := c.Args[k]; ok {
+					line += " --" + k + " " + v
+				}
+			}
+			got = append(got, line)
+		}
+	}
+	want := []string{
+		"net add 10.0.0.2@o2ib1 --if ib1 --peer-timeout 100 --peer-credits 32 --conns-per-peer 4 --tos 104 --cpt [0,0-1/1]",
+		"net add 10.0.0.1@o2ib1 --if ib0 --peer-timeout 100 --peer-credits 32 --conns-per-peer 4 --tos 104 --cpt [0,0-1/1]",
+		"net add 10.0.0.1@o2ib1 --if ib0 --peer-timeout 100 --peer-credits 32 --conns-per-peer 4 --tos 104 --cpt [0,0-1/1]",
+		"net add 10.0.0.1@o2ib2 --if ib0",
+		"net del 10.0.0.2@o2ib1 --if ib1",
+	}
+	checkLines(t, got, want)
+	for _, tc := range []struct{ release, yaml, want string }{
+		{"master", `{net: [{local NI(s): [{interfaces: {0: ib0}}], net type: o2ib1}]}`, "t.yaml:5:72: faults[0].yaml.net[0].local NI(s): import: Malformed input. Expect 'net type' found 'local NI(s)' (write net type first)"},
+		{"master", `{net: [{net type: o2ib1x}]}`, "faults[0].yaml.net[0].net type: import: Invalid network ID 'o2ib1x'"},
+		{"master", `{net: [{net type: lo}]}`, "import: the loopback net is not modelled at run time"},
+		{"master", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib7}}]}]}`, "net add: client has no interface ib7"},
+		{"master", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}, CPT: "[1-0]"}]}]}`, `import: unable to parse CPT '[1-0]'`},
+		{"master", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}, CPT: [1-0]}]}]}`, `import: unable to parse CPT '1-0'`},
+		{"master", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}, CPT: "[]"}]}]}`, `import: unable to parse CPT '[]'`},
+		{"master", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}, CPT: []}]}]}`, `import: missing CPT configuration`},
+		{"2.16", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}}]}]}`, "import: section net is not modelled at run time on client (2.16's lnetctl hands it on as written"},
+		{"2.15", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}}]}]}`, "import: section net is not modelled at run time on client (2.15's"},
+	} {
+		src := "duration: 5s\nlnet: {release: \"" + tc.release + "\"}\nnodes: {client: {nis: [o2ib0]}}\nfaults:\n  - {at: 1s, node: client, lnetctl: import, yaml: " + tc.yaml + "}\n"
+		_, err := Load("t.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s on %s:\n got %v\nwant %s", tc.yaml, tc.release, err, tc.want)
 		}
 	}
 }

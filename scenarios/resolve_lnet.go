@@ -43,7 +43,7 @@ func (r *resolver) importNets(g string, ng *NodeGroup) {
 				r.errorAt(lp+".interfaces", "one NI per interface", "an NI with several interfaces is not modelled")
 			}
 			spec.Interface = lni.Interfaces["0"]
-			spec.CPT = lni.CPT
+			spec.CPT = lni.CPT.String()
 			if spec.CPT == "" && n.Tunables != nil {
 				spec.CPT = n.Tunables.CPT
 			}

@@ -140,6 +140,13 @@ type Profile struct {
 	// without max_recovery_ping_interval, and --del also resets drop_asym_route; from 2.16
 	// the Netlink import sets each global key in the document's order.
 	ImportByIoctl bool
+	// ImportNetRaw: lnetctl import does not read the net section itself but hands it on as
+	// written, to handle_yaml_config_ni by ioctl (up to 2.15: the interfaces of every local
+	// NI, the net's tunables only) or to the kernel's lnet_net_cmd (2.16: one NI per local
+	// NI, its last interface); lnetsim refuses a net section at run time on such a node (up
+	// to 2.16; LU-19386 reads each net entry as an ip2nets rule, one NI per interface, and
+	// LU-19160 its CPTs, in 2.17).
+	ImportNetRaw bool
 	// GlobalShowKeys, when not 0, is how many of master's `lnetctl global show` keys the
 	// release prints, the first ones (jt_show_global adds each new one at the end): 8 up to
 	// 2.12 (to recovery_interval), 12 in 2.15 (max_recovery_ping_interval, LU-14979, from
@@ -233,14 +240,14 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
-	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true}
+	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, ImportNetRaw: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
-	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true}
+	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))

@@ -14,6 +14,8 @@ var importRuns = map[string]cfgFunc{
 	"route add":   onNode(routeAdd),
 	"route del":   onNode(routeDel),
 	"set routing": setGlobal,
+	"net add":     netAdd,
+	"net del":     netDel,
 }
 
 func init() {

@@ -99,7 +99,8 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 	return 0, ""
 }
 
-// netAddLND gives the NI net add starts the LND tunables its options set, as
+// netAddLND fails a --cpt naming a CPT the node does not have (lnet_dyn_add_ni: ERANGE),
+// and gives the NI net add starts the LND tunables its options set, as
 // kiblnd_tunables_setup and ksocknal_startup settle them: --tos from 0 to 255 (-1 or absent:
 // the module's tos), --conns-per-peer above 0 (0 or less, or absent: the module's value;
 // above 127, which only lnetctl 2.16 and 2.17 hand on, the Netlink LND tunables parsers
@@ -107,6 +108,11 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 // configured at load does. The parameters are set for the NI's NID before it starts; the
 // returned func puts back those the load gave it, once it has started.
 func (c *cluster) netAddLND(n *node, nid lnet.NID, cmd *scenarios.Command) (func(), int, string) {
+	if s, ok := cmd.Args["cpt"]; ok {
+		if hi, err := scenarios.ParseCPTList(s); err == nil && hi >= max(n.ln.Tunables().CPTs, 1) {
+			return nil, lnet.ERANGE, fmt.Sprintf("invalid CPT set %s: the node has %d CPTs", s, max(n.ln.Tunables().CPTs, 1))
+		}
+	}
 	tos, cpp := -1, -1
 	if v, err := strconv.Atoi(cmd.Args["tos"]); err == nil {
 		tos = v

@@ -10,8 +10,9 @@ import (
 // TestNetAddLNDOptions: net add's --tos and --conns-per-peer reach the NI's LND: o2iblnd
 // shows them and opens conns_per_peer connections to a peer; socklnd shows them; 0 or
 // -1 is the module's value (the net's o2ib or socklnd entry, which a net added only at run
-// time may have); 2.16's kernel fails a conns_per_peer above 127 with ERANGE; a 2.15 node
-// prints its lnd tunables without timeout and tos.
+// time may have); 2.16's kernel fails a conns_per_peer above 127 with ERANGE, and every
+// kernel a --cpt naming a CPT the node lacks; a 2.15 node prints its lnd tunables without
+// timeout and tos.
 func TestNetAddLNDOptions(t *testing.T) {
 	csv := string(runExpecting(t, netAddLND, BackendO2IB, "commands.csv"))
 	if want := "net add --net o2ib2 --if ib0 --conns-per-peer 128,ERANGE"; !strings.Contains(csv, want) {
@@ -56,6 +57,7 @@ faults:
   - {at: 1s, node: client, name: o2ib3, lnetctl: "net add --net o2ib3 --if ib0 --conns-per-peer 4"}
   - {at: 1s, node: c216, name: big, lnetctl: "net add --net o2ib2 --if ib0 --conns-per-peer 128"}
   - {at: 1100ms, node: client, name: ping, lnetctl: "ping 10.0.0.2@o2ib1"}
+  - {at: 1s, node: client, name: cpt, lnetctl: "net add --net o2ib4 --if ib0 --cpt [0-1]"}
   - {at: 2s, node: client, name: del, lnetctl: "net del --net tcp"}
   - {at: 2100ms, node: client, name: tcp, lnetctl: "net add --nid 10.9.0.1@tcp --tos -1 --conns-per-peer 6"}
 expect:
@@ -64,6 +66,7 @@ expect:
   - {check: command, fault: o2ib3, status: ok}
   - {name: 2.16 fails conns_per_peer 128, check: command, fault: big, status: ERANGE}
   - {check: command, fault: ping, status: ok}
+  - {name: CPT 1 on a one-CPT node, check: command, fault: cpt, status: ERANGE}
   - name: --tos 104 --conns-per-peer 3; on o2ib3 (no entry) the default tos -1 with conns_per_peer 4
     check: lnetctl
     node: client

@@ -194,6 +194,14 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// shows 96; --tos 104 left out of the third add.
 		{"sanity-lnet-232", []string{"o2ib.o2ib232.tos=96"}, []string{"net add without --tos - net show -v 1 shows tos -1 (the module's, inherited)", "net add --tos -1 - net show -v 1 shows tos -1"}},
 		{"sanity-lnet-232", []string{"faults[4].lnetctl=net add --net o2ib232 --if ib0"}, []string{"net add --tos 104 - net show -v 1 shows tos 104"}},
+		// An import of one interface (ib1): the export has one NI, and --del of both finds
+		// no NI on ib0.
+		{"sanity-lnet-450", []string{"faults[0].yaml={net: [{net type: o2ib450, local NI(s): [{interfaces: {0: ib1}}]}]}"}, []string{"after the import, export --backup shows an NI on each interface", "import --del succeeds"}},
+		// CPT [0] where the test's list is invalid: the import succeeds and configures the NI.
+		{"sanity-lnet-265", []string{`faults[2].yaml={net: [{net type: o2ib265, local NI(s): [{interfaces: {0: ib0}, CPT: "[0]"}]}]}`}, []string{"import with CPT [1] on a one-CPT node fails", "and configures no NI"}},
+		// conns_per_peer 4 in the NI's lnd tunables; the net's tunables left out.
+		{"sanity-lnet-170", []string{"faults[0].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}, lnd tunables: {conns_per_peer: 4}}]}]}"}, []string{"lnd_tunables not read if no tunables - the export has conns_per_peer 5"}},
+		{"sanity-lnet-170", []string{"faults[1].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}}, {interfaces: {0: ib1}}]}]}"}, []string{"tunables can be set directly in the net - both NIs have peer_timeout 182 and conns_per_peer 3"}},
 	} {
 		var ovs []scenarios.Override
 		for _, s := range c.set {
@@ -247,6 +255,22 @@ func TestSanityLnet232RefusedAtLoad(t *testing.T) {
 	_, err := scenarios.Load("t.yaml", []byte(src))
 	if err == nil || !strings.Contains(err.Error(), "t.yaml:5:37: faults[0].lnetctl: net add: Invalid ToS argument: --tos 300") {
 		t.Fatalf("--tos 300: %v", err)
+	}
+}
+
+// TestSanityLnet265RefusedAtLoad: sanity-lnet test 265's CPT lists, "[1-0]" and "[]" as
+// strings and as YAML sequences, which lnetctl refuses before the kernel sees them
+// (handle_cpt_sequence), are refused when the scenario loads, at the CPT.
+func TestSanityLnet265RefusedAtLoad(t *testing.T) {
+	for _, c := range []struct{ cpt, msg string }{
+		{`"[1-0]"`, "unable to parse CPT '[1-0]'"}, {"[1-0]", "unable to parse CPT '1-0'"},
+		{`"[]"`, "unable to parse CPT '[]'"}, {"[]", "missing CPT configuration"},
+	} {
+		src := "duration: 5s\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: import, yaml: {net: [{net type: o2ib, local NI(s): [{interfaces: {0: ib0}, CPT: " + c.cpt + "}]}]}}\n"
+		_, err := scenarios.Load("t.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), "t.yaml:5:") || !strings.Contains(err.Error(), "CPT: import: "+c.msg) {
+			t.Errorf("CPT %s: %v, want t.yaml:5:... import: %s", c.cpt, err, c.msg)
+		}
 	}
 }
 
