@@ -94,7 +94,7 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 		case "global":
 			c.Sub = append(c.Sub, r.importGlobal(sp, f.Node, f.Import.Global, del)...)
 		case "net":
-			c.Sub = append(c.Sub, r.importNet(sp, f.Node, f.Import.Net, del)...)
+			c.Sub = append(c.Sub, r.importNet(sp, f.Node, f.Import.Net, del, batch)...)
 		case "numa":
 			c.Sub = append(c.Sub, r.importNuma(sp, f.Node, f.Import.Numa, del)...)
 		case "buffers":
@@ -597,9 +597,10 @@ var netImportTunables = [][2]string{{"peer_timeout", "peer-timeout"}, {"peer_cre
 // N --if IF`). The tunables are read into one set in the document's order, so what is
 // written last wins, whether the net's or an NI's; the CPTs written anywhere in the entry
 // (handle_cpt_sequence) make one list, and one that does not parse stops the import (refused
-// at load). Up to 2.16 lnetctl does not read the section itself (Profile.ImportNetRaw):
-// refused at load as not modelled.
-func (r *resolver) importNet(p, node string, nets []LnetctlNet, del bool) []*Command {
+// at load). Each entry is one Netlink request (numbered from batch): its first NI the
+// kernel refuses ends it. Up to 2.16 lnetctl does not read the section itself
+// (Profile.ImportNetRaw): refused at load as not modelled.
+func (r *resolver) importNet(p, node string, nets []LnetctlNet, del bool, batch int) []*Command {
 	m := r.s.Member(node)
 	if m == nil {
 		return nil
@@ -713,7 +714,9 @@ func (r *resolver) importNet(p, node string, nets []LnetctlNet, del bool) []*Com
 		for _, x := range ifs {
 			a := maps.Clone(args)
 			a["if"] = x.name
-			out = append(out, r.subCommand(x.path, node, verb, a))
+			c := r.subCommand(x.path, node, verb, a)
+			c.Batch = batch*10000 + j + 1
+			out = append(out, c)
 		}
 	}
 	return out

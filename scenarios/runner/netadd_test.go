@@ -93,3 +93,33 @@ expect:
     command: net show -v
     absent: {net: [{net type: o2ib, local NI(s): [{lnd tunables: {tos: -1}}]}]}
 `
+
+// TestImportNetRequest: a net entry of an import is one Netlink request: the NI the kernel
+// refuses (ib0 a second time: EEXIST) ends it, and the entry's NIs after it are not run;
+// the next entry is a request of its own.
+func TestImportNetRequest(t *testing.T) {
+	csv := string(runExpecting(t, `
+name: import-net-request
+seed: 1
+duration: 2s
+nodes:
+  client: {nis: [{net: o2ib, hca: 0}, {net: o2ib, hca: 1}]}
+faults:
+  - at: 1s
+    node: client
+    name: import
+    lnetctl: import
+    yaml:
+      net:
+        - net type: o2ib5
+          local NI(s): [{interfaces: {0: ib0, 1: ib0, 2: ib1}}]
+        - net type: o2ib6
+          local NI(s): [{interfaces: {0: ib1}}]
+expect:
+  - {check: command, fault: import, status: EEXIST}
+`, BackendO2IB, "commands.csv"))
+	want := "net add o2ib5 10.0.0.1@o2ib5: ok; net add o2ib5 10.0.0.1@o2ib5: EEXIST"
+	if !strings.Contains(csv, want) || !strings.Contains(csv, "net add o2ib5 10.0.0.2@o2ib5: not run; net add o2ib6 10.0.0.2@o2ib6: ok") {
+		t.Errorf("commands.csv:\n%s\nwant %q, then ib1 not run and o2ib6 added", csv, want)
+	}
+}
