@@ -153,6 +153,7 @@ func TestSanityLnetCanFail(t *testing.T) {
 			[]string{"the server has one route back after route del", "ping 1 after the delete succeeds", "ping 2 after the delete succeeds", "ping 3 after the delete succeeds",
 				"ping 4 after the delete succeeds", "the client's messages after the delete (the pings and router checks) alternate: rtr0", "... and rtr1", "no message fails"}},
 		{"sanity-lnet-230", []string{"faults[0].lnetctl=net set --all --health 1000"}, []string{"net show -v shows conns_per_peer 4"}},
+		{"sanity-lnet-230", []string{"faults[13].lnetctl=net add --net o2ib --if ib0"}, []string{"net show -v shows conns_per_peer 5"}},
 		{"sanity-lnet-241", []string{"o2ib.o2ib1.timeout=52"}, []string{"lnd-timeout 0 shows the global lnd_timeout"}},
 		{"sanity-lnet-400", []string{"faults[0].lnetctl=udsp add --src o2ib --priority 3"}, []string{"udsp show lists the rule", "the NI shows net priority 0"}},
 		{"sanity-lnet-400", []string{"faults[1].lnetctl=udsp del --idx 1"}, []string{"udsp del succeeds", "udsp show is empty after the delete"}},
@@ -195,8 +196,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-232", []string{"o2ib.o2ib232.tos=96"}, []string{"net add without --tos - net show -v 1 shows tos -1 (the module's, inherited)", "net add --tos -1 - net show -v 1 shows tos -1"}},
 		{"sanity-lnet-232", []string{"faults[4].lnetctl=net add --net o2ib232 --if ib0"}, []string{"net add --tos 104 - net show -v 1 shows tos 104"}},
 		// An import of one interface (ib1): the export has one NI, and --del of both finds
-		// no NI on ib0.
-		{"sanity-lnet-450", []string{"faults[0].yaml={net: [{net type: o2ib450, local NI(s): [{interfaces: {0: ib1}}]}]}"}, []string{"after the import, export --backup shows an NI on each interface", "import --del succeeds"}},
+		// no NI on ib0, which ends its request before ib1.
+		{"sanity-lnet-450", []string{"faults[0].yaml={net: [{net type: o2ib450, local NI(s): [{interfaces: {0: ib1}}]}]}"}, []string{"after the import, export --backup shows an NI on each interface", "import --del succeeds", "after import --del, the net is gone"}},
 		// CPT [0] where the test's list is invalid: the import succeeds and configures the NI.
 		{"sanity-lnet-265", []string{`faults[2].yaml={net: [{net type: o2ib265, local NI(s): [{interfaces: {0: ib0}, CPT: "[0]"}]}]}`}, []string{"import with CPT [1] on a one-CPT node fails", "and configures no NI"}},
 		// conns_per_peer 4 in the NI's lnd tunables; the net's tunables left out.
