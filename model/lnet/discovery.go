@@ -122,11 +122,13 @@ func (n *Node) discoverPeer(p *Peer) {
 	n.discoveryStep(p)
 }
 
-// discoveryStep is one pass of lnet_peer_discovery's state loop for a peer being discovered
-// whose data, if any, is merged: ping it while its NIDs are not up to date
-// (lnet_peer_needs_ping), else push this node's ping buffer to it while it needs one
-// (lnet_peer_needs_push), else it is discovered (lnet_peer_discovered).
+// discoveryStep is one pass of lnet_peer_discovery's state loop for a peer being discovered:
+// a buffer it pushed meanwhile is merged first (LNET_PEER_DATA_PRESENT comes first:
+// mergePushed), then it is pinged while its NIDs are not up to date (lnet_peer_needs_ping),
+// else this node's ping buffer is pushed to it while it needs one (lnet_peer_needs_push),
+// else it is discovered (lnet_peer_discovered).
 func (n *Node) discoveryStep(p *Peer) {
+	n.mergePushed(p)
 	switch {
 	case !p.uptodate || p.forcePing:
 		n.sendDiscoveryPing(p)
@@ -224,17 +226,25 @@ func (n *Node) runDiscoveryQueue() {
 		if n.shutdown {
 			continue
 		}
-		if b := p.data; b != nil {
-			p.data = nil
-			n.processPingBuffer(p, b, true)
-			p.uptodate = true
-			if p.gw != nil && !n.tun.Profile.RouterCheckerPing {
-				n.updateGatewayRoutes(p, b) // 2.12: only its router checker does
-			}
-		}
+		n.mergePushed(p)
 		n.discoverPeer(p)
 	}
 	n.dcq = n.dcq[:0]
+}
+
+// mergePushed merges the buffer p pushed, if one waits (lnet_peer_data_present): its NIDs are
+// up to date again, and a gateway's routes follow the buffer.
+func (n *Node) mergePushed(p *Peer) {
+	b := p.data
+	if b == nil {
+		return
+	}
+	p.data = nil
+	n.processPingBuffer(p, b, true)
+	p.uptodate = true
+	if p.gw != nil && !n.tun.Profile.RouterCheckerPing {
+		n.updateGatewayRoutes(p, b) // 2.12: only its router checker does
+	}
 }
 
 // handleDiscoveryEvent models lnet_discovery_event_handler. An event of the push in flight is
@@ -357,24 +367,28 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 }
 
 // processPingBuffer merges a peer's advertised NIs (models lnet_peer_data_present /
-// lnet_update_peer_ni status handling): unknown NIDs join the peer (a traffic-created
-// single-NID peer owning one is merged), the multi-rail and discovery flags are learnt
-// (learnMultiRail; push: the buffer came in a push, else in a ping reply), each NI's status
-// is cached (discLPNIHealth), and NIDs missing from the buffer are deleted (delMissingNIDs).
+// lnet_update_peer_ni status handling): the multi-rail and discovery flags are learnt
+// (learnMultiRail; push: the buffer came in a push, else in a ping reply); a buffer listing
+// no NI but 0@lo is not merged (find_primary fails); the buffer's primary NID (its first NI
+// after 0@lo) becomes the peer's (adoptPrimary); unknown NIDs join the peer (a
+// traffic-created single-NID peer owning one is merged), each NI's status is cached
+// (discLPNIHealth), and NIDs missing from the buffer are deleted (delMissingNIDs).
 func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
 	n.learnMultiRail(p, b, push)
 	p.rtrEnabled = !b.RoutingDisabled
+	if len(b.NIs) < 2 {
+		return
+	}
+	n.adoptPrimary(p, b)
 	for _, e := range b.NIs {
 		if e.NID.Net() == LoNet || n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {
 			continue
 		}
 		lpni := n.peerNIs.get(e.NID)
 		if lpni != nil && lpni.peer != p {
-			other := lpni.peer
-			if len(other.nis) > 1 || other.config || other.pending.Len() > 0 {
+			if !n.absorbPeer(lpni.peer) {
 				continue
 			}
-			n.removePeer(other)
 			lpni = nil
 		}
 		if lpni == nil {
@@ -383,6 +397,53 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
 		n.discLPNIHealth(lpni, e.Status)
 	}
 	n.delMissingNIDs(p, b)
+}
+
+// adoptPrimary is the primary-NID step of lnet_peer_data_present, with the buffer's primary
+// NID (find_primary: its first NI after 0@lo): the peer of 0@lo (this node's own, created by
+// `discover 0@lo`) and a peer whose primary NID is not the buffer's take it
+// (lnet_peer_set_primary_nid), unless the buffer still lists the peer's primary NID and
+// discovery is off for the peer (lnet_is_discovery_disabled: off here, or the peer is not
+// multi-rail or has no discovery), in which case only its NIs' status is merged. A configured
+// peer keeps its primary NID (lnet_peer_add_nid refuses -EPERM, which set_primary_nid
+// forgives), as does one whose primary NID is locked (LNET_PEER_LOCK_PRIMARY). The buffer's
+// primary NID may belong to another peer: a traffic-created single-NID one is merged first
+// (absorbPeer); deliberately not modelled, the kernel then hands the buffer to that other
+// peer (lnet_peer_set_primary_data) and the peer being discovered is deleted when its NIDs
+// move there, where here it keeps its primary NID and takes the buffer's other NIDs.
+func (n *Node) adoptPrimary(p *Peer, b *PingBuffer) {
+	prim := b.NIs[1].NID
+	switch {
+	case p.primary == prim:
+		return
+	case p.primary != LoNID && b.lists(p.primary) && (!n.tun.Discovery || !p.mr || p.noDiscovery):
+		return
+	case p.config || p.lockPrim:
+		return
+	}
+	lpni := n.peerNIs.get(prim)
+	if lpni != nil && lpni.peer != p {
+		if !n.absorbPeer(lpni.peer) {
+			return
+		}
+		lpni = nil
+	}
+	p.primary = prim
+	if lpni == nil {
+		n.addPeerNI(p, prim)
+	}
+}
+
+// absorbPeer removes other, a peer owning a NID that a discovered peer's buffer lists, so
+// that its NID can join the discovered peer (lnet_peer_add_nid deleting the peer whose
+// primary NID it is): only a traffic-created peer with that one NID and no message waiting
+// for its discovery; it reports whether it did.
+func (n *Node) absorbPeer(other *Peer) bool {
+	if len(other.nis) > 1 || other.config || other.pending.Len() > 0 {
+		return false
+	}
+	n.removePeer(other)
+	return true
 }
 
 // delMissingNIDs models the deletion half of lnet_peer_merge_data: each of the peer's NIDs

@@ -89,6 +89,10 @@ func (n *Node) upToDate(p *Peer) bool {
 // NIs returns the peer's NIs in the order they were learnt.
 func (p *Peer) NIs() []*PeerNI { return p.nis }
 
+// WalkNIs returns the peer's NIs in the order the kernel walks them
+// (lnet_get_next_peer_ni_locked), as lnetctl prints them: see kernelOrder.
+func (p *Peer) WalkNIs() []*PeerNI { return p.kernelOrder() }
+
 // Nets returns the peer's nets.
 func (p *Peer) Nets() []*PeerNet { return p.nets }
 
@@ -294,10 +298,11 @@ func (n *Node) SharePeerSlabs(o *Node) {
 	}
 }
 
-// newPeer returns a new peer with primary NID nid and no NIs.
+// newPeer returns a new peer with primary NID nid and no NIs (lnet_peer_alloc): the peer of
+// 0@lo has no discovery (LNET_PEER_NO_DISCOVERY) until a ping reply says otherwise.
 func (n *Node) newPeer(nid NID) *Peer {
 	p := n.slabs.peers.New()
-	p.node, p.primary = n, nid
+	p.node, p.primary, p.noDiscovery = n, nid, nid == LoNID
 	return p
 }
 

@@ -135,7 +135,9 @@ expect:
   - {check: command, fault: p-badsrc, status: EINVAL}
   - {check: command, fault: p-down, status: EHOSTUNREACH}
   - {check: command, fault: p-ghost, status: EHOSTUNREACH}
-  - {check: command, fault: disc, status: ok, answered_by: 10.0.0.4@o2ib}
+  # the ping at 1s discovered the server's peer, whose primary NID became the server's first
+  # NI, the first NID its ping buffer lists after 0@lo (lnet_peer_data_present)
+  - {check: command, fault: disc, status: ok, answered_by: 10.0.0.3@o2ib}
   - {check: command, fault: disc-ghost, status: EHOSTUNREACH}
 `
 
@@ -151,7 +153,7 @@ func TestLnetctlPing(t *testing.T) {
 1000000000,client,p-badsrc,ping 10.0.0.4@o2ib --source 10.0.0.9@o2ib [10.0.0.4@o2ib],EINVAL,,source 10.0.0.9@o2ib is not a local NID
 1000170630,client,p-ok,ping server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.63us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
 1000170649,client,p-src,ping 10.0.0.4@o2ib --source 10.0.0.2@o2ib [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 170.649us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
-4000001265,client,disc,discover server:1 [10.0.0.4@o2ib],ok,10.0.0.4@o2ib,"after 1.265us; NIDs 10.0.0.4@o2ib,10.0.0.3@o2ib"
+4000001265,client,disc,discover server:1 [10.0.0.4@o2ib],ok,10.0.0.3@o2ib,"after 1.265us; NIDs 10.0.0.3@o2ib,10.0.0.4@o2ib"
 6000000000,client,p-ghost,ping 10.0.0.99@o2ib [10.0.0.99@o2ib],EHOSTUNREACH,,send failed
 9000000000,client,p-down,ping server:0 --timeout 5 [10.0.0.3@o2ib],EHOSTUNREACH,,send failed
 9000000000,client,disc-ghost,discover 10.0.0.98@o2ib [10.0.0.98@o2ib],EHOSTUNREACH,,discovery failed

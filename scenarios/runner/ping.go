@@ -160,6 +160,7 @@ func (f *faultState) cmdBlocked(n *node, ft *scenarios.Fault) *record.Command {
 type cmdDiscover struct {
 	ft      *scenarios.Fault
 	nid     string
+	id      lnet.NID // nid parsed
 	primary lnet.NID
 	start   sim.Time
 }
@@ -182,17 +183,23 @@ func discoverCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 		n.ln.SetDiscoveryHook(func(peer lnet.NID, rc int) { f.discovered(n, peer, rc) })
 		// Waiting before discovery starts: a discovery can end within the call (a send
 		// refused at once), and its hook must find the command.
-		d := &cmdDiscover{ft: ft, nid: s, start: f.cluster.k.Now(), primary: n.ln.PeerPrimaryOf(nid)}
+		d := &cmdDiscover{ft: ft, nid: s, id: nid, start: f.cluster.k.Now(), primary: n.ln.PeerPrimaryOf(nid)}
 		f.discovers = append(f.discovers, d)
 		d.primary = n.ln.DiscoverNID(nid, ft.Cmd.Force)
 	}
 }
 
-// discovered records the end of every discover command waiting for peer on node n.
+// discovered records the end of every discover command waiting for peer on node n: those
+// whose NID belongs to it (lnet_discover waits on the NID's peer, whose primary NID the
+// discovery may have changed) or, the NID having left it, that began with its primary NID.
 func (f *faultState) discovered(n *node, peer lnet.NID, rc int) {
 	keep := f.discovers[:0]
 	for _, d := range f.discovers {
-		if d.primary != peer || f.cluster.byName[d.ft.Node] != n {
+		owner := d.primary
+		if lpni := n.ln.PeerNI(d.id); lpni != nil {
+			owner = lpni.Peer().Primary()
+		}
+		if owner != peer || f.cluster.byName[d.ft.Node] != n {
 			keep = append(keep, d)
 			continue
 		}
@@ -208,11 +215,12 @@ func (f *faultState) discovered(n *node, peer lnet.NID, rc int) {
 	f.discovers = keep
 }
 
-// peerNIDs lists the NIDs node n knows for the peer with that primary NID.
+// peerNIDs lists the NIDs node n knows for the peer with that primary NID, in the order
+// lnet_discover copies them out (lnet_get_next_peer_ni_locked).
 func peerNIDs(n *node, primary lnet.NID) string {
 	var out []string
 	if lpni := n.ln.PeerNI(primary); lpni != nil {
-		for _, x := range lpni.Peer().NIs() {
+		for _, x := range lpni.Peer().WalkNIs() {
 			out = append(out, x.NID().String())
 		}
 	}
