@@ -326,7 +326,8 @@ func ignoredSummary(paths []string) []string {
 // first three are the forms without them.
 var LnetctlShowCommands = []string{"net show -v", "peer show -v", "peer list", "route show -v", "routing show", "udsp show",
 	"stats show", "global show", "export", "export --backup",
-	"debug recovery --local", "debug recovery -l", "debug recovery --peer", "debug recovery -p"}
+	"debug recovery --local", "debug recovery -l", "debug recovery --peer", "debug recovery -p",
+	"fault drop show", "fault delay show"}
 
 // YAMLDoc is a YAML document a scenario writes for the lnetctl check: a mapping in place, or
 // a block of text as lnetctl prints it (`present: |`). It is kept as plain values (see
@@ -434,6 +435,8 @@ func (r *resolver) lnetctlCheck(p string, e *Expectation) {
 		}
 	case !slices.Contains(LnetctlShowCommands, e.Command):
 		r.errorAt(p+".command", hint, "unknown command %q", e.Command)
+	case strings.HasPrefix(e.Command, "fault "):
+		r.faultRelease(p+".command", &Command{Verb: e.Command, node: e.Node})
 	}
 	if e.Present == nil && e.Absent == nil && e.Equal == nil {
 		r.errorAt(p, "e.g. present: {route: [{net: o2ib1, state: up}]}", "give present, absent or equal")

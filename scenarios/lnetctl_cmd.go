@@ -27,6 +27,9 @@ type Command struct {
 	NonMR    bool     `json:"non_mr,omitempty"`    // peer add --non_mr
 	LockPrim bool     `json:"lock_prim,omitempty"` // peer add --lock_prim (2.16+)
 	Force    bool     `json:"force,omitempty"`     // peer del --force (2.16+), discover --force
+	// Rule is the drop or delay rule of lnetctl fault drop|delay add, and the source and
+	// destination of del ("" for --all).
+	Rule *FaultRule `json:"rule,omitempty"`
 	// Sub are the commands an import runs, one per entry of its document, in lnetctl's order.
 	Sub []*Command `json:"sub,omitempty"`
 	// Fail, on an import entry, is its failure at run time: after its verb ran (Fail.Run) or
@@ -59,6 +62,7 @@ type cmdOpt struct {
 	short byte
 	arg   bool
 	level bool
+	multi bool // each value given is kept (joined by newlines), as lnetctl ORs them into a mask
 }
 
 // cmdSpec is one lnetctl command: its options, how many operands it takes, and its check.
@@ -144,7 +148,7 @@ func splitWords(s string) ([]string, error) {
 // the remaining words.
 func findCommand(words []string) (*cmdSpec, []string) {
 	words = trimLnetctl(words)
-	for n := min(2, len(words)); n >= 1; n-- {
+	for n := min(3, len(words)); n >= 1; n-- {
 		if a := actions[strings.Join(words[:n], " ")]; a != nil && a.Cmd != nil {
 			return a.Cmd, words[n:]
 		}
@@ -259,6 +263,9 @@ func (s *cmdSpec) parse(words []string) (*Command, error) {
 			}
 			i++
 			val = words[i]
+		}
+		if prev, ok := c.Args[o.long[0]]; ok && o.multi {
+			val = prev + "\n" + val
 		}
 		c.Args[o.long[0]] = val
 	}

@@ -49,6 +49,15 @@ func (a *FaultAttr) match(h *Header, local NID) bool {
 	return true
 }
 
+// validate models lnet_fault_attr_validate's refusal: with a portal filter only PUT and GET
+// can match, so a message mask without either is refused.
+func (a *FaultAttr) validate() error {
+	if a.PtlMask != 0 && a.MsgMask != 0 && a.MsgMask&(MaskPUT|MaskGET) == 0 {
+		return errors.New("a portal filter matches only PUT and GET messages")
+	}
+	return nil
+}
+
 // FaultStats are a rule's counters (lnet_fault_stat).
 type FaultStats struct {
 	Count   uint64 // matched messages (fs_count)
@@ -87,6 +96,9 @@ const HealthMaskRandom = 0xffffffff
 
 // Validate applies the kernel's rules (rate XOR interval unless drop_all).
 func (s *DropRuleSpec) Validate() error {
+	if err := s.validate(); err != nil {
+		return err
+	}
 	if s.DropAll {
 		return nil
 	}
@@ -289,6 +301,9 @@ type DelayRuleSpec struct {
 
 // Validate applies the kernel's rules.
 func (s *DelayRuleSpec) Validate() error {
+	if err := s.validate(); err != nil {
+		return err
+	}
 	if (s.Rate == 0) == (s.Interval == 0) {
 		return errors.New("delay rule needs exactly one of rate and interval")
 	}
@@ -347,6 +362,21 @@ func (n *Node) AddDelayRule(spec DelayRuleSpec) (*DelayRule, error) {
 	}
 	n.delayRules = append(n.delayRules, r)
 	return r, nil
+}
+
+// ResetDelayRules models lnet_delay_rule_reset (`lnetctl fault delay reset`): counters
+// cleared and a fresh delay point drawn for every rule; the messages held stay held.
+func (n *Node) ResetDelayRules() {
+	now := n.nowSeconds()
+	for _, r := range n.delayRules {
+		r.Stats = FaultStats{}
+		if r.Spec.Rate != 0 {
+			r.delayAt = r.rnd.Uint64N(uint64(r.Spec.Rate))
+		} else {
+			r.delayTm = now + sim.Time(r.rnd.Uint64N(uint64(r.Spec.Interval)))*sim.Second
+			r.timeBase = now + sim.Time(r.Spec.Interval)*sim.Second
+		}
+	}
 }
 
 // DelayRules returns the installed delay rules, oldest first.

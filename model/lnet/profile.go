@@ -195,6 +195,12 @@ type Profile struct {
 	NoLatencyStats bool
 	// NoDebugPeer: lnetctl has no `debug peer` (up to 2.15; LU-15234 adds it in 2.16).
 	NoDebugPeer bool
+	// NoLnetctlFault: lnetctl has no `fault` command (up to 2.15; LU-9680 adds it in 2.16).
+	NoLnetctlFault bool
+	// FaultRuleTypeForm: lnetctl's fault command is `fault add|del|reset|show --rule_type
+	// drop|delay` (up to 2.16; LU-18927 makes it `fault drop|delay add|del|reset|show` in
+	// 2.16.56, so 2.17).
+	FaultRuleTypeForm bool
 	// NoStatsReset: lnetctl has no `stats reset` (up to 2.12; LU-13299 adds it in 2.14, so
 	// 2.15).
 	NoStatsReset bool
@@ -240,14 +246,14 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
-	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, ImportNetRaw: true}
+	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, ImportNetRaw: true, NoLnetctlFault: true, FaultRuleTypeForm: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
-	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true}
+	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, FaultRuleTypeForm: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -261,7 +267,7 @@ func withPre216LNet(p Profile) Profile {
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
 	p.ShowByIoctl, p.ImportByIoctl, p.GlobalShowKeys = true, true, 12
 	p.NoFailDelayMsgForward = true
-	p.NoNetNIDOption, p.NoPeerLockPrimary, p.NoDebugPeer = true, true, true
+	p.NoNetNIDOption, p.NoPeerLockPrimary, p.NoDebugPeer, p.NoLnetctlFault = true, true, true, true
 	p.NIAddByIoctl, p.NoLNDTimeoutTOSShow = true, true
 	return p
 }

@@ -62,6 +62,13 @@ var actionImpls = map[string]actionImpl{
 	"stats reset":       {ideal: command(onNode(statsReset))},
 	"debug peer":        {ideal: command(onNode(debugPeer))},
 	"import":            {ideal: importAction},
+	"fault drop add":    {ideal: command(faultAdd)},
+	"fault delay add":   {ideal: command(faultAdd)},
+	"fault drop del":    {ideal: command(faultDel)},
+	"fault delay del":   {ideal: command(faultDel)},
+	"fault drop reset":  {ideal: command(faultReset)},
+	"fault delay reset": {ideal: command(faultReset)},
+	"fault":             {ideal: command(faultBare)},
 }
 
 func init() {

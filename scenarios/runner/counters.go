@@ -76,6 +76,10 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 		return recoveryQueue("local NI recovery", ln.LocalRecoveryQueue())
 	case "debug recovery --peer", "debug recovery -p":
 		return recoveryQueue("peer NI recovery", ln.PeerRecoveryQueue())
+	case "fault drop show":
+		return faultShow(ln, "drop")
+	case "fault delay show":
+		return faultShow(ln, "delay")
 	}
 	if args, ok := strings.CutPrefix(cmd, "which_nid "); ok {
 		return whichNID(ln, strings.Fields(args))

@@ -256,6 +256,24 @@ func (f *faultState) addRule(i int, ft *scenarios.Fault) {
 	if r == nil {
 		return // the loader refuses a rule_add without a rule; nothing to install
 	}
+	drop, delay := f.ruleSpecs(r)
+	for _, n := range f.ruleNodes(ft) {
+		if ft.Action == "drop_rule_add" {
+			if dr, err := n.ln.AddDropRule(drop); err == nil {
+				f.dropRules[i] = append(f.dropRules[i], ruleRef{n: n, drop: dr})
+			}
+		} else {
+			if dr, err := n.ln.AddDelayRule(delay); err == nil {
+				f.delayRules[i] = append(f.delayRules[i], ruleRef{n: n, dly: dr})
+			}
+		}
+	}
+	f.note(ft.Action, ft.Name, fmt.Sprintf("src=%s dst=%s", drop.Src, drop.Dst))
+}
+
+// ruleSpecs are the drop and delay rules a scenario's rule stands for (struct
+// lnet_fault_attr as lctl and lnetctl fill it).
+func (f *faultState) ruleSpecs(r *scenarios.FaultRule) (lnet.DropRuleSpec, lnet.DelayRuleSpec) {
 	attr := lnet.FaultAttr{Src: f.pattern(r.Src), Dst: f.pattern(r.Dst), LocalNID: lnet.AnyNID}
 	if r.LocalNID != "" {
 		attr.LocalNID = f.pattern(r.LocalNID).NID
@@ -275,27 +293,16 @@ func (f *faultState) addRule(i int, ft *scenarios.Fault) {
 			attr.MsgMask |= lnet.MaskREPLY
 		}
 	}
-	for _, n := range f.ruleNodes(ft) {
-		if ft.Action == "drop_rule_add" {
-			spec := lnet.DropRuleSpec{FaultAttr: attr, Rate: uint32(r.Rate), Interval: uint32(r.Interval.WholeSeconds()), Random: r.Random, DropAll: r.DropAll}
-			for _, h := range r.HealthError {
-				if hs, ok := lnet.ParseHStatus(h); ok {
-					spec.HealthMask |= 1 << hs
-				} else if h == "random" {
-					spec.HealthMask |= (1<<lnet.NumHStatus - 1) &^ 1
-				}
-			}
-			if dr, err := n.ln.AddDropRule(spec); err == nil {
-				f.dropRules[i] = append(f.dropRules[i], ruleRef{n: n, drop: dr})
-			}
-		} else {
-			spec := lnet.DelayRuleSpec{FaultAttr: attr, Rate: uint32(r.Rate), Interval: uint32(r.Interval.WholeSeconds()), Latency: uint32(r.Latency.WholeSeconds())}
-			if dr, err := n.ln.AddDelayRule(spec); err == nil {
-				f.delayRules[i] = append(f.delayRules[i], ruleRef{n: n, dly: dr})
-			}
+	drop := lnet.DropRuleSpec{FaultAttr: attr, Rate: uint32(r.Rate), Interval: uint32(r.Interval.WholeSeconds()), Random: r.Random, DropAll: r.DropAll}
+	for _, h := range r.HealthError {
+		if hs, ok := lnet.ParseHStatus(h); ok {
+			drop.HealthMask |= 1 << hs
+		} else if h == "random" {
+			drop.HealthMask |= (1<<lnet.NumHStatus - 1) &^ 1
 		}
 	}
-	f.note(ft.Action, ft.Name, fmt.Sprintf("src=%s dst=%s", attr.Src, attr.Dst))
+	delay := lnet.DelayRuleSpec{FaultAttr: attr, Rate: uint32(r.Rate), Interval: uint32(r.Interval.WholeSeconds()), Latency: uint32(r.Latency.WholeSeconds())}
+	return drop, delay
 }
 
 func (f *faultState) delRule(ref ruleRef) {

@@ -49,6 +49,11 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-99b", []string{"faults[0].yaml.peer[0].Multi-Rail=True"}, []string{"the import fails (invalid MR flag param)", "export --backup is unchanged (the primary NID added is deleted again)",
 			"2.15 - the import fails (LUSTRE_CFG_RC_BAD_PARAM)", "2.15 - export --backup is unchanged", "2.12 - the import fails (Bad MR value)", "2.12 - export --backup is unchanged"}},
 		{"sanity-lnet-99b", []string{"nodes.client.release=2.15"}, []string{"the import fails (invalid MR flag param)"}},
+		// A reset lnetctl has; the first step's rule on PUTs rather than GETs (lnetctl's form
+		// of 204's drop rules).
+		{"sanity-lnet-410", []string{"faults[2].lnetctl=fault delay reset x"}, []string{"fault reset with an empty word fails"}},
+		{"sanity-lnet-204-lnetctl", []string{"faults[1].lnetctl=fault drop add -s 10.0.0.1@o2ib -d 10.0.0.2@o2ib -m PUT -e local_interrupt -r 1"},
+			[]string{"local_interrupt - the ping fails EINVAL (the simulated post failure)", "local_interrupt - local NI client:0 health 900"}},
 		{"sanity-lnet-18b", []string{"faults[1].lnetctl=import"}, []string{"after import --del, each peer keeps its primary NID and one other"}},
 		// Import of the exported global section (test 0): one value changed.
 		{"sanity-lnet-0", []string{"faults[0].yaml={global: {retry_count: 3}}"}, []string{"after the import, the export's global section is unchanged"}},
