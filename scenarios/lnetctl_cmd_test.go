@@ -75,7 +75,9 @@ lnet:
 func FuzzLnetctlCommand(f *testing.F) {
 	for _, s := range []string{"route add --net o2ib1 --gateway 10.0.0.[2-3/1,9]@o2ib --hop 2", "route del -n o2ib1 -g client:0",
 		"set retry_count 3", "net add --net o2ib1 --if ib0 --peer-credits -1", "net add --net o2ib3 --if ib1 --tos 104 --conns-per-peer 3 --cpt [0-1/1,*]", "peer add --prim_nid 10.0.0.5@o2ib --nid 10.0.0.[6-7]@o2ib --non_mr",
-		"ping 10.0.0.2@o2ib --source 10.0.0.1@o2ib --timeout 3", "ping 0@lo", "discover 0@lo,[0-1]@lo", "udsp add --src o2ib0 --priority 1", "lnet unconfigure", "'\"--"} {
+		"ping 10.0.0.2@o2ib --source 10.0.0.1@o2ib --timeout 3", "ping 0@lo", "discover 0@lo,[0-1]@lo", "udsp add --src o2ib0 --priority 1", "lnet unconfigure", "'\"--",
+		"fault drop add -s *@o2ib -d client:0 -m GET -m put -e local_timeout -p 0x3 -r 2 -o 10.0.0.1@o2ib", "fault delay add -s * -d * --interval 2 -l 1",
+		"fault drop del -a", "fault delay reset x", "fault reset ''", "fault drop"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {

@@ -68,6 +68,10 @@ func TestFaultRefusals(t *testing.T) {
 			t.Errorf("%s on %s: %v, want ... %s", tc.cmd, tc.release, err, tc.want)
 		}
 	}
+	src := "duration: 5s\nnodes:\n  old: {release: \"2.16\", nis: [o2ib0]}\nexpect:\n  - {check: lnetctl, node: old, command: fault drop show, equal: {fault: []}}\n"
+	if _, err := Load("t.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), "t.yaml:5:42: expect[0].command: fault drop show: old runs 2.16") {
+		t.Errorf("fault drop show on 2.16: %v", err)
+	}
 	for _, ok := range []string{"fault drop reset x", "fault delay del -a", "fault drop del -s * -d 10.0.0.1@o2ib", "fault reset ''", "fault drop", "fault"} {
 		if _, err := loadCommandOn("2.17", ok); err != nil {
 			t.Errorf("%s: %v", ok, err)
