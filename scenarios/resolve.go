@@ -142,7 +142,10 @@ func (r *resolver) members() {
 			r.errorAt(p+".count", "", "too many nodes in total (more than 1000000)")
 			return
 		}
-		if ng.Lnetctl != nil {
+		switch {
+		case ng.Module != nil:
+			r.moduleNets(g, ng)
+		case ng.Lnetctl != nil:
 			r.importNets(g, ng)
 		}
 		if len(ng.NIs) > maxNIs {

@@ -445,6 +445,7 @@ func (r *resolver) nodeConfig() {
 		}
 		ng.Global = &gl
 	}
+	r.moduleRoutes()
 	// Routes: lnet.routes, then each group's own (lnetctl routes included).
 	for i, rt := range s.LNet.Routes {
 		p := index("lnet.routes", i)

@@ -100,12 +100,30 @@ type NodeGroup struct {
 	// its tunables apply to those NIs, routes and peers are added, global keys override
 	// lnet's for this node.
 	Lnetctl *LnetctlExport `yaml:"lnetctl" json:"-"`
+	// Module is the lnet module's options (`options lnet networks=... routes=...` in
+	// lnet.conf), which LNet reads when it starts from them (lctl net up, lnetctl lnet
+	// configure --all): they give the node's NIs, routes and forwarding, read as the
+	// kernel reads them (scenarios/modparam), in place of nis.
+	Module *ModuleParams `yaml:"module" json:"-"`
 	// Global holds the lnet global tunables in force on this node: lnet's, with the
 	// lnetctl global section applied. Filled in by Load.
 	Global *Globals `yaml:"-" json:"global,omitempty"`
 }
 
 func (g *NodeGroup) setDefaults() { g.Count = 1 }
+
+// ModuleParams are the lnet module's string options a node's LNet starts from.
+type ModuleParams struct {
+	// Networks is networks= (default tcp): the NIs, `net` or `net(iface,...)` separated by
+	// commas (lnet_parse_networks).
+	Networks string `yaml:"networks"`
+	// Routes is routes=: entries `net [hops] gateway[:priority] ...` separated by ';' or
+	// newlines, nets and gateways with [a-b/c,d] ranges (lnet_parse_routes).
+	Routes string `yaml:"routes"`
+	// Forwarding is forwarding= (empty: the node routes when routes= names one of its NIDs
+	// as a gateway; enabled; disabled).
+	Forwarding string `yaml:"forwarding"`
+}
 
 // NISpec is one network interface of a node: an LNet NI on a net, bound to an HCA port.
 type NISpec struct {

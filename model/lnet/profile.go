@@ -205,6 +205,27 @@ type Profile struct {
 	// 2.15).
 	NoStatsReset bool
 
+	// How the kernel reads the lnet module's networks= and routes= options
+	// (scenarios/modparam).
+
+	// ScanfTCPNIDs: a tcp NID's address is read by sscanf "%u.%u.%u.%u" (libcfs_str2nid, up
+	// to 2.12; rpc_pton from 2.15, LU-10391).
+	ScanfTCPNIDs bool
+	// ScanfO2IBNIDs: an o2ib NID's address is read by sscanf (up to 2.17; LU-18317 gives o2ib
+	// rpc_pton, as tcp has it, in master).
+	ScanfO2IBNIDs bool
+	// NoAnyNIDText: "<?>" is not a NID (up to 2.15; libcfs_strnid reads it as LNET_ANY_NID
+	// from 2.16).
+	NoAnyNIDText bool
+	// NoKfiNames: the kernel's NID strings have no kfi net (up to 2.15).
+	NoKfiNames bool
+	// NoEfaBxi3fNames: the kernel's NID strings have no efa nor bxi3f net (up to 2.16).
+	NoEfaBxi3fNames bool
+	// PrefixInterfaceDup: networks= refuses an interface that an earlier interface of the
+	// same net starts with (lnet_ni_unique_net compares strlen(iface) characters, up to
+	// 2.15; from 2.16 up to LNET_MAX_STR_LEN, so only the same name).
+	PrefixInterfaceDup bool
+
 	// Failure-injection check points (fail_loc, failloc.go) a release does not have.
 
 	// NoFailDelayMsgForward: lnet_parse applies the delay rules with no
@@ -246,14 +267,16 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
-	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, ImportNetRaw: true, NoLnetctlFault: true, FaultRuleTypeForm: true}
+	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, ImportNetRaw: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
+	ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true, NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
-	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, FaultRuleTypeForm: true}
+	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, FaultRuleTypeForm: true,
+	ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -269,12 +292,14 @@ func withPre216LNet(p Profile) Profile {
 	p.NoFailDelayMsgForward = true
 	p.NoNetNIDOption, p.NoPeerLockPrimary, p.NoDebugPeer, p.NoLnetctlFault = true, true, true, true
 	p.NIAddByIoctl, p.NoLNDTimeoutTOSShow = true, true
+	p.NoAnyNIDText, p.NoKfiNames, p.PrefixInterfaceDup = true, true, true
 	return p
 }
 
 // profile217 is 2.17: master but for LU-20379, LU-19827, LU-19563, LU-20426 and LU-20398.
 var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true,
-	NoFailSockConn: true, SmallMaxInterfaces: true, NoLatencyStats: true, LaxConnsPerPeerOption: true}
+	NoFailSockConn: true, SmallMaxInterfaces: true, NoLatencyStats: true, LaxConnsPerPeerOption: true,
+	ScanfO2IBNIDs: true}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true

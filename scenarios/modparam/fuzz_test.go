@@ -16,7 +16,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, d := range []Dialect{{}, {ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true, NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true}} {
-			es, err := ParseRoutes(s, d)
+			es, err := d.ParseRoutes(s)
 			checkErr(t, "ParseRoutes", s, err)
 			routes := 0
 			for _, e := range es {

@@ -94,7 +94,7 @@ func TestParseRoutes(t *testing.T) {
 		// "<?>" is LNET_ANY_NID from 2.16 (lnet_add_route then refuses it)
 		{in: "o2ib1 <?>", want: "o2ib1 > * hops=-1 prio=0 @0"},
 	} {
-		got, err := ParseRoutes(c.in, Dialect{})
+		got, err := Dialect{}.ParseRoutes(c.in)
 		if errText(err) != c.err || err == nil && routesText(got) != c.want {
 			t.Errorf("ParseRoutes(%q) = %q, %q; want %q, %q", c.in, routesText(got), errText(err), c.want, c.err)
 		}
@@ -121,7 +121,7 @@ func TestRoutesDialects(t *testing.T) {
 		{d212, "kfi1 10.0.0.2@o2ib", `Error parsing 'routes="kfi1 10.0.0.2@o2ib"' [0+4] "kfi1" is not a remote net`},
 		{d217, "efa1 10.0.0.2@o2ib", ""},
 	} {
-		_, err := ParseRoutes(c.in, c.d)
+		_, err := c.d.ParseRoutes(c.in)
 		if errText(err) != c.err {
 			t.Errorf("%+v ParseRoutes(%q): %q, want %q", c.d, c.in, errText(err), c.err)
 		}

@@ -103,7 +103,7 @@ func isSep(c byte) bool { return c == '\n' || c == '\r' || c == ';' }
 // ParseRoutes is lnet_parse_routes: every entry of routes=, in order. On an error it returns
 // the entries before the failing one (the kernel has added their routes by then) and the
 // error, located in s.
-func ParseRoutes(s string, d Dialect) ([]RouteEntry, *Error) {
+func (d Dialect) ParseRoutes(s string) ([]RouteEntry, *Error) {
 	var tb textBufs
 	entries, err := splitEntries(s, &tb)
 	if err != nil {
