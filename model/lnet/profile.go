@@ -156,6 +156,10 @@ type Profile struct {
 	// Multi-Rail value other than True and False as "Bad MR value" (up to 2.12; LU-12410's
 	// handle_yaml_peer_common names the value from 2.13, so 2.15).
 	ImportBadMRTerse bool
+	// PeerNIsInAttachOrder: a peer's nets and NIs are listed in the order they were attached
+	// (lnet_peer_attach_peer_ni appends; up to 2.14.52, where LU-13806 puts the primary NID's
+	// net and NI first).
+	PeerNIsInAttachOrder bool
 
 	// SmallMaxInterfaces: LNET_INTERFACES_MAX_DEFAULT is 200, the default of max_interfaces
 	// and what `lnetctl set max_interfaces` below 16 becomes (up to 2.17; LU-19563 raises it
@@ -268,7 +272,8 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, ImportNetRaw: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
-	ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true, NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true}
+	ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true, NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true,
+	PeerNIsInAttachOrder: true}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
