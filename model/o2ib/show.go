@@ -14,7 +14,7 @@ type TunablesShow struct {
 	NTX             int  `yaml:"ntx"`
 	ConnsPerPeer    int  `yaml:"conns_per_peer"`
 	Timeout         *int `yaml:"timeout,omitempty"` // nil in a backup export from 2.17 (WithoutTimeout)
-	TOS             int  `yaml:"tos"`
+	TOS             *int `yaml:"tos,omitempty"`     // nil up to 2.15 (WithoutTimeoutTOS)
 }
 
 // ShowTunables returns ni's tunables as kiblnd_tunables_setup settled them (peercredits_hiw
@@ -33,22 +33,14 @@ func (l *LND) ShowTunables(ni *lnet.NI) (TunablesShow, bool) {
 	}
 	return TunablesShow{PeerCreditsHiw: t.hiw, MapOnDemand: t.MapOnDemand, ConcurrentSends: t.concurrentSends,
 		FMRPoolSize: t.FMRPoolSize, FMRFlushTrigger: t.FMRFlushTrigger, FMRCache: t.FMRCache, NTX: t.NTx,
-		ConnsPerPeer: t.ConnsPerPeer, Timeout: &timeout, TOS: t.TOS}, true
+		ConnsPerPeer: t.ConnsPerPeer, Timeout: &timeout, TOS: &t.TOS}, true
 }
 
 // WithoutTimeoutTOS is the block as lnetctl up to 2.15 prints it (liblnetconfig's ioctl
 // printer, lustre_o2iblnd_show_tun): without timeout and tos.
 func (t TunablesShow) WithoutTimeoutTOS() any {
-	return struct {
-		PeerCreditsHiw  int `yaml:"peercredits_hiw"`
-		MapOnDemand     int `yaml:"map_on_demand"`
-		ConcurrentSends int `yaml:"concurrent_sends"`
-		FMRPoolSize     int `yaml:"fmr_pool_size"`
-		FMRFlushTrigger int `yaml:"fmr_flush_trigger"`
-		FMRCache        int `yaml:"fmr_cache"`
-		NTX             int `yaml:"ntx"`
-		ConnsPerPeer    int `yaml:"conns_per_peer"`
-	}{t.PeerCreditsHiw, t.MapOnDemand, t.ConcurrentSends, t.FMRPoolSize, t.FMRFlushTrigger, t.FMRCache, t.NTX, t.ConnsPerPeer}
+	t.Timeout, t.TOS = nil, nil
+	return t
 }
 
 // WithoutTimeout is the block as `lnetctl export --backup` writes it from 2.17 (LU-19194,

@@ -7,7 +7,7 @@ import "github.com/lnetsim/lnetsim/model/lnet"
 type TunablesShow struct {
 	ConnsPerPeer int  `yaml:"conns_per_peer"`
 	Timeout      *int `yaml:"timeout,omitempty"` // nil in a backup export from 2.17 (WithoutTimeout)
-	TOS          int  `yaml:"tos"`
+	TOS          *int `yaml:"tos,omitempty"`     // nil up to 2.15 (WithoutTimeoutTOS)
 }
 
 // ShowTunables returns ni's tunables as socklnd settled them: conns_per_peer resolved from
@@ -19,15 +19,15 @@ func (l *LND) ShowTunables(ni *lnet.NI) (TunablesShow, bool) {
 		return TunablesShow{}, false
 	}
 	timeout := int(n.timeout().WholeSeconds())
-	return TunablesShow{ConnsPerPeer: n.tun.connsPerPeer, Timeout: &timeout, TOS: n.tun.TOS}, true
+	tos := n.tun.TOS
+	return TunablesShow{ConnsPerPeer: n.tun.connsPerPeer, Timeout: &timeout, TOS: &tos}, true
 }
 
 // WithoutTimeoutTOS is the block as lnetctl up to 2.15 prints it (liblnetconfig's ioctl
 // printer, lustre_socklnd_show_tun): conns_per_peer only.
 func (t TunablesShow) WithoutTimeoutTOS() any {
-	return struct {
-		ConnsPerPeer int `yaml:"conns_per_peer"`
-	}{t.ConnsPerPeer}
+	t.Timeout, t.TOS = nil, nil
+	return t
 }
 
 // WithoutTimeout is the block as `lnetctl export --backup` writes it from 2.17 (LU-19194,
