@@ -436,10 +436,12 @@ func (n *Node) adoptPrimary(p *Peer, b *PingBuffer) {
 
 // absorbPeer removes other, a peer owning a NID that a discovered peer's buffer lists, so
 // that its NID can join the discovered peer (lnet_peer_add_nid deleting the peer whose
-// primary NID it is): only a traffic-created peer with that one NID and no message waiting
-// for its discovery; it reports whether it did.
+// primary NID it is): only a traffic-created peer with that one NID, no message waiting for
+// its discovery and no route through it (the kernel moves a gateway's routes to the peer
+// taking its NID, lnet_rtr_transfer_to_peer: not modelled, the two are kept apart); it
+// reports whether it did.
 func (n *Node) absorbPeer(other *Peer) bool {
-	if len(other.nis) > 1 || other.config || other.pending.Len() > 0 {
+	if len(other.nis) > 1 || other.config || other.pending.Len() > 0 || other.gw != nil {
 		return false
 	}
 	n.removePeer(other)
