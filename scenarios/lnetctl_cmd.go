@@ -42,6 +42,9 @@ type Command struct {
 	// (lnet_peer_ni_cmd's report_err after a create).
 	UndoPrim bool   `json:"undo_prim,omitempty"`
 	node     string // the node it runs on (for checks that resolve references there)
+	// order lists a lax command's options as given (their canonical names; "?" for one it
+	// skipped), for a check that reads them in lnetctl's order.
+	order []string
 }
 
 // EntryFail is how an import entry fails whatever the state: the errno it reports (positive)
@@ -76,6 +79,9 @@ type cmdSpec struct {
 	undo string
 	// o2ibOnly: only the InfiniBand model can run it.
 	o2ibOnly bool
+	// lax: an option the command does not know is skipped, as its lnetctl getopt loop does
+	// with '?' (the word after it, if any, is then an operand).
+	lax bool
 }
 
 // opt is shorthand for a value-taking option.
@@ -242,8 +248,15 @@ func (s *cmdSpec) parse(words []string) (*Command, error) {
 			c.Operands = append(c.Operands, w)
 			continue
 		}
+		if err != nil && s.lax && o == nil {
+			c.order = append(c.order, "?")
+			continue
+		}
 		if err != nil {
 			return nil, err
+		}
+		if s.lax {
+			c.order = append(c.order, o.long[0])
 		}
 		if o.level {
 			val = "1"

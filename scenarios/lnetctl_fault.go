@@ -14,8 +14,8 @@ import (
 // subcommand lnetctl does not have is its own command (checkFaultBare).
 func init() {
 	for _, kind := range []string{"drop", "delay"} {
-		registerCommand(&cmdSpec{verb: "fault " + kind + " add", opts: faultAddOpts(kind == "drop"), check: checkFaultAdd})
-		registerCommand(&cmdSpec{verb: "fault " + kind + " del", opts: []cmdOpt{flagOpt('a', "all"), opt('d', "dest"), opt('s', "source")}, check: checkFaultDel})
+		registerCommand(&cmdSpec{verb: "fault " + kind + " add", opts: faultAddOpts(kind == "drop"), maxOperands: maxFaultWords, lax: true, check: checkFaultAdd})
+		registerCommand(&cmdSpec{verb: "fault " + kind + " del", opts: []cmdOpt{flagOpt('a', "all"), opt('d', "dest"), opt('s', "source")}, maxOperands: maxFaultWords, lax: true, check: checkFaultDel})
 		registerCommand(&cmdSpec{verb: "fault " + kind + " reset", maxOperands: maxFaultWords, check: checkFaultReset})
 	}
 	registerCommand(&cmdSpec{verb: "fault", maxOperands: maxFaultWords, check: checkFaultBare})
@@ -26,9 +26,10 @@ const maxFaultWords = 64
 
 // faultAddOpts are jt_fault_add's options: its long options are the same for both kinds, its
 // short ones differ (drop: d:e:i:m:no:p:r:s:t:x, delay: d:l:m:o:p:r:s:). A delay rule's
-// --health_error, --random and --drop_all are read and ignored; -e, -i, -n, -t and -x, which
-// delay's getopt does not know, are refused here (lnetctl prints "Unrecognized option" and goes
-// on). -e, -m and -p may be repeated: lnetctl ORs them into the rule's masks.
+// --health_error, --random and --drop_all are read and ignored; an option the kind's getopt
+// does not know (delay's -e, -i, -n, -t, -x; drop's -l) is skipped, its word after it left
+// as an ignored operand, as lnetctl prints "Unrecognized option" and goes on (the command is
+// lax). -e, -m and -p may be repeated: lnetctl ORs them into the rule's masks.
 func faultAddOpts(drop bool) []cmdOpt {
 	short := func(c byte) byte {
 		if drop || strings.IndexByte("dlmoprs", c) >= 0 {
@@ -215,15 +216,30 @@ func cStrtoulLong(s string) uint64 {
 	return v
 }
 
-// checkFaultDel is jt_fault_del_common: --all, or both --source and --dest (not with --all);
-// Command.Rule holds them ("" for any).
+// checkFaultDel is jt_fault_del_common, which reads the options in order: its -a case falls
+// into -d's and sets the destination to getopt's argument of -a, none, so a -d before -a is
+// forgotten; an option it does not know ends the loop, and the command, with success before
+// anything is deleted (Command.Rule nil). Then --all, or both --source and --dest (not with
+// --all); Command.Rule holds them ("" for any).
 func checkFaultDel(r *resolver, p string, c *Command) {
 	if !r.faultRelease(p, c) {
 		return
 	}
-	_, all := c.Args["all"]
-	src, hasSrc := c.Args["source"]
-	dst, hasDst := c.Args["dest"]
+	all := false
+	var src, dst string
+	var hasSrc, hasDst bool
+	for _, o := range c.order {
+		switch o {
+		case "?":
+			return // jt_fault_del_common's default: return 0
+		case "all":
+			all, dst, hasDst = true, "", false
+		case "dest":
+			dst, hasDst = c.Args["dest"], true
+		case "source":
+			src, hasSrc = c.Args["source"], true
+		}
+	}
 	switch {
 	case !all && !(hasSrc && hasDst):
 		r.errorAt(p, "give -s SRC -d DST, or -a", "%s: Failed, please provide source and destination of rule", c.Verb)
