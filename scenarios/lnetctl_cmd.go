@@ -42,8 +42,8 @@ type Command struct {
 	// (lnet_peer_ni_cmd's report_err after a create).
 	UndoPrim bool   `json:"undo_prim,omitempty"`
 	node     string // the node it runs on (for checks that resolve references there)
-	// order lists a lax command's options as given (their canonical names; "?" for one it
-	// skipped), for a check that reads them in lnetctl's order.
+	// order lists an ordered command's options as given (their canonical names), for a check
+	// that reads them in lnetctl's order.
 	order []string
 }
 
@@ -79,9 +79,9 @@ type cmdSpec struct {
 	undo string
 	// o2ibOnly: only the InfiniBand model can run it.
 	o2ibOnly bool
-	// lax: an option the command does not know is skipped, as its lnetctl getopt loop does
-	// with '?' (the word after it, if any, is then an operand).
-	lax bool
+	// ordered: the options are recorded in the order given (Command.order), for a check that
+	// reads them as lnetctl's getopt loop does.
+	ordered bool
 }
 
 // opt is shorthand for a value-taking option.
@@ -248,14 +248,10 @@ func (s *cmdSpec) parse(words []string) (*Command, error) {
 			c.Operands = append(c.Operands, w)
 			continue
 		}
-		if err != nil && s.lax && o == nil {
-			c.order = append(c.order, "?")
-			continue
-		}
 		if err != nil {
 			return nil, err
 		}
-		if s.lax {
+		if s.ordered {
 			c.order = append(c.order, o.long[0])
 		}
 		if o.level {

@@ -14,8 +14,8 @@ import (
 // subcommand lnetctl does not have is its own command (checkFaultBare).
 func init() {
 	for _, kind := range []string{"drop", "delay"} {
-		registerCommand(&cmdSpec{verb: "fault " + kind + " add", opts: faultAddOpts(kind == "drop"), maxOperands: maxFaultWords, lax: true, check: checkFaultAdd})
-		registerCommand(&cmdSpec{verb: "fault " + kind + " del", opts: []cmdOpt{flagOpt('a', "all"), opt('d', "dest"), opt('s', "source")}, maxOperands: maxFaultWords, lax: true, check: checkFaultDel})
+		registerCommand(&cmdSpec{verb: "fault " + kind + " add", opts: faultAddOpts(kind == "drop"), check: checkFaultAdd})
+		registerCommand(&cmdSpec{verb: "fault " + kind + " del", opts: []cmdOpt{flagOpt('a', "all"), opt('d', "dest"), opt('s', "source")}, ordered: true, check: checkFaultDel})
 		registerCommand(&cmdSpec{verb: "fault " + kind + " reset", maxOperands: maxFaultWords, check: checkFaultReset})
 	}
 	registerCommand(&cmdSpec{verb: "fault", maxOperands: maxFaultWords, check: checkFaultBare})
@@ -26,10 +26,11 @@ const maxFaultWords = 64
 
 // faultAddOpts are jt_fault_add's options: its long options are the same for both kinds, its
 // short ones differ (drop: d:e:i:m:no:p:r:s:t:x, delay: d:l:m:o:p:r:s:). A delay rule's
-// --health_error, --random and --drop_all are read and ignored; an option the kind's getopt
-// does not know (delay's -e, -i, -n, -t, -x; drop's -l) is skipped, its word after it left
-// as an ignored operand, as lnetctl prints "Unrecognized option" and goes on (the command is
-// lax). -e, -m and -p may be repeated: lnetctl ORs them into the rule's masks.
+// --health_error, --random and --drop_all are read and ignored. An option the kind's getopt
+// does not know (delay's -e, -i, -n, -t, -x; drop's -l), which lnetctl reports ("Unrecognized
+// option") and skips, and a stray word, which it ignores, are refused: the rule would not be
+// the one written (`fault delay add -i 5` has no interval). -e, -m and -p may be repeated:
+// lnetctl ORs them into the rule's masks.
 func faultAddOpts(drop bool) []cmdOpt {
 	short := func(c byte) byte {
 		if drop || strings.IndexByte("dlmoprs", c) >= 0 {
@@ -218,9 +219,9 @@ func cStrtoulLong(s string) uint64 {
 
 // checkFaultDel is jt_fault_del_common, which reads the options in order: its -a case falls
 // into -d's and sets the destination to getopt's argument of -a, none, so a -d before -a is
-// forgotten; an option it does not know ends the loop, and the command, with success before
-// anything is deleted (Command.Rule nil). Then --all, or both --source and --dest (not with
-// --all); Command.Rule holds them ("" for any).
+// forgotten. Then --all, or both --source and --dest (not with --all); Command.Rule holds them
+// ("" for any). An option it does not know, at which lnetctl returns success before deleting
+// anything, is refused by the parser (a typo would leave the rules in place).
 func checkFaultDel(r *resolver, p string, c *Command) {
 	if !r.faultRelease(p, c) {
 		return
@@ -230,8 +231,6 @@ func checkFaultDel(r *resolver, p string, c *Command) {
 	var hasSrc, hasDst bool
 	for _, o := range c.order {
 		switch o {
-		case "?":
-			return // jt_fault_del_common's default: return 0
 		case "all":
 			all, dst, hasDst = true, "", false
 		case "dest":
