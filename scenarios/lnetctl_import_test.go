@@ -327,3 +327,25 @@ func checkLines(t *testing.T, got, want []string) {
 		t.Errorf("got\n%s\nwant\n%s", g, w)
 	}
 }
+
+// TestLoadLnetctlMultiRail: a node's load-time lnetctl export reads a peer's Multi-Rail as a
+// boolean (True, false, 1, ...); a word that is none is refused at the value, where an import
+// accepts it and fails at run time as the node's release does.
+func TestLoadLnetctlMultiRail(t *testing.T) {
+	load := func(v string) (*Scenario, error) {
+		src := "duration: 5s\nnodes:\n  server: {nis: [o2ib0]}\n  client:\n    nis: [o2ib0]\n    lnetctl: {peer: [{primary nid: 10.0.0.2@o2ib, Multi-Rail: " + v + "}]}\n"
+		return Load("t.yaml", []byte(src))
+	}
+	for v, want := range map[string]bool{"True": true, "false": false, "0": false, "yes": true} {
+		s, err := load(v)
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if got := s.Members[0].Peers[0].MultiRail; got != want {
+			t.Errorf("Multi-Rail: %s gives %v, want %v", v, got, want)
+		}
+	}
+	if _, err := load("Foobar"); err == nil || !strings.Contains(err.Error(), `t.yaml:6:63: nodes.client.lnetctl.peer[0].Multi-Rail: expected true or false (or 1/0 as lnetctl prints), got "Foobar"`) {
+		t.Errorf("Multi-Rail: Foobar at load: %v", err)
+	}
+}
