@@ -60,6 +60,18 @@ func (r *resolver) moduleNets(g string, ng *NodeGroup) {
 			return
 		}
 		for _, ni := range n.NIs {
+			if len(ni.Interface) >= ifNameSize {
+				// kiblnd_startup's check; socklnd's lnet_inet_select finds no such
+				// interface (Linux names are shorter than IFNAMSIZ).
+				msg := fmt.Sprintf("%s: IPoIB interface name %d longer than maximum %d: rc = -7", ni.Interface, len(ni.Interface), ifNameSize)
+				if n.ID.Type() == lnet.SOCKLND {
+					msg = fmt.Sprintf("%s: no such interface (Linux interface names are shorter than %d characters)", ni.Interface, ifNameSize)
+				}
+				r.moduleError(mp, ng.Module.Networks, &modparam.Error{Msg: msg, Off: ni.Off, Width: len(ni.Interface)}, "the NI does not start: LNet does not start")
+				r.d.bad[gp+".nis"] = true
+				ng.NIs = nil
+				return
+			}
 			spec := NISpec{Net: n.ID.String(), HCA: -1, Port: 1, Interface: ni.Interface,
 				srcPath: mp, tunablesPath: mp + ".tunables", lndPath: mp + ".lnd_tunables"}
 			if spec.Interface == "" {
@@ -72,6 +84,9 @@ func (r *resolver) moduleNets(g string, ng *NodeGroup) {
 		}
 	}
 }
+
+// ifNameSize is IFNAMSIZ: an interface name is shorter.
+const ifNameSize = 16
 
 // moduleError reports a module option's error, located at the part of the option it names
 // when the file shows the option's text as it is (one line, plain or quoted without
