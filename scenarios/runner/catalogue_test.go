@@ -48,7 +48,6 @@ var keyChange = map[string]string{
 	"sanity-lnet-213":          "nodes.client.nis=[o2ib]",
 	"sanity-lnet-241":          "o2ib.o2ib0.timeout=50",
 	"sanity-lnet-245":          "lnet.release=2.16 o2ib.o2ib0.timeout=50",
-	"sanity-lnet-255":          "nodes.client.module.networks=tcp(eth0),o2ib(ib0)",
 	"sanity-lnet-310":          "o2ib.o2ib0.timeout=50 socklnd.tcp0.sock_timeout=50",
 }
 

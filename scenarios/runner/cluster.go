@@ -262,6 +262,21 @@ func (c *cluster) newLNet(idx int) (*lnet.Node, error) {
 	return ln, nil
 }
 
+// newBareLNet creates member idx's LNet instance with no NI but lo, no route and no
+// routing: what `lnetctl lnet configure` starts when it does not read the module's options.
+func (c *cluster) newBareLNet(idx int) (*lnet.Node, error) {
+	m := &c.scenario.Members[idx]
+	ln, err := lnet.NewNode(c.k, m.Name, globalsToTunables(m.Global))
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", m.Name, err)
+	}
+	if len(c.nodes) > 0 {
+		ln.SharePeerSlabs(c.nodes[0].ln)
+	}
+	ln.SetTracer(c.tracer.forNode(idx))
+	return ln, nil
+}
+
 // start adds a node's configured peers, then its selection policies (the order of an lnetctl
 // import: router rules see the routes, peer rules the configured peers), and starts its LNet.
 func (c *cluster) start(n *node) error {

@@ -52,17 +52,33 @@ func lnetUnconfigure(f *faultState, n *node, c *scenarios.Command, undo bool) (i
 // lnetConfigure is lnetctl lnet configure (lnet_configure, LNetNIInit): on a node whose LNet
 // was unconfigured, a new LNet instance starts with the node's configuration (its NIs as the
 // module parameters name them, its routes, peers and policies, as an import would restore
-// them); on a running one it does nothing.
-func lnetConfigure(f *faultState, n *node, _ *scenarios.Command, _ bool) (int, string) {
+// them); on a running one it does nothing. A node configured by its module options
+// (nodes.NAME.module) starts as the kernel starts it: with `--all` from them, without it
+// bare (lnetctl's configure sets ln_nis_from_mod_params: networks= and routes= are not
+// read), only lo, until an import or net add configures it.
+func lnetConfigure(f *faultState, n *node, cmd *scenarios.Command, _ bool) (int, string) {
 	if !n.unconfigured {
 		return 0, "already configured"
 	}
 	c := f.cluster
-	fresh, err := c.newLNet(n.idx)
+	m := &c.scenario.Members[n.idx]
+	_, all := cmd.Args["all"]
+	bare := cmd.Verb == "lnet configure" && !all && c.scenario.Nodes[m.Group].Module != nil
+	var fresh *lnet.Node
+	var err error
+	if bare {
+		fresh, err = c.newBareLNet(n.idx)
+	} else {
+		fresh, err = c.newLNet(n.idx)
+	}
 	if err == nil {
 		fresh.SetFailLoc(n.ln.FailLoc()) // libcfs stays loaded: fail_loc and fail_val are kept
 		n.ln = fresh
-		err = c.start(n)
+		if bare {
+			err = n.ln.Startup()
+		} else {
+			err = c.start(n)
+		}
 	}
 	if err != nil {
 		return lnet.EINVAL, err.Error()

@@ -115,6 +115,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-254", []string{"lnet.release=2.15"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
 		// One gateway fewer in the routes= range: four routes and four peers.
 		{"sanity-lnet-255", []string{"nodes.client.module.routes=o2ib 10.0.0.[2-5]"}, []string{"export --backup lists the five routes of the range", "and its net and the five gateways as peers are test 255's expected YAML"}},
+		// lnet configure --all reads the module's options again: the routes are back at once.
+		{"sanity-lnet-255", []string{"faults[1].lnetctl=lnet configure --all"}, []string{"reinitialized without the module's options, the node has no route"}},
 		// The other interface's link goes down.
 		{"sanity-lnet-214", []string{"faults[1].ni=client:0"}, []string{"the downed interface's NI is down, the others up"}},
 		// Up to 2.15 lnetctl ping waits for its timeout after a failed send (before LU-16290).
