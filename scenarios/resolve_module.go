@@ -41,6 +41,10 @@ func (r *resolver) moduleNets(g string, ng *NodeGroup) {
 		r.d.bad[gp+".module.routes"] = true
 		return
 	}
+	if r.paramTooLong(mp, "networks", ng.Module.Networks) {
+		r.d.bad[gp+".nis"] = true
+		return
+	}
 	text := ng.Module.Networks
 	if text == "" {
 		text = modparam.DefaultNetworks
@@ -83,6 +87,19 @@ func (r *resolver) moduleNets(g string, ng *NodeGroup) {
 			ng.NIs = append(ng.NIs, spec)
 		}
 	}
+}
+
+// maxCharp is the longest string a charp module parameter takes (param_set_charp).
+const maxCharp = 1024
+
+// paramTooLong refuses a module option longer than a charp parameter takes: the module
+// does not load.
+func (r *resolver) paramTooLong(path, name, v string) bool {
+	if len(v) <= maxCharp {
+		return false
+	}
+	r.errorAt(path, fmt.Sprintf("a module's string option takes at most %d characters", maxCharp), "%s: string parameter too long (lnet does not load: -ENOSPC)", name)
+	return true
 }
 
 // ifNameSize is IFNAMSIZ: an interface name is shorter.
@@ -166,7 +183,8 @@ func (r *resolver) moduleRoutes() {
 		}
 		gp := join("nodes", g)
 		mp := gp + ".module"
-		if r.d.bad[mp+".routes"] {
+		if r.d.bad[mp+".routes"] || r.paramTooLong(mp+".routes", "routes", ng.Module.Routes) ||
+			r.paramTooLong(mp+".forwarding", "forwarding", ng.Module.Forwarding) {
 			continue
 		}
 		switch ng.Module.Forwarding {

@@ -62,8 +62,11 @@ func lnetConfigure(f *faultState, n *node, cmd *scenarios.Command, _ bool) (int,
 	}
 	c := f.cluster
 	m := &c.scenario.Members[n.idx]
-	_, all := cmd.Args["all"]
-	bare := cmd.Verb == "lnet configure" && !all && c.scenario.Nodes[m.Group].Module != nil
+	bare := false // lustre_start (no command) and the undo of lnet unconfigure restore
+	if cmd != nil && cmd.Verb == "lnet configure" {
+		_, all := cmd.Args["all"]
+		bare = !all && c.scenario.Nodes[m.Group].Module != nil
+	}
 	var fresh *lnet.Node
 	var err error
 	if bare {
