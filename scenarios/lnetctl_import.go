@@ -598,16 +598,18 @@ var netImportTunables = [][2]string{{"peer_timeout", "peer-timeout"}, {"peer_cre
 // written last wins, whether the net's or an NI's; the CPTs written anywhere in the entry
 // (handle_cpt_sequence) make one list, and one that does not parse stops the import (refused
 // at load). Each entry is one Netlink request (numbered from batch): its first NI the
-// kernel refuses ends it. Up to 2.16 lnetctl does not read the section itself
-// (Profile.ImportNetRaw): refused at load as not modelled.
+// kernel refuses ends it. Up to 2.15 the section is liblnetconfig's (importNetIoctl); 2.16
+// hands it to the kernel as written (Profile.ImportNetRaw): refused at load as not
+// modelled.
 func (r *resolver) importNet(p, node string, nets []LnetctlNet, del bool, batch int) []*Command {
 	m := r.s.Member(node)
 	if m == nil {
 		return nil
 	}
-	if rel := r.rel[m.Group]; rel.Profile.ImportNetRaw {
+	rel := r.rel[m.Group]
+	if rel.Profile.ImportNetRaw {
 		r.errorAt(p, "configure the nets at load (nodes.NAME.lnetctl) or with net add and net del",
-			"import: section net is not modelled at run time on %s (%s's lnetctl hands it on as written: lnetsim models 2.17's reading, LU-19386)", node, rel.Name)
+			"import: section net is not modelled at run time on %s (%s's lnetctl hands it to the kernel as written)", node, rel.Name)
 		return nil
 	}
 	verb := "net add"
@@ -618,6 +620,10 @@ func (r *resolver) importNet(p, node string, nets []LnetctlNet, del bool, batch 
 	for j := range nets {
 		n := &nets[j]
 		np := index(p, j)
+		if rel.Profile.ImportByIoctl {
+			out = append(out, r.importNetIoctl(np, m, n, del, batch*10000+j+1)...)
+			continue
+		}
 		if keys := r.d.keys[np]; len(keys) > 0 && keys[0] != "net type" {
 			r.errorAt(join(np, keys[0]), "write net type first", "import: Malformed input. Expect 'net type' found '%s'", keys[0])
 			continue
@@ -718,6 +724,95 @@ func (r *resolver) importNet(p, node string, nets []LnetctlNet, del bool, batch 
 			c.Batch = batch*10000 + j + 1
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// importNetIoctl is a net entry as liblnetconfig reads it up to 2.15 (Profile.ImportByIoctl):
+// handle_yaml_config_ni adds one NI per interface of all its local NIs, in order (one ioctl
+// each: the first the kernel refuses ends the entry), with the net's tunables only (a local
+// NI's tunables, lnd tunables and CPT are not read): a key written 0 or -1, or not written, is
+// the default (lnet_set_tune_defaults); the net's lnd tunables only beside its tunables,
+// where conns_per_peer not written is 1 (yaml_extract_o2ib_tun); the CPT in its tunables
+// when it parses (one that does not is dropped). handle_yaml_del_ni deletes the NI of each
+// interface, every one tried, or the whole net when none is written. The loopback net is
+// skipped (lustre_lnet_config_ni, lustre_lnet_del_ni); an entry without net type, local
+// NI(s) or, to add, any interface is refused at load, as lnetctl refuses it.
+func (r *resolver) importNetIoctl(np string, m *Member, n *LnetctlNet, del bool, batch int) []*Command {
+	node := m.Name
+	switch {
+	case !r.d.has(np + ".net type"):
+		r.errorAt(np, "write the entry's net type", "import: missing mandatory parameters in NI config: 'network'")
+		return nil
+	case !r.d.has(np + ".local NI(s)"):
+		r.errorAt(np, "write the entry's local NI(s) with their interfaces", "import: the entry has no local NI(s)")
+		return nil
+	}
+	net, _, err := ParseNet(n.NetType)
+	switch {
+	case err != nil:
+		r.errorAt(np+".net type", "", "import: cannot parse net '%s'", n.NetType)
+		return nil
+	case net == "lo0":
+		return nil
+	}
+	type intf struct{ name, path string }
+	var ifs []intf
+	for i := range n.LocalNIs {
+		lp := index(np+".local NI(s)", i)
+		for _, ik := range r.d.keys[lp+".interfaces"] {
+			ifs = append(ifs, intf{n.LocalNIs[i].Interfaces[ik], join(lp+".interfaces", ik)})
+		}
+	}
+	if del {
+		if len(ifs) == 0 {
+			return []*Command{r.subCommand(np, node, "net del", map[string]string{"net": net})}
+		}
+		var out []*Command
+		for _, x := range ifs {
+			out = append(out, r.subCommand(x.path, node, "net del", map[string]string{"net": net, "if": x.name}))
+		}
+		return out
+	}
+	if len(ifs) == 0 {
+		r.errorAt(np+".local NI(s)", "give each local NI its interfaces: {0: ib0}", "import: no interface name provided")
+		return nil
+	}
+	args := map[string]string{"net": net}
+	if t := n.Tunables; t != nil && r.d.has(np+".tunables") {
+		tp := np + ".tunables"
+		vals := map[string]int{"peer_timeout": int(t.PeerTimeout / sim.Second), "peer_credits": t.PeerCredits,
+			"peer_buffer_credits": t.PeerBufferCredits, "credits": t.Credits}
+		for _, k := range netImportTunables {
+			if v := vals[k[0]]; r.d.has(join(tp, k[0])) && v > 0 {
+				args[k[1]] = strconv.Itoa(v)
+			}
+		}
+		if t.CPT != "" {
+			if _, err := ParseCPTList(t.CPT); err == nil {
+				args["cpt"] = t.CPT
+			}
+		}
+		if o := n.LNDTunables; o != nil && r.d.has(np+".lnd tunables") {
+			cpp := 1
+			if r.d.has(np + ".lnd tunables.conns_per_peer") {
+				cpp = o.ConnsPerPeer
+			}
+			if r.rel[m.Group].Profile.NoNetAddConnsPerPeer {
+				r.errorAt(np+".lnd tunables", "leave the lnd tunables out (the net's o2ib conns_per_peer applies)",
+					"import: the lnd tunables of a 2.12 import are not modelled at run time")
+				return nil
+			}
+			args["conns-per-peer"] = strconv.Itoa(cpp)
+		}
+	}
+	var out []*Command
+	for _, x := range ifs {
+		a := maps.Clone(args)
+		a["if"] = x.name
+		c := r.subCommand(x.path, node, "net add", a)
+		c.Batch = batch
+		out = append(out, c)
 	}
 	return out
 }

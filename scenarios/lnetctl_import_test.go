@@ -88,9 +88,7 @@ func TestImportRefusals(t *testing.T) {
 // TestImportNet: from 2.17 each net entry is one rule (handle_net_config_sequence): an NI
 // per interface of its local NIs (none: the node's first interface), added with the
 // entry's tunables, those written last winning whether the net's or an NI's, and its CPT
-// lists merged; --del deletes an NI per interface. lnetctl's refusals (net type not first,
-// an unparsable CPT, as sanity-lnet test 265 writes them) are refused at load; so are the
-// loopback net and, up to 2.16, the section itself.
+// lists merged; --del deletes an NI per interface.
 func TestImportNet(t *testing.T) {
 	src := `duration: 5s
 nodes:
@@ -134,6 +132,63 @@ faults:
 		"net del 10.0.0.2@o2ib1 --if ib1",
 	}
 	checkLines(t, got, want)
+}
+
+// TestImportNetIoctl: up to 2.15 (liblnetconfig's handle_yaml_config_ni) a net entry adds
+// every interface of its local NIs with the net's tunables only: a key written 0 is the
+// default, the net's lnd tunables give conns_per_peer 1 when they do not write it, the
+// CPT in the net's tunables is kept when it parses, the local NIs' own tunables and CPT are
+// not read; the loopback net is skipped; --del of an entry without interfaces deletes the
+// whole net.
+func TestImportNetIoctl(t *testing.T) {
+	src := `duration: 5s
+lnet: {release: "2.15"}
+nodes:
+  client: {nis: [{net: o2ib0, hca: 0}, {net: o2ib0, hca: 1}]}
+faults:
+  - at: 1s
+    node: client
+    lnetctl: import
+    yaml:
+      net:
+        - net type: lo
+          local NI(s): [{nid: 0@lo}]
+        - net type: o2ib1
+          local NI(s):
+            - {interfaces: {0: ib1}, tunables: {peer_credits: 32}, CPT: "[1-0]"}
+            - {interfaces: {0: ib0}, lnd tunables: {conns_per_peer: 4}}
+          tunables: {peer_timeout: 0, peer_credits: 16, CPT: "[0]"}
+          lnd tunables: {tos: 5}
+  - {at: 2s, node: client, lnetctl: import --del, yaml: {net: [{net type: o2ib1, local NI(s): [{nid: 10.0.0.1@o2ib1}]}]}}
+`
+	s, err := Load("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range s.Faults {
+		for _, c := range f.Cmd.Sub {
+			line := c.Verb + " " + c.Net + " " + strings.Join(c.NIDs, ",")
+			for _, k := range []string{"if", "peer-timeout", "peer-credits", "credits", "conns-per-peer", "tos", "cpt"} {
+				if v, ok := c.Args[k]; ok {
+					line += " --" + k + " " + v
+				}
+			}
+			got = append(got, line)
+		}
+	}
+	checkLines(t, got, []string{
+		"net add o2ib1 10.0.0.2@o2ib1 --if ib1 --peer-credits 16 --conns-per-peer 1 --cpt [0]",
+		"net add o2ib1 10.0.0.1@o2ib1 --if ib0 --peer-credits 16 --conns-per-peer 1 --cpt [0]",
+		"net del o2ib1 ",
+	})
+}
+
+// TestImportNetRefusals: lnetctl's refusals of a net section (2.17: net type not first, an
+// unparsable CPT as sanity-lnet test 265 writes them; up to 2.15: no local NI(s), no
+// interface to add), the loopback net from 2.17, the section on 2.16 and the lnd tunables
+// of a 2.12 import are refused at load.
+func TestImportNetRefusals(t *testing.T) {
 	for _, tc := range []struct{ release, yaml, want string }{
 		{"master", `{net: [{local NI(s): [{interfaces: {0: ib0}}], net type: o2ib1}]}`, "t.yaml:5:72: faults[0].yaml.net[0].local NI(s): import: Malformed input. Expect 'net type' found 'local NI(s)' (write net type first)"},
 		{"master", `{net: [{net type: o2ib1x}]}`, "faults[0].yaml.net[0].net type: import: Invalid network ID 'o2ib1x'"},
@@ -143,8 +198,10 @@ faults:
 		{"master", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}, CPT: [1-0]}]}]}`, `import: unable to parse CPT '1-0'`},
 		{"master", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}, CPT: "[]"}]}]}`, `import: unable to parse CPT '[]'`},
 		{"master", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}, CPT: []}]}]}`, `import: missing CPT configuration`},
-		{"2.16", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}}]}]}`, "import: section net is not modelled at run time on client (2.16's lnetctl hands it on as written"},
-		{"2.15", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}}]}]}`, "import: section net is not modelled at run time on client (2.15's"},
+		{"2.16", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}}]}]}`, "import: section net is not modelled at run time on client (2.16's lnetctl hands it to the kernel as written)"},
+		{"2.15", `{net: [{net type: o2ib1, local NI(s): [{nid: 10.0.0.1@o2ib1}]}]}`, "faults[0].yaml.net[0].local NI(s): import: no interface name provided"},
+		{"2.15", `{net: [{net type: o2ib1}]}`, "faults[0].yaml.net[0]: import: the entry has no local NI(s)"},
+		{"2.12", `{net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib0}}], tunables: {peer_credits: 16}, lnd tunables: {conns_per_peer: 2}}]}`, "import: the lnd tunables of a 2.12 import are not modelled at run time"},
 	} {
 		src := "duration: 5s\nlnet: {release: \"" + tc.release + "\"}\nnodes: {client: {nis: [o2ib0]}}\nfaults:\n  - {at: 1s, node: client, lnetctl: import, yaml: " + tc.yaml + "}\n"
 		_, err := Load("t.yaml", []byte(src))

@@ -140,12 +140,11 @@ type Profile struct {
 	// without max_recovery_ping_interval, and --del also resets drop_asym_route; from 2.16
 	// the Netlink import sets each global key in the document's order.
 	ImportByIoctl bool
-	// ImportNetRaw: lnetctl import does not read the net section itself but hands it on as
-	// written, to handle_yaml_config_ni by ioctl (up to 2.15: the interfaces of every local
-	// NI, the net's tunables only) or to the kernel's lnet_net_cmd (2.16: one NI per local
-	// NI, its last interface); lnetsim refuses a net section at run time on such a node (up
-	// to 2.16; LU-19386 reads each net entry as an ip2nets rule, one NI per interface, and
-	// LU-19160 its CPTs, in 2.17).
+	// ImportNetRaw: lnetctl import hands the net section to the kernel's lnet_net_cmd as
+	// written (one NI per local NI, its last interface, with its own tunables); lnetsim
+	// refuses a net section at run time on such a node (2.16; up to 2.15 liblnetconfig's
+	// handle_yaml_config_ni reads it, under ImportByIoctl; LU-19386 reads each net entry as
+	// an ip2nets rule, one NI per interface, and LU-19160 its CPTs, in 2.17).
 	ImportNetRaw bool
 	// GlobalShowKeys, when not 0, is how many of master's `lnetctl global show` keys the
 	// release prints, the first ones (jt_show_global adds each new one at the end): 8 up to
@@ -271,7 +270,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
-	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, ImportNetRaw: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
+	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
 	ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true, NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true,
 	PeerNIsInAttachOrder: true}
 
@@ -298,6 +297,7 @@ func withPre216LNet(p Profile) Profile {
 	p.NoNetNIDOption, p.NoPeerLockPrimary, p.NoDebugPeer, p.NoLnetctlFault = true, true, true, true
 	p.NIAddByIoctl, p.NoLNDTimeoutTOSShow = true, true
 	p.NoAnyNIDText, p.NoKfiNames, p.PrefixInterfaceDup = true, true, true
+	p.ImportNetRaw = false // liblnetconfig reads the net section (ImportByIoctl)
 	return p
 }
 

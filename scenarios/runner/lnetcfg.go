@@ -118,7 +118,8 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 	return 0, ""
 }
 
-// netAddLND fails a --cpt naming a CPT the node does not have (lnet_dyn_add_ni: ERANGE),
+// netAddLND fails a --cpt naming a CPT the node does not have (lnet_dyn_add_ni: ERANGE;
+// EINVAL up to 2.15, NIAddByIoctl),
 // and gives the NI net add starts the LND tunables its options set, as
 // kiblnd_tunables_setup and ksocknal_startup settle them: --tos from 0 to 255 (-1 or absent:
 // the module's tos), --conns-per-peer above 0 (0 or less, or absent: the module's value;
@@ -129,7 +130,11 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 func (c *cluster) netAddLND(n *node, nid lnet.NID, cmd *scenarios.Command) (func(), int, string) {
 	if s, ok := cmd.Args["cpt"]; ok {
 		if hi, err := scenarios.ParseCPTList(s); err == nil && hi >= max(n.ln.Tunables().CPTs, 1) {
-			return nil, lnet.ERANGE, fmt.Sprintf("invalid CPT set %s: the node has %d CPTs", s, max(n.ln.Tunables().CPTs, 1))
+			errno := lnet.ERANGE
+			if n.ln.Tunables().Profile.NIAddByIoctl {
+				errno = lnet.EINVAL // the ioctl's lnet_dyn_add_ni, up to 2.15
+			}
+			return nil, errno, fmt.Sprintf("invalid CPT set %s: the node has %d CPTs", s, max(n.ln.Tunables().CPTs, 1))
 		}
 	}
 	tos, cpp := -1, -1

@@ -123,3 +123,52 @@ expect:
 		t.Errorf("commands.csv:\n%s\nwant %q, then ib1 not run and o2ib6 added", csv, want)
 	}
 }
+
+// TestImportNetIoctl: a 2.15 node's import (liblnetconfig) adds every interface of the entry
+// with the net's tunables (peer_timeout 0: the default 180; peer_credits 16) and
+// conns_per_peer 1 (lnd tunables without it), skips the loopback net, and --del of the
+// same document deletes both NIs; a CPT the node lacks fails the ioctl's add with EINVAL.
+func TestImportNetIoctl(t *testing.T) {
+	csv := string(runExpecting(t, `
+name: import-net-ioctl
+seed: 1
+duration: 4s
+nodes:
+  client: {release: "2.15", nis: [{net: o2ib, hca: 0}, {net: o2ib, hca: 1}]}
+faults:
+  - at: 1s
+    node: client
+    name: import
+    lnetctl: import
+    yaml: &n
+      net:
+        - net type: lo
+          local NI(s): [{nid: 0@lo}]
+        - net type: o2ib7
+          local NI(s):
+            - {interfaces: {0: ib0}, tunables: {peer_timeout: 99}, CPT: "[1-0]"}
+            - {interfaces: {0: ib1}}
+          tunables: {peer_timeout: 0, peer_credits: 16, CPT: "[0]"}
+          lnd tunables: {tos: 5}
+  - {at: 2s, node: client, name: del, lnetctl: import --del, yaml: *n}
+  - at: 3s
+    node: client
+    name: cpt1
+    lnetctl: import
+    yaml: {net: [{net type: o2ib8, local NI(s): [{interfaces: {0: ib0}}], tunables: {CPT: "[1]"}}]}
+expect:
+  - {check: command, fault: import, status: ok}
+  - name: both NIs, the net's peer_credits, the default peer_timeout, conns_per_peer 1
+    check: lnetctl
+    node: client
+    at: 1500ms
+    command: export --backup
+    present: {net: [{net type: o2ib7, local NI(s): [{interfaces: {0: ib0}, tunables: {peer_timeout: 180, peer_credits: 16}, lnd tunables: {conns_per_peer: 1}}, {interfaces: {0: ib1}, tunables: {peer_timeout: 180, peer_credits: 16}}]}]}
+  - {check: command, fault: del, status: ok}
+  - {check: lnetctl, node: client, at: 2500ms, command: export --backup, absent: {net: [{net type: o2ib7}]}}
+  - {check: command, fault: cpt1, status: EINVAL}
+`, BackendO2IB, "commands.csv"))
+	if want := "net del o2ib7 10.0.0.1@o2ib7: ok; net del o2ib7 10.0.0.2@o2ib7: ok"; !strings.Contains(csv, want) {
+		t.Errorf("commands.csv lacks %q:\n%s", want, csv)
+	}
+}
