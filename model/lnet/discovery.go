@@ -386,7 +386,7 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
 		}
 		lpni := n.peerNIs.get(e.NID)
 		if lpni != nil && lpni.peer != p {
-			if !n.absorbPeer(lpni.peer) {
+			if !n.absorbPeer(p, lpni.peer) {
 				continue
 			}
 			lpni = nil
@@ -423,7 +423,7 @@ func (n *Node) adoptPrimary(p *Peer, b *PingBuffer) {
 	}
 	lpni := n.peerNIs.get(prim)
 	if lpni != nil && lpni.peer != p {
-		if !n.absorbPeer(lpni.peer) {
+		if !n.absorbPeer(p, lpni.peer) {
 			return
 		}
 		lpni = nil
@@ -434,18 +434,35 @@ func (n *Node) adoptPrimary(p *Peer, b *PingBuffer) {
 	}
 }
 
-// absorbPeer removes other, a peer owning a NID that a discovered peer's buffer lists, so
-// that its NID can join the discovered peer (lnet_peer_add_nid deleting the peer whose
-// primary NID it is): only a traffic-created peer with that one NID, no message waiting for
-// its discovery and no route through it (the kernel moves a gateway's routes to the peer
-// taking its NID, lnet_rtr_transfer_to_peer: not modelled, the two are kept apart); it
-// reports whether it did.
-func (n *Node) absorbPeer(other *Peer) bool {
-	if len(other.nis) > 1 || other.config || other.pending.Len() > 0 || other.gw != nil {
+// absorbPeer removes other, a peer owning a NID that p's buffer lists, so that its NID can
+// join p (lnet_peer_add_nid deleting the peer whose primary NID it is): only a
+// traffic-created peer with that one NID, no message waiting for its discovery nor for its
+// router credits; a gateway's routes move to p (transferGateway), unless p is a gateway too.
+// It reports whether it did; the peers it will not merge are kept apart (ARCHITECTURE.md).
+func (n *Node) absorbPeer(p, other *Peer) bool {
+	if len(other.nis) > 1 || other.config || other.pending.Len() > 0 || other.rtrq.Len() > 0 ||
+		other.gw != nil && p.gw != nil {
 		return false
+	}
+	if other.gw != nil {
+		n.transferGateway(other, p)
 	}
 	n.removePeer(other)
 	return true
+}
+
+// transferGateway models lnet_rtr_transfer_to_peer for a target that is no gateway yet: the
+// routes through src, with its router-checker state and aliveness, now go through dst.
+func (n *Node) transferGateway(src, dst *Peer) {
+	g := src.gw
+	dst.gw, src.gw = g, nil
+	for _, r := range g.routes {
+		r.gw = dst
+	}
+	n.gateways[g.idx] = dst
+	dst.isRouter, dst.alive = src.isRouter, src.alive
+	src.isRouter = false
+	n.routesChanged()
 }
 
 // delMissingNIDs models the deletion half of lnet_peer_merge_data: each of the peer's NIDs
