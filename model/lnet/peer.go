@@ -328,6 +328,16 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 	lpni.txCredits, lpni.maxTxCredits, lpni.minTxCredits = c, c, c
 	lpni.rtrCredits, lpni.maxRtrCredits, lpni.minRtrCredits = rc, rc, rc
 	pn.nis = slab.Append(pn.nis, lpni, &n.slabs.niRefs)
+	if nid == p.primary && !n.tun.Profile.PeerNIsInAttachOrder {
+		// The primary NID's NI goes first in its net, and a new net of it first in the peer
+		// (from 2.14.53, LU-13806); selection and lnetctl walk these lists in order.
+		copy(pn.nis[1:], pn.nis[:len(pn.nis)-1])
+		pn.nis[0] = lpni
+		if newNet {
+			copy(p.nets[1:], p.nets[:len(p.nets)-1])
+			p.nets[0] = pn
+		}
+	}
 	pn.updateHealth()
 	p.nis = slab.Append(p.nis, lpni, &n.slabs.niRefs)
 	n.peerNIs.set(nid, lpni)

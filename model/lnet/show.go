@@ -131,7 +131,8 @@ type PeerShow struct {
 // lnet_is_peer_ni_alive's answer (gwNIAlive: its status, and from 2.13 to 2.16 its health).
 // A peer's NIs come in the kernel's walk (lnet_get_next_peer_ni_locked): net by net, in the
 // order of lp_peer_nets, each net's NIs in the order of lpn_peer_nis; lnet_peer_attach_peer_ni
-// puts the primary NID's net and the primary NI first, and appends the others (from 2.14.53).
+// puts the NI of the peer's primary NID at the time first in its net, and its net first if
+// new, and appends the others (from 2.14.53; appends all before).
 func (n *Node) ShowPeers() []PeerShow {
 	out := make([]PeerShow, 0, len(n.peers))
 	for _, p := range n.peers {
@@ -157,38 +158,12 @@ func (n *Node) ShowPeers() []PeerShow {
 	return out
 }
 
-// kernelOrder returns the peer's NIs in the order of the kernel's lists (see ShowPeers); up
-// to 2.14.52 (PeerNIsInAttachOrder) lnet_peer_attach_peer_ni appended every net and NI, so
-// the order is the order of attachment.
+// kernelOrder returns the peer's NIs in the order of the kernel's lists (see ShowPeers): net
+// by net, each net's NIs in turn, as addPeerNI attached them (lnet_peer_attach_peer_ni).
 func (p *Peer) kernelOrder() []*PeerNI {
 	out := make([]*PeerNI, 0, len(p.nis))
-	if p.node.tun.Profile.PeerNIsInAttachOrder {
-		for _, pn := range p.nets {
-			out = append(out, pn.nis...)
-		}
-		return out
-	}
-	add := func(pn *PeerNet) {
-		for _, lpni := range pn.nis {
-			if lpni.nid == p.primary {
-				out = append(out, lpni)
-			}
-		}
-		for _, lpni := range pn.nis {
-			if lpni.nid != p.primary {
-				out = append(out, lpni)
-			}
-		}
-	}
 	for _, pn := range p.nets {
-		if pn.id == p.primary.Net() {
-			add(pn)
-		}
-	}
-	for _, pn := range p.nets {
-		if pn.id != p.primary.Net() {
-			add(pn)
-		}
+		out = append(out, pn.nis...)
 	}
 	return out
 }
