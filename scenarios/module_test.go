@@ -51,6 +51,11 @@ nodes:
 	if err != nil || !s.Members[2].Routing {
 		t.Errorf("routing: true with forwarding=disabled: %v", err)
 	}
+	// So does an lnetctl export's routing section (an import after the start).
+	_, err = Load("m.yaml", []byte(strings.Replace(src, `rtr: {count: 2, module: {`, `rtr: {count: 2, lnetctl: {routing: {enable: 0}}, module: {`, 1)))
+	if err == nil || !strings.Contains(err.Error(), "gateway 10.0.0.3@o2ib (rtr0) does not route") {
+		t.Errorf("lnetctl routing enable 0 on the routers: %v", err)
+	}
 }
 
 // FuzzModule loads nodes whose module options are fuzzed: a scenario loads or fails with

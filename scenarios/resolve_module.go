@@ -169,7 +169,8 @@ func (d *decoder) textPos(l loc, text string, off int) (line, col int, ok bool) 
 // which fails LNet's start (refused here, with the kernel's message); a route to a net of
 // the node, through a gateway on no net of the node, or already there is skipped
 // (EEXIST, EHOSTUNREACH), as lnet_parse_route ignores those. A written `routing` wins over
-// the module's (lnetctl set routing after the start).
+// the module's (lnetctl set routing after the start), as does an lnetctl export's routing
+// section.
 func (r *resolver) moduleRoutes() {
 	type groupRoutes struct {
 		g       string
@@ -198,8 +199,8 @@ func (r *resolver) moduleRoutes() {
 			continue
 		}
 		all = append(all, groupRoutes{g, entries})
-		if r.d.has(gp + ".routing") {
-			continue
+		if r.d.has(gp+".routing") || r.d.has(gp+".lnetctl.routing.enable") {
+			continue // set after the start (lnetctl set routing, or an import)
 		}
 		for k := 0; k < ng.Count; k++ {
 			m := r.s.Member(memberName(g, k, ng.Count))
