@@ -105,7 +105,7 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 		return rc, msg
 	}
 	defer restore()
-	if err := n.ln.ConfigNI(nid, cl.lndFor(c.Net), netAddTunables(cl.scenario, c)); err != nil {
+	if err := n.ln.ConfigNI(nid, cl.lndFor(c.Net), netAddTunables(cl.scenario, c, n.ln.Tunables().Profile.NIAddByIoctl)); err != nil {
 		return lnet.ErrnoOf(err), err.Error()
 	}
 	cl.owner[nid] = n
@@ -184,16 +184,20 @@ func (c *cluster) netAddLND(n *node, nid lnet.NID, cmd *scenarios.Command) (func
 }
 
 // netAddTunables are the new net's tunables: the scenario's for the net (or the defaults),
-// with the options net add was given.
-func netAddTunables(s *scenarios.Scenario, c *scenarios.Command) lnet.NetTunables {
+// with the options net add was given. By ioctl (up to 2.15) a peer_timeout, peer_credits or
+// credits of 0 is the default too: lnet_dyn_add_ni's lnet_set_tune_defaults replaces it
+// (and lnetctl passes no tunables at all when none is above 0).
+func netAddTunables(s *scenarios.Scenario, c *scenarios.Command, ioctl bool) lnet.NetTunables {
 	t := lnet.DefaultNetTunables()
 	if nt := s.LNet.Nets[c.Net]; nt != nil {
 		t = netTunables(nt)
 	}
 	for i, p := range []*int{&t.PeerTimeout, &t.PeerCredits, &t.PeerBufferCredits, &t.Credits} {
-		if v, err := strconv.Atoi(c.Args[scenarios.NetAddTunables[i]]); err == nil && v != -1 {
-			*p = v
+		v, err := strconv.Atoi(c.Args[scenarios.NetAddTunables[i]])
+		if err != nil || v == -1 || ioctl && v == 0 && p != &t.PeerBufferCredits {
+			continue
 		}
+		*p = v
 	}
 	return t
 }

@@ -127,7 +127,8 @@ expect:
 // TestImportNetIoctl: a 2.15 node's import (liblnetconfig) adds every interface of the entry
 // with the net's tunables (peer_timeout 0: the default 180; peer_credits 16) and
 // conns_per_peer 1 (lnd tunables without it), skips the loopback net, and --del of the
-// same document deletes both NIs; a CPT the node lacks fails the ioctl's add with EINVAL.
+// same document deletes both NIs; a CPT the node lacks fails the ioctl's add with EINVAL;
+// `net add --peer-timeout 0` gives the default 180 (lnet_set_tune_defaults).
 func TestImportNetIoctl(t *testing.T) {
 	csv := string(runExpecting(t, `
 name: import-net-ioctl
@@ -151,6 +152,7 @@ faults:
           tunables: {peer_timeout: 0, peer_credits: 16, CPT: "[0]"}
           lnd tunables: {tos: 5}
   - {at: 2s, node: client, name: del, lnetctl: import --del, yaml: *n}
+  - {at: 2s, node: client, name: pto0, lnetctl: "net add --net o2ib9 --if ib1 --peer-timeout 0"}
   - at: 3s
     node: client
     name: cpt1
@@ -167,6 +169,12 @@ expect:
   - {check: command, fault: del, status: ok}
   - {check: lnetctl, node: client, at: 2500ms, command: export --backup, absent: {net: [{net type: o2ib7}]}}
   - {check: command, fault: cpt1, status: EINVAL}
+  - name: net add --peer-timeout 0 by ioctl is the default 180
+    check: lnetctl
+    node: client
+    at: 2500ms
+    command: export --backup
+    present: {net: [{net type: o2ib9, local NI(s): [{interfaces: {0: ib1}, tunables: {peer_timeout: 180}}]}]}
 `, BackendO2IB, "commands.csv"))
 	if want := "net del o2ib7 10.0.0.1@o2ib7: ok; net del o2ib7 10.0.0.2@o2ib7: ok"; !strings.Contains(csv, want) {
 		t.Errorf("commands.csv lacks %q:\n%s", want, csv)
