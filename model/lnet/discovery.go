@@ -232,6 +232,13 @@ func (n *Node) runDiscoveryQueue() {
 	n.dcq = n.dcq[:0]
 }
 
+// discoveryDisabled models lnet_is_discovery_disabled: discovery is off here, or the peer is
+// not multi-rail or has no discovery (LNET_PEER_NO_DISCOVERY). lnet_peer_merge_data then only
+// updates the status of the NIDs the peer has: it adds and deletes none.
+func (n *Node) discoveryDisabled(p *Peer) bool {
+	return !n.tun.Discovery || !p.mr || p.noDiscovery
+}
+
 // mergePushed merges the buffer p pushed, if one waits (lnet_peer_data_present): its NIDs are
 // up to date again, and a gateway's routes follow the buffer.
 func (n *Node) mergePushed(p *Peer) {
@@ -380,11 +387,15 @@ func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
 		return
 	}
 	n.adoptPrimary(p, b)
+	frozen := n.discoveryDisabled(p)
 	for _, e := range b.NIs {
 		if e.NID.Net() == LoNet || n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {
 			continue
 		}
 		lpni := n.peerNIs.get(e.NID)
+		if frozen && (lpni == nil || lpni.peer != p) {
+			continue // lnet_peer_merge_data: no NID is added or deleted
+		}
 		if lpni != nil && lpni.peer != p {
 			if !n.absorbPeer(p, lpni.peer) {
 				continue
@@ -416,7 +427,7 @@ func (n *Node) adoptPrimary(p *Peer, b *PingBuffer) {
 	switch {
 	case p.primary == prim:
 		return
-	case p.primary != LoNID && b.lists(p.primary) && (!n.tun.Discovery || !p.mr || p.noDiscovery):
+	case p.primary != LoNID && b.lists(p.primary) && n.discoveryDisabled(p):
 		return
 	case p.config || p.lockPrim:
 		return
@@ -474,7 +485,7 @@ func (n *Node) transferGateway(src, dst *Peer) {
 // at either end (lnet_is_discovery_disabled). A deleted peer NI's queued messages stay on it
 // and leave as its credits return, as on the kernel's zombie peer NI.
 func (n *Node) delMissingNIDs(p *Peer, b *PingBuffer) {
-	if p.noDiscovery || !n.tun.Discovery {
+	if n.discoveryDisabled(p) {
 		return
 	}
 	for i := 0; i < len(p.nis); i++ {

@@ -292,7 +292,9 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 // updateGatewayRoutes models lnet_router_discovery_ping_reply, run on every ping reply or
 // push from a gateway whatever the discovery setting: it caches each route's aliveness
 // (lr_alive, which routeAlive reads while discovery is disabled for the gateway) and
-// whether it is single-hop (the gateway has an NI on the remote net). Routing disabled on
+// whether it is single-hop (the buffer lists an NI of the gateway on the remote net: the
+// buffer, not the gateway's peer NIs, which discovery leaves alone while it is disabled for
+// the gateway). Routing disabled on
 // the gateway kills every route; otherwise a route is down if the gateway lacks an UP NI on
 // the route's local net, and one of 1 hop or found single-hop with
 // avoid_asym_router_failure is alive only if the gateway advertises an UP NI on the remote
@@ -303,19 +305,21 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 	g.rtrDisabled = b.RoutingDisabled
 	g.noDisc = !b.Discovery
 	for _, r := range g.routes {
-		r.singleHop = false
-		for _, pn := range p.nets {
-			if pn.id == r.net {
-				r.singleHop = true
+		single, up := false, false // from the buffer (its NIs on the route's remote net)
+		for _, e := range b.NIs {
+			if e.NID.Net() == r.net {
+				single = true
+				up = up || e.Status == NIStatusUp
 			}
 		}
+		r.singleHop = single
 		switch {
 		case n.tun.Profile.RouterCheckerPing:
 			r.alive = !n.tun.AvoidAsymRouterFailure || routeDownNIs(r, b) == 0
 		case g.rtrDisabled || !n.gwNetUp(p, r.gwNID.Net()):
 			r.alive = false
 		case (r.hops == 1 || r.singleHop) && n.tun.AvoidAsymRouterFailure:
-			r.alive = n.gwNetUp(p, r.net)
+			r.alive = up
 		default:
 			r.alive = true
 		}
