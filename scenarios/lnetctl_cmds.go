@@ -78,8 +78,10 @@ func checkHealthSet(r *resolver, p string, c *Command) {
 	}
 }
 
-// checkNetSet: net set --health with --nid or --all (lustre_lnet_config_ni_healthv);
-// --conns-per-peer is o2iblnd's and lnetsim does not change it at run time.
+// checkNetSet: net set --health with --nid or --all (lustre_lnet_config_ni_healthv), or
+// --conns-per-peer 1 to 127; a negative one is accepted and changes nothing (lnetctl's
+// set_value_helper passes a negative value on to no call: `cpp > -1` up to 2.15, from 2.16
+// a -1 with no health value returns at once), as sanity-lnet test 230 checks.
 func checkNetSet(r *resolver, p string, c *Command) {
 	_, cpp := c.Args["conns-per-peer"]
 	_, health := c.Args["health"]
@@ -88,7 +90,7 @@ func checkNetSet(r *resolver, p string, c *Command) {
 		r.errorAt(p, "one value per command", "%s: give --health or --conns-per-peer, not both", c.Verb)
 	case cpp:
 		checkNIs(r, p, c)
-		if r.cmdInt(p, c, "conns-per-peer", &c.Value) && (c.Value < 1 || c.Value > 127) {
+		if r.cmdInt(p, c, "conns-per-peer", &c.Value) && (c.Value == 0 || c.Value > 127) {
 			r.errorAt(p, "", "%s: conns-per-peer %d: must be 1 to 127", c.Verb, c.Value)
 		}
 	case !r.missing(p, c, "health"):

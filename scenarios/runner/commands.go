@@ -171,8 +171,11 @@ func netSet(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 }
 
 // connsPerPeer sets conns_per_peer on the NIs named (or all), ENOENT for a NID that is not
-// a local NI.
+// a local NI; a negative value reaches no NI (lnetctl passes it on to no call).
 func connsPerPeer(f *faultState, n *node, c *scenarios.Command, all bool) (int, string) {
+	if c.Value < 0 {
+		return 0, ""
+	}
 	set := func(ni *lnet.NI) {
 		if f.cluster.fab != nil {
 			f.cluster.fab.lnd.SetConnsPerPeer(ni, c.Value)
