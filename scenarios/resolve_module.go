@@ -23,10 +23,7 @@ func (r *resolver) moduleDialect(g string) modparam.Dialect {
 	if err != nil {
 		rel, _ = lnet.LookupRelease(lnet.DefaultRelease)
 	}
-	p := rel.Profile
-	return modparam.Dialect{ScanfTCPNIDs: p.ScanfTCPNIDs, ScanfO2IBNIDs: p.ScanfO2IBNIDs,
-		NoAnyNIDText: p.NoAnyNIDText, NoKfiNames: p.NoKfiNames, NoEfaBxi3fNames: p.NoEfaBxi3fNames,
-		PrefixInterfaceDup: p.PrefixInterfaceDup}
+	return modparam.Dialect(rel.Profile.ModuleDialect)
 }
 
 // moduleNets turns group g's networks= into its NIs, as lnet_parse_networks reads it (tcp

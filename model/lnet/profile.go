@@ -208,26 +208,9 @@ type Profile struct {
 	// 2.15).
 	NoStatsReset bool
 
-	// How the kernel reads the lnet module's networks= and routes= options
+	// ModuleDialect is how the kernel reads the lnet module's networks= and routes= options
 	// (scenarios/modparam).
-
-	// ScanfTCPNIDs: a tcp NID's address is read by sscanf "%u.%u.%u.%u" (libcfs_str2nid, up
-	// to 2.12; rpc_pton from 2.15, LU-10391).
-	ScanfTCPNIDs bool
-	// ScanfO2IBNIDs: an o2ib NID's address is read by sscanf (up to 2.17; LU-18317 gives o2ib
-	// rpc_pton, as tcp has it, in master).
-	ScanfO2IBNIDs bool
-	// NoAnyNIDText: "<?>" is not a NID (up to 2.15; libcfs_strnid reads it as LNET_ANY_NID
-	// from 2.16).
-	NoAnyNIDText bool
-	// NoKfiNames: the kernel's NID strings have no kfi net (up to 2.15).
-	NoKfiNames bool
-	// NoEfaBxi3fNames: the kernel's NID strings have no efa nor bxi3f net (up to 2.16).
-	NoEfaBxi3fNames bool
-	// PrefixInterfaceDup: networks= refuses an interface that an earlier interface of the
-	// same net starts with (lnet_ni_unique_net compares strlen(iface) characters, up to
-	// 2.15; from 2.16 up to LNET_MAX_STR_LEN, so only the same name).
-	PrefixInterfaceDup bool
+	ModuleDialect
 
 	// Failure-injection check points (fail_loc, failloc.go) a release does not have.
 
@@ -252,6 +235,29 @@ type ReleaseDefaults struct {
 }
 
 // Release is one Lustre release the model knows: its defaults and behaviour rules.
+// ModuleDialect is how a release's kernel reads the lnet module's networks= and routes=
+// options where releases differ (scenarios/modparam reads them with it). The zero value is
+// master.
+type ModuleDialect struct {
+	// ScanfTCPNIDs: a tcp NID's address is read by sscanf "%u.%u.%u.%u" (libcfs_str2nid, up
+	// to 2.12; rpc_pton from 2.15, LU-10391).
+	ScanfTCPNIDs bool
+	// ScanfO2IBNIDs: an o2ib NID's address is read by sscanf (up to 2.17; LU-18317 gives o2ib
+	// rpc_pton, as tcp has it, in master).
+	ScanfO2IBNIDs bool
+	// NoAnyNIDText: "<?>" is not a NID (up to 2.15; libcfs_strnid reads it as LNET_ANY_NID
+	// from 2.16).
+	NoAnyNIDText bool
+	// NoKfiNames: the kernel's NID strings have no kfi net (up to 2.15).
+	NoKfiNames bool
+	// NoEfaBxi3fNames: the kernel's NID strings have no efa nor bxi3f net (up to 2.16).
+	NoEfaBxi3fNames bool
+	// PrefixInterfaceDup: networks= refuses an interface that an earlier interface of the
+	// same net starts with (lnet_ni_unique_net compares strlen(iface) characters, up to
+	// 2.15; from 2.16 up to LNET_MAX_STR_LEN, so only the same name).
+	PrefixInterfaceDup bool
+}
+
 type Release struct {
 	Name     string
 	Defaults ReleaseDefaults
@@ -271,8 +277,8 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
-	ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true, NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true,
-	PeerNIsInAttachOrder: true}
+	PeerNIsInAttachOrder: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
+		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true}}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
@@ -280,7 +286,7 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
 	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, FaultRuleTypeForm: true,
-	ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}
+	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -304,7 +310,7 @@ func withPre216LNet(p Profile) Profile {
 // profile217 is 2.17: master but for LU-20379, LU-19827, LU-19563, LU-20426 and LU-20398.
 var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true,
 	NoFailSockConn: true, SmallMaxInterfaces: true, NoLatencyStats: true, LaxConnsPerPeerOption: true,
-	ScanfO2IBNIDs: true}
+	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true}}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true
