@@ -331,7 +331,7 @@ func (f *faultState) reboot(name string) {
 	if h := c.eth.host(name); h != nil {
 		h.Restart()
 	}
-	fresh, err := c.newLNet(ln.idx)
+	fresh, err := c.newLNet(ln.idx, false)
 	if err == nil {
 		ln.ln = fresh
 		err = c.start(ln)

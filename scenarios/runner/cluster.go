@@ -206,7 +206,7 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr *tracerSet, backend str
 			n.nids = append(n.nids, nid)
 			c.owner[nid] = n
 		}
-		ln, err := c.newLNet(i)
+		ln, err := c.newLNet(i, false)
 		if err != nil {
 			return nil, err
 		}
@@ -223,8 +223,10 @@ func buildCluster(s *scenarios.Scenario, seed uint64, tr *tracerSet, backend str
 }
 
 // newLNet creates member idx's LNet instance: its NIs on their LNDs, routing and routes, the
-// run's tracer. start configures its peers and starts it.
-func (c *cluster) newLNet(idx int) (*lnet.Node, error) {
+// run's tracer. start configures its peers and starts it. A bare instance has no NI but lo,
+// no route and no routing: what `lnetctl lnet configure` starts when it does not read the
+// module's options.
+func (c *cluster) newLNet(idx int, bare bool) (*lnet.Node, error) {
 	m := &c.scenario.Members[idx]
 	ln, err := lnet.NewNode(c.k, m.Name, globalsToTunables(m.Global))
 	if err != nil {
@@ -232,6 +234,10 @@ func (c *cluster) newLNet(idx int) (*lnet.Node, error) {
 	}
 	if len(c.nodes) > 0 {
 		ln.SharePeerSlabs(c.nodes[0].ln)
+	}
+	ln.SetTracer(c.tracer.forNode(idx))
+	if bare {
+		return ln, nil
 	}
 	for _, ni := range m.NIs {
 		nid, err := toNID(ni.NID)
@@ -258,22 +264,6 @@ func (c *cluster) newLNet(idx int) (*lnet.Node, error) {
 			return nil, fmt.Errorf("node %s: %w", m.Name, err)
 		}
 	}
-	ln.SetTracer(c.tracer.forNode(idx))
-	return ln, nil
-}
-
-// newBareLNet creates member idx's LNet instance with no NI but lo, no route and no
-// routing: what `lnetctl lnet configure` starts when it does not read the module's options.
-func (c *cluster) newBareLNet(idx int) (*lnet.Node, error) {
-	m := &c.scenario.Members[idx]
-	ln, err := lnet.NewNode(c.k, m.Name, globalsToTunables(m.Global))
-	if err != nil {
-		return nil, fmt.Errorf("node %s: %w", m.Name, err)
-	}
-	if len(c.nodes) > 0 {
-		ln.SharePeerSlabs(c.nodes[0].ln)
-	}
-	ln.SetTracer(c.tracer.forNode(idx))
 	return ln, nil
 }
 

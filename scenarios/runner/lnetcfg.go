@@ -67,13 +67,7 @@ func lnetConfigure(f *faultState, n *node, cmd *scenarios.Command, _ bool) (int,
 		_, all := cmd.Args["all"]
 		bare = !all && c.scenario.Nodes[m.Group].Module != nil
 	}
-	var fresh *lnet.Node
-	var err error
-	if bare {
-		fresh, err = c.newBareLNet(n.idx)
-	} else {
-		fresh, err = c.newLNet(n.idx)
-	}
+	fresh, err := c.newLNet(n.idx, bare)
 	if err == nil {
 		fresh.SetFailLoc(n.ln.FailLoc()) // libcfs stays loaded: fail_loc and fail_val are kept
 		n.ln = fresh
