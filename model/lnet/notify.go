@@ -80,7 +80,7 @@ func (n *Node) notifyGateway(ni *NI, lpni *PeerNI, alive, reset bool) {
 	if reset || n.tun.Profile.RouterCheckerPing {
 		gw.alive = alive
 	}
-	if n.tun.Profile.RouterCheckerPing || !n.gwDiscoveryDisabled(gw) ||
+	if n.tun.Profile.RouterCheckerPing || !n.discoveryDisabled(gw) ||
 		!alive && ni != nil && !n.tun.Profile.NotifyDownFromAnyNI && localNISuperseded(ni) {
 		return
 	}

@@ -156,7 +156,7 @@ func (n *Node) routeAlive(r *Route) bool {
 func (n *Node) routesChanged() { n.routeGen++ }
 
 // computeRouteAlive models lnet_is_route_alive: the gateway must be alive; with discovery disabled
-// for the gateway (gwDiscoveryDisabled: off here, or the gateway not known multi-rail, as
+// for the gateway (discoveryDisabled: off here, or the gateway not known multi-rail, as
 // before its first ping reply, or advertising no discovery), or under RouterCheckerPing
 // (2.12, whose route state is always the gateway's lpni_alive and lr_downis, whatever the
 // health or status of its peer NIs) the cached lr_alive decides, so
@@ -170,7 +170,7 @@ func (n *Node) computeRouteAlive(r *Route) bool {
 	if !gw.alive {
 		return false
 	}
-	if n.gwDiscoveryDisabled(gw) || n.tun.Profile.RouterCheckerPing {
+	if n.discoveryDisabled(gw) || n.tun.Profile.RouterCheckerPing {
 		return r.alive
 	}
 	if gw.gw.rtrDisabled || !n.gwNetUp(gw, r.gwNID.Net()) {

@@ -12,7 +12,6 @@ type gwState struct {
 	routes      []*Route  // routes through it
 	discNet     NetID     // lp_disc_net_id: the net of the last router checker ping
 	netPings    []netPing // lpn_next_ping of each of its peer nets pinged so far
-	noDisc      bool      // its last ping buffer lacked LNET_PING_FEAT_DISCOVERY
 	ping        *MD       // outstanding router checker ping (LNET_PEER_RTR_DISCOVERY)
 	pingDue     sim.Time  // lpni_ping_deadline under RouterCheckerPing (2.12)
 	pings       uint64    // router checker pings sent to it
@@ -303,7 +302,6 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 	g := p.gw
 	defer n.routesChanged()
 	g.rtrDisabled = b.RoutingDisabled
-	g.noDisc = !b.Discovery
 	for _, r := range g.routes {
 		single, up := false, false // from the buffer (its NIs on the route's remote net)
 		for _, e := range b.NIs {
@@ -350,13 +348,6 @@ func routeDownNIs(r *Route, b *PingBuffer) int {
 	return down
 }
 
-// gwDiscoveryDisabled models lnet_is_discovery_disabled for a gateway: discovery is off on
-// this node, or the gateway is not known to be multi-rail (before its first ping reply), or
-// it advertises no discovery.
-func (n *Node) gwDiscoveryDisabled(gw *Peer) bool {
-	return !n.tun.Discovery || !gw.mr || gw.gw.noDisc
-}
-
 // reviveGateway models lnet_parse's handling of a message that came through gateway gw from
 // a node on srcNet while gw was thought dead: with discovery disabled for gw, its routes to
 // srcNet are cached alive; gw is alive again and its NIs on srcNet are marked UP (the NI it
@@ -368,7 +359,7 @@ func (n *Node) reviveGateway(gw *Peer, srcNet NetID) {
 	}
 	g := gw.gw
 	defer n.routesChanged()
-	if n.gwDiscoveryDisabled(gw) {
+	if n.discoveryDisabled(gw) {
 		for _, r := range g.routes {
 			if r.net == srcNet {
 				r.alive = true
