@@ -353,13 +353,7 @@ func (n *Node) AddDelayRule(spec DelayRuleSpec) (*DelayRule, error) {
 	}
 	n.ruleSeq++
 	r := &DelayRule{Spec: spec, ID: n.ruleSeq, rnd: n.k.Rand(fmt.Sprintf("lnet.%s.delay-rule.%d", n.name, n.ruleSeq))}
-	now := n.nowSeconds()
-	if spec.Rate > 0 {
-		r.delayAt = r.rnd.Uint64N(uint64(spec.Rate))
-	} else {
-		r.delayTm = now + sim.Time(r.rnd.Uint64N(uint64(spec.Interval)))*sim.Second
-		r.timeBase = now + sim.Time(spec.Interval)*sim.Second
-	}
+	r.drawFirst(n.nowSeconds())
 	n.delayRules = append(n.delayRules, r)
 	return r, nil
 }
@@ -370,12 +364,18 @@ func (n *Node) ResetDelayRules() {
 	now := n.nowSeconds()
 	for _, r := range n.delayRules {
 		r.Stats = FaultStats{}
-		if r.Spec.Rate != 0 {
-			r.delayAt = r.rnd.Uint64N(uint64(r.Spec.Rate))
-		} else {
-			r.delayTm = now + sim.Time(r.rnd.Uint64N(uint64(r.Spec.Interval)))*sim.Second
-			r.timeBase = now + sim.Time(r.Spec.Interval)*sim.Second
-		}
+		r.drawFirst(now)
+	}
+}
+
+// drawFirst draws the rule's first delay point from now: a message number below its rate,
+// or a time within its first interval.
+func (r *DelayRule) drawFirst(now sim.Time) {
+	if r.Spec.Rate != 0 {
+		r.delayAt = r.rnd.Uint64N(uint64(r.Spec.Rate))
+	} else {
+		r.delayTm = now + sim.Time(r.rnd.Uint64N(uint64(r.Spec.Interval)))*sim.Second
+		r.timeBase = now + sim.Time(r.Spec.Interval)*sim.Second
 	}
 }
 
