@@ -108,22 +108,7 @@ faults:
           local NI(s): [{nid: 10.0.0.1@o2ib2}]
   - {at: 2s, node: client, lnetctl: import --del, yaml: {net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib1}}]}]}}
 `
-	s, err := Load("t.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range s.Faults {
-		for _, c := range f.Cmd.Sub {
-			line := c.Verb + " " + strings.Join(c.NIDs, ",")
-			for _, k := range []string{"if", "peer-timeout", "peer-credits", "credits", "conns-per-peer", "tos", "cpt"} {
-				if v, ok := c.Args[k]; ok {
-					line += " --" + k + " " + v
-				}
-			}
-			got = append(got, line)
-		}
-	}
+	got := netImportLines(t, src, false)
 	want := []string{
 		"net add 10.0.0.2@o2ib1 --if ib1 --peer-timeout 100 --peer-credits 32 --conns-per-peer 4 --tos 104 --cpt [0,0-1/1]",
 		"net add 10.0.0.1@o2ib1 --if ib0 --peer-timeout 100 --peer-credits 32 --conns-per-peer 4 --tos 104 --cpt [0,0-1/1]",
@@ -132,6 +117,33 @@ faults:
 		"net del 10.0.0.2@o2ib1 --if ib1",
 	}
 	checkLines(t, got, want)
+}
+
+// netImportLines loads src and writes each net command its imports run as one line: the
+// verb, the net when withNet, the NIDs, then the options the net section can give.
+func netImportLines(t *testing.T, src string, withNet bool) []string {
+	t.Helper()
+	s, err := Load("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range s.Faults {
+		for _, c := range f.Cmd.Sub {
+			line := c.Verb + " "
+			if withNet {
+				line += c.Net + " "
+			}
+			line += strings.Join(c.NIDs, ",")
+			for _, k := range []string{"if", "peer-timeout", "peer-credits", "credits", "conns-per-peer", "tos", "cpt"} {
+				if v, ok := c.Args[k]; ok {
+					line += " --" + k + " " + v
+				}
+			}
+			got = append(got, line)
+		}
+	}
+	return got
 }
 
 // TestImportNetIoctl: up to 2.15 (liblnetconfig's handle_yaml_config_ni) a net entry adds
@@ -161,23 +173,7 @@ faults:
           lnd tunables: {tos: 5}
   - {at: 2s, node: client, lnetctl: import --del, yaml: {net: [{net type: o2ib1, local NI(s): [{nid: 10.0.0.1@o2ib1}]}]}}
 `
-	s, err := Load("t.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range s.Faults {
-		for _, c := range f.Cmd.Sub {
-			line := c.Verb + " " + c.Net + " " + strings.Join(c.NIDs, ",")
-			for _, k := range []string{"if", "peer-timeout", "peer-credits", "credits", "conns-per-peer", "tos", "cpt"} {
-				if v, ok := c.Args[k]; ok {
-					line += " --" + k + " " + v
-				}
-			}
-			got = append(got, line)
-		}
-	}
-	checkLines(t, got, []string{
+	checkLines(t, netImportLines(t, src, true), []string{
 		"net add o2ib1 10.0.0.2@o2ib1 --if ib1 --peer-credits 16 --conns-per-peer 1 --cpt [0]",
 		"net add o2ib1 10.0.0.1@o2ib1 --if ib0 --peer-credits 16 --conns-per-peer 1 --cpt [0]",
 		"net del o2ib1 ",
