@@ -311,6 +311,35 @@ func checkRuleAdd(r *resolver, c *faultCtx, p string, i int, f *Fault) {
 	c.rules[f.Name] = kind
 	if f.Rule != nil {
 		r.rule(p+".rule", kind, f.Rule)
+		r.ruleRelease(p+".rule", f)
+	}
+}
+
+// ruleRelease refuses a rule's drop_all and local_nid on a node whose release has neither
+// lctl's options nor the kernel's fields (NoFaultDropAllLocalNID): the rule's node, or every
+// node when it names none.
+func (r *resolver) ruleRelease(p string, f *Fault) {
+	var nodes []*Member
+	for i := range r.s.Members {
+		nodes = append(nodes, &r.s.Members[i])
+	}
+	if f.Node != "" {
+		nodes = []*Member{r.s.Member(f.Node)}
+	}
+	for _, m := range nodes {
+		if m == nil {
+			return
+		}
+		rel := r.rel[m.Group]
+		if !rel.Profile.NoFaultDropAllLocalNID {
+			continue
+		}
+		for _, k := range []string{"drop_all", "local_nid"} {
+			if r.d.has(join(p, k)) {
+				r.errorAt(join(p, k), "LU-11470 adds it in 2.13", "%s runs %s, whose lctl net_drop_add has no --%s", m.Name, rel.Name, k)
+			}
+		}
+		return
 	}
 }
 

@@ -149,8 +149,11 @@ func (r *resolver) rule(p, kind string, fr *FaultRule) {
 	if fr.Rate < 0 {
 		r.errorAt(p+".rate", "", "must not be negative")
 	}
-	if !fr.DropAll && (fr.Rate > 0) == (fr.Interval > 0) {
-		r.errorAt(p, "as lctl net_drop_add -r or -i", "give exactly one of rate and interval")
+	// lctl's fault_simul_rule_add refuses these before the kernel's lnet_drop_rule_add and
+	// lnet_delay_rule_add would (EINVAL), drop_all or not.
+	if (fr.Rate > 0) == (fr.Interval > 0) {
+		r.errorAt(p, "give rate: N or interval: SECONDS (lctl net_"+kind+"_add -r or -i; drop_all too)",
+			"please provide either %s rate or interval but not both at the same time.", kind)
 	}
 	if fr.Random && fr.Interval == 0 {
 		r.errorAt(p+".random", "", "random needs an interval")
@@ -160,10 +163,16 @@ func (r *resolver) rule(p, kind string, fr *FaultRule) {
 			r.errorAt(index(p+".portal", i), "", "LNet portals are 0 to 63, got %d", pt)
 		}
 	}
+	putGet := len(fr.Message) == 0
 	for i, m := range fr.Message {
 		if !msgTypes[m] {
 			r.errorAt(index(p+".message", i), "", "unknown message type %q (use put, ack, get or reply)", m)
 		}
+		putGet = putGet || m == "put" || m == "get"
+	}
+	if len(fr.Portal) > 0 && !putGet {
+		r.errorAt(p+".message", "a portal filter matches only PUT and GET: add put or get, or drop the portal",
+			"lnet_%s_rule_add refuses the rule with EINVAL (lnet_fault_attr_validate: no PUT or GET among its message types)", kind)
 	}
 	for i, h := range fr.HealthError {
 		if !healthErrors[h] {

@@ -94,16 +94,17 @@ type DropRuleSpec struct {
 // HealthMaskRandom is HSTATUS_RANDOM (`-e random`): any health error.
 const HealthMaskRandom = 0xffffffff
 
-// Validate applies the kernel's rules (rate XOR interval unless drop_all).
+// Validate applies lnet_drop_rule_add's checks: exactly one of rate and interval, drop_all
+// or not (drop_all decides what a matched message suffers, not which ones match, and
+// lnet_drop_rule_add looks only at the two numbers), then lnet_fault_attr_validate's. Its
+// other refusals are lctl's and lnetctl's, which build the rule: random without an interval
+// (the kernel would draw below 0) and health error bits no name stands for.
 func (s *DropRuleSpec) Validate() error {
+	if (s.Rate == 0) == (s.Interval == 0) {
+		return fmt.Errorf("drop rule needs exactly one of rate and interval, got %d/%d", s.Rate, s.Interval)
+	}
 	if err := s.validate(); err != nil {
 		return err
-	}
-	if s.DropAll {
-		return nil
-	}
-	if (s.Rate == 0) == (s.Interval == 0) {
-		return errors.New("drop rule needs exactly one of rate and interval")
 	}
 	if s.Random && s.Interval == 0 {
 		return errors.New("drop rule: random needs an interval")
@@ -299,18 +300,16 @@ type DelayRuleSpec struct {
 	Latency  uint32 // seconds, > 0
 }
 
-// Validate applies the kernel's rules.
+// Validate applies lnet_delay_rule_add's checks, in its order: exactly one of rate and
+// interval, a latency, then lnet_fault_attr_validate's.
 func (s *DelayRuleSpec) Validate() error {
-	if err := s.validate(); err != nil {
-		return err
-	}
 	if (s.Rate == 0) == (s.Interval == 0) {
-		return errors.New("delay rule needs exactly one of rate and interval")
+		return fmt.Errorf("delay rule needs exactly one of rate and interval, got %d/%d", s.Rate, s.Interval)
 	}
 	if s.Latency == 0 {
 		return errors.New("delay rule needs a latency > 0")
 	}
-	return nil
+	return s.validate()
 }
 
 // DelayRule is an installed delay rule (struct lnet_delay_rule).

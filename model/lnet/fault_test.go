@@ -333,3 +333,36 @@ func TestDelDelayRulesReleases(t *testing.T) {
 		t.Fatalf("held receive: delivered %+v, want one at %v", p.sink.evs, t1)
 	}
 }
+
+// TestRuleSpecValidate: what lnet_drop_rule_add and lnet_delay_rule_add refuse (EINVAL), with
+// the model's words; a drop_all rule needs its rate or interval as any other.
+func TestRuleSpecValidate(t *testing.T) {
+	ptl := FaultAttr{PtlMask: 1 << 4, MsgMask: MaskACK | MaskREPLY}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"drop ok", (&DropRuleSpec{Rate: 1}).Validate(), ""},
+		{"drop_all with rate", (&DropRuleSpec{Rate: 1, DropAll: true}).Validate(), ""},
+		{"drop_all alone", (&DropRuleSpec{DropAll: true}).Validate(), "drop rule needs exactly one of rate and interval, got 0/0"},
+		{"drop_all with both", (&DropRuleSpec{Rate: 1, Interval: 2, DropAll: true}).Validate(), "drop rule needs exactly one of rate and interval, got 1/2"},
+		{"drop neither", (&DropRuleSpec{}).Validate(), "drop rule needs exactly one of rate and interval, got 0/0"},
+		{"drop portal without PUT or GET", (&DropRuleSpec{FaultAttr: ptl, Rate: 1}).Validate(), "a portal filter matches only PUT and GET messages"},
+		{"drop portal, any type", (&DropRuleSpec{FaultAttr: FaultAttr{PtlMask: 1}, Rate: 1}).Validate(), ""},
+		{"drop random with rate", (&DropRuleSpec{Rate: 1, Random: true}).Validate(), "drop rule: random needs an interval"},
+		{"drop bad health mask", (&DropRuleSpec{Rate: 1, HealthMask: 1}).Validate(), "drop rule: bad health error mask 0x1"},
+		{"delay ok", (&DelayRuleSpec{Interval: 1, Latency: 1}).Validate(), ""},
+		{"delay both", (&DelayRuleSpec{Rate: 1, Interval: 1, Latency: 1}).Validate(), "delay rule needs exactly one of rate and interval, got 1/1"},
+		{"delay latency 0", (&DelayRuleSpec{Rate: 1}).Validate(), "delay rule needs a latency > 0"},
+		{"delay portal without PUT or GET", (&DelayRuleSpec{FaultAttr: ptl, Rate: 1, Latency: 1}).Validate(), "a portal filter matches only PUT and GET messages"},
+	} {
+		got := ""
+		if tc.err != nil {
+			got = tc.err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

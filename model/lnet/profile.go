@@ -204,6 +204,10 @@ type Profile struct {
 	// drop|delay` (up to 2.16; LU-18927 makes it `fault drop|delay add|del|reset|show` in
 	// 2.16.56, so 2.17).
 	FaultRuleTypeForm bool
+	// NoFaultDropAllLocalNID: a fault rule has no drop_all nor local NID, and lctl
+	// net_drop_add no --drop_all nor --local_nid (up to 2.12; LU-11470 adds them in 2.12.55,
+	// so 2.13).
+	NoFaultDropAllLocalNID bool
 	// NoStatsReset: lnetctl has no `stats reset` (up to 2.12; LU-13299 adds it in 2.14, so
 	// 2.15).
 	NoStatsReset bool
@@ -277,7 +281,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
-	PeerNIsInAttachOrder: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
+	NoFaultDropAllLocalNID: true, PeerNIsInAttachOrder: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true}}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
