@@ -212,6 +212,12 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// conns_per_peer 4 in the NI's lnd tunables; the net's tunables left out.
 		{"sanity-lnet-170", []string{"faults[0].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}, lnd tunables: {conns_per_peer: 4}}]}]}"}, []string{"lnd_tunables not read if no tunables - the export has conns_per_peer 5"}},
 		{"sanity-lnet-170", []string{"faults[1].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}}, {interfaces: {0: ib1}}]}]}"}, []string{"tunables can be set directly in the net - both NIs have peer_timeout 182 and conns_per_peer 3"}},
+		// CPT parsing (test 266): a node of one CPT, where [0-1] names a CPT it lacks (the
+		// kernel's ERANGE); a sequence naming CPT 2.
+		{"sanity-lnet-266", []string{"lnet.cpts=1"}, []string{"the NI added spans both CPTs", "the import with the CPT string succeeds", "its export is the same",
+			"the import with the CPT sequence succeeds", "its export is the same too"}},
+		{"sanity-lnet-266", []string{`faults[4].yaml={net: [{net type: o2ib266, local NI(s): [{interfaces: {0: ib0}, tunables: {peer_timeout: 180, peer_credits: 8, peer_buffer_credits: 0, credits: 256}, CPT: [2]}]}]}`},
+			[]string{"the import with the CPT sequence succeeds", "its export is the same too"}},
 	} {
 		var ovs []scenarios.Override
 		for _, s := range c.set {
