@@ -2,12 +2,15 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 
+	"github.com/lnetsim/lnetsim/model/ib"
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/scenarios/units"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -99,7 +102,33 @@ func (r *resolver) fabric() {
 	default:
 		r.errorAt("fabric.granularity", "use fixed or adaptive", "unknown granularity %q", f.Granularity)
 	}
+	switch {
+	case f.ChunkPackets == ib.DefaultChunkPackets:
+		f.ChunkPackets = 0
+	case f.ChunkPackets < 0 || f.ChunkPackets > ib.MaxChunkPackets:
+		r.errorAt("fabric.chunk_packets", "leave it out for the default of 16", "must be 1 to %d packets, got %d", ib.MaxChunkPackets, f.ChunkPackets)
+	}
+	cp := f.ChunkPackets
+	if cp <= 0 || cp > ib.MaxChunkPackets {
+		cp = ib.DefaultChunkPackets
+	}
+	switch buf, least := int64(f.SwitchBuffer), ib.FullChunkBytes(cp); {
+	case buf == 0 || buf == ib.DefaultBufferBytes:
+		f.SwitchBuffer = 0
+		if least > ib.DefaultBufferBytes {
+			r.errorAt("fabric.chunk_packets", fmt.Sprintf("set fabric.switch_buffer to at least %d bytes, or use smaller chunks", least),
+				"a chunk of %d packets (%d bytes on the wire) does not fit the default switch buffer of %d bytes", cp, least, ib.DefaultBufferBytes)
+		}
+	case buf < least:
+		r.errorAt("fabric.switch_buffer", fmt.Sprintf("at least %d bytes: one chunk of %d packets with its headers", least, cp),
+			"a switch input buffer of %d bytes cannot hold one chunk", buf)
+	case buf > maxSwitchBuffer:
+		r.errorAt("fabric.switch_buffer", "", "at most %s per switch input port, got %s", units.Size(maxSwitchBuffer), f.SwitchBuffer)
+	}
 }
+
+// maxSwitchBuffer caps fabric.switch_buffer: far above any real switch's buffer per port.
+const maxSwitchBuffer = 1 << 30
 
 // maxNIs is the most NIs a node can have: one per HCA (0 to 63) and port (1 or 2).
 const maxNIs = 128

@@ -73,6 +73,15 @@ type Fabric struct {
 	// packets) or adaptive (up to 64 packets where a path is uncontended). Load writes
 	// fixed as empty, so a scenario's canonical form is the same with or without it.
 	Granularity string `yaml:"granularity" json:"granularity,omitempty"`
+	// ChunkPackets is how many MTU packets the IB model moves as one unit, 1 (packet level:
+	// the most exact, the slowest) to 1024 (default 16; ARCHITECTURE.md "Granularity" gives
+	// the error each size allows). Load writes the default as 0, so a scenario's canonical
+	// form is the same with or without it.
+	ChunkPackets int `yaml:"chunk_packets" json:"chunk_packets,omitempty"`
+	// SwitchBuffer is the receive buffer of each switch input port, whose bytes link-level
+	// credits count (default 263,888 bytes: four 16-packet chunks with their headers, at any
+	// chunk size; at least one chunk of chunk_packets). Load writes the default as 0.
+	SwitchBuffer units.Size `yaml:"switch_buffer" json:"switch_buffer,omitempty"`
 }
 
 func (f *Fabric) setDefaults() {

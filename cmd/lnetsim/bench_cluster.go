@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lnetsim/lnetsim/model/ib"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/scenarios/runner"
 	"github.com/lnetsim/lnetsim/sim"
@@ -20,6 +21,7 @@ type clusterSpec struct {
 	Clients, Routers, Servers int
 	Duration                  sim.Time
 	Granularity               string // fabric.granularity: fixed or adaptive
+	ChunkPackets              int    // fabric.chunk_packets (0: the default)
 }
 
 // clusterScenario is the YAML of the routed benchmark cluster: clients on o2ib0, routers
@@ -50,7 +52,7 @@ fabric:
     nis: [o2ib1]
 lnet:
   routes:
-`, c.Clients, c.Routers, c.Servers, c.Duration, granularityLine(c), c.Clients, clientNI(c), c.Routers, c.Servers)
+`, c.Clients, c.Routers, c.Servers, c.Duration, granularityLine(c)+chunkLine(c), c.Clients, clientNI(c), c.Routers, c.Servers)
 	for _, dir := range [][2]string{{"o2ib1", "client"}, {"o2ib0", "oss"}} {
 		for i := range c.Routers {
 			fmt.Fprintf(&b, "    - {net: %s, gateway: rtr%d, nodes: %s}\n", dir[0], i, dir[1])
@@ -69,6 +71,14 @@ func granularityLine(c clusterSpec) string {
 		return ""
 	}
 	return "  granularity: " + c.Granularity + "\n"
+}
+
+// chunkLine is the fabric's chunk_packets key, or nothing for the default.
+func chunkLine(c clusterSpec) string {
+	if c.ChunkPackets == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  chunk_packets: %d\n", c.ChunkPackets)
 }
 
 // autoNIDs is how many NIs of one net a scenario numbers automatically (10.<net>.x.y).
@@ -191,6 +201,9 @@ scenario instead of running it (lnetsim run takes it as is).`,
 			if spec.Granularity != "fixed" && spec.Granularity != "adaptive" {
 				return usageErr("--granularity must be fixed or adaptive, got %q", spec.Granularity)
 			}
+			if spec.ChunkPackets < 0 || spec.ChunkPackets > ib.MaxChunkPackets {
+				return usageErr("--chunk-packets must be 1 to %d (0: the default, %d), got %d", ib.MaxChunkPackets, ib.DefaultChunkPackets, spec.ChunkPackets)
+			}
 			if backend != runner.BackendO2IB && backend != runner.BackendIdeal {
 				return usageErr("--backend must be o2ib or ideal, got %q", backend)
 			}
@@ -210,6 +223,7 @@ scenario instead of running it (lnetsim run takes it as is).`,
 	cmd.Flags().IntVar(&spec.Servers, "servers", 100, "servers on o2ib1")
 	cmd.Flags().StringVar(&duration, "duration", "100ms", "virtual time of the run")
 	cmd.Flags().StringVar(&spec.Granularity, "granularity", "fixed", "the IB model's chunk sizing: fixed or adaptive (fabric.granularity)")
+	cmd.Flags().IntVar(&spec.ChunkPackets, "chunk-packets", 0, "MTU packets the IB model moves as one unit (fabric.chunk_packets; 0: the default)")
 	cmd.Flags().StringVar(&backend, "backend", runner.BackendO2IB, "o2ib or ideal")
 	cmd.Flags().BoolVar(&print, "print-scenario", false, "print the scenario and exit")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")

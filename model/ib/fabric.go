@@ -21,9 +21,14 @@ type Config struct {
 	// CoarsePackets caps an adaptive coarse chunk, in packets (default 64; rounded down to a
 	// multiple of ChunkPackets; at most 1024).
 	CoarsePackets int
-	// BufferChunks sizes the receive buffer of each switch input port, in full chunks (default
-	// 4). Link-level credits count bytes of that buffer: a sender needs room for the whole
-	// chunk it starts, and the room comes back when the chunk has left the switch.
+	// BufferBytes sizes the receive buffer of each switch input port (default
+	// DefaultBufferBytes whatever ChunkPackets is, so that the chunk size changes the model's
+	// granularity and not the switch; raised to one full chunk if smaller). Link-level
+	// credits count bytes of that buffer: a sender needs room for the whole chunk it starts,
+	// and the room comes back when the chunk has left the switch.
+	BufferBytes int64
+	// BufferChunks, when BufferBytes is zero, sizes the buffer in full chunks of ChunkPackets
+	// packets instead.
 	BufferChunks int
 	// SwitchLatency is the default per-hop forwarding latency of a switch (default 100ns).
 	SwitchLatency sim.Time
@@ -46,12 +51,18 @@ type Config struct {
 	CM CMTiming
 }
 
+// DefaultChunkPackets and MaxChunkPackets are Config.ChunkPackets' default and its limit.
+const (
+	DefaultChunkPackets = 16
+	MaxChunkPackets     = 1024
+)
+
 func (c *Config) fill() {
 	if c.ChunkPackets <= 0 {
-		c.ChunkPackets = 16
+		c.ChunkPackets = DefaultChunkPackets
 	}
-	if c.ChunkPackets > 1024 {
-		c.ChunkPackets = 1024
+	if c.ChunkPackets > MaxChunkPackets {
+		c.ChunkPackets = MaxChunkPackets
 	}
 	if c.CoarsePackets <= 0 {
 		c.CoarsePackets = 64
@@ -60,9 +71,14 @@ func (c *Config) fill() {
 	if c.CoarsePackets < c.ChunkPackets {
 		c.CoarsePackets = c.ChunkPackets
 	}
-	if c.BufferChunks <= 0 {
-		c.BufferChunks = 4
+	switch {
+	case c.BufferBytes > 0:
+	case c.BufferChunks > 0:
+		c.BufferBytes = int64(c.BufferChunks) * FullChunkBytes(c.ChunkPackets)
+	default:
+		c.BufferBytes = DefaultBufferBytes
 	}
+	c.BufferBytes = max(c.BufferBytes, FullChunkBytes(c.ChunkPackets))
 	if c.SwitchLatency == 0 {
 		c.SwitchLatency = 100 * sim.Nanosecond
 	}
@@ -75,15 +91,21 @@ func (c *Config) fill() {
 	c.CM.fill()
 }
 
-// bufBytes is a switch input buffer's size: BufferChunks of the largest chunk.
-func (f *Fabric) bufBytes() int64 {
-	return int64(f.cfg.BufferChunks) * f.fineMax()
+// DefaultBufferBytes is Config.BufferBytes' default: four chunks of DefaultChunkPackets
+// packets at MTU 4096 with their headers (263,888 bytes).
+const DefaultBufferBytes = 4 * (DefaultChunkPackets*(4096+pktHeader) + rethBytes + aethBytes)
+
+// FullChunkBytes is the wire size of the largest chunk of n packets (MTU 4096): the least
+// a switch input buffer can be when chunks are n packets.
+func FullChunkBytes(n int) int64 {
+	return int64(n*(4096+pktHeader) + rethBytes + aethBytes)
 }
 
+// bufBytes is a switch input buffer's size (Config.BufferBytes).
+func (f *Fabric) bufBytes() int64 { return f.cfg.BufferBytes }
+
 // fineMax is the wire size of the largest fine chunk (ChunkPackets packets at MTU 4096).
-func (f *Fabric) fineMax() int64 {
-	return int64(f.cfg.ChunkPackets*(4096+pktHeader) + rethBytes + aethBytes)
-}
+func (f *Fabric) fineMax() int64 { return FullChunkBytes(f.cfg.ChunkPackets) }
 
 // Fabric is one InfiniBand subnet: nodes with HCAs and ports, switches and links, driven by
 // one sim.Kernel. It is the single event handler of the whole IB model; events encode the

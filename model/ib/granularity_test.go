@@ -185,8 +185,9 @@ var granContended = []granCase{
 	{name: "same-port", nsw: 1, hosts: 3, flows: []gFlow{{0, 2, 4 << 20, 1, 0, false}, {0, 1, 64 << 10, 20, 50 * sim.Microsecond, true}}},
 }
 
-// TestGranularityAccuracy compares fixed 16-packet chunks and adaptive granularity against
-// packet level (ChunkPackets 1) on uncontended transfers (1 KiB to 4 MiB through 1 and 3
+// TestGranularityAccuracy compares fixed 16-packet chunks (the default), fixed 32-packet
+// chunks and adaptive granularity against packet level (ChunkPackets 1), every run with the
+// same switch buffer in bytes (Config.BufferBytes' default), on uncontended transfers (1 KiB to 4 MiB through 1 and 3
 // switches: exact) and on contended ones (2 and 8 flows into one output, a closed loop of
 // 4 KiB WRITEs against 4 MiB ones, a flow starting in the middle of another's transfer,
 // and a closed loop of 64 KiB WRITEs from a second QP of a bulk flow's port): every flow's
@@ -204,35 +205,50 @@ func TestGranularityAccuracy(t *testing.T) {
 // packet-level run), the worst completion time error over the flows in ns and in percent of
 // the flow's packet-level duration, and the worst share error in percentage points.
 const granularityAccuracy = `1sw/1KiB         fixed16  events    10 (packet    10) completion error       0 ns   0.00% share error  0.00
+1sw/1KiB         fixed32  events    10 (packet    10) completion error       0 ns   0.00% share error  0.00
 1sw/1KiB         adaptive events    10 (packet    10) completion error       0 ns   0.00% share error  0.00
 1sw/64KiB        fixed16  events    10 (packet    26) completion error       0 ns   0.00% share error  0.00
+1sw/64KiB        fixed32  events    10 (packet    26) completion error       0 ns   0.00% share error  0.00
 1sw/64KiB        adaptive events    10 (packet    26) completion error       0 ns   0.00% share error  0.00
 1sw/1024KiB      fixed16  events    26 (packet   266) completion error       0 ns   0.00% share error  0.00
+1sw/1024KiB      fixed32  events    18 (packet   266) completion error       0 ns   0.00% share error  0.00
 1sw/1024KiB      adaptive events    16 (packet   266) completion error       0 ns   0.00% share error  0.00
 1sw/4096KiB      fixed16  events    74 (packet  1034) completion error       0 ns   0.00% share error  0.00
+1sw/4096KiB      fixed32  events    42 (packet  1034) completion error       0 ns   0.00% share error  0.00
 1sw/4096KiB      adaptive events    40 (packet  1034) completion error       0 ns   0.00% share error  0.00
 3sw/1KiB         fixed16  events    20 (packet    20) completion error       0 ns   0.00% share error  0.00
+3sw/1KiB         fixed32  events    20 (packet    20) completion error       0 ns   0.00% share error  0.00
 3sw/1KiB         adaptive events    20 (packet    20) completion error       0 ns   0.00% share error  0.00
 3sw/64KiB        fixed16  events    20 (packet   111) completion error       0 ns   0.00% share error  0.00
+3sw/64KiB        fixed32  events    20 (packet   111) completion error       0 ns   0.00% share error  0.00
 3sw/64KiB        adaptive events    20 (packet   111) completion error       0 ns   0.00% share error  0.00
 3sw/1024KiB      fixed16  events   111 (packet  1551) completion error       0 ns   0.00% share error  0.00
+3sw/1024KiB      fixed32  events    63 (packet  1551) completion error       0 ns   0.00% share error  0.00
 3sw/1024KiB      adaptive events    41 (packet  1551) completion error       0 ns   0.00% share error  0.00
 3sw/4096KiB      fixed16  events   399 (packet  6159) completion error       0 ns   0.00% share error  0.00
+3sw/4096KiB      fixed32  events   207 (packet  6159) completion error       0 ns   0.00% share error  0.00
 3sw/4096KiB      adaptive events   125 (packet  6159) completion error       0 ns   0.00% share error  0.00
-2-into-1         fixed16  events   847 (packet 12367) completion error    4946 ns   0.37% share error  0.00
-2-into-1         adaptive events   991 (packet 12367) completion error   10552 ns   0.78% share error  6.67
-8-into-1         fixed16  events  1732 (packet 24775) completion error   34625 ns   1.28% share error  0.00
-8-into-1         adaptive events  2221 (packet 24775) completion error   34954 ns   1.29% share error  4.00
-small-vs-bulk    fixed16  events  1898 (packet 10273) completion error 1128385 ns 342.93% share error 97.92
-small-vs-bulk    adaptive events  2218 (packet 10273) completion error 1128385 ns 342.93% share error 97.92
-mid-transfer     fixed16  events   187 (packet  2788) completion error    4946 ns   2.92% share error  0.00
-mid-transfer     adaptive events   234 (packet  2788) completion error    4946 ns   2.92% share error  0.00
-mid-transfer-3sw fixed16  events   534 (packet  8215) completion error    4946 ns   2.91% share error  0.00
-mid-transfer-3sw adaptive events   448 (packet  8215) completion error    4946 ns   2.91% share error  0.00
+2-into-1         fixed16  events   847 (packet 12127) completion error    4946 ns   0.37% share error  0.00
+2-into-1         fixed32  events   471 (packet 12127) completion error   10222 ns   0.76% share error  0.00
+2-into-1         adaptive events   991 (packet 12127) completion error   10552 ns   0.78% share error  6.67
+8-into-1         fixed16  events  1732 (packet 24774) completion error   34625 ns   1.28% share error  0.00
+8-into-1         fixed32  events   965 (packet 24774) completion error   71558 ns   2.65% share error  0.00
+8-into-1         adaptive events  2221 (packet 24774) completion error   34954 ns   1.29% share error  4.00
+small-vs-bulk    fixed16  events  1898 (packet  9674) completion error    2820 ns   0.19% share error  0.16
+small-vs-bulk    fixed32  events  1660 (packet  9674) completion error    6042 ns   0.42% share error  0.35
+small-vs-bulk    adaptive events  2218 (packet  9674) completion error    2820 ns   0.19% share error  0.16
+mid-transfer     fixed16  events   187 (packet  2727) completion error    4946 ns   2.92% share error  0.00
+mid-transfer     fixed32  events   119 (packet  2727) completion error    4946 ns   2.92% share error  0.00
+mid-transfer     adaptive events   234 (packet  2727) completion error    4946 ns   2.92% share error  0.00
+mid-transfer-3sw fixed16  events   534 (packet  8034) completion error    4946 ns   2.91% share error  0.00
+mid-transfer-3sw fixed32  events   284 (packet  8034) completion error    4946 ns   2.91% share error  0.00
+mid-transfer-3sw adaptive events   448 (packet  8034) completion error    4946 ns   2.91% share error  0.00
 same-port        fixed16  events   212 (packet  1696) completion error    8574 ns   3.94% share error  0.00
+same-port        fixed32  events   166 (packet  1696) completion error   91673 ns  42.14% share error  0.00
 same-port        adaptive events   192 (packet  1696) completion error    1979 ns   0.91% share error  0.00
-worst fixed16  completion error 1128385 ns 342.93% share error 97.92
-worst adaptive completion error 1128385 ns 342.93% share error 97.92
+worst fixed16  completion error   34625 ns   3.94% share error  0.16
+worst fixed32  completion error   91673 ns  42.14% share error  0.35
+worst adaptive completion error   34954 ns   2.92% share error  6.67
 `
 
 func granularityReport(t *testing.T) string {
@@ -242,13 +258,13 @@ func granularityReport(t *testing.T) string {
 		ns       sim.Time
 		pct, shr float64
 	}
-	all := map[string]*worst{"fixed16": {}, "adaptive": {}}
+	all := map[string]*worst{"fixed16": {}, "fixed32": {}, "adaptive": {}}
 	for _, c := range append(append([]granCase{}, granUncontended...), granContended...) {
 		ref := granRun(t, pkt, c.nsw, c.hosts, c.flows)
 		for _, v := range []struct {
 			name string
 			cfg  Config
-		}{{"fixed16", Config{}}, {"adaptive", Config{Granularity: GranularityAdaptive}}} {
+		}{{"fixed16", Config{}}, {"fixed32", Config{ChunkPackets: 32}}, {"adaptive", Config{Granularity: GranularityAdaptive}}} {
 			got := granRun(t, v.cfg, c.nsw, c.hosts, c.flows)
 			var w worst
 			rs, gs := shares(ref, c.flows), shares(got, c.flows)
@@ -271,7 +287,7 @@ func granularityReport(t *testing.T) string {
 			a.ns, a.pct, a.shr = max(a.ns, w.ns), max(a.pct, w.pct), max(a.shr, w.shr)
 		}
 	}
-	for _, n := range []string{"fixed16", "adaptive"} {
+	for _, n := range []string{"fixed16", "fixed32", "adaptive"} {
 		a := all[n]
 		fmt.Fprintf(&report, "worst %-8s completion error %7d ns %6.2f%% share error %5.2f\n", n, a.ns, a.pct, a.shr)
 	}

@@ -93,7 +93,12 @@ var fuzzKnobs = []struct {
 	{"ethernet.uplink_rate", func(v int64) string { return fmt.Sprintf("%dMbps", v%400000) }},
 	{"ethernet.uplink_latency", func(v int64) string { return fmt.Sprintf("%dns", v%100000) }},
 	{"faults[0].switch_link", func(v int64) string { return fmt.Sprintf("leaf%d-spine%d", v%3, v/3%3) }},
+	{"fabric.chunk_packets", func(v int64) string { return fmt.Sprint(1 + v%128) }},
+	{"fabric.switch_buffer", func(v int64) string { return fmt.Sprint(v % (1 << 21)) }},
 }
+
+// fuzzKnobChunk is the index of fabric.chunk_packets in fuzzKnobs (fabric.switch_buffer next).
+const fuzzKnobChunk = 46
 
 // FuzzRunKnobs plays built-in scenarios with up to three fields changed to fuzzed values
 // (credits, timeouts, sizes, fault times...): what loads must run without a panic, as
@@ -102,8 +107,9 @@ func FuzzRunKnobs(f *testing.F) {
 	f.Add(uint8(0), uint8(0), int64(0), uint8(1), int64(3), uint8(7), int64(8), false)
 	f.Add(uint8(3), uint8(17), int64(1), uint8(13), int64(4096), uint8(14), int64(7), false)
 	f.Add(uint8(5), uint8(10), int64(2), uint8(16), int64(500), uint8(11), int64(2), true)
-	f.Add(uint8(64), uint8(15), int64(3), uint8(19), int64(500), uint8(25), int64(9000), false) // socklnd and ethernet knobs
-	f.Add(uint8(84), uint8(42), int64(3), uint8(43), int64(25000), uint8(45), int64(4), false)  // 3 spines, 25G uplinks, leaf1-spine1 down on tcp-leaf-spine-uplink (index 84 when added)
+	f.Add(uint8(64), uint8(15), int64(3), uint8(19), int64(500), uint8(25), int64(9000), false)                                   // socklnd and ethernet knobs
+	f.Add(uint8(0), uint8(fuzzKnobChunk), int64(0), uint8(fuzzKnobChunk+1), int64(200000), uint8(fuzzKnobChunk), int64(3), false) // packet level with a shallow buffer
+	f.Add(uint8(84), uint8(42), int64(3), uint8(43), int64(25000), uint8(45), int64(4), false)                                    // 3 spines, 25G uplinks, leaf1-spine1 down on tcp-leaf-spine-uplink (index 84 when added)
 	f.Fuzz(func(t *testing.T, scen, k1 uint8, v1 int64, k2 uint8, v2 int64, k3 uint8, v3 int64, ideal bool) {
 		names := append([]string{scenarios.DefaultName}, scenarios.Catalogue()...)
 		var ovs []scenarios.Override
@@ -136,4 +142,10 @@ func FuzzRunKnobs(f *testing.F) {
 			t.Fatalf("%s with --set %v (ideal backend %v): %v", s.Name, sets, ideal, err)
 		}
 	})
+}
+
+func TestFuzzKnobChunkIndex(t *testing.T) {
+	if fuzzKnobs[fuzzKnobChunk].path != "fabric.chunk_packets" || fuzzKnobs[fuzzKnobChunk+1].path != "fabric.switch_buffer" {
+		t.Fatalf("fuzzKnobChunk %d names %s", fuzzKnobChunk, fuzzKnobs[fuzzKnobChunk].path)
+	}
 }
