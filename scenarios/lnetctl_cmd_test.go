@@ -89,12 +89,18 @@ func FuzzLnetctlCommand(f *testing.F) {
 	})
 }
 
-// TestSanityLnet99aRefusedAtLoad: sanity-lnet test 99a's invalid `lnetctl peer add` forms,
-// each of which lnetctl refuses before calling the kernel, are refused when the scenario
-// loads, located at the command (the test's last form, `route add` through a gateway on a
-// net the node lacks, fails in the kernel: catalogue sanity-lnet-99a).
+// TestSanityLnet99aRefusedAtLoad: sanity-lnet test 99a's invalid `lnetctl peer add` and
+// `peer del` forms, each of which lnetctl refuses before calling the kernel, are refused when
+// the scenario loads, located at the command (the forms the kernel refuses, `peer del` of a
+// peer that does not exist and `route add` through a gateway on a net the node lacks, are
+// catalogue sanity-lnet-99a).
 func TestSanityLnet99aRefusedAtLoad(t *testing.T) {
 	for _, tc := range []struct{ cmd, msg string }{
+		{"peer add --prim_nid foobar", `"foobar" is neither a NID nor an NI of the scenario`},
+		{"peer del --prim_nid foobar", `"foobar" is neither a NID nor an NI of the scenario`},
+		{"peer del --nid 1.1.1.1@tcp", "peer del: missing mandatory parameter: --prim_nid"},
+		{"peer add --nid 1.1.1.1@tcp", "peer add: missing mandatory parameter: --prim_nid"},
+		{"peer add", "peer add: missing mandatory parameter: --prim_nid"},
 		{"peer add --prim_nid 1.1.1.1@tcp --nid foobar", `"foobar" is neither a NID nor an NI of the scenario`},
 		{"peer add --prim_nid 1.1.1.1@tcp --nid 1.1.1.[2-255]@tcp", "specifies more than the 128 NIDs allowed by this operation"},
 		{"peer add --prim_nid 1@foo", `invalid net "foo"`},

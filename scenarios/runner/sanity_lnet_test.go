@@ -212,6 +212,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// conns_per_peer 4 in the NI's lnd tunables; the net's tunables left out.
 		{"sanity-lnet-170", []string{"faults[0].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}, lnd tunables: {conns_per_peer: 4}}]}]}"}, []string{"lnd_tunables not read if no tunables - the export has conns_per_peer 5"}},
 		{"sanity-lnet-170", []string{"faults[1].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}}, {interfaces: {0: ib1}}]}]}"}, []string{"tunables can be set directly in the net - both NIs have peer_timeout 182 and conns_per_peer 3"}},
+		// Invalid input (test 99a): a peer that exists, a gateway on the node's own net.
+		{"sanity-lnet-99a", []string{"faults[0].lnetctl=peer add --prim_nid 1.1.1.1@o2ib"}, []string{"deleting a peer that does not exist fails", "no peer and no route"}},
+		{"sanity-lnet-99a", []string{"faults[5].lnetctl=route add --net tcp --gateway 10.0.0.9@o2ib"}, []string{"2.12 - route add through a gni gateway fails", "2.12 - no peer and no route"}},
 		// CPT parsing (test 266): a node of one CPT, where [0-1] names a CPT it lacks (the
 		// kernel's ERANGE); a sequence naming CPT 2.
 		{"sanity-lnet-266", []string{"lnet.cpts=1"}, []string{"the NI added spans both CPTs", "the import with the CPT string succeeds", "its export is the same",
@@ -289,45 +292,6 @@ func TestSanityLnet265RefusedAtLoad(t *testing.T) {
 		}
 	}
 }
-
-// TestSanityLnet99a: sanity-lnet test 99a's one form the kernel itself refuses (the others
-// lnetctl refuses first, and lnetsim at load: scenarios' TestSanityLnet99aRefusedAtLoad). It
-// is a test here, not a catalogue scenario: with the command gone nothing happens, which is
-// what it asserts, so no expectation could tell the scenario from the healthy one.
-func TestSanityLnet99a(t *testing.T) {
-	csv := string(runExpecting(t, sanityLnet99a, BackendO2IB, "commands.csv"))
-	if want := "route add --net tcp --gateway 1@gni,EHOSTUNREACH"; !strings.Contains(csv, want) {
-		t.Errorf("commands.csv lacks %q:\n%s", want, csv)
-	}
-}
-
-const sanityLnet99a = `name: sanity-lnet-99a
-description: >
-  sanity-lnet test 99a ("Check various invalid inputs to lnetctl peer") re-expressed: its
-  last command, "lnetctl route add --net tcp --gateway 1@gni" on a node without a gni net,
-  must fail: the kernel refuses a gateway no local NI can reach (lnet_add_route,
-  EHOSTUNREACH), and no route is added. The test's invalid "peer add" forms (a word that is
-  not a NID, more than 128 NIDs, an unknown net, an address of the wrong kind for its net,
-  malformed ranges) are refused by lnetctl before the kernel sees them; lnetsim refuses them
-  when the scenario loads, at the command (scenarios' TestSanityLnet99aRefusedAtLoad).
-seed: 1
-duration: 3s
-
-nodes:
-  client: {nis: [o2ib]}
-
-faults:
-  - {at: 1s, node: client, name: route-add, lnetctl: "route add --net tcp --gateway 1@gni"}
-
-expect:
-  - {name: route add through a gni gateway fails, check: command, fault: route-add, status: EHOSTUNREACH}
-  - name: and adds no route
-    check: lnetctl
-    node: client
-    at: 2s
-    command: export --backup
-    equal: {route: []}
-`
 
 // TestConfiguredPeerLockPrim: a configured peer's `lock_prim: true` (lnet.peers) locks its
 // primary NID as `peer add --lock_prim` does: `peer del` keeps the peer with that NID only;
