@@ -26,6 +26,22 @@ type LnetctlExport struct {
 	// a node's configuration, skip them (lustre_yaml_config's no-op handlers).
 	Ping     *LnetctlExec `yaml:"ping"`
 	Discover *LnetctlExec `yaml:"discover"`
+	// IP2Nets are the rules of an import's ip2nets section (importIP2Nets); a node's
+	// configuration refuses them.
+	IP2Nets []LnetctlIP2Net `yaml:"ip2nets"`
+}
+
+// LnetctlIP2Net is one ip2nets rule of an import: a net, the interfaces it names (none: the
+// interfaces whose address matches), the address patterns an interface must match (none:
+// any), and the tunables, lnd tunables and CPT list of the NIs it adds.
+type LnetctlIP2Net struct {
+	NetSpec     string            `yaml:"net-spec"`
+	Interfaces  map[string]string `yaml:"interfaces"`
+	IPRange     map[string]string `yaml:"ip-range"`
+	Tunables    *LnetctlTunables  `yaml:"tunables"`
+	LNDTunables *O2IBParams       `yaml:"lnd tunables"`
+	CPT         LnetctlCPT        `yaml:"CPT"`
+	LocalNIs    ignored           `yaml:"local NI(s)"` // refused (lnetctl: not valid for ip2nets)
 }
 
 // LnetctlNet is one `net type:` entry with its local NIs.

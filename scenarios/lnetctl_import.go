@@ -95,6 +95,8 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			c.Sub = append(c.Sub, r.importGlobal(sp, f.Node, f.Import.Global, del)...)
 		case "net":
 			c.Sub = append(c.Sub, r.importNet(sp, f.Node, f.Import.Net, del, batch)...)
+		case "ip2nets":
+			c.Sub = append(c.Sub, r.importIP2Nets(sp, f.Node, f.Import.IP2Nets, del, ki+1)...)
 		case "numa":
 			c.Sub = append(c.Sub, r.importNuma(sp, f.Node, f.Import.Numa, del)...)
 		case "buffers":
@@ -106,7 +108,7 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			}
 			c.Sub = append(c.Sub, &Command{Verb: "set routing", Operands: []string{strconv.Itoa(v)}, Value: v, node: f.Node})
 		default:
-			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (net, route, peer, routing, buffers, numa and global are; ping and discover with --exec)", key)
+			r.errorAt(sp, "configure it at load (nodes.NAME.lnetctl) or with its own lnetctl command", "import: section %s is not modelled at run time (net, ip2nets, route, peer, routing, buffers, numa and global are; ping and discover with --exec)", key)
 		}
 	}
 }
@@ -642,44 +644,13 @@ func (r *resolver) importNet(p, node string, nets []LnetctlNet, del bool, batch 
 		type intf struct{ name, path string }
 		var ifs []intf
 		var cpts []string
-		tunables := func(t *LnetctlTunables, tp string) {
-			if t == nil {
-				return
-			}
-			for _, k := range netImportTunables {
-				if !r.d.has(join(tp, k[0])) {
-					continue
-				}
-				v := map[string]int{"peer_timeout": int(t.PeerTimeout / sim.Second), "peer_credits": t.PeerCredits,
-					"peer_buffer_credits": t.PeerBufferCredits, "credits": t.Credits}[k[0]]
-				args[k[1]] = strconv.Itoa(v)
-			}
-		}
+		tunables := func(t *LnetctlTunables, tp string) { r.netlinkTunables(args, t, tp) }
 		lndTunables := func(o *O2IBParams, lp string) {
-			if o == nil || del {
-				return
-			}
-			if r.d.has(lp + ".conns_per_peer") {
-				args["conns-per-peer"] = strconv.Itoa(o.ConnsPerPeer)
-			}
-			if r.d.has(lp + ".tos") {
-				args["tos"] = strconv.Itoa(o.TOS)
+			if !del {
+				r.netlinkLNDTunables(args, o, lp)
 			}
 		}
-		cpt := func(c LnetctlCPT) {
-			if !c.Written() {
-				return
-			}
-			if _, err := c.CPTs(); err != nil {
-				r.errorAt(c.Path, "a CPT list such as \"[0,1]\"", "import: %v", err)
-				return
-			}
-			if c.Seq {
-				cpts = append(cpts, c.Items...)
-			} else {
-				cpts = append(cpts, strings.TrimSuffix(strings.TrimPrefix(c.Text, "["), "]"))
-			}
-		}
+		cpt := func(c LnetctlCPT) { cpts = r.netlinkCPT(cpts, c) }
 		for _, k := range r.d.keys[np] {
 			switch k {
 			case "tunables":
@@ -726,6 +697,52 @@ func (r *resolver) importNet(p, node string, nets []LnetctlNet, del bool, batch 
 		}
 	}
 	return out
+}
+
+// netlinkTunables puts the tunables written at tp into net add's options (2.17+ import: a
+// key written is sent, -1 being the module's).
+func (r *resolver) netlinkTunables(args map[string]string, t *LnetctlTunables, tp string) {
+	if t == nil {
+		return
+	}
+	for _, k := range netImportTunables {
+		if !r.d.has(join(tp, k[0])) {
+			continue
+		}
+		v := map[string]int{"peer_timeout": int(t.PeerTimeout / sim.Second), "peer_credits": t.PeerCredits,
+			"peer_buffer_credits": t.PeerBufferCredits, "credits": t.Credits}[k[0]]
+		args[k[1]] = strconv.Itoa(v)
+	}
+}
+
+// netlinkLNDTunables puts the lnd tunables written at lp that the model reads (conns_per_peer,
+// tos) into net add's options.
+func (r *resolver) netlinkLNDTunables(args map[string]string, o *O2IBParams, lp string) {
+	if o == nil {
+		return
+	}
+	if r.d.has(lp + ".conns_per_peer") {
+		args["conns-per-peer"] = strconv.Itoa(o.ConnsPerPeer)
+	}
+	if r.d.has(lp + ".tos") {
+		args["tos"] = strconv.Itoa(o.TOS)
+	}
+}
+
+// netlinkCPT adds a CPT list written in an entry to cpts, as handle_cpt_sequence joins them;
+// one that does not parse is refused at load (lnetctl stops the import).
+func (r *resolver) netlinkCPT(cpts []string, c LnetctlCPT) []string {
+	if !c.Written() {
+		return cpts
+	}
+	if _, err := c.CPTs(); err != nil {
+		r.errorAt(c.Path, "a CPT list such as \"[0,1]\"", "import: %v", err)
+		return cpts
+	}
+	if c.Seq {
+		return append(cpts, c.Items...)
+	}
+	return append(cpts, strings.TrimSuffix(strings.TrimPrefix(c.Text, "["), "]"))
 }
 
 // importNetIoctl is a net entry as liblnetconfig reads it up to 2.15 (Profile.ImportByIoctl):
@@ -778,33 +795,9 @@ func (r *resolver) importNetIoctl(np string, m *Member, n *LnetctlNet, del bool,
 		r.errorAt(np+".local NI(s)", "give each local NI its interfaces: {0: ib0}", "import: no interface name provided")
 		return nil
 	}
-	args := map[string]string{"net": net}
-	if t := n.Tunables; t != nil && r.d.has(np+".tunables") {
-		tp := np + ".tunables"
-		vals := map[string]int{"peer_timeout": int(t.PeerTimeout / sim.Second), "peer_credits": t.PeerCredits,
-			"peer_buffer_credits": t.PeerBufferCredits, "credits": t.Credits}
-		for _, k := range netImportTunables {
-			if v := vals[k[0]]; r.d.has(join(tp, k[0])) && v > 0 {
-				args[k[1]] = strconv.Itoa(v)
-			}
-		}
-		if t.CPT != "" {
-			if _, err := ParseCPTList(t.CPT); err == nil {
-				args["cpt"] = t.CPT
-			}
-		}
-		if o := n.LNDTunables; o != nil && r.d.has(np+".lnd tunables") {
-			cpp := 1
-			if r.d.has(np + ".lnd tunables.conns_per_peer") {
-				cpp = o.ConnsPerPeer
-			}
-			if r.rel[m.Group].Profile.NoNetAddConnsPerPeer {
-				r.errorAt(np+".lnd tunables", "leave the lnd tunables out (the net's o2ib conns_per_peer applies)",
-					"import: the lnd tunables of a 2.12 import are not modelled at run time")
-				return nil
-			}
-			args["conns-per-peer"] = strconv.Itoa(cpp)
-		}
+	args, ok := r.ioctlNetArgs(np, m, net, n.Tunables, n.LNDTunables)
+	if !ok {
+		return nil
 	}
 	var out []*Command
 	for _, x := range ifs {
@@ -815,4 +808,41 @@ func (r *resolver) importNetIoctl(np string, m *Member, n *LnetctlNet, del bool,
 		out = append(out, c)
 	}
 	return out
+}
+
+// ioctlNetArgs are net add's options for the tunables of an entry at np as liblnetconfig's
+// yaml_extract_tunables reads them up to 2.15: the `tunables` keys above 0, the CPT in them
+// when it parses, and the lnd tunables only beside them (conns_per_peer not written: 1);
+// false when the entry is refused (2.12's lnd tunables).
+func (r *resolver) ioctlNetArgs(np string, m *Member, net string, t *LnetctlTunables, o *O2IBParams) (map[string]string, bool) {
+	args := map[string]string{"net": net}
+	if t == nil || !r.d.has(np+".tunables") {
+		return args, true
+	}
+	tp := np + ".tunables"
+	vals := map[string]int{"peer_timeout": int(t.PeerTimeout / sim.Second), "peer_credits": t.PeerCredits,
+		"peer_buffer_credits": t.PeerBufferCredits, "credits": t.Credits}
+	for _, k := range netImportTunables {
+		if v := vals[k[0]]; r.d.has(join(tp, k[0])) && v > 0 {
+			args[k[1]] = strconv.Itoa(v)
+		}
+	}
+	if t.CPT != "" {
+		if _, err := ParseCPTList(t.CPT); err == nil {
+			args["cpt"] = t.CPT
+		}
+	}
+	if o != nil && r.d.has(np+".lnd tunables") {
+		cpp := 1
+		if r.d.has(np + ".lnd tunables.conns_per_peer") {
+			cpp = o.ConnsPerPeer
+		}
+		if r.rel[m.Group].Profile.NoNetAddConnsPerPeer {
+			r.errorAt(np+".lnd tunables", "leave the lnd tunables out (the net's o2ib conns_per_peer applies)",
+				"import: the lnd tunables of a 2.12 import are not modelled at run time")
+			return nil, false
+		}
+		args["conns-per-peer"] = strconv.Itoa(cpp)
+	}
+	return args, true
 }

@@ -67,7 +67,7 @@ func TestImportRefusals(t *testing.T) {
 		{`{at: 1s, node: client, lnetctl: import, yaml: {peer: [{primary nid: 10.0.0.9@o2ib, peer ni: [{nid: 10.0.0.x@o2ib}]}]}}`,
 			`t.yaml:4:59: faults[0].yaml.peer[0]: unable to parse nidlist from: 10.0.0.x@o2ib`},
 		{`{at: 1s, node: client, lnetctl: import, yaml: {udsp: []}}`,
-			`t.yaml:4:58: faults[0].yaml.udsp: import: section udsp is not modelled at run time (net, route, peer, routing, buffers, numa and global are; ping and discover with --exec)`},
+			`t.yaml:4:58: faults[0].yaml.udsp: import: section udsp is not modelled at run time (net, ip2nets, route, peer, routing, buffers, numa and global are; ping and discover with --exec)`},
 		{`{at: 1s, node: client, lnetctl: import --show, yaml: {peer: []}}`,
 			`t.yaml:4:37: faults[0].lnetctl: import: --show is not modelled`},
 		{`{at: 1s, node: client, lnetctl: import}`,

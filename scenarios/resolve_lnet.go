@@ -415,6 +415,10 @@ func (r *resolver) nodeConfig() {
 			if lc.Numa != nil {
 				glob.NumaRange = lc.Numa.Range
 			}
+			if lc.IP2Nets != nil {
+				r.errorAt(lp+".ip2nets", "give the node's NIs in nis or in the net section, or import the rules on the timeline (lnetctl: import)",
+					"ip2nets in a node's configuration is not modelled")
+			}
 			if lc.Routing != nil && r.d.has(lp+".routing.enable") {
 				if r.d.has(gp+".routing") && ng.Routing != lc.Routing.Enable {
 					r.errorAt(lp+".routing.enable", "", "contradicts the node's routing setting")

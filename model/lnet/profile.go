@@ -146,6 +146,11 @@ type Profile struct {
 	// handle_yaml_config_ni reads it, under ImportByIoctl; LU-19386 reads each net entry as
 	// an ip2nets rule, one NI per interface, and LU-19160 its CPTs, in 2.17).
 	ImportNetRaw bool
+	// ImportNoIP2Nets: lnetctl's Netlink import has no ip2nets section (it reads the key as a
+	// global one and stops: "invalid key 'ip2nets'"), 2.16; up to 2.15 liblnetconfig's
+	// handle_yaml_config_ip2nets reads it (ImportByIoctl), and from 2.17 (LU-19159, IPv6
+	// patterns LU-19444) handle_net_config_sequence does.
+	ImportNoIP2Nets bool
 	// GlobalShowKeys, when not 0, is how many of master's `lnetctl global show` keys the
 	// release prints, the first ones (jt_show_global adds each new one at the end): 8 up to
 	// 2.12 (to recovery_interval), 12 in 2.15 (max_recovery_ping_interval, LU-14979, from
@@ -289,8 +294,8 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
-	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, FaultRuleTypeForm: true,
-	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
+	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
+	FaultRuleTypeForm: true, ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -307,7 +312,8 @@ func withPre216LNet(p Profile) Profile {
 	p.NoNetNIDOption, p.NoPeerLockPrimary, p.NoDebugPeer, p.NoLnetctlFault = true, true, true, true
 	p.NIAddByIoctl, p.NoLNDTimeoutTOSShow = true, true
 	p.NoAnyNIDText, p.NoKfiNames, p.PrefixInterfaceDup = true, true, true
-	p.ImportNetRaw = false // liblnetconfig reads the net section (ImportByIoctl)
+	p.ImportNetRaw = false    // liblnetconfig reads the net section (ImportByIoctl)
+	p.ImportNoIP2Nets = false // and the ip2nets section
 	return p
 }
 

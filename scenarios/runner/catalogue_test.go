@@ -36,6 +36,8 @@ var noSeparation = map[string]string{
 	"sanity-lnet-0":   "importing a node's own exported global section changes nothing: the test's point is that the export stays the same (TestSanityLnetCanFail shows a changed document failing it)",
 	"sanity-lnet-99a": "commands that fail change nothing: the test's point is that they fail and the export stays the same (TestSanityLnetCanFail shows a peer add and a reachable gateway failing it)",
 	"sanity-lnet-99b": "an import that fails changes nothing: the test's point is that the export stays the same (TestSanityLnetCanFail shows a valid Multi-Rail failing it)",
+	"sanity-lnet-155": "an ip2nets import that matches nothing fails and changes nothing: the test's point is that it fails (TestSanityLnetCanFail shows a matching pattern failing it)",
+	"sanity-lnet-162": "an ip2nets import that matches nothing fails and changes nothing: the test's point is that it fails (TestSanityLnetCanFail shows a matching pattern failing it)",
 }
 
 // keyChange undoes the key tunables of each catalogue scenario that has no faults (--set

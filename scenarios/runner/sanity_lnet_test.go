@@ -209,6 +209,18 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-450", []string{"faults[0].yaml={net: [{net type: o2ib450, local NI(s): [{interfaces: {0: ib1}}]}]}"}, []string{"after the import, export --backup shows an NI on each interface", "import --del succeeds", "after import --del, the net is gone"}},
 		// CPT [0] where the test's list is invalid: the import succeeds and configures the NI.
 		{"sanity-lnet-265", []string{`faults[2].yaml={net: [{net type: o2ib265, local NI(s): [{interfaces: {0: ib0}, CPT: "[0]"}]}]}`}, []string{"import with CPT [1] on a one-CPT node fails", "and configures no NI"}},
+		// ip2nets (tests 150-156, 162): a pattern that misses the interface's address (or, for
+		// the tests that must fail, one that matches it); in 151 the one-interface rule first,
+		// which configures the net and masks the two-interface rule; in 152 a first rule that
+		// does not match, so that the rule naming ib1 applies.
+		{"sanity-lnet-150", []string{"faults[0].yaml={ip2nets: [{net-spec: o2ib150, interfaces: {0: ib0}, ip-range: {0: 10.0.0.2}}]}"}, []string{"the import succeeds", "after the import, export --backup shows the NI on ib0"}},
+		{"sanity-lnet-151", []string{"faults[2].yaml={ip2nets: [{net-spec: o2ib151, interfaces: {0: ib0}}, {net-spec: o2ib151, interfaces: {0: ib0, 1: ib1}, ip-range: {0: 10.0.0.1, 1: 10.0.0.2}}]}"}, []string{"and configure the same", "import --del of them deletes both NIs"}},
+		{"sanity-lnet-152", []string{"faults[6].yaml={ip2nets: [{net-spec: o2ib152, interfaces: {0: ib0}, ip-range: {0: 10.0.0.2}}, {net-spec: o2ib152, interfaces: {0: ib0, 1: ib1}}]}"}, []string{"and masks the later rules (no NI on ib1)"}},
+		{"sanity-lnet-153", []string{`faults[0].yaml={ip2nets: [{net-spec: o2ib153, interfaces: {0: ib0}, ip-range: {0: "10.0.0.[6-9]"}}]}`}, []string{"the range imports", "and adds the NI on ib0"}},
+		{"sanity-lnet-154", []string{`faults[0].yaml={ip2nets: [{net-spec: o2ib154, interfaces: {0: ib0}, ip-range: {0: "10.0.0.[2-9/2]"}}]}`}, []string{"the stepped range imports", "and adds the NI on ib0"}},
+		{"sanity-lnet-155", []string{"faults[0].yaml={ip2nets: [{net-spec: o2ib155, interfaces: {0: ib0}, ip-range: {0: 10.0.0.1}}]}"}, []string{"the import fails", "and adds no NI"}},
+		{"sanity-lnet-156", []string{`faults[0].yaml={ip2nets: [{net-spec: o2ib156, interfaces: {0: ib0}, ip-range: {0: "10.0.0.[7,9,11,13]"}}]}`}, []string{"the list imports", "and adds the NI on ib0"}},
+		{"sanity-lnet-162", []string{"faults[0].yaml={ip2nets: [{net-spec: o2ib162, interfaces: {0: ib0}, ip-range: {0: 10.0.0.1}}]}"}, []string{"the import fails", "and adds no NI"}},
 		// conns_per_peer 4 in the NI's lnd tunables; the net's tunables left out.
 		{"sanity-lnet-170", []string{"faults[0].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}, lnd tunables: {conns_per_peer: 4}}]}]}"}, []string{"lnd_tunables not read if no tunables - the export has conns_per_peer 5"}},
 		{"sanity-lnet-170", []string{"faults[1].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}}, {interfaces: {0: ib1}}]}]}"}, []string{"tunables can be set directly in the net - both NIs have peer_timeout 182 and conns_per_peer 3"}},
@@ -289,6 +301,23 @@ func TestSanityLnet265RefusedAtLoad(t *testing.T) {
 		_, err := scenarios.Load("t.yaml", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), "t.yaml:5:") || !strings.Contains(err.Error(), "CPT: import: "+c.msg) {
 			t.Errorf("CPT %s: %v, want t.yaml:5:... import: %s", c.cpt, err, c.msg)
+		}
+	}
+}
+
+// TestSanityLnet157RefusedAtLoad: sanity-lnet test 157's ip2nets rule without net-spec,
+// which lnetctl refuses before it reads the node's interfaces (handle_net_config_sequence:
+// "Malformed input"; up to 2.15 handle_yaml_config_ip2nets fails it without a word), is
+// refused when the scenario loads, at the rule.
+func TestSanityLnet157RefusedAtLoad(t *testing.T) {
+	for _, c := range []struct{ rel, msg string }{
+		{"master", "t.yaml:5:75: faults[0].yaml.ip2nets[0].interfaces: import: Malformed input. Expect 'net-spec' found 'interfaces'"},
+		{"2.15", "t.yaml:5:62: faults[0].yaml.ip2nets[0]: import: the ip2nets rule has no net-spec"},
+	} {
+		src := "duration: 5s\nnodes:\n  client: {release: " + c.rel + ", nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: import, yaml: {ip2nets: [{interfaces: {0: ib0}, ip-range: {0: 192.168.1.1}}]}}\n"
+		_, err := scenarios.Load("t.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want %s", c.rel, err, c.msg)
 		}
 	}
 }
