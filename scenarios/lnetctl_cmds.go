@@ -19,7 +19,7 @@ func init() {
 		{verb: "route del", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway")}, check: checkRoute},
 		{verb: "net set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('m', "conns-per-peer"), flagOpt('a', "all")},
 			check: checkNetSet},
-		{verb: "peer set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), flagOpt('a', "all")}, check: checkPeerSet},
+		{verb: "peer set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('s', "state"), flagOpt('a', "all")}, check: checkPeerSet},
 		{verb: "peer add", opts: []cmdOpt{opt('p', "prim_nid"), opt('n', "nid"), flagOpt('m', "non_mr"), flagOpt('l', "lock_prim")},
 			check: checkPeerAdd},
 		{verb: "peer del", opts: []cmdOpt{opt('p', "prim_nid"), opt('n', "nid"), flagOpt('f', "force")}, check: checkPeerDel},
@@ -108,13 +108,36 @@ func checkNIs(r *resolver, p string, c *Command) {
 	}
 }
 
-// checkPeerSet: peer set --health with --nid or --all (lustre_lnet_config_peer_ni_healthv).
+// checkPeerSet: peer set --health with --nid or --all (lustre_lnet_config_peer_ni_healthv),
+// or --state (2.16+, LU-16709) with the --nid of one peer: the number the kernel stores as
+// the peer's lp_state (0 to 2^32-1).
 func checkPeerSet(r *resolver, p string, c *Command) {
-	if r.missing(p, c, "health") {
+	_, health := c.Args["health"]
+	if !optionOfRelease(r, p, c, "state", peerStateLacking) {
+		if !r.missing(p, c, "health") {
+			checkHealthSet(r, p, c)
+		}
 		return
 	}
-	checkHealthSet(r, p, c)
+	switch nid, ok := c.Args["nid"]; {
+	case health:
+		r.errorAt(p, "one value per command", "%s: give --health or --state, not both", c.Verb)
+	case !ok:
+		r.errorAt(p, "", "%s: --state needs --nid, a NID of the peer", c.Verb)
+	default:
+		if c.NIDs = r.cmdNIDs(p, nid); len(c.NIDs) != 1 {
+			r.errorAt(p, "name one NID of the peer", "%s: --nid takes one NID with --state, got %d", c.Verb, len(c.NIDs))
+		}
+		if v, err := strconv.ParseUint(c.Args["state"], 0, 32); err != nil {
+			r.errorAt(p, "a number from 0 to 4294967295", "%s: cannot parse state %q", c.Verb, c.Args["state"])
+		} else {
+			c.Value = int(v)
+		}
+	}
 }
+
+// peerStateLacking: peer set --state is lnetctl's from 2.16 (LU-16709).
+var peerStateLacking = releaseLacks{func(pr lnet.Profile) bool { return pr.NoPeerLockPrimary }, "remove it (lnetctl has it from 2.16, LU-16709)"}
 
 // checkPeerAdd: lustre_lnet_config_peer_nid needs --prim_nid (one NID); --nid lists the
 // peer's other NIDs; --non_mr makes a non-Multi-Rail peer; --lock_prim (2.16+) locks its

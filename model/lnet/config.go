@@ -281,6 +281,34 @@ func (n *Node) ConfigPeerNIHealth(nid NID, all bool, v int) error {
 	return nil
 }
 
+// SetPeerState is `lnetctl peer set --nid NID --state S` (2.16+, for tests and debugging:
+// the kernel's lnet_peer_ni_cmd, or IOC_LIBCFS_SET_PEER, stores S as the lp_state of the peer
+// owning NID): ENOENT for a NID the node knows no peer for. The model keeps the peer's state
+// as flags and sets those a user may: multi-rail, no discovery, router enabled, configured,
+// discovered, rediscover, NIDs up to date, forced ping and push, locked primary and bad
+// config. Deliberately, the bits of discovery in progress (DISCOVERING, DATA_PRESENT,
+// PING_SENT, PUSH_SENT, PING_FAILED, PUSH_FAILED, RTR_DISCOVERY) and of deletion keep what the
+// model's ping, push and discovery queue say, so that a run goes on consistently.
+func (n *Node) SetPeerState(nid NID, state uint32) error {
+	lpni := n.peerNIs.get(nid)
+	if lpni == nil {
+		return refuse(ENOENT, "no peer %s", nid)
+	}
+	p := lpni.peer
+	on := func(bit uint32) bool { return state&bit != 0 }
+	p.setMultiRail(on(peerStateMultiRail))
+	p.noDiscovery, p.rtrEnabled, p.config = on(peerStateNoDiscovery), on(peerStateRouterEnabled), on(peerStateConfigured)
+	p.discovered, p.rediscover, p.uptodate = on(peerStateDiscovered), on(peerStateRediscover), on(peerStateNIDsUptodate)
+	p.forcePing, p.forcePush, p.badConfig = on(peerStateForcePing), on(peerStateForcePush), on(peerStateBadConfig)
+	switch {
+	case on(peerStateLockPrimary) && !p.lockPrim:
+		n.lockPrimary(p)
+	case !on(peerStateLockPrimary):
+		p.lockPrim = false
+	}
+	return nil
+}
+
 // ConfigPeer is `lnetctl peer add --prim_nid P --nid N1,N2 [--non_mr] [--lock_prim]`
 // (lnet_add_peer_ni with LNET_PEER_CONFIGURED, and LNET_PEER_LOCK_PRIMARY with lockPrim): a
 // peer already configured with P as primary keeps it (its NIDs are added) unless its
@@ -311,7 +339,7 @@ func (n *Node) ConfigPeer(prim NID, nids []NID, mr, lockPrim bool) error {
 		return refuse(EEXIST, "%v", err)
 	}
 	if lockPrim {
-		p.lockPrim = true
+		n.lockPrimary(p)
 	}
 	return nil
 }
@@ -392,14 +420,7 @@ func containsNID(nids []NID, nid NID) bool {
 // detachPeerNI removes one NI from its peer (lnet_peer_detach_peer_ni_locked): from the
 // peer's lists, its peer net's (a net left empty goes), the NID table and the recovery queue.
 func (n *Node) detachPeerNI(lpni *PeerNI) {
-	p, pn := lpni.peer, lpni.pnet
-	p.nis = removePtr(p.nis, lpni)
-	pn.nis = removePtr(pn.nis, lpni)
-	if len(pn.nis) == 0 {
-		p.nets = removePtr(p.nets, pn)
-	} else {
-		pn.updateHealth()
-	}
+	unlinkPeerNI(lpni)
 	n.peerNIs.del(lpni.nid)
 	n.routesChanged()
 	n.dropPeerRecovery(lpni)

@@ -128,7 +128,10 @@ func (n *Node) discoverPeer(p *Peer) {
 // else this node's ping buffer is pushed to it while it needs one (lnet_peer_needs_push),
 // else it is discovered (lnet_peer_discovered).
 func (n *Node) discoveryStep(p *Peer) {
-	n.mergePushed(p)
+	if q := n.mergePushed(p); q != nil || p.deleted {
+		n.afterMerge(p, q)
+		return
+	}
 	switch {
 	case !p.uptodate || p.forcePing:
 		n.sendDiscoveryPing(p)
@@ -205,6 +208,12 @@ func (n *Node) pushEvent(p *Peer, b *PingBuffer, mlen int) {
 	if !n.truncatedPing(p, b, mlen) && (p.data == nil || b.Seq > p.data.Seq) {
 		p.data = b
 	}
+	n.queueDiscovery(p)
+}
+
+// queueDiscovery puts p on the discovery thread's queue (lnet_peer_queue_for_discovery's
+// wake-up), which runs after the current event (runDiscoveryQueue).
+func (n *Node) queueDiscovery(p *Peer) {
 	if !p.dcQueued {
 		p.dcQueued = true
 		n.dcq = append(n.dcq, p)
@@ -218,7 +227,9 @@ func (n *Node) pushEvent(p *Peer, b *PingBuffer, mlen int) {
 // (lnet_peer_discovery): each one's received data is merged (lnet_peer_data_present: its
 // NIDs are up to date again, and a gateway's routes follow the buffer), then a peer not being
 // discovered is, from that state: it is discovered at once unless it needs a ping or this
-// node's push. A peer being discovered goes on from its ping's or push's event.
+// node's push. A peer being discovered goes on from its ping's or push's event. A deleted
+// peer's discovery completes (lnet_peer_deletion), and a peer the buffer was handed to goes
+// on from its new state (afterMerge).
 func (n *Node) runDiscoveryQueue() {
 	for i := 0; i < len(n.dcq); i++ {
 		p := n.dcq[i]
@@ -226,10 +237,41 @@ func (n *Node) runDiscoveryQueue() {
 		if n.shutdown {
 			continue
 		}
-		n.mergePushed(p)
+		if p.deleted {
+			if p.discovering {
+				n.discoveryDone(p, 0)
+			}
+			continue
+		}
+		q := n.mergePushed(p)
+		if p.deleted || q != nil {
+			n.afterMerge(p, q)
+			continue
+		}
 		n.discoverPeer(p)
 	}
 	n.dcq = n.dcq[:0]
+}
+
+// afterMerge goes on after p's buffer was merged (lnet_peer_discovery's loop after
+// lnet_peer_data_present returns LNET_REDISCOVER_PEER): a peer deleted meanwhile, its NIDs
+// now another's, completes its discovery (lnet_peer_deletion: the messages that waited for it
+// are sent again), another takes its next step; then q, the peer the buffer was handed to if
+// that queued it (lnet_peer_set_primary_data), takes its first.
+func (n *Node) afterMerge(p, q *Peer) {
+	switch {
+	case p.deleted:
+		if p.discovering {
+			n.discoveryDone(p, 0)
+		}
+	case p.discovering:
+		n.discoveryStep(p)
+	default:
+		n.discoverPeer(p)
+	}
+	if q != nil && q.discovering && !q.deleted {
+		n.discoveryStep(q)
+	}
 }
 
 // discoveryDisabled models lnet_is_discovery_disabled: discovery is off here, or the peer is
@@ -241,17 +283,30 @@ func (n *Node) discoveryDisabled(p *Peer) bool {
 
 // mergePushed merges the buffer p pushed, if one waits (lnet_peer_data_present): its NIDs are
 // up to date again, and a gateway's routes follow the buffer.
-func (n *Node) mergePushed(p *Peer) {
+func (n *Node) mergePushed(p *Peer) *Peer {
 	b := p.data
 	if b == nil {
-		return
+		return nil
 	}
 	p.data = nil
-	n.processPingBuffer(p, b, true)
+	q := n.processPingBuffer(p, b, true)
 	p.uptodate = true
-	if p.gw != nil && !n.tun.Profile.RouterCheckerPing {
-		n.updateGatewayRoutes(p, b) // 2.12: only its router checker does
+	if g := n.gatewayOf(p, q); g != nil && !n.tun.Profile.RouterCheckerPing {
+		n.updateGatewayRoutes(g, b) // 2.12: only its router checker does
 	}
+	return q
+}
+
+// gatewayOf is the peer whose routes follow a buffer merged for p: p if it is a gateway, else
+// q, the peer the buffer was handed to, if p's routes moved there with its NIDs.
+func (n *Node) gatewayOf(p, q *Peer) *Peer {
+	switch {
+	case p.gw != nil:
+		return p
+	case q != nil && q.gw != nil && p.deleted:
+		return q
+	}
+	return nil
 }
 
 // handleDiscoveryEvent models lnet_discovery_event_handler. An event of the push in flight is
@@ -271,27 +326,26 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 		n.handlePushEvent(p, ev)
 		return
 	}
-	if !p.discovering {
-		return
+	if !p.discovering || p.discPing == nil || ev.MD != p.discPing.Handle() {
+		return // not this peer's ping: a deleted peer's, its NID another's now
 	}
 	switch {
 	case ev.Type == EventREPLY && ev.Status == 0:
 		p.discSrc, p.discDst = ev.Target, ev.Initiator
+		var q *Peer
 		if b, ok := ev.Data.(*PingBuffer); ok {
 			if n.truncatedPing(p, b, ev.MLength) {
 				n.pingFailed(p, ev.Unlinked)
 				n.sendDiscoveryPing(p)
 				return
 			}
-			n.processPingBuffer(p, b, false)
+			p.discPing = nil
+			q = n.processPingBuffer(p, b, false)
 		}
 		p.discPing = nil
 		p.uptodate = true
-		n.discoveryStep(p)
+		n.afterMerge(p, q)
 	case ev.Status != 0 || ev.Type == EventUNLINK:
-		if p.discPing == nil {
-			return // the UNLINK of pingFailed's own unlink
-		}
 		rc := ev.Status
 		if rc == 0 {
 			rc = -ETIMEDOUT // the ping's MD was unlinked by its response tracker
@@ -373,92 +427,182 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 	}
 }
 
-// processPingBuffer merges a peer's advertised NIs (models lnet_peer_data_present /
-// lnet_update_peer_ni status handling): the multi-rail and discovery flags are learnt
-// (learnMultiRail; push: the buffer came in a push, else in a ping reply); a buffer listing
-// no NI but 0@lo is not merged (find_primary fails); the buffer's primary NID (its first NI
-// after 0@lo) becomes the peer's (adoptPrimary); unknown NIDs join the peer (a
-// traffic-created single-NID peer owning one is merged), each NI's status is cached
-// (discLPNIHealth), and NIDs missing from the buffer are deleted (delMissingNIDs).
-func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) {
+// processPingBuffer models lnet_peer_data_present for a buffer from p's node (push: it came
+// in a push, else in a ping reply): the multi-rail and discovery flags are learnt
+// (learnMultiRail); a buffer listing no NI but 0@lo is not merged (find_primary fails). Its
+// primary NID (the first NI after 0@lo) decides where it goes: the peer of 0@lo (this node's
+// own, created by `discover 0@lo`) takes it as primary (setPrimaryNID) and merges the buffer
+// (mergeData); so does a peer that already has it as primary, or whose own primary NID the
+// buffer lists while discovery is off for the peer (lnet_is_discovery_disabled: then only its
+// NIs' status is merged); a peer that has that NID as another of its NIs, or nobody has it,
+// takes it as primary and merges. When the NID is another peer's, the buffer is handed to
+// that peer (handOff), which it returns; as its NIDs move there p may be deleted.
+func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) *Peer {
 	n.learnMultiRail(p, b, push)
 	p.rtrEnabled = !b.RoutingDisabled
 	if len(b.NIs) < 2 {
-		return
+		return nil
 	}
-	n.adoptPrimary(p, b)
-	frozen := n.discoveryDisabled(p)
-	for _, e := range b.NIs {
-		if e.NID.Net() == LoNet || n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {
+	prim := b.NIs[1].NID
+	if p.primary != LoNID && (p.primary == prim || b.lists(p.primary) && n.discoveryDisabled(p)) {
+		n.mergeData(p, b)
+		return nil
+	}
+	if lpni := n.peerNIs.get(prim); p.primary != LoNID && lpni != nil && lpni.peer != p {
+		return n.handOff(p, lpni.peer, b)
+	} else if lpni != nil && lpni.peer == p && n.tun.Profile.BareDiscoveryHandOff {
+		n.mergeData(p, b) // 2.12: the buffer is handed to p itself, whose primary NID stays
+		return nil
+	}
+	if n.setPrimaryNID(p, prim, b.MultiRail) {
+		n.mergeData(p, b)
+	}
+	return nil
+}
+
+// setPrimaryNID models lnet_peer_set_primary_nid: nid becomes p's primary NID, unless p's is
+// locked (LNET_PEER_LOCK_PRIMARY), and joins p (addDiscNID); if it cannot, p keeps its old
+// one. It reports whether the buffer is to be merged: the NID joined, or p is configured or
+// locked, whose refusals are not failures.
+func (n *Node) setPrimaryNID(p *Peer, nid NID, mr bool) bool {
+	if p.primary == nid {
+		return true
+	}
+	old := p.primary
+	if !p.lockPrim {
+		p.primary = nid
+	}
+	if !n.addDiscNID(p, nid, mr) {
+		p.primary = old
+		return p.config || p.lockPrim
+	}
+	return true
+}
+
+// handOff models the hand-off of lnet_peer_data_present and lnet_peer_set_primary_data: the
+// buffer p received names as primary a NID of q, the same node's peer. From 2.14.51 (LU-13894;
+// not BareDiscoveryHandOff) q takes p's discovery and multi-rail state and the NIDs the
+// reply came to and from, so that its push goes back the same way. q is put on the discovery
+// thread's request queue, being discovered or not (afterMerge steps it: a ping in flight is
+// not waited for); a newer buffer q already holds (LNET_PEER_DATA_PRESENT) wins over this
+// one; q's NIDs are up to date, a forced ping is dropped, and the buffer is merged into q
+// (mergeData), which takes p's listed NIDs from it, and with p's primary NID deletes p. The
+// routes of a gateway p go with its NID (transferGateway), which covers
+// lnet_consolidate_routes_locked. It returns q.
+func (n *Node) handOff(p, q *Peer, b *PingBuffer) *Peer {
+	if !n.tun.Profile.BareDiscoveryHandOff {
+		if !p.noDiscovery {
+			q.noDiscovery = false
+		}
+		if p.mr && !q.mr {
+			q.setMultiRail(true)
+		}
+		if p.discSrc != AnyNID {
+			q.discSrc, q.discDst = p.discSrc, p.discDst
+		}
+	}
+	q.discovering = true
+	if q.mr && q.data != nil && q.data.Seq >= b.Seq {
+		b = q.data
+	}
+	q.data = nil
+	q.forcePing = false
+	q.uptodate = true
+	n.mergeData(q, b)
+	return q
+}
+
+// mergeData models lnet_peer_merge_data: the routing feature is cached (LNET_PEER_ROUTER_ENABLED);
+// each of p's NIDs the buffer lists has its status merged (discLPNIHealth); unless discovery is
+// off for p (lnet_is_discovery_disabled), each listed NID p lacks joins it (addDiscNID: not a
+// local NID of this node, for a peer that is not this node's own) and has its status merged
+// wherever it lives, and p's NIDs no longer listed leave it (delMissingNIDs); the buffer's
+// primary NID then comes first (primaryFirst).
+func (n *Node) mergeData(p *Peer, b *PingBuffer) {
+	p.rtrEnabled = !b.RoutingDisabled
+	var missing []*PeerNI
+	for _, lpni := range p.kernelOrder() {
+		if lpni.nid == LoNID {
 			continue
 		}
-		lpni := n.peerNIs.get(e.NID)
-		if frozen && (lpni == nil || lpni.peer != p) {
-			continue // lnet_peer_merge_data: no NID is added or deleted
+		if st, ok := b.status(lpni.nid); ok {
+			n.discLPNIHealth(lpni, st)
+		} else {
+			missing = append(missing, lpni)
 		}
-		if lpni != nil && lpni.peer != p {
-			if !n.absorbPeer(p, lpni.peer) {
-				continue
-			}
-			lpni = nil
-		}
-		if lpni == nil {
-			lpni = n.addPeerNI(p, e.NID)
-		}
-		n.discLPNIHealth(lpni, e.Status)
 	}
-	n.delMissingNIDs(p, b)
+	if n.discoveryDisabled(p) {
+		return
+	}
+	for _, e := range b.NIs[1:] {
+		if lpni := n.peerNIs.get(e.NID); lpni != nil && lpni.peer == p || e.NID.Net() == LoNet ||
+			n.isLocalNID(e.NID) && p.primary != e.NID && !n.isLocalNID(p.primary) {
+			continue
+		}
+		n.addDiscNID(p, e.NID, b.MultiRail)
+		if lpni := n.peerNIs.get(e.NID); lpni != nil {
+			n.discLPNIHealth(lpni, e.Status)
+		}
+	}
+	n.delMissingNIDs(p, missing)
+	n.primaryFirst(p, b.NIs[1].NID)
 }
 
-// adoptPrimary is the primary-NID step of lnet_peer_data_present, with the buffer's primary
-// NID (find_primary: its first NI after 0@lo): the peer of 0@lo (this node's own, created by
-// `discover 0@lo`) and a peer whose primary NID is not the buffer's take it
-// (lnet_peer_set_primary_nid), unless the buffer still lists the peer's primary NID and
-// discovery is off for the peer (lnet_is_discovery_disabled: off here, or the peer is not
-// multi-rail or has no discovery), in which case only its NIs' status is merged. A configured
-// peer keeps its primary NID (lnet_peer_add_nid refuses -EPERM, which set_primary_nid
-// forgives), as does one whose primary NID is locked (LNET_PEER_LOCK_PRIMARY). The buffer's
-// primary NID may belong to another peer: a traffic-created single-NID one is merged first
-// (absorbPeer); deliberately not modelled, the kernel then hands the buffer to that other
-// peer (lnet_peer_set_primary_data) and the peer being discovered is deleted when its NIDs
-// move there, where here it keeps its primary NID and takes the buffer's other NIDs.
-func (n *Node) adoptPrimary(p *Peer, b *PingBuffer) {
-	prim := b.NIs[1].NID
-	switch {
-	case p.primary == prim:
-		return
-	case p.primary != LoNID && b.lists(p.primary) && n.discoveryDisabled(p):
-		return
-	case p.config || p.lockPrim:
-		return
-	}
-	lpni := n.peerNIs.get(prim)
-	if lpni != nil && lpni.peer != p {
-		if !n.absorbPeer(p, lpni.peer) {
-			return
-		}
-		lpni = nil
-	}
-	p.primary = prim
-	if lpni == nil {
-		n.addPeerNI(p, prim)
-	}
-}
-
-// absorbPeer removes other, a peer owning a NID that p's buffer lists, so that its NID can
-// join p (lnet_peer_add_nid deleting the peer whose primary NID it is): only a
-// traffic-created peer with that one NID, no message waiting for its discovery nor for its
-// router credits; a gateway's routes move to p (transferGateway), unless p is a gateway too.
-// It reports whether it did; the peers it will not merge are kept apart (ARCHITECTURE.md).
-func (n *Node) absorbPeer(p, other *Peer) bool {
-	if len(other.nis) > 1 || other.config || other.pending.Len() > 0 || other.rtrq.Len() > 0 ||
-		other.gw != nil && p.gw != nil {
+// addDiscNID models lnet_peer_add_nid as discovery calls it (not LNET_PEER_CONFIGURED): nid
+// joins p and it reports whether nid is p's now. A configured p takes no NID (-EPERM), nor a
+// non-multi-rail one a second NID on a net (-ENOTUNIQ); a multi-rail buffer makes p
+// multi-rail. A NID of a configured peer stays there (-EEXIST). Another peer's NID that is
+// not its primary moves to p with its state (movePeerNI); one that is deletes that peer
+// (deletePeer) and joins p anew: if that peer's primary NID is locked and it has other NIDs
+// both are flagged LNET_PEER_BAD_CONFIG and the NID stays; if it is locked and p is not, or
+// p was locked later, p takes the NID as its locked primary (lp_prim_lock_ts); a gateway's
+// routes move to p first (lnet_rtr_transfer_to_peer: transferGateway). Deliberately, a
+// gateway's primary NID stays with it when p is a gateway too (the model does not merge two
+// gateways' router state).
+func (n *Node) addDiscNID(p *Peer, nid NID, mr bool) bool {
+	if p.config {
 		return false
 	}
-	if other.gw != nil {
-		n.transferGateway(other, p)
+	if mr && !p.mr {
+		p.setMultiRail(true)
 	}
-	n.removePeer(other)
+	lpni := n.peerNIs.get(nid)
+	if lpni != nil {
+		q := lpni.peer
+		switch {
+		case q == p:
+			return true
+		case q.config:
+			return false
+		case nid != q.primary:
+		case q.lockPrim && len(q.nis) > 1:
+			p.badConfig, q.badConfig = true, true
+			return false
+		case q.gw != nil && p.gw != nil:
+			return false
+		default:
+			if q.lockPrim && (!p.lockPrim || q.lockSeq < p.lockSeq) {
+				p.lockSeq, p.primary, p.lockPrim = q.lockSeq, nid, true
+			}
+			if q.gw != nil {
+				n.transferGateway(q, p)
+			}
+			n.deletePeer(q)
+			lpni = nil
+		}
+	}
+	if !p.mr {
+		for _, pn := range p.nets {
+			if pn.id == nid.Net() {
+				return false
+			}
+		}
+	}
+	if lpni != nil {
+		n.movePeerNI(lpni, p)
+	} else {
+		n.addPeerNI(p, nid)
+	}
 	return true
 }
 
@@ -480,30 +624,33 @@ func (n *Node) transferGateway(src, dst *Peer) {
 // its buffer no longer lists leaves the peer (lnet_peer_del_nid), except the primary NID of a
 // peer with other NIDs (-EBUSY; a gateway's deletion is forced, LNET_PEER_RTR_NI_FORCE_DEL,
 // and the kernel then makes its next NID primary: the model keeps a gateway's primary NID);
-// a configured peer's NIDs stay and count as DOWN (-EPERM: handle_disc_lpni_health; up to
-// 2.15, DiscoveryStatusNoHealth, they are left as they are). Nothing is deleted while discovery is off
-// at either end (lnet_is_discovery_disabled). A deleted peer NI's queued messages stay on it
-// and leave as its credits return, as on the kernel's zombie peer NI.
-func (n *Node) delMissingNIDs(p *Peer, b *PingBuffer) {
-	if n.discoveryDisabled(p) {
-		return
-	}
-	for i := 0; i < len(p.nis); i++ {
-		lpni := p.nis[i]
-		if b.lists(lpni.nid) {
-			continue
-		}
+// a configured peer's NIDs and a locked primary NID stay and count as DOWN (-EPERM:
+// handle_disc_lpni_health; up to 2.15, DiscoveryStatusNoHealth, they are left as they are).
+// A deleted peer NI's queued messages stay on it and leave as its credits return, as on the
+// kernel's zombie peer NI.
+func (n *Node) delMissingNIDs(p *Peer, missing []*PeerNI) {
+	for _, lpni := range missing {
 		switch {
-		case p.config:
+		case lpni.peer != p: // moved meanwhile (-ECHILD)
+		case p.config || p.lockPrim && lpni.nid == p.primary:
 			if !n.tun.Profile.DiscoveryStatusNoHealth { // 2.15 and before only log the -EPERM
 				n.discLPNIHealth(lpni, NIStatusDown)
 			}
 		case lpni.nid == p.primary:
 		default:
 			n.detachPeerNI(lpni)
-			i--
 		}
 	}
+}
+
+// status returns the status the buffer lists for nid, if it lists it.
+func (b *PingBuffer) status(nid NID) (NIStatus, bool) {
+	for _, e := range b.NIs {
+		if e.NID == nid {
+			return e.Status, true
+		}
+	}
+	return 0, false
 }
 
 // lists reports whether the buffer lists nid.

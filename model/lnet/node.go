@@ -88,7 +88,8 @@ type Node struct {
 
 	udsps []*udsp // UDSP policies, in index order (udsp.go)
 
-	discHook func(peer NID, rc int) // told when a peer's discovery ends (config.go)
+	discHook  func(peer NID, rc int) // told when a peer's discovery ends (config.go)
+	primLocks uint64                 // primary NIDs locked so far (Peer.lockSeq)
 
 	slabs *peerSlabs // its own, or shared with the other nodes of the run (SharePeerSlabs)
 }

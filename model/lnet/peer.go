@@ -39,6 +39,8 @@ type Peer struct {
 	mr          bool // LNET_PEER_MULTI_RAIL
 	config      bool // configured by hand (lnetctl peer add)
 	lockPrim    bool // LNET_PEER_LOCK_PRIMARY: its primary NID stays (peer add --lock_prim)
+	badConfig   bool // LNET_PEER_BAD_CONFIG: a NID it was given is another locked peer's
+	deleted     bool // LNET_PEER_MARK_DELETED: deleted (lnet_peer_del), its NIDs gone
 	rtrEnabled  bool // LNET_PEER_ROUTER_ENABLED: its last merged ping buffer advertised routing
 	noDiscovery bool // LNET_PEER_NO_DISCOVERY: the peer's discovery is off, or ours was at its last reply
 	discovered  bool // LNET_PEER_DISCOVERED: a discovery has completed; kept while it is rediscovered
@@ -63,6 +65,7 @@ type Peer struct {
 	forcePush bool        // LNET_PEER_FORCE_PUSH
 	dcQueued  bool        // on the node's discovery queue (lp_dc_list)
 	dataBytes int         // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
+	lockSeq   uint64      // lp_prim_lock_ts as an order: when its primary NID was locked
 	pending   msgQueue    // messages waiting for discovery (LNET_DC_WAIT)
 	rtrq      msgQueue    // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
 }
@@ -308,6 +311,23 @@ func (n *Node) newPeer(nid NID) *Peer {
 
 // addPeerNI attaches a new peer NI for nid to p (models lnet_peer_attach_peer_ni).
 func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
+	c := n.peerCreditsFor(nid.Net())
+	rc := n.peerBufferCreditsFor(nid.Net())
+	lpni := n.slabs.nis.New()
+	lpni.nid, lpni.health, lpni.status = nid, MaxHealth, n.peerNIStartStatus()
+	lpni.SelPriority = ^uint32(0)
+	lpni.txCredits, lpni.maxTxCredits, lpni.minTxCredits = c, c, c
+	lpni.rtrCredits, lpni.maxRtrCredits, lpni.minRtrCredits = rc, rc, rc
+	n.attachPeerNI(p, lpni)
+	n.peerNIs.set(nid, lpni)
+	return lpni
+}
+
+// attachPeerNI links lpni into p's net and NI lists (lnet_peer_attach_peer_ni): the primary
+// NID's NI goes first in its net, and a new net of it first in the peer (from 2.14.53,
+// LU-13806); selection and lnetctl walk these lists in order.
+func (n *Node) attachPeerNI(p *Peer, lpni *PeerNI) {
+	nid := lpni.nid
 	var pn *PeerNet
 	for _, x := range p.nets {
 		if x.id == nid.Net() {
@@ -320,17 +340,9 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 		pn.peer, pn.id, pn.SelPriority = p, nid.Net(), ^uint32(0)
 		p.nets = slab.Append(p.nets, pn, &n.slabs.netRefs)
 	}
-	c := n.peerCreditsFor(nid.Net())
-	rc := n.peerBufferCreditsFor(nid.Net())
-	lpni := n.slabs.nis.New()
-	lpni.peer, lpni.pnet, lpni.nid, lpni.health, lpni.status = p, pn, nid, MaxHealth, n.peerNIStartStatus()
-	lpni.SelPriority = ^uint32(0)
-	lpni.txCredits, lpni.maxTxCredits, lpni.minTxCredits = c, c, c
-	lpni.rtrCredits, lpni.maxRtrCredits, lpni.minRtrCredits = rc, rc, rc
+	lpni.peer, lpni.pnet = p, pn
 	pn.nis = slab.Append(pn.nis, lpni, &n.slabs.niRefs)
 	if nid == p.primary && !n.tun.Profile.PeerNIsInAttachOrder {
-		// The primary NID's NI goes first in its net, and a new net of it first in the peer
-		// (from 2.14.53, LU-13806); selection and lnetctl walk these lists in order.
 		copy(pn.nis[1:], pn.nis[:len(pn.nis)-1])
 		pn.nis[0] = lpni
 		if newNet {
@@ -340,10 +352,75 @@ func (n *Node) addPeerNI(p *Peer, nid NID) *PeerNI {
 	}
 	pn.updateHealth()
 	p.nis = slab.Append(p.nis, lpni, &n.slabs.niRefs)
-	n.peerNIs.set(nid, lpni)
 	n.routesChanged()
 	n.udspOnNewPeerNI(lpni, newNet)
-	return lpni
+}
+
+// unlinkPeerNI takes lpni out of its peer's net and NI lists (lnet_peer_detach_peer_ni_locked),
+// leaving it findable by its NID.
+func unlinkPeerNI(lpni *PeerNI) {
+	p, pn := lpni.peer, lpni.pnet
+	p.nis = removePtr(p.nis, lpni)
+	pn.nis = removePtr(pn.nis, lpni)
+	if len(pn.nis) == 0 {
+		p.nets = removePtr(p.nets, pn)
+	} else {
+		pn.updateHealth()
+	}
+}
+
+// movePeerNI models lnet_peer_attach_peer_ni for a peer NI of another peer: it leaves that
+// peer (lnet_peer_detach_peer_ni_locked), which is queued for discovery if it was discovered,
+// and joins p with its credits, health and counters.
+func (n *Node) movePeerNI(lpni *PeerNI, p *Peer) {
+	old := lpni.peer
+	unlinkPeerNI(lpni)
+	if old.discovered && n.tun.Discovery {
+		n.queueDiscovery(old)
+	}
+	n.attachPeerNI(p, lpni)
+}
+
+// primaryFirst models the end of lnet_peer_merge_data (from 2.14.53, LU-13806): the net of the
+// buffer's primary NID comes first among the peer's nets and its NI first in that net.
+func (n *Node) primaryFirst(p *Peer, prim NID) {
+	lpni := n.peerNIs.get(prim)
+	if lpni == nil || lpni.peer != p || n.tun.Profile.PeerNIsInAttachOrder {
+		return
+	}
+	pn := lpni.pnet
+	pn.nis = removePtr(pn.nis, lpni)
+	pn.nis = append(pn.nis[:1], pn.nis...)
+	pn.nis[0] = lpni
+	p.nets = removePtr(p.nets, pn)
+	p.nets = append(p.nets[:1], p.nets...)
+	p.nets[0] = pn
+}
+
+// deletePeer models lnet_peer_del, a peer merged into another by discovery: its discovery is
+// cancelled (the ping and push in flight unlinked), it is marked deleted and every one of its
+// NIs leaves it and the NID table (lnet_peer_del_locked); a peer being discovered is queued,
+// so that the discovery thread completes it (lnet_peer_deletion) and its waiting messages are
+// sent again, to whichever peer their NID belongs to then.
+func (n *Node) deletePeer(p *Peer) {
+	ping, push := p.discPing, p.discPush
+	p.discPing, p.discPush = nil, nil
+	p.deleted = true
+	for len(p.nis) > 0 {
+		x := p.nis[0]
+		n.dropPeerRecovery(x)
+		n.detachPeerNI(x)
+	}
+	n.removePeer(p)
+	if ping != nil {
+		n.mdUnlink(ping, 0)
+	}
+	if push != nil {
+		n.mdUnlink(push, 0)
+	}
+	if p.discovering {
+		n.queueDiscovery(p)
+	}
 }
 
 // Peer state bits as the kernel numbers them (lp_state, LNET_PEER_* in lib-types.h), those the
@@ -364,14 +441,15 @@ const (
 	peerStateForcePush     = 1 << 14
 	peerStateRtrDiscovery  = 1 << 16
 	peerStateRtrDiscovered = 1 << 17
+	peerStateMarkDeleted   = 1 << 19
 	peerStateLockPrimary   = 1 << 20
+	peerStateBadConfig     = 1 << 21
 )
 
 // state is the peer's lp_state as `lnetctl peer show -v 3` prints it (`peer state`), from the
-// flags the model keeps. Deliberately 0: LNET_PEER_REDISCOVER, PING_FAILED, PUSH_FAILED and
-// FORCE_PING (the model goes on at once from a failure or forced ping instead of flagging
-// it for the discovery thread), RTR_NI_FORCE_DEL, MARK_DELETION, MARK_DELETED and
-// BAD_CONFIG (no state the model keeps matches them).
+// flags the model keeps. Deliberately 0: LNET_PEER_PING_FAILED and PUSH_FAILED (the model goes
+// on at once from a failure instead of flagging it for the discovery thread),
+// RTR_NI_FORCE_DEL and MARK_DELETION (no state the model keeps matches them).
 func (p *Peer) state() uint32 {
 	var s uint32
 	for _, b := range []struct {
@@ -385,7 +463,7 @@ func (p *Peer) state() uint32 {
 		{p.discPing != nil, peerStatePingSent}, {p.discPush != nil, peerStatePushSent},
 		{p.rediscover, peerStateRediscover}, {p.forcePing, peerStateForcePing}, {p.forcePush, peerStateForcePush}, {p.gw != nil && p.gw.ping != nil, peerStateRtrDiscovery},
 		{p.gw != nil && (p.gw.pings > 1 || p.gw.pings == 1 && p.gw.ping == nil), peerStateRtrDiscovered},
-		{p.lockPrim, peerStateLockPrimary},
+		{p.lockPrim, peerStateLockPrimary}, {p.deleted, peerStateMarkDeleted}, {p.badConfig, peerStateBadConfig},
 	} {
 		if b.on {
 			s |= b.bit
@@ -404,14 +482,22 @@ func (n *Node) peerState(p *Peer) uint32 {
 		return s
 	}
 	const low = peerStateMultiRail | peerStateNoDiscovery
-	s &^= peerStateRouterEnabled | peerStateRtrDiscovery | peerStateRtrDiscovered | peerStateLockPrimary
+	s &^= peerStateRouterEnabled | peerStateRtrDiscovery | peerStateRtrDiscovered | peerStateMarkDeleted |
+		peerStateLockPrimary | peerStateBadConfig
 	return s&low | (s&^low)>>1
 }
 
 // LockPrimary locks the peer's primary NID (LNET_PEER_LOCK_PRIMARY, as lnetctl peer add
 // --lock_prim or an imported peer's lock_prim sets it): deleting the peer without force only
 // removes its other NIDs (DelPeer).
-func (p *Peer) LockPrimary() { p.lockPrim = true }
+func (p *Peer) LockPrimary() { p.node.lockPrimary(p) }
+
+// lockPrimary sets LNET_PEER_LOCK_PRIMARY on p and records when (lp_prim_lock_ts, as an
+// order: of two locked peers merged by discovery the one locked first keeps its primary NID).
+func (n *Node) lockPrimary(p *Peer) {
+	n.primLocks++
+	p.lockPrim, p.lockSeq = true, n.primLocks
+}
 
 // AddPeer configures a peer by hand (`lnetctl peer add --prim_nid P --nid N1,N2 [--non_mr]`):
 // the peer gets the given NIs and is multi-rail unless nonMR. A NID already known as another

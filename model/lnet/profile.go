@@ -164,6 +164,12 @@ type Profile struct {
 	// (lnet_peer_attach_peer_ni appends; up to 2.14.52, where LU-13806 puts the primary NID's
 	// net and NI first).
 	PeerNIsInAttachOrder bool
+	// BareDiscoveryHandOff: a ping buffer handed by discovery to the peer its primary NID
+	// belongs to (lnet_peer_data_present, lnet_peer_set_primary_data) gives that peer neither
+	// the discovered peer's multi-rail and discovery state nor the NIDs its reply came to and
+	// from, and one naming another NID of the discovered peer itself is handed to that peer,
+	// whose primary NID stays (2.12: LU-11641 and LU-13894 came in 2.12.55 and 2.14.51).
+	BareDiscoveryHandOff bool
 
 	// SmallMaxInterfaces: LNET_INTERFACES_MAX_DEFAULT is 200, the default of max_interfaces
 	// and what `lnetctl set max_interfaces` below 16 becomes (up to 2.17; LU-19563 raises it
@@ -286,7 +292,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
-	NoFaultDropAllLocalNID: true, PeerNIsInAttachOrder: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
+	NoFaultDropAllLocalNID: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true}}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.

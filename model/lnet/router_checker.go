@@ -282,10 +282,16 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 		}
 		return
 	}
-	n.processPingBuffer(p, b, false)
+	q := n.processPingBuffer(p, b, false)
+	if gw := n.gatewayOf(p, q); gw != nil {
+		p = gw
+	}
 	p.discovered, p.uptodate, p.rediscover = true, true, false
 	p.alive = true
 	n.updateGatewayRoutes(p, b)
+	if q != nil {
+		n.afterMerge(q, nil)
+	}
 }
 
 // updateGatewayRoutes models lnet_router_discovery_ping_reply, run on every ping reply or

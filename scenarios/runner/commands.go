@@ -197,8 +197,12 @@ func connsPerPeer(f *faultState, n *node, c *scenarios.Command, all bool) (int, 
 	})
 }
 
-// peerSet is lnetctl peer set --nid NID|--all --health V (lnet_peer_ni_set_healthv).
+// peerSet is lnetctl peer set --nid NID|--all --health V (lnet_peer_ni_set_healthv), or
+// --nid NID --state S (the peer's lp_state).
 func peerSet(n *node, c *scenarios.Command, _ bool) (int, string) {
+	if _, ok := c.Args["state"]; ok {
+		return eachNID(c.NIDs, func(nid lnet.NID) error { return n.ln.SetPeerState(nid, uint32(c.Value)) })
+	}
 	_, all := c.Args["all"]
 	if all {
 		return result(n.ln.ConfigPeerNIHealth(0, true, c.Value))

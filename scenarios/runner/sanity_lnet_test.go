@@ -78,7 +78,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-101", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.[2-5]@o2ib"}, []string{"export --backup after route add is test 101's expected YAML", "and the five gateways as peers, in the order added"}},
 		{"sanity-lnet-102", []string{"faults[1].lnetctl=route del --net o2ib1 --gateway 10.0.0.3@o2ib"}, []string{"after route del the export lists the gateways it listed before (none)"}},
 		{"sanity-lnet-103", []string{"faults[1].lnetctl=route del --net o2ib103 --gateway 10.0.0.[2-5/2]@o2ib"}, []string{"after route del the export lists no gateway, as before"}},
-		{"sanity-lnet-105", []string{"faults[0].at=3s"}, []string{"peer add of the gateway fails"}},
+		// The peer add before the route: it succeeds, and the gateway's configured peer takes
+		// no NID from its ping buffer (lnet_peer_add_nid, -EPERM), so the single-hop route has
+		// no peer net on o2ib1 and is down (lnet_is_route_alive).
+		{"sanity-lnet-105", []string{"faults[0].at=3s"}, []string{"peer add of the gateway fails", "the route is still there"}},
 		{"sanity-lnet-106", []string{"faults[0].at=3s"}, []string{"peer del of the gateway fails"}},
 		// Interface tests: the delete after the check, a second net instead of a second NI,
 		// another net for the repeated add.
@@ -122,6 +125,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// Up to 2.15 lnetctl ping waits for its timeout after a failed send (before LU-16290).
 		{"sanity-lnet-252", []string{"lnet.release=2.15"}, []string{"the ping fails within a second"}},
 		{"sanity-lnet-215", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"25 more from nid1 - only nid1's NI counts them", "50 pings of nid2 - both NIs count", "50 more from nid2 - only nid2's NI counts them"}},
+		// lnet configure --all: the node has its o2ib NI, and its own buffer gives the peer
+		// of 0@lo that NID as primary.
+		{"sanity-lnet-217", []string{"faults[1].lnetctl=lnet configure --all"}, []string{"net show lists one NID, the loopback's", "the peer of 0@lo keeps 0@lo alone"}},
 		{"sanity-lnet-219", []string{"faults[2].lnetctl=ping 10.0.0.2@o2ib1"}, []string{"both NIDs are listed under one peer"}},
 		{"sanity-lnet-220", stopRouter, routerDown},
 		{"sanity-lnet-221", stopRouter, routerDown},
@@ -198,6 +204,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-500", []string{"faults[1].rule.latency=5"}, []string{"the held push failed local_timeout and was resent", "no health charge once LNet stops"}},
 		// A ping where the second stats reset was: the samples and counters stay.
 		{"sanity-lnet-302", []string{"faults[2].at=150ms"}, []string{"debug peer of the pinged NID succeeds"}},
+		// CONFIGURED left set: the discovered peer cannot take the configured peer's NID
+		// (lnet_peer_add_nid: -EEXIST), and the two stay apart.
+		{"sanity-lnet-304", []string{"faults[1].lnetctl=peer set --nid 10.0.0.3@o2ib --state 1048585"}, []string{"with CONFIGURED cleared it is 1048577", "the two peers are consolidated, nid2 primary", "with DISCOVERED and NIDS_UPTODATE added, 1048849"}},
 		{"sanity-lnet-475", []string{"faults[11].lnetctl=ping client:0"}, []string{"after the reset the self peer NI has no sample", "nor has the local NI", "and the global counters are 0"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 		// ko2iblnd loaded with tos=96 for the net: the NI added without --tos, or with -1,
