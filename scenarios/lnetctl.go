@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -246,7 +247,50 @@ type LnetctlNuma struct {
 type LnetctlGlobal struct {
 	Globals    `yaml:",inline"`
 	LNDTimeout ignored `yaml:"lnd_timeout"`
+	// words are an import document's values as written, by key (max_intf as
+	// max_interfaces): lnetctl reads them by release (importGlobal), not as the scenario's
+	// own globals are read.
+	words map[string]string
 }
+
+// decodeYAML reads the section. In an import document (a fault's yaml) each scalar value is
+// kept as written in words and the typed fields are read from a copy where it is 0, so that
+// no word is refused before the node's release reads it; elsewhere the section is read as
+// written.
+func (g *LnetctlGlobal) decodeYAML(d *decoder, n *yaml.Node, path string) {
+	if !isImportPath(path) || n.Kind != yaml.MappingNode {
+		d.decodeStruct(n, reflectValue(g), path)
+		return
+	}
+	cp := *n
+	cp.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.Contains(globalKeys, k.Value) {
+			d.errorf(k, join(path, k.Value), "keys: "+strings.Join(globalKeys, ", "),
+				"import: invalid key '%s' (lnetctl from 2.16 fails with EINVAL)", k.Value)
+			continue
+		}
+		if v.Kind == yaml.ScalarNode && !isNull(v) {
+			if g.words == nil {
+				g.words = map[string]string{}
+			}
+			key := k.Value
+			if key == "max_intf" {
+				key = "max_interfaces" // the legacy name, which the decoder reads as this one
+			}
+			g.words[key] = v.Value
+			z := *v
+			z.Value, z.Tag, z.Style = "0", "!!int", 0
+			v = &z
+		}
+		cp.Content = append(cp.Content, k, v)
+	}
+	d.decodeStruct(&cp, reflectValue(g), path)
+}
+
+// isImportPath tells an import document (a timeline entry's yaml) from a node's lnetctl.
+func isImportPath(path string) bool { return strings.HasPrefix(path, "faults[") }
 
 func (g *LnetctlGlobal) setDefaults() { g.Globals.setDefaults() }
 
@@ -254,6 +298,9 @@ func (g *LnetctlGlobal) setDefaults() { g.Globals.setDefaults() }
 // followed by the pasted output), whose positions are mapped back into the scenario file.
 func (e *LnetctlExport) decodeYAML(d *decoder, n *yaml.Node, path string) {
 	if n.Kind != yaml.ScalarNode {
+		if isImportPath(path) {
+			n = d.importKeys(n, path)
+		}
 		d.decodeStruct(n, reflectValue(e), path)
 		return
 	}
@@ -280,6 +327,51 @@ func (e *LnetctlExport) decodeYAML(d *decoder, n *yaml.Node, path string) {
 		markOrigin(doc.Content[0], d.origins[n], d.origins)
 	}
 	d.decodeStruct(doc.Content[0], reflectValue(e), path)
+}
+
+// importKeys refuses an import document's top-level key that names no section, as lnetctl
+// does from 2.16 (LU-17895: yaml_lnet_import reads such a key as a global parameter, and
+// handle_global_parameter fails with EINVAL, "invalid key"; up to 2.15 lustre_yaml_config
+// skips it, which lnetsim refuses as it refuses what lnetctl ignores), and returns the
+// document without it. A global parameter written there, which lnetctl from 2.16 sets, is
+// refused with where to write it.
+func (d *decoder) importKeys(n *yaml.Node, path string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return n
+	}
+	si := fieldsOf(reflect.TypeOf(LnetctlExport{}))
+	cp := *n
+	cp.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if _, ok := si.byName[k.Value]; ok {
+			cp.Content = append(cp.Content, k, n.Content[i+1])
+			continue
+		}
+		if slices.Contains(globalKeys, k.Value) {
+			d.errorf(k, join(path, k.Value), "write it under global: (lnetctl from 2.16 also reads it at the top)",
+				"import: %s outside the global section is not modelled", k.Value)
+			continue
+		}
+		d.errorf(k, join(path, k.Value), "sections: "+strings.Join(importSections(si), ", "),
+			"import: invalid key '%s' (lnetctl from 2.16 fails with EINVAL; up to 2.15 it skips the key)", k.Value)
+	}
+	return &cp
+}
+
+// globalKeys are the keys of an export's global section (lnet's global parameters).
+var globalKeys = []string{"numa_range", "max_interfaces", "max_intf", "discovery", "drop_asym_route", "retry_count",
+	"transaction_timeout", "health_sensitivity", "recovery_interval", "router_sensitivity", "lnd_timeout",
+	"response_tracking", "recovery_limit", "max_recovery_ping_interval"}
+
+// importSections lists an import document's sections, sorted.
+func importSections(si *structInfo) []string {
+	var names []string
+	for _, f := range si.fields {
+		names = append(names, f.name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // shift moves the positions of a parsed sub-document into the enclosing file.

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -381,12 +383,24 @@ func (r *resolver) importGlobal(p, node string, g *LnetctlGlobal, del bool) []*C
 			continue // lnd_timeout
 		}
 		kp := join(p, written[k])
-		if r.d.empty[kp] && !del {
+		word, ok := g.words[k]
+		switch {
+		case del:
+		case r.d.empty[kp] || ok && word == "" && !ioctl:
 			if !ioctl {
 				r.errorAt(kp, "give the value, or remove the key", "import: no value specified for key '%s'", k)
 				continue
 			}
 			v = 0 // cy_valueint of an empty value
+		case ok && ioctl:
+			v = cyamlInt(word)
+		case ok:
+			n, err := parseLong(word)
+			if err != nil {
+				r.errorAt(kp, "a number, as lnetctl export prints it", "import: invalid value '%s' for key '%s'", word, k)
+				continue
+			}
+			v = n
 		}
 		if del {
 			switch {
@@ -409,6 +423,102 @@ func (r *resolver) importGlobal(p, node string, g *LnetctlGlobal, del bool) []*C
 		out = append(out, c)
 	}
 	return out
+}
+
+// parseLong reads a global value as lnetctl's parse_long does from 2.16 (LU-17895): strtol
+// in base 0 (0x hex, 0 octal) over the whole word, leading blanks and a sign allowed; a word
+// it does not read whole, or out of a long's range, fails.
+func parseLong(s string) (int, error) {
+	bad := fmt.Errorf("not a number: %q", s)
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		neg, t = t[0] == '-', t[1:]
+	}
+	base := 10
+	switch {
+	case len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') && strings.IndexByte("0123456789abcdefABCDEF", t[2]) >= 0:
+		base, t = 16, t[2:]
+	case len(t) > 1 && t[0] == '0':
+		base, t = 8, t[1:]
+	}
+	if t == "" || t[0] == '+' || t[0] == '-' {
+		return 0, bad
+	}
+	v, err := strconv.ParseInt(t, base, 64)
+	if err != nil {
+		return 0, bad
+	}
+	if neg {
+		v = -v
+	}
+	return int(v), nil
+}
+
+// cyamlInt is the cy_valueint liblnetconfig's cYAML gives a global value up to 2.15
+// (assign_type_value, parse_number): true 1, false 0, a word parse_number reads whole (a
+// sign, digits after at most one leading 0, a fraction, an exponent) as that number truncated
+// to an int, anything else (True, foo, 0x10, 007) 0.
+func cyamlInt(s string) int {
+	switch s {
+	case "true":
+		return 1
+	case "false", "":
+		return 0
+	}
+	if s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+		return 0
+	}
+	digit := func(j int, lo byte) bool { return j < len(s) && s[j] >= lo && s[j] <= '9' }
+	i, sign := 0, 1.0
+	if s[0] == '-' {
+		sign, i = -1, 1
+	}
+	if i < len(s) && s[i] == '0' {
+		i++
+	}
+	var n float64
+	scale := 0
+	if digit(i, '1') {
+		for digit(i, '0') {
+			n = n*10 + float64(s[i]-'0')
+			i++
+		}
+	}
+	if i < len(s) && s[i] == '.' && digit(i+1, '0') {
+		i++
+		for digit(i, '0') {
+			n = n*10 + float64(s[i]-'0')
+			scale--
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		esign := 1
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			if s[i] == '-' {
+				esign = -1
+			}
+			i++
+		}
+		e := 0
+		for digit(i, '0') {
+			if e < 10000 {
+				e = e*10 + int(s[i]-'0')
+			}
+			i++
+		}
+		scale += esign * e
+	}
+	if i != len(s) {
+		return 0
+	}
+	v := sign * n * math.Pow(10, float64(scale))
+	if v < math.MinInt32 || v > math.MaxInt32 || math.IsNaN(v) {
+		return math.MinInt32 // what x86's conversion gives a double out of an int's range
+	}
+	return int(int32(v))
 }
 
 // LnetctlExec is a ping or discover section of an import --exec document, in either shape

@@ -402,3 +402,54 @@ func TestLoadLnetctlMultiRail(t *testing.T) {
 		t.Errorf("Multi-Rail: Foobar at load: %v", err)
 	}
 }
+
+// TestSanityLnet27RefusedAtLoad: sanity-lnet test 27 ("Import bad config should fail
+// gracefully", LU-17895): lnetctl import of a document with a key that is no section or
+// global parameter ("invalid key"), a global key without a value ("no value") and one whose
+// value is no number ("invalid value") fails before the kernel sees it; lnetsim refuses each
+// at load, at the key, in lnetctl's words. A global section's unknown key is lnetctl's
+// "invalid key" too.
+func TestSanityLnet27RefusedAtLoad(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"{foobar: }", "t.yaml:4:52: faults[0].yaml.foobar: import: invalid key 'foobar' (lnetctl from 2.16 fails with EINVAL; up to 2.15 it skips the key) (sections: buffers, discover, global, ip2nets, net, numa, peer, ping, route, routing, udsp)"},
+		{"{global: {discovery: }}", "t.yaml:4:72: faults[0].yaml.global.discovery: import: no value specified for key 'discovery' (give the value, or remove the key)"},
+		{"{global: {discovery: foo}}", "t.yaml:4:72: faults[0].yaml.global.discovery: import: invalid value 'foo' for key 'discovery' (a number, as lnetctl export prints it)"},
+		{"{global: {discovery: true}}", "t.yaml:4:72: faults[0].yaml.global.discovery: import: invalid value 'true' for key 'discovery' (a number, as lnetctl export prints it)"},
+		{"{global: {transaction_timeout: 50s}}", "t.yaml:4:82: faults[0].yaml.global.transaction_timeout: import: invalid value '50s' for key 'transaction_timeout' (a number, as lnetctl export prints it)"},
+		{"{global: {foobar: 1}}", "t.yaml:4:61: faults[0].yaml.global.foobar: import: invalid key 'foobar' (lnetctl from 2.16 fails with EINVAL)"},
+		{"{discovery: 0}", "t.yaml:4:52: faults[0].yaml.discovery: import: discovery outside the global section is not modelled (write it under global: (lnetctl from 2.16 also reads it at the top))"},
+	} {
+		src := "duration: 5s\nnodes: {client: {nis: [o2ib0]}}\nfaults:\n  - {at: 1s, node: client, lnetctl: import, yaml: " + tc.doc + "}\n"
+		_, err := Load("t.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant %s", tc.doc, err, tc.want)
+		}
+	}
+}
+
+// TestImportGlobalWords: a global value is read as the node's release's lnetctl reads it:
+// from 2.16 with parse_long (strtol in base 0, the whole word), up to 2.15 as cYAML's
+// cy_valueint (true 1, false 0, numbers with a fraction or an exponent truncated, any other
+// word 0).
+func TestImportGlobalWords(t *testing.T) {
+	for _, tc := range []struct{ release, word, want string }{
+		{"", "0x3", "3"}, {"", "010", "8"}, {"", "+7", "7"}, {"", "7", "7"},
+		{"2.15", "true", "1"}, {"2.15", "True", "0"}, {"2.15", "foo", "0"}, {"2.15", "0x3", "0"},
+		{"2.15", "05", "5"}, {"2.15", "007", "0"}, {"2.15", "7.9", "7"}, {"2.15", "1e1", "10"}, {"2.15", "\"\"", "0"},
+		{"2.12", "false", "0"}, {"2.12", "3", "3"},
+	} {
+		rel := ""
+		if tc.release != "" {
+			rel = "release: \"" + tc.release + "\", "
+		}
+		src := "duration: 5s\nnodes: {client: {" + rel + "nis: [o2ib0]}}\nfaults:\n  - {at: 1s, node: client, lnetctl: import, yaml: {global: {numa_range: " + tc.word + "}}}\n"
+		s, err := Load("t.yaml", []byte(src))
+		if err != nil {
+			t.Errorf("%s %s: %v", tc.release, tc.word, err)
+			continue
+		}
+		if sub := s.Faults[0].Cmd.Sub; len(sub) != 1 || sub[0].Verb != "set numa_range" || sub[0].Operands[0] != tc.want {
+			t.Errorf("%s %s: %+v, want set numa_range %s", tc.release, tc.word, sub, tc.want)
+		}
+	}
+}
