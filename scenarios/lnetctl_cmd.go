@@ -45,6 +45,9 @@ type Command struct {
 	// order lists an ordered command's options as given (their canonical names), for a check
 	// that reads them in lnetctl's order.
 	order []string
+	// shorts lists the options given by their short letter (canonical names), for a check
+	// whose release reads the letter differently.
+	shorts []string
 }
 
 // EntryFail is how an import entry fails whatever the state: the errno it reports (positive)
@@ -66,6 +69,9 @@ type cmdOpt struct {
 	arg   bool
 	level bool
 	multi bool // each value given is kept (joined by newlines), as lnetctl ORs them into a mask
+	// shortArg: lnetctl's short option string gives the letter a value though the long name
+	// takes none (net add's "k:" for --skip-mr-route-setup), so the letter takes the next word.
+	shortArg bool
 }
 
 // cmdSpec is one lnetctl command: its options, how many operands it takes, and its check.
@@ -235,6 +241,12 @@ func (s *cmdSpec) parse(words []string) (*Command, error) {
 			}
 		case len(w) > 1 && w[0] == '-' && !(s.maxOperands > 0 && isNumber(w)):
 			o, err = s.lookup("", w[1])
+			if err == nil && o.shortArg {
+				err = fmt.Errorf("lnetctl's getopt gives -%c a value (its short options hold \"%c:\"), which takes the next word: write --%s", w[1], w[1], o.long[0])
+			}
+			if err == nil {
+				c.shorts = append(c.shorts, o.long[0])
+			}
 			if err == nil && len(w) > 2 {
 				switch {
 				case o.level:

@@ -24,7 +24,7 @@ func TestLnetctlGrammar(t *testing.T) {
 			t.Fatalf("%s: %v", line, err)
 		}
 		got := *s.Faults[0].Cmd
-		got.Args, got.Operands = nil, nil
+		got.Args, got.Operands, got.shorts = nil, nil, nil
 		if !reflect.DeepEqual(&got, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", line, got, *want)
 		}
@@ -271,4 +271,56 @@ func TestDebugPeerRelease(t *testing.T) {
 func loadCommandOn(release, cmd string) (*Scenario, error) {
 	src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(cmd) + "}\n"
 	return Load("t.yaml", []byte(src))
+}
+
+// TestPeerPrimNIDShortOption: peer add's and peer del's --prim_nid is -k in lnetctl's getopt
+// (short_opts "k:..." in every release); -p is no option of theirs (lnetctl would print the
+// usage and succeed without a peer), so it is refused.
+func TestPeerPrimNIDShortOption(t *testing.T) {
+	for _, tc := range []struct{ cmd, prim, err string }{
+		{"peer add -k 1.1.1.1@tcp", "1.1.1.1@tcp", ""},
+		{"peer del -k 1.1.1.1@tcp -n 2.2.2.2@tcp", "1.1.1.1@tcp", ""},
+		{"peer add -p 1.1.1.1@tcp", "", "t.yaml:5:37: faults[0].lnetctl: peer add: invalid option -- 'p' (lnetctl peer add takes --prim_nid, --nid, --non_mr, --lock_prim)"},
+		{"peer del -p 1.1.1.1@tcp", "", "t.yaml:5:37: faults[0].lnetctl: peer del: invalid option -- 'p' (lnetctl peer del takes --prim_nid, --nid, --force)"},
+	} {
+		src := "duration: 5s\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(tc.cmd) + "}\n"
+		s, err := Load("t.yaml", []byte(src))
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.cmd, err)
+		case tc.err == "" && s.Faults[0].Cmd.Prim != tc.prim:
+			t.Errorf("%s: prim %q, want %q", tc.cmd, s.Faults[0].Cmd.Prim, tc.prim)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: %v, want %s", tc.cmd, err, tc.err)
+		}
+	}
+}
+
+// TestShortLetterTakesValue: where lnetctl's short option string gives a letter a value that
+// its long name does not take, the letter takes the next word: net add's -k (every release
+// with --skip-mr-route-setup) and, from 2.16 (LU-14668's "k:m:n:f:l"), peer add's -m. Both
+// are refused with the long name to write; 2.15's -m is --non_mr.
+func TestShortLetterTakesValue(t *testing.T) {
+	for _, tc := range []struct{ release, cmd, err string }{
+		{"", "net add --net o2ib1 --if ib0 -k", `t.yaml:5:37: faults[0].lnetctl: net add: lnetctl's getopt gives -k a value (its short options hold "k:"), which takes the next word: write --skip-mr-route-setup`},
+		{"", "net add --net o2ib1 --if ib0 --skip-mr-route-setup", ""},
+		{"", "peer add --prim_nid 1.1.1.1@tcp -m", `t.yaml:5:37: faults[0].lnetctl: peer add: client runs master, whose lnetctl gives -m a value (short options "k:m:n:f:l", LU-14668), which takes the next word (write --non_mr)`},
+		{"", "peer add --prim_nid 1.1.1.1@tcp --non_mr", ""},
+		{"2.15", "peer add --prim_nid 1.1.1.1@tcp -m", ""},
+	} {
+		rel := ""
+		if tc.release != "" {
+			rel = "release: \"" + tc.release + "\", "
+		}
+		src := "duration: 5s\nnodes:\n  client: {" + rel + "nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: " + strconv.Quote(tc.cmd) + "}\n"
+		s, err := Load("t.yaml", []byte(src))
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s %s: %v", tc.release, tc.cmd, err)
+		case tc.err == "" && strings.HasPrefix(tc.cmd, "peer add") && !s.Faults[0].Cmd.NonMR:
+			t.Errorf("%s %s: not non-MR", tc.release, tc.cmd)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s %s:\n got %v\nwant %s", tc.release, tc.cmd, err, tc.err)
+		}
+	}
 }

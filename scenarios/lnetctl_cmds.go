@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,16 +21,16 @@ func init() {
 		{verb: "net set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('m', "conns-per-peer"), flagOpt('a', "all")},
 			check: checkNetSet},
 		{verb: "peer set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('s', "state"), flagOpt('a', "all")}, check: checkPeerSet},
-		{verb: "peer add", opts: []cmdOpt{opt('p', "prim_nid"), opt('n', "nid"), flagOpt('m', "non_mr"), flagOpt('l', "lock_prim")},
+		{verb: "peer add", opts: []cmdOpt{opt('k', "prim_nid"), opt('n', "nid"), flagOpt('m', "non_mr"), flagOpt('l', "lock_prim")},
 			check: checkPeerAdd},
-		{verb: "peer del", opts: []cmdOpt{opt('p', "prim_nid"), opt('n', "nid"), flagOpt('f', "force")}, check: checkPeerDel},
+		{verb: "peer del", opts: []cmdOpt{opt('k', "prim_nid"), opt('n', "nid"), flagOpt('f', "force")}, check: checkPeerDel},
 		{verb: "lnet unconfigure", undo: "lnet configure", o2ibOnly: true},
 		{verb: "lnet configure", opts: []cmdOpt{flagOpt('a', "all")}},
 		{verb: "ping", opts: []cmdOpt{opt('s', "source"), opt('t', "timeout")}, minOperands: 1, maxOperands: 1, check: checkPing},
 		{verb: "net add", opts: []cmdOpt{opt('n', "net"), opt('i', "if"), opt(0, "nid"), opt('t', "peer-timeout"),
 			opt('c', "peer-credits"), opt('b', "peer-buffer-credits"), opt('r', "credits"), opt('s', "cpt"),
 			opt('m', "conns-per-peer"), opt('p', "ip2net"), opt('a', "auth-key"), opt('T', "traffic-class"), opt(0, "tos"),
-			flagOpt('k', "skip-mr-route-setup")}, check: checkNetAdd},
+			{long: []string{"skip-mr-route-setup"}, short: 'k', shortArg: true}}, check: checkNetAdd},
 		{verb: "net del", opts: []cmdOpt{opt('n', "net"), opt('i', "if"), opt(0, "nid")}, check: checkNetDel},
 		{verb: "udsp add", opts: []cmdOpt{opt('s', "src"), opt('d', "dst"), opt('r', "rte"), opt('p', "priority"), opt('i', "idx")},
 			check: checkUDSPAdd},
@@ -140,14 +141,17 @@ func checkPeerSet(r *resolver, p string, c *Command) {
 var peerStateLacking = releaseLacks{func(pr lnet.Profile) bool { return pr.NoPeerLockPrimary }, "remove it (lnetctl has it from 2.16, LU-16709)"}
 
 // checkPeerAdd: lustre_lnet_config_peer_nid needs --prim_nid (one NID); --nid lists the
-// peer's other NIDs; --non_mr makes a non-Multi-Rail peer; --lock_prim (2.16+) locks its
-// primary NID.
+// peer's other NIDs; --non_mr makes a non-Multi-Rail peer (its short -m takes a value from
+// 2.16, so it is refused there); --lock_prim (2.16+) locks its primary NID.
 func checkPeerAdd(r *resolver, p string, c *Command) {
 	if r.missing(p, c, "prim_nid") {
 		return
 	}
 	r.peerNIDs(p, c)
 	_, c.NonMR = c.Args["non_mr"]
+	if m := r.s.Member(c.node); c.NonMR && slices.Contains(c.shorts, "non_mr") && m != nil && !r.rel[m.Group].Profile.NoPeerLockPrimary {
+		r.errorAt(p, "write --non_mr", "%s: %s runs %s, whose lnetctl gives -m a value (short options \"k:m:n:f:l\", LU-14668), which takes the next word", c.Verb, c.node, r.rel[m.Group].Name)
+	}
 	c.LockPrim = optionOfRelease(r, p, c, "lock_prim", lockPrimLacking)
 }
 
