@@ -85,6 +85,8 @@ func init() {
 		{Name: "set_health", Fields: []string{"ni", "health"}, check: checkHealth},
 		{Name: "set_peer_health", Fields: []string{"node", "peer_ni", "health"}, check: checkHealth},
 		{Name: "fail_loc", Fields: []string{"node", "fail_loc", "fail_val"}, Optional: []string{"fail_val"}, Undo: "fail_loc_cleared", check: checkFailLoc},
+		{Name: "add_uuid", Fields: []string{"node", "uuid", "nid"}, check: checkUUID},
+		{Name: "del_uuid", Fields: []string{"node", "uuid"}, check: checkUUID},
 	} {
 		register(a)
 	}
@@ -166,7 +168,7 @@ func (r *resolver) faultTiming(p string, i int, f *Fault, a *Action) {
 func (r *resolver) faultFields(p string, f *Fault, a *Action) {
 	// A field written with no value (`node:` alone, null) is as missing as one not
 	// written: the runner would have nothing to act on.
-	empty := map[string]bool{"node": f.Node == "", "ni": f.NI == "", "switch_link": f.SwitchLink == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil, "lnetctl": f.Lnetctl == "", "yaml": f.Import == nil}
+	empty := map[string]bool{"node": f.Node == "", "uuid": f.UUID == "", "nid": f.NID == "", "ni": f.NI == "", "switch_link": f.SwitchLink == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil, "lnetctl": f.Lnetctl == "", "yaml": f.Import == nil}
 	optional := set(a.Optional...)
 	for _, fld := range a.Fields {
 		if optional[fld] {
@@ -347,6 +349,25 @@ func checkRuleRemove(r *resolver, c *faultCtx, p string, _ int, f *Fault) {
 	kind := RuleKind(f.Action)
 	if k, ok := c.rules[f.Name]; !ok || k != kind {
 		r.errorAt(p+".name", "name a rule added by an earlier "+kind+"_rule_add", "no %s rule named %q", kind, f.Name)
+	}
+}
+
+// checkUUID: add_uuid and del_uuid (lctl's, Lustre's class_add_uuid and class_del_uuid) on
+// a node of 2.16 or later, the LNetAddPeer lnetsim models (LU-17379); the UUID fits
+// struct obd_uuid (at most 39 characters) and add_uuid's nid is one NID.
+func checkUUID(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+	if len(f.UUID) > 39 {
+		r.errorAt(p+".uuid", "at most 39 characters (struct obd_uuid)", "uuid %q is %d characters long", f.UUID, len(f.UUID))
+	}
+	if f.Action == "add_uuid" && f.NID != "" {
+		if nids := r.cmdNIDs(p+".nid", f.NID); len(nids) > 1 {
+			r.errorAt(p+".nid", "lctl add_uuid takes one NID", "nid %q names %d NIDs", f.NID, len(nids))
+		} else if len(nids) == 1 {
+			f.NID = nids[0]
+		}
+	}
+	if m := r.s.Member(f.Node); m != nil && r.rel[m.Group].Profile.NoPeerLockPrimary {
+		r.errorAt(p+".action", "run the node on 2.16 or later", "%s runs %s: lnetsim models Lustre's LNetAddPeer from 2.16 (LU-17379); 2.15's temporary peers (LU-14661) are not modelled, and 2.12's add_uuid adds no LNet peer", m.Name, r.rel[m.Group].Name)
 	}
 }
 

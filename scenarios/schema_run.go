@@ -78,7 +78,7 @@ type Fault struct {
 	// Action is one of: link_down, link_up, port_error, port_active, hca_fatal, hca_recover,
 	// node_crash, node_restart, router_down, router_up, cm_reject, link_loss, link_delay, sm_down, sm_up,
 	// drop_rule_add, drop_rule_remove, delay_rule_add, delay_rule_remove, set_health,
-	// set_peer_health, fail_loc.
+	// set_peer_health, fail_loc, add_uuid, del_uuid.
 	Action string `yaml:"action" json:"action"`
 	// Node the action applies to (node actions; the observing node for set_peer_health).
 	Node string `yaml:"node" json:"node,omitempty"`
@@ -114,6 +114,12 @@ type Fault struct {
 	// FailVal is the fail_val written with it (the count of skip and some, rand's 1-in-N;
 	// default 0).
 	FailVal int64 `yaml:"fail_val" json:"fail_val,omitempty"`
+	// UUID is the Lustre UUID add_uuid and del_uuid name (lctl add_uuid UUID NID, lctl
+	// del_uuid UUID).
+	UUID string `yaml:"uuid" json:"uuid,omitempty"`
+	// NID is the NID add_uuid adds to UUID's NIDs: a NID (a node of the scenario need not
+	// have it), or node:index.
+	NID string `yaml:"nid" json:"nid,omitempty"`
 	// Lnetctl is an lnetctl command run on Node, as typed ("route del --net o2ib1 --gateway
 	// 10.0.0.5@o2ib"); it replaces action.
 	Lnetctl string `yaml:"lnetctl" json:"lnetctl,omitempty"`

@@ -95,6 +95,7 @@ var ddCommands = map[string]func(*ddWorld, *datadriven.TestData) (string, error)
 	"ni-fatal":    quiet((*ddWorld).cmdNIFatal),
 	"net-del":     quiet((*ddWorld).cmdNetDel),
 	"peer-add":    quiet((*ddWorld).cmdPeerAdd),
+	"add-peer":    quiet((*ddWorld).cmdAddPeer),
 	"fail":        quiet((*ddWorld).cmdFail),
 	"delay":       quiet((*ddWorld).cmdDelay),
 	"set-health":  quiet((*ddWorld).cmdSetHealth),
@@ -525,6 +526,23 @@ func (w *ddWorld) cmdPeerAdd(d *datadriven.TestData) error {
 	}
 	_, err := n.AddPeer(prim, nids, false)
 	return err
+}
+
+// cmdAddPeer is `add-peer node=n nids=NID[,NID]`: Lustre's LNetAddPeer (lctl add_uuid).
+func (w *ddWorld) cmdAddPeer(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n := a.node("node")
+	var nids []NID
+	for _, s := range strings.Split(a.m["nids"], ",") {
+		id, err := ParseNID(s)
+		a.fail("nids", err)
+		nids = append(nids, id)
+	}
+	if a.err != nil {
+		return a.err
+	}
+	n.AddPeerNIDs(nids)
+	return nil
 }
 
 // cmdFail is `fail [ni=NID] [to=NID] [type=PUT] [count=N] [status=local_error] [after=D]`:

@@ -436,12 +436,18 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 // buffer lists while discovery is off for the peer (lnet_is_discovery_disabled: then only its
 // NIs' status is merged); a peer that has that NID as another of its NIs, or nobody has it,
 // takes it as primary and merges. When the NID is another peer's, the buffer is handed to
-// that peer (handOff), which it returns; as its NIDs move there p may be deleted.
+// that peer (handOff), which it returns; as its NIDs move there p may be deleted. Before all
+// that, a peer LNetAddPeer marked to merge into another (lp_merge_primary_nid) takes that
+// NID as primary (setPrimaryNID), which deletes the other peer and may lock p's primary.
 func (n *Node) processPingBuffer(p *Peer, b *PingBuffer, push bool) *Peer {
 	n.learnMultiRail(p, b, push)
 	p.rtrEnabled = !b.RoutingDisabled
 	if len(b.NIs) < 2 {
 		return nil
+	}
+	if m := p.mergePrim; m != AnyNID {
+		p.mergePrim = AnyNID
+		n.setPrimaryNID(p, m, b.MultiRail) // LNetAddPeer's merge (LU-17379)
 	}
 	prim := b.NIs[1].NID
 	if p.primary != LoNID && (p.primary == prim || b.lists(p.primary) && n.discoveryDisabled(p)) {

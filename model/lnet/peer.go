@@ -66,6 +66,7 @@ type Peer struct {
 	dcQueued  bool        // on the node's discovery queue (lp_dc_list)
 	dataBytes int         // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
 	lockSeq   uint64      // lp_prim_lock_ts as an order: when its primary NID was locked
+	mergePrim NID         // lp_merge_primary_nid: the primary NID to take at its next merge (AddPeerNIDs)
 	pending   msgQueue    // messages waiting for discovery (LNET_DC_WAIT)
 	rtrq      msgQueue    // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
 }

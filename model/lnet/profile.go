@@ -170,6 +170,14 @@ type Profile struct {
 	// from, and one naming another NID of the discovered peer itself is handed to that peer,
 	// whose primary NID stays (2.12: LU-11641 and LU-13894 came in 2.12.55 and 2.14.51).
 	BareDiscoveryHandOff bool
+	// NoAddPeerForceMerge: LNetAddPeer leaves a NID that already has a peer (-EEXIST) in that
+	// peer: only a peer it creates is marked to merge into the primary NID's (up to 2.17;
+	// LU-20439's lnet_peer_force_merge in master).
+	NoAddPeerForceMerge bool
+	// AddPeerStopsOnError: LNetAddPeer stops at its first error but -EEXIST, discovers the
+	// primary NID's peer only when it created it, and with discovery off adds NIDs on nets
+	// with no local NI too (2.16; LU-19229 in 2.16.58).
+	AddPeerStopsOnError bool
 
 	// SmallMaxInterfaces: LNET_INTERFACES_MAX_DEFAULT is 200, the default of max_interfaces
 	// and what `lnetctl set max_interfaces` below 16 becomes (up to 2.17; LU-19563 raises it
@@ -292,7 +300,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
-	NoFaultDropAllLocalNID: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
+	NoFaultDropAllLocalNID: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true}}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
@@ -301,7 +309,8 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
 	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
-	FaultRuleTypeForm: true, ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
+	FaultRuleTypeForm: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true,
+	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 
 // profile215 is 2.15.
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
@@ -323,10 +332,10 @@ func withPre216LNet(p Profile) Profile {
 	return p
 }
 
-// profile217 is 2.17: master but for LU-20379, LU-19827, LU-19563, LU-20426 and LU-20398.
+// profile217 is 2.17: master but for LU-20379, LU-19827, LU-19563, LU-20426, LU-20398 and LU-20439.
 var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true,
 	NoFailSockConn: true, SmallMaxInterfaces: true, NoLatencyStats: true, LaxConnsPerPeerOption: true,
-	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true}}
+	NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true}}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lnetsim/lnetsim/model/ib"
+	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/model/o2ib"
 	"github.com/lnetsim/lnetsim/scenarios"
 )
@@ -45,6 +47,8 @@ var actionImpls = map[string]actionImpl{
 	"set_health":        {ideal: setHealth},
 	"set_peer_health":   {ideal: setPeerHealth},
 	"fail_loc":          {ideal: failLoc},
+	"add_uuid":          {ideal: addUUID},
+	"del_uuid":          {ideal: delUUID},
 	"route add":         {ideal: command(onNode(routeAdd))},
 	"route del":         {ideal: command(onNode(routeDel))},
 	"net set":           {ideal: command(netSet)},
@@ -217,6 +221,52 @@ func failLoc(f *faultState, _ int, ft *scenarios.Fault, undo bool) {
 	}
 	n.ln.SetFailLoc(loc, val)
 	f.note(kind(ft, undo), n.name, fmt.Sprintf("fail_loc=%#x fail_val=%d", loc, int32(val)))
+}
+
+// mtiNIDsMax is MTI_NIDS_MAX, the NIDs a UUID keeps (class_add_uuid: -EOVERFLOW beyond).
+const mtiNIDsMax = 32
+
+// addUUID is `lctl add_uuid UUID NID` on the node (class_add_uuid): the NID joins the UUID's
+// NIDs (a UUID not known yet is made with it; a NID it has is not added twice; beyond
+// MTI_NIDS_MAX it is dropped with a warning) and Lustre hands all of them to LNet
+// (LNetAddPeer: lnet.Node.AddPeerNIDs). A node down or unconfigured does nothing.
+func addUUID(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
+	n := f.cluster.byName[ft.Node]
+	if n.down || n.unconfigured {
+		f.note(kind(ft, false), n.name, "LNet down: nothing to do")
+		return
+	}
+	nid, err := lnet.ParseNID(ft.NID)
+	if err != nil {
+		f.note(kind(ft, false), n.name, err.Error())
+		return
+	}
+	if n.uuids == nil {
+		n.uuids = map[string][]lnet.NID{}
+	}
+	nids := n.uuids[ft.UUID]
+	switch {
+	case slices.Contains(nids, nid):
+	case len(nids) == mtiNIDsMax:
+		f.note(kind(ft, false), n.name, fmt.Sprintf("%s: can't add NID %s: EOVERFLOW", ft.UUID, nid))
+	default:
+		nids = append(nids, nid)
+		n.uuids[ft.UUID] = nids
+	}
+	n.ln.AddPeerNIDs(nids)
+	f.note(kind(ft, false), n.name, fmt.Sprintf("%s %s", ft.UUID, nid))
+}
+
+// delUUID is `lctl del_uuid UUID` (class_del_uuid): the UUID's NIDs are forgotten; LNet's
+// peers stay. An unknown UUID is EINVAL.
+func delUUID(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
+	n := f.cluster.byName[ft.Node]
+	if _, ok := n.uuids[ft.UUID]; !ok {
+		f.note(kind(ft, false), n.name, ft.UUID+": EINVAL")
+		return
+	}
+	delete(n.uuids, ft.UUID)
+	f.note(kind(ft, false), n.name, ft.UUID)
 }
 
 func ruleAdd(f *faultState, i int, ft *scenarios.Fault, undo bool) {

@@ -24,6 +24,9 @@ type node struct {
 	stopped bool
 	// targets are the MDs the node's workload targets posted on its current LNet
 	targets []lnet.MDHandle
+	// uuids are Lustre's UUIDs and their NIDs (lctl add_uuid; obdclass's g_uuid_list),
+	// lookups only
+	uuids map[string][]lnet.NID
 }
 
 // cluster is the simulated system of one run.

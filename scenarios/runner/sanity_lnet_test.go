@@ -73,6 +73,8 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// Peers added without --lock_prim are deleted by a plain peer del.
 		{"sanity-lnet-26", []string{"faults[0].lnetctl=peer add --prim_nid 1.1.1.1@tcp", "faults[1].lnetctl=peer add --prim_nid 2.2.2.2@tcp --nid 2.2.2.3@tcp"}, []string{"the peer state has the locked-primary bit", "peer del --force succeeds", "after peer del the locked peer is still listed", "the second keeps its primary NID only"}},
 		// The second NID joins the first peer: one peer listed.
+		// 2.17 (before LU-20439) leaves the reachable NID's existing peer apart.
+		{"sanity-lnet-40", []string{"lnet.release=2.17"}, []string{"after add_uuid the reachable NID is merged into the primary's peer", "one peer is listed"}},
 		{"sanity-lnet-28", []string{"faults[1].lnetctl=peer add --prim_nid 1.1.1.1@tcp --nid 7.7.7.8@tcp"}, []string{"peer list shows the two primary NIDs"}},
 		{"sanity-lnet-100", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.2@o2ib --priority 1"}, []string{"export --backup after route add is test 100's expected YAML", "the route is up once the router checker has pinged the gateway"}},
 		{"sanity-lnet-101", []string{"faults[0].lnetctl=route add --net o2ib1 --gateway 10.0.0.[2-5]@o2ib"}, []string{"export --backup after route add is test 101's expected YAML", "and the five gateways as peers, in the order added"}},
