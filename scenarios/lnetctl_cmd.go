@@ -69,9 +69,11 @@ type cmdOpt struct {
 	arg   bool
 	level bool
 	multi bool // each value given is kept (joined by newlines), as lnetctl ORs them into a mask
-	// shortArg: lnetctl's short option string gives the letter a value though the long name
-	// takes none (net add's "k:" for --skip-mr-route-setup), so the letter takes the next word.
-	shortArg bool
+	// shortDiffers: lnetctl's short option string reads the letter otherwise than the long
+	// name: with a value where the long name takes none (net add's "k:" for
+	// --skip-mr-route-setup: the letter takes the next word), or without one where it takes
+	// one (debug peer's "k" for --nid: the NID is left out).
+	shortDiffers bool
 }
 
 // cmdSpec is one lnetctl command: its options, how many operands it takes, and its check.
@@ -241,8 +243,11 @@ func (s *cmdSpec) parse(words []string) (*Command, error) {
 			}
 		case len(w) > 1 && w[0] == '-' && !(s.maxOperands > 0 && isNumber(w)):
 			o, err = s.lookup("", w[1])
-			if err == nil && o.shortArg {
+			switch {
+			case err == nil && o.shortDiffers && !o.arg:
 				err = fmt.Errorf("lnetctl's getopt gives -%c a value (its short options hold \"%c:\"), which takes the next word: write --%s", w[1], w[1], o.long[0])
+			case err == nil && o.shortDiffers:
+				err = fmt.Errorf("lnetctl's getopt gives -%c no value (its short options hold \"%c\"), which leaves --%s out: write --%s", w[1], w[1], o.long[0], o.long[0])
 			}
 			if err == nil {
 				c.shorts = append(c.shorts, o.long[0])

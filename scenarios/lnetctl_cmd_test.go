@@ -240,15 +240,16 @@ func TestStatsResetRelease(t *testing.T) {
 }
 
 // TestDebugPeerRelease: lnetctl debug peer --nid NID exists from 2.16 (LU-15234): 2.16 on
-// accept it (by its long option or -k), 2.12 and 2.15 refuse it at load; without --nid, or with
-// more than one NID, lnetctl refuses it before asking the kernel.
+// accept it, 2.12 and 2.15 refuse it at load; without --nid, or with more than one NID,
+// lnetctl refuses it before asking the kernel. Its short -k takes no value (short_opts "k"),
+// so `-k NID` leaves the NID out, which lnetctl refuses as it refuses no --nid.
 func TestDebugPeerRelease(t *testing.T) {
 	load := func(release, cmd string) error {
 		_, err := loadCommandOn(release, cmd)
 		return err
 	}
 	for _, rel := range []string{"2.16", "2.17", "master"} {
-		for _, cmd := range []string{"debug peer --nid client:0", "debug peer -k 10.0.0.9@o2ib"} {
+		for _, cmd := range []string{"debug peer --nid client:0", "debug peer --nid 10.0.0.9@o2ib"} {
 			if err := load(rel, cmd); err != nil {
 				t.Errorf("%s on %s: %v", cmd, rel, err)
 			}
@@ -259,6 +260,7 @@ func TestDebugPeerRelease(t *testing.T) {
 		{"2.12", "debug peer --nid client:0", "debug peer: no such command in lnetctl (client runs 2.12)"},
 		{"master", "debug peer", "t.yaml:6:37: faults[0].lnetctl: debug peer: --nid must be specified (add --nid NID)"},
 		{"master", "debug peer --nid 10.0.0.[1-2]@o2ib", "debug peer: badly formatted primary NID: 10.0.0.[1-2]@o2ib (give one NID)"},
+		{"2.16", "debug peer -k 10.0.0.9@o2ib", `t.yaml:6:37: faults[0].lnetctl: debug peer: lnetctl's getopt gives -k no value (its short options hold "k"), which leaves --nid out: write --nid`},
 	} {
 		if err := load(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s on %s: %v, want %s", tc.cmd, tc.release, err, tc.msg)

@@ -30,14 +30,14 @@ func init() {
 		{verb: "net add", opts: []cmdOpt{opt('n', "net"), opt('i', "if"), opt(0, "nid"), opt('t', "peer-timeout"),
 			opt('c', "peer-credits"), opt('b', "peer-buffer-credits"), opt('r', "credits"), opt('s', "cpt"),
 			opt('m', "conns-per-peer"), opt('p', "ip2net"), opt('a', "auth-key"), opt('T', "traffic-class"), opt(0, "tos"),
-			{long: []string{"skip-mr-route-setup"}, short: 'k', shortArg: true}}, check: checkNetAdd},
+			{long: []string{"skip-mr-route-setup"}, short: 'k', shortDiffers: true}}, check: checkNetAdd},
 		{verb: "net del", opts: []cmdOpt{opt('n', "net"), opt('i', "if"), opt(0, "nid")}, check: checkNetDel},
 		{verb: "udsp add", opts: []cmdOpt{opt('s', "src"), opt('d', "dst"), opt('r', "rte"), opt('p', "priority"), opt('i', "idx")},
 			check: checkUDSPAdd},
 		{verb: "udsp del", opts: []cmdOpt{flagOpt('a', "all"), opt('i', "idx")}, check: checkUDSPDel},
 		{verb: "discover", opts: []cmdOpt{flagOpt('f', "force")}, minOperands: 1, maxOperands: 1, check: checkDiscover},
 		{verb: "stats reset", check: checkStatsReset},
-		{verb: "debug peer", opts: []cmdOpt{opt('k', "nid")}, check: checkDebugPeer},
+		{verb: "debug peer", opts: []cmdOpt{{long: []string{"nid"}, short: 'k', arg: true, shortDiffers: true}}, check: checkDebugPeer},
 	} {
 		registerCommand(s)
 	}
