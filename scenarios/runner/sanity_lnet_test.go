@@ -235,6 +235,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// conns_per_peer 4 in the NI's lnd tunables; the net's tunables left out.
 		{"sanity-lnet-170", []string{"faults[0].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}, lnd tunables: {conns_per_peer: 4}}]}]}"}, []string{"lnd_tunables not read if no tunables - the export has conns_per_peer 5"}},
 		{"sanity-lnet-170", []string{"faults[1].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}}, {interfaces: {0: ib1}}]}]}"}, []string{"tunables can be set directly in the net - both NIs have peer_timeout 182 and conns_per_peer 3"}},
+		// An interface added twice (test 199): the second add on another net succeeds.
+		{"sanity-lnet-199", []string{"faults[1].lnetctl=net add --net o2ib198 --if ib0"}, []string{"adding the interface again fails"}},
+		{"sanity-lnet-199", []string{"faults[5].lnetctl=net add --net o2ib198 --if ib0"}, []string{"2.12 - adding the interface again fails"}},
 		// Invalid input (test 99a): a peer that exists, a gateway on the node's own net.
 		{"sanity-lnet-99a", []string{"faults[0].lnetctl=peer add --prim_nid 1.1.1.1@o2ib"}, []string{"deleting a peer that does not exist fails", "no peer and no route"}},
 		{"sanity-lnet-99a", []string{"faults[5].lnetctl=route add --net tcp --gateway 10.0.0.9@o2ib"}, []string{"2.12 - route add through a gni gateway fails", "2.12 - no peer and no route"}},
