@@ -108,6 +108,16 @@ func (r *resolver) fabric() {
 	case f.ChunkPackets < 0 || f.ChunkPackets > ib.MaxChunkPackets:
 		r.errorAt("fabric.chunk_packets", "leave it out for the default of 16", "must be 1 to %d packets, got %d", ib.MaxChunkPackets, f.ChunkPackets)
 	}
+	switch f.SwitchArbitration {
+	case "", "fifo":
+		f.SwitchArbitration = ""
+	case "round-robin":
+		if f.Granularity == "adaptive" {
+			r.errorAt("fabric.switch_arbitration", "use granularity fixed with it, or fifo", "round-robin arbitration does not work with adaptive granularity")
+		}
+	default:
+		r.errorAt("fabric.switch_arbitration", "use fifo or round-robin", "unknown switch arbitration %q", f.SwitchArbitration)
+	}
 	cp := f.ChunkPackets
 	if cp <= 0 || cp > ib.MaxChunkPackets {
 		cp = ib.DefaultChunkPackets

@@ -82,6 +82,10 @@ type Fabric struct {
 	// credits count (default 263,888 bytes: four 16-packet chunks with their headers, at any
 	// chunk size; at least one chunk of chunk_packets). Load writes the default as 0.
 	SwitchBuffer units.Size `yaml:"switch_buffer" json:"switch_buffer,omitempty"`
+	// SwitchArbitration is how a switch output chooses among the chunks queued for it: fifo
+	// (the default: arrival order) or round-robin (its inputs in turn, packet by packet, as a
+	// switch arbitrates; fixed granularity only). Load writes fifo as empty.
+	SwitchArbitration string `yaml:"switch_arbitration" json:"switch_arbitration,omitempty"`
 }
 
 func (f *Fabric) setDefaults() {

@@ -63,7 +63,8 @@ func (f *Fabric) laneFate(ln *lane) (sim.Time, bool) {
 
 // backlog returns how long lane ln needs, from now, to send what is ahead of a packet that
 // joins its output now: the rest of the chunk on the wire, then every queued chunk at the
-// link rate. A switch output is a FIFO, so that is its whole queue. An HCA port serves its
+// link rate. A FIFO switch output: its whole queue; under round-robin arbitration the queued
+// chunks tagged no later than a one-packet MAD joining now would be. An HCA port serves its
 // control packets first and then its QPs in turn, and a MAD goes out on QP1, one more QP in
 // that turn: it waits for the chunk on the wire, a chunk staged for credits and the queued
 // control packets, not for other QPs' messages. Credit stalls while the queue drains are
@@ -85,7 +86,12 @@ func (f *Fabric) backlog(ln *lane) sim.Time {
 			bytes += int64(f.chunks[ln.staged].wire)
 		}
 	}
+	rr := ln.from.kind == epSwitch && f.cfg.Arbitration == ArbitrationRoundRobin
+	mine := ln.rr.base(now) + 1 // under round robin, the tag a one-packet MAD would take
 	for c := q.head; c >= 0; c = f.chunks[c].next {
+		if rr && int32(f.chunks[c].tag-mine) > 0 {
+			break // it would go ahead of the rest
+		}
 		bytes += int64(f.chunks[c].wire)
 	}
 	bytes -= f.notArrived(ln) // queued by cutThrough ahead of their arrival

@@ -21,6 +21,10 @@ type Config struct {
 	// CoarsePackets caps an adaptive coarse chunk, in packets (default 64; rounded down to a
 	// multiple of ChunkPackets; at most 1024).
 	CoarsePackets int
+	// Arbitration is how a switch output chooses among the chunks queued for it (default
+	// ArbitrationFIFO). ArbitrationRoundRobin needs GranularityFixed (New panics on adaptive
+	// with it: adaptive's split re-queues the rest of a coarse chunk in FIFO order).
+	Arbitration Arbitration
 	// BufferBytes sizes the receive buffer of each switch input port (default
 	// DefaultBufferBytes whatever ChunkPackets is, so that the chunk size changes the model's
 	// granularity and not the switch; raised to one full chunk if smaller). Link-level
@@ -115,6 +119,7 @@ type Fabric struct {
 	hid sim.HandlerID
 	cfg Config
 
+	joins    uint64 // chunks queued at a switch output under round robin (chunk.joined)
 	nodes    []*Node
 	hcas     []*HCA
 	ports    []*Port
@@ -160,6 +165,9 @@ type Fabric struct {
 // New returns an empty fabric on kernel k.
 func New(k *sim.Kernel, cfg Config) *Fabric {
 	cfg.fill()
+	if cfg.Arbitration == ArbitrationRoundRobin && cfg.Granularity == GranularityAdaptive {
+		panic("ib: round-robin switch arbitration needs fixed granularity")
+	}
 	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32), quiet: !perHopEvents && !noQuiet}
 	f.hid = k.Register(f)
 	f.registerInvariants()

@@ -78,6 +78,7 @@ type lane struct {
 	quietTail     int32    // 1 + its last chunk
 	quietListed   bool     // the lane is in Fabric.quietLanes
 	_             [15]byte // to a multiple of 64 bytes (TestLaneLayout)
+	rr            rrState  // round-robin arbitration at a switch output (see queueAtOutput)
 }
 
 // chunk is the unit of data movement: up to Config.ChunkPackets packets of one message (or
@@ -107,8 +108,11 @@ type chunk struct {
 	inLane   int32
 	inEpoch  uint32
 	next     int32
-	slowOut  int32  // the switch output whose slowTo counts the chunk on its way to the switch, or -1
-	ord      uint32 // on a quiet list: the ordinal its arrival event would have had (see quiet.go)
+	slowOut  int32    // the switch output whose slowTo counts the chunk on its way to the switch, or -1
+	ord      uint32   // on a quiet list: the ordinal its arrival event would have had (see quiet.go)
+	tag      uint32   // queued at a switch output under round-robin arbitration: its finish round (see queueAtOutput)
+	queuedAt sim.Time // when it joined that queue (round robin: see nextAtOutput)
+	joined   uint64   // the fabric's count of chunks that joined such a queue, when it did
 }
 
 const (
@@ -313,7 +317,7 @@ func (f *Fabric) wake(li int32) {
 	if ln.retHead == len(ln.rets) {
 		return
 	}
-	at := ln.rets[ln.retHead].at
+	at := max(ln.rets[ln.retHead].at, f.k.Now()) // a return re-timed by a link change may be due already
 	if ln.waking {
 		if at >= ln.wakeAt {
 			return
@@ -374,7 +378,7 @@ func (f *Fabric) tryStart(li int32) {
 		}
 		ln.staged = -1
 	} else {
-		if c = ln.q.head; c < 0 {
+		if c = f.nextAtOutput(ln); c < 0 {
 			return
 		}
 		if ln.to.kind == epSwitch {
@@ -386,7 +390,12 @@ func (f *Fabric) tryStart(li int32) {
 				}
 			}
 		}
-		f.pop(&ln.q)
+		if f.cfg.Arbitration == ArbitrationRoundRobin {
+			f.unlink(&ln.q, c)
+			ln.rr.take(f.chunks[c].tag, now)
+		} else {
+			f.pop(&ln.q)
+		}
 	}
 	// Transmit c: a credit stall ends (PortXmitWait counts it) and the chunk goes on the
 	// wire now. Switches cut through: the head moves on after the propagation and switch
@@ -590,7 +599,8 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 		// at) and its lane-free wake-up is already scheduled, so the arrival's tryStart
 		// would do nothing; the chunk joins the queue now, in the order the arrivals would
 		// have been taken. It counts as received from at (see Link.Counters, backlog).
-		if noQueueAhead || ol.slowTo > 0 || !ol.freeing || ol.freeAt <= at || f.cfg.Granularity == GranularityAdaptive {
+		if noQueueAhead || ol.slowTo > 0 || !ol.freeing || ol.freeAt <= at || f.cfg.Granularity == GranularityAdaptive ||
+			f.cfg.Arbitration == ArbitrationRoundRobin {
 			return false, out
 		}
 	} else if s.slowIn > 0 {
@@ -607,6 +617,9 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 		r.given, r.ev = 0, sim.EventID{}
 		f.push(&ol.q, c)
 	} else {
+		if f.cfg.Arbitration == ArbitrationRoundRobin { // taken at at, as the arrival would take it
+			ol.rr.take(ol.rr.base(at)+uint32(ch.npkt), at)
+		}
 		f.send(out, c, at) // towards an HCA port: no cutThrough, f.fast stays as it is
 		r.given, r.ev = ol.freeAt, f.arriveEv
 	}
@@ -751,7 +764,7 @@ func (f *Fabric) arrive(c int32) {
 		f.freeChunk(c)
 		return
 	}
-	f.push(&f.lanes[out].q, c)
+	f.queueAtOutput(out, c)
 	if f.cfg.Granularity == GranularityAdaptive {
 		f.split(out)
 	}

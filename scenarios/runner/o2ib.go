@@ -112,7 +112,12 @@ func buildFabric(k *sim.Kernel, s *scenarios.Scenario) (*fabric, error) {
 	if s.Fabric.Granularity == "adaptive" {
 		gran = ib.GranularityAdaptive
 	}
-	fb := &fabric{ib: ib.New(k, ib.Config{SwitchLatency: s.Fabric.SwitchLatency, Granularity: gran, ChunkPackets: s.Fabric.ChunkPackets, BufferBytes: int64(s.Fabric.SwitchBuffer)}), nodes: map[string]*ib.Node{}, ports: map[lnet.NID]*ib.Port{}}
+	arb := ib.ArbitrationFIFO
+	if s.Fabric.SwitchArbitration == "round-robin" {
+		arb = ib.ArbitrationRoundRobin
+	}
+	fb := &fabric{ib: ib.New(k, ib.Config{SwitchLatency: s.Fabric.SwitchLatency, Granularity: gran, Arbitration: arb,
+		ChunkPackets: s.Fabric.ChunkPackets, BufferBytes: int64(s.Fabric.SwitchBuffer)}), nodes: map[string]*ib.Node{}, ports: map[lnet.NID]*ib.Port{}}
 	fb.lnd = o2ib.New(fb.ib)
 	if err := setNetParams(s.O2IB, o2ibParams, fb.lnd.SetParams); err != nil {
 		return nil, err

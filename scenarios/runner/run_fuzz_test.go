@@ -95,6 +95,7 @@ var fuzzKnobs = []struct {
 	{"faults[0].switch_link", func(v int64) string { return fmt.Sprintf("leaf%d-spine%d", v%3, v/3%3) }},
 	{"fabric.chunk_packets", func(v int64) string { return fmt.Sprint(1 + v%128) }},
 	{"fabric.switch_buffer", func(v int64) string { return fmt.Sprint(v % (1 << 21)) }},
+	{"fabric.switch_arbitration", func(v int64) string { return []string{"fifo", "round-robin"}[v%2] }},
 }
 
 // fuzzKnobChunk is the index of fabric.chunk_packets in fuzzKnobs (fabric.switch_buffer next).
