@@ -64,9 +64,6 @@ func TestEventSavingEquivalence(t *testing.T) {
 	t.Logf("events queueing ahead saved: %v", saved)
 }
 
-// equivSkipFault leaves out one kind of fault of equivRun (debugging; -1: none).
-var equivSkipFault = -1
-
 // equivArb is the switch arbitration equivRun's fabrics use.
 var equivArb = ArbitrationFIFO
 
@@ -273,11 +270,7 @@ func equivRun(t *testing.T, seed uint64, topo string, faults bool, gran Granular
 		l := f.Links()[rnd.IntN(len(f.Links()))]
 		at := sim.Time(rnd.Int64N(int64(10 * sim.Millisecond)))
 		d := sim.Time(rnd.Int64N(int64(2 * sim.Millisecond)))
-		kind := rnd.IntN(6)
-		if kind == equivSkipFault {
-			kind = -1
-		}
-		switch kind {
+		switch rnd.IntN(6) {
 		case 0:
 			k.ScheduleFunc(at, l.LinkDown)
 			k.ScheduleFunc(at+d, l.LinkUp)
