@@ -115,7 +115,7 @@ func (h *sysHandler) OnEvent(ev *Event) {
 // thread's pass for it at once (discoveryStep). A peer being discovered goes on from the event
 // of the ping or push in flight.
 func (n *Node) discoverPeer(p *Peer) {
-	if p.discovering {
+	if p.discovering || p.deleted {
 		return
 	}
 	p.discovering = true
@@ -142,12 +142,12 @@ func (n *Node) discoveryStep(p *Peer) {
 	}
 }
 
-// needsPush models lnet_peer_needs_push: a multi-rail peer without a push in flight needs one
-// when forced (LNET_PEER_FORCE_PUSH), or, discovery being on at both ends, when the last
-// buffer it ACKed (lp_node_seqno) is older than this node's.
+// needsPush models lnet_peer_needs_push: a multi-rail peer, not deleted, without a push in
+// flight needs one when forced (LNET_PEER_FORCE_PUSH), or, discovery being on at both ends,
+// when the last buffer it ACKed (lp_node_seqno) is older than this node's.
 func (n *Node) needsPush(p *Peer) bool {
 	switch {
-	case !p.mr || p.discPush != nil:
+	case !p.mr || p.deleted || p.discPush != nil:
 		return false
 	case p.forcePush:
 		return true
@@ -697,7 +697,11 @@ func (n *Node) pushToPeers() { n.pushUpdateToPeers(n.tun.Discovery) }
 // discovery, which pings it first if its NIDs are not up to date. Messages sent to such a peer
 // wait for the discovery to end, after the push's ACK.
 func (n *Node) pushUpdateToPeers(force bool) {
-	for _, p := range n.peers {
+	// A merge during one peer's discovery may delete others: walk a copy.
+	for _, p := range append([]*Peer(nil), n.peers...) {
+		if p.deleted {
+			continue
+		}
 		if n.isLocalNID(p.primary) {
 			continue
 		}
