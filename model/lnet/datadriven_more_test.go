@@ -79,7 +79,8 @@ func ddPeers(n *Node) string {
 // ddDiscovery prints each peer's discovery state (lnet_peer's lp_state bits and sequences):
 // discovered, being discovered, NIDs up to date, a ping or push in flight, the sequence of
 // this node's ping buffer the peer ACKed (lp_node_seqno) against this node's own, NIDs,
-// and, when REDISCOVER or FORCE_PING is set, both and lp_state (peer show -v 3's peer state).
+// and, when REDISCOVER, FORCE_PING, FORCE_PUSH or BAD_CONFIG is set, those flags and lp_state
+// (peer show -v 3's peer state).
 func ddDiscovery(n *Node) string {
 	var b strings.Builder
 	for _, p := range n.Peers() {
@@ -90,7 +91,7 @@ func ddDiscovery(n *Node) string {
 		fmt.Fprintf(&b, "peer %s mr %v discovered %v discovering %v uptodate %v ping %v push %v node_seq %d/%d nids %s",
 			p.primary, p.mr, p.discovered, p.discovering, p.uptodate, p.discPing != nil, p.discPush != nil, p.nodeSeq, n.seqNo,
 			strings.Join(nids, ","))
-		if p.rediscover || p.forcePing || p.forcePush { // only when set, so that most lines read as before
+		if p.rediscover || p.forcePing || p.forcePush || p.badConfig { // only when set, so that most lines read as before
 			fmt.Fprintf(&b, " rediscover %v force_ping %v force_push %v state %#x", p.rediscover, p.forcePing, p.forcePush, n.peerState(p))
 		}
 		b.WriteByte('\n')

@@ -96,6 +96,7 @@ var ddCommands = map[string]func(*ddWorld, *datadriven.TestData) (string, error)
 	"net-del":     quiet((*ddWorld).cmdNetDel),
 	"peer-add":    quiet((*ddWorld).cmdPeerAdd),
 	"add-peer":    quiet((*ddWorld).cmdAddPeer),
+	"peer-state":  quiet((*ddWorld).cmdPeerState),
 	"fail":        quiet((*ddWorld).cmdFail),
 	"delay":       quiet((*ddWorld).cmdDelay),
 	"set-health":  quiet((*ddWorld).cmdSetHealth),
@@ -510,8 +511,8 @@ func (w *ddWorld) cmdNetDel(d *datadriven.TestData) error {
 	return n.DelNI(ni.NID())
 }
 
-// cmdPeerAdd is `peer-add node=n prim=NID nids=NID[,NID]`: a multi-rail peer configured by
-// hand (lnetctl peer add).
+// cmdPeerAdd is `peer-add node=n prim=NID nids=NID[,NID] [lock=true]`: a multi-rail peer
+// configured by hand (lnetctl peer add [--lock_prim]).
 func (w *ddWorld) cmdPeerAdd(d *datadriven.TestData) error {
 	a := newArgs(w, d)
 	n, prim := a.node("node"), a.nid("prim")
@@ -524,8 +525,21 @@ func (w *ddWorld) cmdPeerAdd(d *datadriven.TestData) error {
 	if a.err != nil {
 		return a.err
 	}
+	if a.has("lock") {
+		return n.ConfigPeer(prim, nids, true, a.m["lock"] == "true")
+	}
 	_, err := n.AddPeer(prim, nids, false)
 	return err
+}
+
+// cmdPeerState is `peer-state node=n nid=NID state=S` (lnetctl peer set --state).
+func (w *ddWorld) cmdPeerState(d *datadriven.TestData) error {
+	a := newArgs(w, d)
+	n, id, st := a.node("node"), a.nid("nid"), a.int("state", 0)
+	if a.err != nil {
+		return a.err
+	}
+	return n.SetPeerState(id, uint32(st))
 }
 
 // cmdAddPeer is `add-peer node=n nids=NID[,NID]`: Lustre's LNetAddPeer (lctl add_uuid).
