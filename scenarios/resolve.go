@@ -28,6 +28,8 @@ type resolver struct {
 	nids    map[NID]string // NID -> member name, to detect duplicates
 	routes  routeTable
 	rel     map[string]lnet.Release // group -> its release
+	// ip2nets are the groups whose NIs come from the module's ip2nets= (moduleIP2Nets).
+	ip2nets []string
 }
 
 func newResolver(d *decoder, s *Scenario) *resolver {
@@ -205,6 +207,7 @@ func (r *resolver) members() {
 		}
 	}
 	r.assignNIDs()
+	r.moduleIP2Nets()
 }
 
 // niSpec checks and completes NI i of group g.

@@ -3,6 +3,9 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/scenarios/modparam"
@@ -40,6 +43,10 @@ func (r *resolver) moduleNets(g string, ng *NodeGroup) {
 	}
 	if r.paramTooLong(mp, "networks", ng.Module.Networks) {
 		r.d.bad[gp+".nis"] = true
+		return
+	}
+	if ng.Module.IP2Nets != "" {
+		r.moduleIP2NetsInterfaces(g, ng)
 		return
 	}
 	text := ng.Module.Networks
@@ -297,4 +304,160 @@ func (r *resolver) addModuleRoutes(path, text string, m *Member, entries []modpa
 		}
 	}
 	return true
+}
+
+// moduleIP2NetsInterfaces gives group g, whose LNet starts from ip2nets=, its interfaces:
+// each one an entry names (an entry's net without interfaces: the LND's default, ib0 or
+// eth0), in order, as an NI of the first net that names it, so that NIDs are assigned to
+// them as to any NI. Those NIDs' addresses are the interfaces' addresses the entries' patterns
+// are matched against (moduleIP2Nets). Both networks= and ip2nets= is the kernel's refusal.
+func (r *resolver) moduleIP2NetsInterfaces(g string, ng *NodeGroup) {
+	gp := join("nodes", g)
+	ip := gp + ".module.ip2nets"
+	if ng.Module.Networks != "" {
+		r.errorAt(gp+".module", "keep one of them", "Please specify EITHER 'networks' or 'ip2nets' but not both at once (LNet does not start)")
+		r.d.bad[gp+".nis"], r.d.bad[gp+".module.routes"] = true, true
+		return
+	}
+	if r.paramTooLong(ip, "ip2nets", ng.Module.IP2Nets) {
+		r.d.bad[gp+".nis"], r.d.bad[gp+".module.routes"] = true, true
+		return
+	}
+	seen := map[string]bool{}
+	for _, x := range r.moduleDialect(g).IP2NetsInterfaces(ng.Module.IP2Nets) {
+		t := x.Net.Type()
+		if t != lnet.O2IBLND && t != lnet.SOCKLND {
+			continue // not modelled: refused if an entry of it matches
+		}
+		iface := x.Interface
+		if iface == "" {
+			iface = defaultInterface(t)
+		}
+		if seen[iface] || len(iface) >= ifNameSize {
+			continue
+		}
+		seen[iface] = true
+		ng.NIs = append(ng.NIs, NISpec{Net: x.Net.String(), HCA: -1, Port: 1, Interface: iface,
+			srcPath: ip, tunablesPath: ip + ".tunables", lndPath: ip + ".lnd_tunables"})
+	}
+	if len(ng.NIs) == 0 {
+		r.errorAt(ip, "name an o2ib or tcp net in an entry: o2ib(ib0) 10.0.0.*", "ip2nets names no interface of an o2ib or tcp net: the node has none for it to match (No local IP interfaces for ip2nets to match)")
+		r.d.bad[gp+".nis"], r.d.bad[gp+".module.routes"] = true, true
+		return
+	}
+	r.ip2nets = append(r.ip2nets, g)
+}
+
+// defaultInterface is the interface an NI of an LND without one uses: ko2iblnd's ipif_name,
+// or the first interface socklnd finds.
+func defaultInterface(t lnet.LNDType) string {
+	if t == lnet.SOCKLND {
+		return "eth0"
+	}
+	return "ib0"
+}
+
+// moduleIP2Nets replaces the interfaces of each ip2nets= group's members by the NIs the
+// kernel starts (lnet_parse_ip2nets, then lnet_parse_networks): the nets of the entries that
+// match one of the member's interface addresses, each NI with its interface's address, HCA and
+// port. The members of a group must start the same NIs (a group's members share their NIs'
+// layout); what the kernel refuses is refused at load, located in the option.
+func (r *resolver) moduleIP2Nets() {
+	if len(r.ip2nets) == 0 {
+		return
+	}
+	for _, g := range r.ip2nets {
+		ng := r.s.Nodes[g]
+		gp := join("nodes", g)
+		ip := gp + ".module.ip2nets"
+		text := ng.Module.IP2Nets
+		d := r.moduleDialect(g)
+		var layout []NISpec
+		sig, sigOf := "", ""
+		for k := 0; k < ng.Count; k++ {
+			m := r.s.Member(memberName(g, k, ng.Count))
+			addrs := make([]netip.Addr, len(m.NIs))
+			for i, ni := range m.NIs {
+				addrs[i] = ni.NID.Addr
+			}
+			match, err := d.MatchIP2Nets(text, addrs)
+			if err != nil {
+				r.moduleError(ip, text, err, "")
+				break
+			}
+			nets, err := d.ParseNetworks(match.Networks)
+			if err != nil {
+				err.Off, err.Width = match.OptionOffset(err.Off), 0
+				r.moduleError(ip, text, err, "the matching entries' nets ("+match.Networks+") are read as networks=")
+				break
+			}
+			var nis []MemberNI
+			var specs []NISpec
+			bad := false
+			for _, n := range nets {
+				t := n.ID.Type()
+				if t != lnet.O2IBLND && t != lnet.SOCKLND {
+					r.moduleError(ip, text, &modparam.Error{Msg: fmt.Sprintf("net %s is not modelled", n.ID.LnetctlString()), Off: match.OptionOffset(n.Off),
+						Why: "lnetsim's LNDs are o2iblnd and socklnd", Unmodelled: true}, "")
+					bad = true
+					break
+				}
+				for _, ni := range n.NIs {
+					iface := ni.Interface
+					if iface == "" {
+						iface = defaultInterface(t)
+					}
+					ci := slices.IndexFunc(m.NIs, func(x MemberNI) bool { return x.Interface == iface })
+					if ci < 0 { // an interface too long to be one
+						r.moduleError(ip, text, &modparam.Error{Msg: fmt.Sprintf("%s: no such interface (Linux interface names are shorter than %d characters)", iface, ifNameSize),
+							Off: match.OptionOffset(ni.Off), Width: len(iface)}, "the NI does not start: LNet does not start")
+						bad = true
+						break
+					}
+					c := m.NIs[ci]
+					nis = append(nis, MemberNI{NID: NID{Addr: c.NID.Addr, Net: n.ID.String()}, Net: n.ID.String(), Interface: iface, HCA: c.HCA, Port: c.Port})
+					specs = append(specs, NISpec{Net: n.ID.String(), HCA: c.HCA, Port: c.Port, Interface: iface,
+						srcPath: ip, tunablesPath: ip + ".tunables", lndPath: ip + ".lnd_tunables"})
+				}
+				if bad {
+					break
+				}
+			}
+			if bad {
+				break
+			}
+			var ks []string
+			for _, ni := range nis {
+				ks = append(ks, ni.Net+"("+ni.Interface+")")
+			}
+			if k == 0 {
+				sig, sigOf, layout = strings.Join(ks, ","), m.Name, specs
+			} else if s := strings.Join(ks, ","); s != sig {
+				r.errorAt(ip, "give the members that match different entries groups of their own",
+					"%s starts %s and %s starts %s: the members of a group start the same NIs in lnetsim", sigOf, sig, m.Name, s)
+				break
+			}
+			for _, ni := range m.NIs {
+				if r.nids[ni.NID] == m.Name {
+					delete(r.nids, ni.NID)
+				}
+			}
+			for _, ni := range nis {
+				if other, dup := r.nids[ni.NID]; dup && other != m.Name {
+					r.errorAt(ip, "", "NID %s is also used by %s", ni.NID, other)
+				}
+				r.nids[ni.NID] = m.Name
+			}
+			m.NIs = nis
+		}
+		ng.NIs = layout
+	}
+	r.nets = map[string]bool{}
+	for _, g := range r.groups {
+		for _, ni := range r.s.Nodes[g].NIs {
+			if ni.Net != "" {
+				r.nets[ni.Net] = true
+			}
+		}
+	}
 }

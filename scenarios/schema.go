@@ -133,6 +133,10 @@ type ModuleParams struct {
 	// Routes is routes=: entries `net [hops] gateway[:priority] ...` separated by ';' or
 	// newlines, nets and gateways with [a-b/c,d] ranges (lnet_parse_routes).
 	Routes string `yaml:"routes"`
+	// IP2Nets is ip2nets=: entries `networks pattern ...` separated by ';' or newlines; the
+	// nets of the entries a pattern of which matches one of the node's addresses are its
+	// networks (lnet_parse_ip2nets). Not with networks.
+	IP2Nets string `yaml:"ip2nets"`
 	// Forwarding is forwarding= (empty: the node routes when routes= names one of its NIDs
 	// as a gateway; enabled; disabled).
 	Forwarding string `yaml:"forwarding"`

@@ -279,6 +279,10 @@ type ModuleDialect struct {
 	// same net starts with (lnet_ni_unique_net compares strlen(iface) characters, up to
 	// 2.15; from 2.16 up to LNET_MAX_STR_LEN, so only the same name).
 	PrefixInterfaceDup bool
+	// IP2NetsSkipDupNets: ip2nets= skips a matching entry one of whose nets an earlier
+	// matching entry gave (up to 2.13.55; from 2.13.56, LU-13734, the entry's NIs join that
+	// net).
+	IP2NetsSkipDupNets bool
 }
 
 type Release struct {
@@ -301,7 +305,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
 	NoFaultDropAllLocalNID: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
-		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true}}
+		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,

@@ -1,19 +1,22 @@
 package modparam
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 )
 
-// FuzzParse: ParseRoutes and ParseNetworks never panic and stay bounded (the kernel's text
+// FuzzParse: ParseRoutes, ParseNetworks and MatchIP2Nets never panic and stay bounded (the kernel's text
 // buffers cap what a routes= option may expand to), an error points inside the option, and
 // what a route entry holds is consistent (nets and gateways, hop count 1..255 or undefined).
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"o2ib 10.0.0.[2-6]", "o2ib1 2 10.0.0.[1-9/2]@o2ib:3; tcp1 1.2.3.4 # c\n o2ib[1,2] <?>",
 		"o2ib1 10.0.[0-255].[0-255]@o2ib", "o2ib1 10.0.0.[0-2147483647/2147483647]@o2ib", "o2ib1 10.0.0.[1-1/0]@o2ib",
-		"o2ib0(ib0),tcp(eth0, eth1)", "o2ib(ib0", "lo,o2ib1(ib0)[1]", "o2ib ( ib0 , ) ", "o2ib1 0x0x1f@gni:[1-2]"} {
+		"o2ib0(ib0),tcp(eth0, eth1)", "o2ib(ib0", "lo,o2ib1(ib0)[1]", "o2ib ( ib0 , ) ", "o2ib1 0x0x1f@gni:[1-2]",
+		"tcp(eth0,eth1) [10,192].[0,168].*.[1-9/2]; o2ib1 10.0.0.1 # c", "tcp(eth0)x,o2ib 10.*.*.*"} {
 		f.Add(s)
 	}
+	addrs := []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("192.168.1.5")}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, d := range []Dialect{{}, {ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true, NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true}} {
 			es, err := d.ParseRoutes(s)
@@ -30,6 +33,18 @@ func FuzzParse(f *testing.F) {
 			}
 			if len(es) > maxTextBufs/(textBufHeader+2) || routes > (maxTextBufs/(textBufHeader+2))*(maxTextBufs/(textBufHeader+2)) {
 				t.Fatalf("ParseRoutes(%q): %d entries, %d routes: beyond the text buffers", s, len(es), routes)
+			}
+			m, err := d.MatchIP2Nets(s, addrs)
+			checkErr(t, "MatchIP2Nets", s, err)
+			if err == nil {
+				if m.Networks == "" {
+					t.Fatalf("MatchIP2Nets(%q): no error and no net", s)
+				}
+				for i := range m.Networks {
+					if o := m.OptionOffset(i); o < 0 || o >= len(s) {
+						t.Fatalf("MatchIP2Nets(%q): networks offset %d maps outside the option (%d)", s, i, o)
+					}
+				}
 			}
 			nets, err := d.ParseNetworks(s)
 			checkErr(t, "ParseNetworks", s, err)

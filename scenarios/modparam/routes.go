@@ -60,10 +60,10 @@ type piece struct {
 	off  int
 }
 
-// splitEntries is lnet_str2tbs_sep: entries end at ';', '\n' or '\r'; '#' starts a comment
-// to the end of the entry; leading blanks are skipped and the others become spaces; empty
-// entries are dropped.
-func splitEntries(s string, tb *textBufs) ([]piece, *Error) {
+// splitEntries is lnet_str2tbs_sep on option param: entries end at ';', '\n' or '\r'; '#'
+// starts a comment to the end of the entry; leading blanks are skipped and the others become
+// spaces; empty entries are dropped.
+func splitEntries(param, s string, tb *textBufs) ([]piece, *Error) {
 	var out []piece
 	i := 0
 	for {
@@ -76,7 +76,7 @@ func splitEntries(s string, tb *textBufs) ([]piece, *Error) {
 		}
 		if sep > i {
 			if msg := tb.alloc(sep - i); msg != "" {
-				return nil, &Error{Msg: "Error parsing routes", Off: i, Width: sep - i, Why: msg}
+				return nil, &Error{Msg: "Error parsing " + param, Off: i, Width: sep - i, Why: msg}
 			}
 			b := []byte(s[i:sep])
 			for k := range b {
@@ -105,7 +105,7 @@ func isSep(c byte) bool { return c == '\n' || c == '\r' || c == ';' }
 // error, located in s.
 func (d Dialect) ParseRoutes(s string) ([]RouteEntry, *Error) {
 	var tb textBufs
-	entries, err := splitEntries(s, &tb)
+	entries, err := splitEntries("routes", s, &tb)
 	if err != nil {
 		return nil, err
 	}

@@ -232,6 +232,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-155", []string{"faults[0].yaml={ip2nets: [{net-spec: o2ib155, interfaces: {0: ib0}, ip-range: {0: 10.0.0.1}}]}"}, []string{"the import fails", "and adds no NI"}},
 		{"sanity-lnet-156", []string{`faults[0].yaml={ip2nets: [{net-spec: o2ib156, interfaces: {0: ib0}, ip-range: {0: "10.0.0.[7,9,11,13]"}}]}`}, []string{"the list imports", "and adds the NI on ib0"}},
 		{"sanity-lnet-162", []string{"faults[0].yaml={ip2nets: [{net-spec: o2ib162, interfaces: {0: ib0}, ip-range: {0: 10.0.0.1}}]}"}, []string{"the import fails", "and adds no NI"}},
+		// ip2nets= (test 208): the second entry's pattern misses its interface; a 2.12 kernel
+		// skips an entry for a net an earlier match gave (before LU-13734).
+		{"sanity-lnet-208", []string{"nodes.n2.module.ip2nets=tcp(eth0) 10.0.0.2; tcp1(eth1) 10.1.0.9"}, []string{"two entries - two NIDs on two nets"}},
+		{"sanity-lnet-208", []string{"nodes.n3.release=2.12"}, []string{"two entries for tcp - two NIDs on one net"}},
 		// conns_per_peer 4 in the NI's lnd tunables; the net's tunables left out.
 		{"sanity-lnet-170", []string{"faults[0].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}, lnd tunables: {conns_per_peer: 4}}]}]}"}, []string{"lnd_tunables not read if no tunables - the export has conns_per_peer 5"}},
 		{"sanity-lnet-170", []string{"faults[1].yaml={net: [{net type: o2ib170, local NI(s): [{interfaces: {0: ib0}}, {interfaces: {0: ib1}}]}]}"}, []string{"tunables can be set directly in the net - both NIs have peer_timeout 182 and conns_per_peer 3"}},
