@@ -58,6 +58,7 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 	}
 	m := r.s.Member(f.Node)
 	ioctl := m != nil && r.rel[m.Group].Profile.ImportByIoctl
+	netRaw := m != nil && r.rel[m.Group].Profile.ImportNetRaw // 2.16: no net or ip2nets under --exec
 	for ki, key := range r.d.keys[yp] {
 		sp := join(yp, key)
 		switch {
@@ -72,6 +73,9 @@ func checkImport(r *resolver, _ *faultCtx, p string, i int, f *Fault) {
 			continue // lustre_yaml_config's and lustre_yaml_del's no-op
 		case exec && ioctl:
 			continue // lustre_yaml_exec's no-op
+		case exec && !netRaw && (key == "net" || key == "ip2nets"):
+			// from 2.17 jt_import hands them to handle_net_config_sequence whatever the
+			// command: under --exec they add
 		case exec:
 			r.errorAt(sp, "import --exec runs ping and discover sections", "import: invalid key '%s'", key)
 			continue

@@ -37,8 +37,9 @@ const ip2netsNode = "duration: 5s\nnodes:\n  client: {release: %s, nis: [{net: o
 // TestImportIP2Nets: from 2.17 (handle_net_config_sequence) a rule applies when every
 // interface it names exists and matches a pattern (the first rule: ib0 does not) (none named: the interfaces that match;
 // nothing: the first interface), a later rule for a configured net is skipped, the rule's
-// tunables, lnd tunables and CPT go with each NI, and an import where no rule applies fails
-// with "No ip2nets rules applied".
+// tunables, lnd tunables and CPT go with each NI, an import where no rule applies fails
+// with "No ip2nets rules applied", and under --exec the rules add as well (jt_import hands
+// them to handle_net_config_sequence whatever the command).
 func TestImportIP2Nets(t *testing.T) {
 	src := strings.Replace(ip2netsNode, "%s", "master", 1) + `  - at: 1s
     node: client
@@ -55,6 +56,7 @@ func TestImportIP2Nets(t *testing.T) {
         - {net-spec: o2ib5, ip-range: {0: "2001:db8::/32"}}
   - {at: 2s, node: client, lnetctl: import --del, yaml: {ip2nets: [{net-spec: o2ib3, interfaces: {0: ib1}}]}}
   - {at: 3s, node: client, lnetctl: import, yaml: {ip2nets: [{net-spec: o2ib6, ip-range: {0: 10.1.*.*}}, {net-spec: o2ib6, interfaces: {0: eth0}}]}}
+  - {at: 4s, node: client, lnetctl: import --exec, yaml: {ip2nets: [{net-spec: o2ib7, interfaces: {0: ib1}}]}}
 `
 	checkLines(t, ip2netsLines(t, src), []string{
 		"net add o2ib1 10.0.0.2@o2ib1 --if ib1",
@@ -63,6 +65,7 @@ func TestImportIP2Nets(t *testing.T) {
 		"net add o2ib3 10.0.0.1@o2ib3 --if ib0",
 		"net del o2ib3 10.0.0.2@o2ib3 --if ib1",
 		"net add   fails No ip2nets rules applied",
+		"net add o2ib7 10.0.0.2@o2ib7 --if ib1",
 	})
 }
 
