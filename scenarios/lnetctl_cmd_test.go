@@ -98,9 +98,9 @@ func TestSanityLnet99aRefusedAtLoad(t *testing.T) {
 	for _, tc := range []struct{ cmd, msg string }{
 		{"peer add --prim_nid foobar", `"foobar" is neither a NID nor an NI of the scenario`},
 		{"peer del --prim_nid foobar", `"foobar" is neither a NID nor an NI of the scenario`},
-		{"peer del --nid 1.1.1.1@tcp", "peer del: missing mandatory parameter: --prim_nid"},
-		{"peer add --nid 1.1.1.1@tcp", "peer add: missing mandatory parameter: --prim_nid"},
-		{"peer add", "peer add: missing mandatory parameter: --prim_nid"},
+		{"peer del --nid 1.1.1.1@tcp", `peer del: lnetctl sends no peer without --prim_nid, which the kernel refuses (lnet_peer_ni_cmd: ENOMSG, "no configuration") (add --prim_nid NID)`},
+		{"peer add --nid 1.1.1.1@tcp", `peer add: lnetctl sends no peer without --prim_nid, which the kernel refuses (lnet_peer_ni_cmd: ENOMSG, "no configuration") (add --prim_nid NID)`},
+		{"peer add", "peer add: lnetctl prints its usage and fails (check_cmd: -1): --prim_nid is mandatory (add --prim_nid NID)"},
 		{"peer add --prim_nid 1.1.1.1@tcp --nid foobar", `"foobar" is neither a NID nor an NI of the scenario`},
 		{"peer add --prim_nid 1.1.1.1@tcp --nid 1.1.1.[2-255]@tcp", "specifies more than the 128 NIDs allowed by this operation"},
 		{"peer add --prim_nid 1@foo", `invalid net "foo"`},
@@ -118,6 +118,22 @@ func TestSanityLnet99aRefusedAtLoad(t *testing.T) {
 		_, err := Load("t.yaml", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), "t.yaml:5:37:") || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: %v, want t.yaml:5:37: ... %s", tc.cmd, err, tc.msg)
+		}
+	}
+}
+
+// TestPeerMissingPrimByRelease: peer add or del without --prim_nid fails as the node's
+// release's lnetctl fails it: up to 2.15 liblnetconfig's own refusal (-1), from 2.16 the
+// kernel's (ENOMSG: the request holds no peer); with no option at all, the usage.
+func TestPeerMissingPrimByRelease(t *testing.T) {
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"2.15", "peer add --nid 1.1.1.1@tcp", "t.yaml:6:37: faults[0].lnetctl: peer add: lnetctl fails (errno -1): --prim_nid must be specified (add --prim_nid NID)"},
+		{"2.12", "peer del --nid 1.1.1.1@tcp", "t.yaml:6:37: faults[0].lnetctl: peer del: lnetctl fails (errno -1): --prim_nid must be specified (add --prim_nid NID)"},
+		{"2.16", "peer add --non_mr", `t.yaml:6:37: faults[0].lnetctl: peer add: lnetctl sends no peer without --prim_nid, which the kernel refuses (lnet_peer_ni_cmd: ENOMSG, "no configuration") (add --prim_nid NID)`},
+		{"2.15", "peer del", "t.yaml:6:37: faults[0].lnetctl: peer del: lnetctl prints its usage and fails (check_cmd: -1): --prim_nid is mandatory (add --prim_nid NID)"},
+	} {
+		if _, err := loadCommandOn(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s: %v, want %s", tc.cmd, tc.release, err, tc.msg)
 		}
 	}
 }

@@ -144,7 +144,7 @@ var peerStateLacking = releaseLacks{func(pr lnet.Profile) bool { return pr.NoPee
 // peer's other NIDs; --non_mr makes a non-Multi-Rail peer (its short -m takes a value from
 // 2.16, so it is refused there); --lock_prim (2.16+) locks its primary NID.
 func checkPeerAdd(r *resolver, p string, c *Command) {
-	if r.missing(p, c, "prim_nid") {
+	if r.missingPrim(p, c) {
 		return
 	}
 	r.peerNIDs(p, c)
@@ -180,11 +180,34 @@ func optionOfRelease(r *resolver, p string, c *Command, opt string, rl releaseLa
 // checkPeerDel: lustre_lnet_del_peer_nid needs --prim_nid; --nid lists the NIDs to remove
 // (none: the whole peer); --force (2.16+) deletes a peer whose primary NID is locked.
 func checkPeerDel(r *resolver, p string, c *Command) {
-	if r.missing(p, c, "prim_nid") {
+	if r.missingPrim(p, c) {
 		return
 	}
 	r.peerNIDs(p, c)
 	c.Force = optionOfRelease(r, p, c, "force", lockPrimLacking)
+}
+
+// missingPrim refuses peer add or del without --prim_nid, saying how the node's lnetctl
+// fails it: with no option at all check_cmd prints the usage (-1); up to 2.15 (liblnetconfig's
+// ioctl path, as its import: ImportByIoctl) lustre_lnet_modify_peer fails with "--prim_nid
+// must be specified" (LUSTRE_CFG_RC_BAD_PARAM, -1); from 2.16 yaml_lnet_peer sends a request
+// with no peer in it (a --nid is left out with the primary NID), which lnet_peer_ni_cmd
+// refuses with ENOMSG, "no configuration".
+func (r *resolver) missingPrim(p string, c *Command) bool {
+	if _, ok := c.Args["prim_nid"]; ok {
+		return false
+	}
+	const hint = "add --prim_nid NID"
+	m := r.s.Member(c.node)
+	switch {
+	case len(c.Args) == 0 && len(c.Operands) == 0:
+		r.errorAt(p, hint, "%s: lnetctl prints its usage and fails (check_cmd: -1): --prim_nid is mandatory", c.Verb)
+	case m != nil && r.rel[m.Group].Profile.ImportByIoctl:
+		r.errorAt(p, hint, "%s: lnetctl fails (errno -1): --prim_nid must be specified", c.Verb)
+	default:
+		r.errorAt(p, hint, "%s: lnetctl sends no peer without --prim_nid, which the kernel refuses (lnet_peer_ni_cmd: ENOMSG, \"no configuration\")", c.Verb)
+	}
+	return true
 }
 
 // peerNIDs resolves --prim_nid (exactly one NID) and --nid.
