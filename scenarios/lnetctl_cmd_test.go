@@ -122,19 +122,34 @@ func TestSanityLnet99aRefusedAtLoad(t *testing.T) {
 	}
 }
 
-// TestPeerMissingPrimByRelease: peer add or del without --prim_nid fails as the node's
-// release's lnetctl fails it: up to 2.15 liblnetconfig's own refusal (-1), from 2.16 the
-// kernel's (ENOMSG: the request holds no peer); with no option at all, the usage.
-func TestPeerMissingPrimByRelease(t *testing.T) {
+// TestPeerPrimRefusalsByRelease: peer add or del without --prim_nid, or with one that is not
+// one NID, fails as the node's release's lnetctl fails it: up to 2.15 liblnetconfig's own
+// refusal (-1), from 2.16 the kernel's (ENOMSG: the request holds no peer; EINVAL: the NID
+// does not parse); with no option at all, the usage.
+func TestPeerPrimRefusalsByRelease(t *testing.T) {
 	for _, tc := range []struct{ release, cmd, msg string }{
 		{"2.15", "peer add --nid 1.1.1.1@tcp", "t.yaml:6:37: faults[0].lnetctl: peer add: lnetctl fails (errno -1): --prim_nid must be specified (add --prim_nid NID)"},
-		{"2.12", "peer del --nid 1.1.1.1@tcp", "t.yaml:6:37: faults[0].lnetctl: peer del: lnetctl fails (errno -1): --prim_nid must be specified (add --prim_nid NID)"},
+		{"2.12", "peer del --nid 1.1.1.1@tcp", "t.yaml:6:37: faults[0].lnetctl: peer del: lnetctl fails (errno -2): Primary nid is not provided (add --prim_nid NID)"},
+		{"2.12", "peer add --non_mr", "t.yaml:6:37: faults[0].lnetctl: peer add: neither --prim_nid nor --nid: lnetctl adds nothing and succeeds (client runs 2.12) (add --prim_nid NID)"},
+		{"2.12", "peer del --prim_nid foobar", `t.yaml:6:37: faults[0].lnetctl: peer del: lnetctl fails (errno -1): bad key NID: 'foobar' ("foobar" is neither a NID nor an NI of the scenario) (a NID (10.0.0.5@o2ib) or node:index)`},
 		{"2.16", "peer add --non_mr", `t.yaml:6:37: faults[0].lnetctl: peer add: lnetctl sends no peer without --prim_nid, which the kernel refuses (lnet_peer_ni_cmd: ENOMSG, "no configuration") (add --prim_nid NID)`},
 		{"2.15", "peer del", "t.yaml:6:37: faults[0].lnetctl: peer del: lnetctl prints its usage and fails (check_cmd: -1): --prim_nid is mandatory (add --prim_nid NID)"},
+		{"2.15", "peer add --prim_nid foobar", `t.yaml:6:37: faults[0].lnetctl: peer add: lnetctl fails (errno -1): badly formatted primary NID: foobar ("foobar" is neither a NID nor an NI of the scenario) (a NID (10.0.0.5@o2ib) or node:index)`},
+		{"master", "peer del --prim_nid foobar", `t.yaml:6:37: faults[0].lnetctl: peer del: the kernel refuses the primary NID foobar (lnet_peer_ni_cmd: EINVAL, "unsupported primary NID"; "foobar" is neither a NID nor an NI of the scenario) (a NID (10.0.0.5@o2ib) or node:index)`},
+		{"2.16", "peer add --prim_nid 10.0.0.[1-2]@o2ib", `t.yaml:6:37: faults[0].lnetctl: peer add: the kernel refuses the primary NID 10.0.0.[1-2]@o2ib (lnet_peer_ni_cmd: EINVAL, "unsupported primary NID"; a list of 2 NIDs) (a NID (10.0.0.5@o2ib) or node:index)`},
+		{"2.12", "peer add --prim_nid 1@tcp", "t.yaml:6:37: faults[0].lnetctl: peer add: lnetctl fails (errno -2): bad primary NID: '1@tcp' (unable to parse nidlist from: 1@tcp"},
 	} {
 		if _, err := loadCommandOn(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s on %s: %v, want %s", tc.cmd, tc.release, err, tc.msg)
 		}
+	}
+	// 2.12's lustre_lnet_config_peer_nid makes the first --nid the primary NID.
+	s, err := loadCommandOn("2.12", "peer add --nid 1.1.1.1@tcp,2.2.2.2@tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Faults[0].Cmd; c.Prim != "1.1.1.1@tcp" || len(c.NIDs) != 1 || c.NIDs[0] != "2.2.2.2@tcp" {
+		t.Errorf("2.12 peer add --nid: prim %q nids %v, want 1.1.1.1@tcp [2.2.2.2@tcp]", c.Prim, c.NIDs)
 	}
 }
 

@@ -199,9 +199,17 @@ func (r *resolver) missingPrim(p string, c *Command) bool {
 	}
 	const hint = "add --prim_nid NID"
 	m := r.s.Member(c.node)
+	old := m != nil && r.rel[m.Group].Profile.PeerCmdsByNIDList
+	_, nids := c.Args["nid"]
 	switch {
 	case len(c.Args) == 0 && len(c.Operands) == 0:
 		r.errorAt(p, hint, "%s: lnetctl prints its usage and fails (check_cmd: -1): --prim_nid is mandatory", c.Verb)
+	case old && c.Verb == "peer add" && nids:
+		return false // the first --nid is the primary NID (peerNIDs)
+	case old && c.Verb == "peer add":
+		r.errorAt(p, hint, "peer add: neither --prim_nid nor --nid: lnetctl adds nothing and succeeds (%s runs %s)", c.node, r.rel[m.Group].Name)
+	case old:
+		r.errorAt(p, hint, "peer del: lnetctl fails (errno -2): Primary nid is not provided")
 	case m != nil && r.rel[m.Group].Profile.ImportByIoctl:
 		r.errorAt(p, hint, "%s: lnetctl fails (errno -1): --prim_nid must be specified", c.Verb)
 	default:
@@ -210,11 +218,51 @@ func (r *resolver) missingPrim(p string, c *Command) bool {
 	return true
 }
 
+// primRefusal refuses a --prim_nid that is not one NID (nor an NI reference), saying how the
+// node's lnetctl fails it: up to 2.15 lustre_lnet_modify_peer's libcfs_str2nid does not read
+// it ("badly formatted primary NID", -1); from 2.16 lnetctl hands it to the kernel, whose
+// libcfs_strnid does not (lnet_peer_ni_cmd: EINVAL, "unsupported primary NID").
+func (r *resolver) primRefusal(p string, c *Command, v string, n int, err error) {
+	why := fmt.Sprintf("a list of %d NIDs", n)
+	if err != nil {
+		why = err.Error()
+	}
+	const hint = "a NID (10.0.0.5@o2ib) or node:index"
+	m := r.s.Member(c.node)
+	switch {
+	case m != nil && r.rel[m.Group].Profile.PeerCmdsByNIDList && c.Verb == "peer add":
+		r.errorAt(p, hint, "peer add: lnetctl fails (errno -2): bad primary NID: '%s' (%s)", v, why)
+		return
+	case m != nil && r.rel[m.Group].Profile.PeerCmdsByNIDList:
+		r.errorAt(p, hint, "peer del: lnetctl fails (errno -1): bad key NID: '%s' (%s)", v, why)
+		return
+	}
+	if m != nil && r.rel[m.Group].Profile.ImportByIoctl {
+		r.errorAt(p, hint, "%s: lnetctl fails (errno -1): badly formatted primary NID: %s (%s)", c.Verb, v, why)
+		return
+	}
+	r.errorAt(p, hint, "%s: the kernel refuses the primary NID %s (lnet_peer_ni_cmd: EINVAL, \"unsupported primary NID\"; %s)", c.Verb, v, why)
+}
+
 // peerNIDs resolves --prim_nid (exactly one NID) and --nid.
 func (r *resolver) peerNIDs(p string, c *Command) {
-	prim := r.cmdNIDs(p, c.Args["prim_nid"])
-	if len(prim) > 1 {
-		r.errorAt(p, "", "%s: --prim_nid takes one NID, got %d", c.Verb, len(prim))
+	v, ok := c.Args["prim_nid"]
+	if !ok { // 2.12's peer add: the first --nid is the primary NID
+		if nids := r.cmdNIDs(p, c.Args["nid"]); len(nids) > 0 {
+			c.Prim, c.NIDs = nids[0], nids[1:]
+		}
+		return
+	}
+	prim, err := expandNIDList(v, func(ref string) (string, error) {
+		m, i, err := r.s.ResolveNI(ref)
+		if err != nil {
+			return "", fmt.Errorf("%q is neither a NID nor an NI of the scenario", ref)
+		}
+		return m.NIs[i].NID.String(), nil
+	})
+	if err != nil || len(prim) > 1 {
+		r.primRefusal(p, c, v, len(prim), err)
+		return
 	}
 	if len(prim) > 0 {
 		c.Prim = prim[0]

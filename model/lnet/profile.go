@@ -223,6 +223,11 @@ type Profile struct {
 	// drop|delay` (up to 2.16; LU-18927 makes it `fault drop|delay add|del|reset|show` in
 	// 2.16.56, so 2.17).
 	FaultRuleTypeForm bool
+	// PeerCmdsByNIDList: lnetctl's peer add and del are lustre_lnet_config_peer_nid and
+	// lustre_lnet_del_peer_nid: add without --prim_nid makes the first --nid the primary NID,
+	// and their refusals have their own words (up to 2.12; LU-13750's lustre_lnet_modify_peer,
+	// 2.13.56, requires --prim_nid).
+	PeerCmdsByNIDList bool
 	// NoFaultDropAllLocalNID: a fault rule has no drop_all nor local NID, and lctl
 	// net_drop_add no --drop_all nor --local_nid (up to 2.12; LU-11470 adds them in 2.12.55,
 	// so 2.13).
@@ -304,7 +309,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
-	NoFaultDropAllLocalNID: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
+	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
