@@ -98,7 +98,7 @@ nodes:
 	}
 	for _, c := range []struct{ node, want string }{
 		{`{module: {networks: o2ib, ip2nets: "o2ib 10.*.*.*"}}`, "m.yaml:3:15: nodes.a.module: Please specify EITHER 'networks' or 'ip2nets' but not both at once"},
-		{`{module: {ip2nets: "o2ib 10.0.0.9"}}`, "m.yaml:3:26: nodes.a.module.ip2nets: ip2nets does not match any local IP interfaces: LNet does not start (-ENOENT)"},
+		{`{module: {ip2nets: "o2ib 10.0.0.9"}}`, "m.yaml:3:26: nodes.a.module.ip2nets: ip2nets does not match any local IP interfaces: LNet does not start (-ENOENT) (write a pattern one of a's interfaces matches: ib0 10.0.0.1)"},
 		{`{module: {ip2nets: "o2ib 10.0.0.[1-3/0]"}}`, "m.yaml:3:31: nodes.a.module.ip2nets: Error parsing 'ip2nets=\"o2ib 10.0.0.[1-3/0]\"'"},
 		{`{module: {ip2nets: "o2ib(ib0),o2ib(ib1) 10.*.*.*"}}`, "m.yaml:3:36: nodes.a.module.ip2nets: Error parsing 'ip2nets=\"o2ib(ib0),o2ib(ib1) 10.*.*.*\"': net o2ib is named twice in the entry"},
 		{`{module: {ip2nets: "o2ib(ib0 10.*.*.*"}}`, "nodes.a.module.ip2nets: Error parsing 'networks=\"o2ib(ib0\"'"},

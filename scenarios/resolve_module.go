@@ -382,7 +382,15 @@ func (r *resolver) moduleIP2Nets() {
 			}
 			match, err := d.MatchIP2Nets(text, addrs)
 			if err != nil {
-				r.moduleError(ip, text, err, "")
+				hint := ""
+				if strings.HasSuffix(err.Msg, "local IP interfaces") || strings.HasSuffix(err.Msg, "to match") { // no match: say what there is
+					var have []string
+					for _, ni := range m.NIs {
+						have = append(have, ni.Interface+" "+ni.NID.Addr.String())
+					}
+					hint = "write a pattern one of " + m.Name + "'s interfaces matches: " + strings.Join(have, ", ")
+				}
+				r.moduleError(ip, text, err, hint)
 				break
 			}
 			nets, err := d.ParseNetworks(match.Networks)
