@@ -180,6 +180,17 @@ func (a *ddArgs) nid(k string) NID {
 	return id
 }
 
+// nids reads a comma-separated list of NIDs.
+func (a *ddArgs) nids(k string) []NID {
+	var nids []NID
+	for _, s := range strings.Split(a.m[k], ",") {
+		id, err := ParseNID(s)
+		a.fail(k, err)
+		nids = append(nids, id)
+	}
+	return nids
+}
+
 func (a *ddArgs) pattern(k string) NIDPattern {
 	p, err := ParseNIDPattern(a.m[k])
 	a.fail(k, err)
@@ -516,12 +527,7 @@ func (w *ddWorld) cmdNetDel(d *datadriven.TestData) error {
 func (w *ddWorld) cmdPeerAdd(d *datadriven.TestData) error {
 	a := newArgs(w, d)
 	n, prim := a.node("node"), a.nid("prim")
-	var nids []NID
-	for _, s := range strings.Split(a.m["nids"], ",") {
-		id, err := ParseNID(s)
-		a.fail("nids", err)
-		nids = append(nids, id)
-	}
+	nids := a.nids("nids")
 	if a.err != nil {
 		return a.err
 	}
@@ -546,12 +552,7 @@ func (w *ddWorld) cmdPeerState(d *datadriven.TestData) error {
 func (w *ddWorld) cmdAddPeer(d *datadriven.TestData) error {
 	a := newArgs(w, d)
 	n := a.node("node")
-	var nids []NID
-	for _, s := range strings.Split(a.m["nids"], ",") {
-		id, err := ParseNID(s)
-		a.fail("nids", err)
-		nids = append(nids, id)
-	}
+	nids := a.nids("nids")
 	if a.err != nil {
 		return a.err
 	}
