@@ -49,7 +49,13 @@ func ParseArbitration(s string) (Arbitration, error) {
 type rrState struct {
 	vt, vtBefore uint32
 	at           sim.Time
-	_            [48]byte // to a multiple of 64 bytes (TestLaneLayout)
+	// The chunk on the wire of a last-hop output (see interleave): its input lane, when its
+	// transmission started, one full packet's time, and the end of the last packet
+	// interleaved into it.
+	curIn       int32
+	start, pkt  sim.Time
+	interleaved sim.Time
+	_           [16]byte // to a multiple of 64 bytes (TestLaneLayout)
 }
 
 // take records that the output took chunk c now.
@@ -135,4 +141,79 @@ func (f *Fabric) nextAtOutput(ln *lane) int32 {
 		}
 	}
 	return first
+}
+
+// interleave sends one-packet chunk c, which just arrived for last-hop switch output li,
+// between two packets of the chunk on the wire when packet-by-packet round robin would send
+// it next (it would head the queue, and comes from another input than the chunk on the
+// wire): from the end of the packet being sent (or of the packet interleaved before it),
+// for its serialisation, while the lane's next transmission moves back by as much. The
+// chunk on the wire keeps its timing (its tail arrives up to that serialisation early: the
+// bound of this approximation), so nothing already scheduled moves. It reports whether it
+// sent c; only under round-robin arbitration, on a lossless lane whose input links have a
+// delay (the credit return is recorded as the switch-output path records it).
+func (f *Fabric) interleave(li, c int32) bool {
+	ln := &f.lanes[li]
+	ch := &f.chunks[c]
+	if f.cfg.Arbitration != ArbitrationRoundRobin || ch.npkt != 1 || ln.to.kind != epPort || ln.lossy || !ln.up {
+		return false
+	}
+	now := f.k.Now()
+	end := ln.freeAt
+	if ln.busy && ln.busyTo > end {
+		end = ln.busyTo
+	}
+	r := &ln.rr
+	if end <= now || r.start > now || r.curIn == ch.inLane || r.pkt <= 0 {
+		return false
+	}
+	in := ch.inLane
+	if in < 0 || f.lanes[in].epoch != ch.inEpoch || f.lanes[in].delay <= 0 {
+		return false
+	}
+	tag := r.base(now) + 1
+	for x := ln.q.head; x >= 0; x = f.chunks[x].next {
+		if xc := &f.chunks[x]; xc.inLane == in || int32(xc.tag-tag) <= 0 {
+			return false // its input has chunks queued, or another chunk goes first
+		}
+	}
+	b := r.start + (now-r.start+r.pkt-1)/r.pkt*r.pkt // the end of the packet on the wire
+	b = max(b, r.interleaved)
+	fin := max(b+ln.ser(ch.wire), ch.tail)
+	r.interleaved = fin
+	r.take(tag, now)
+	ln.freeAt = end + (fin - b)
+	if ln.freeing {
+		f.k.Cancel(ln.freeEv)
+		ln.freeEv = f.k.Schedule(ln.freeAt, f.hid, evLaneFree, uint64(li))
+	}
+	ln.tx.data += uint64(ch.wire) / 4
+	ln.tx.pkts += uint64(ch.npkt)
+	ch.lane, ch.epoch = li, ln.epoch
+	il := &f.lanes[in]
+	f.addRet(in, creditRet{fin + il.delay, fin, int64(ch.wire)})
+	ch.tail = fin + ln.delay
+	f.k.Schedule(ch.tail, f.hid, evArrive, uint64(c))
+	return true
+}
+
+// interleaveJoined interleaves, into the chunk output li has just started, the one-packet
+// chunks that joined its queue at this nanosecond, as interleave would have had they
+// arrived just after the choice (which of the two is handled first must not matter).
+func (f *Fabric) interleaveJoined(li int32) {
+	ln := &f.lanes[li]
+	now := f.k.Now()
+	cand := f.joinedNow[:0]
+	for x := ln.q.head; x >= 0; x = f.chunks[x].next {
+		if xc := &f.chunks[x]; xc.queuedAt == now && xc.npkt == 1 {
+			cand = append(cand, x)
+		}
+	}
+	for _, x := range cand { // each once, in queue order
+		f.unlink(&ln.q, x)
+		if !f.interleave(li, x) {
+			f.queueAtOutput(li, x)
+		}
+	}
+	f.joinedNow = cand
 }

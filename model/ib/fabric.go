@@ -119,13 +119,15 @@ type Fabric struct {
 	hid sim.HandlerID
 	cfg Config
 
-	joins    uint64 // chunks queued at a switch output under round robin (chunk.joined)
-	nodes    []*Node
-	hcas     []*HCA
-	ports    []*Port
-	switches []*Switch
-	links    []*Link
-	lanes    []lane
+	joins uint64 // chunks queued at a switch output under round robin (chunk.joined)
+	// joinedNow is interleaveJoined's scratch list.
+	joinedNow []int32
+	nodes     []*Node
+	hcas      []*HCA
+	ports     []*Port
+	switches  []*Switch
+	links     []*Link
+	lanes     []lane
 
 	chunks     []chunk
 	freeChunks []int32

@@ -406,6 +406,9 @@ func (f *Fabric) tryStart(li int32) {
 		ln.waitFrom = -1
 	}
 	f.send(li, c, now)
+	if f.cfg.Arbitration == ArbitrationRoundRobin && ln.from.kind == epSwitch && ln.to.kind == epPort && ln.q.head >= 0 {
+		f.interleaveJoined(li)
+	}
 }
 
 // discard drains what a port with its link down would send: the HCA's send engine keeps
@@ -442,6 +445,10 @@ func (f *Fabric) send(li, c int32, start sim.Time) {
 	ch.lane, ch.epoch = li, ln.epoch
 	if f.cfg.Granularity == GranularityAdaptive {
 		ln.last.note(ch, start, finish)
+	}
+	if f.cfg.Arbitration == ArbitrationRoundRobin && ln.to.kind == epPort && ln.from.kind == epSwitch {
+		r := &ln.rr // what interleave needs of the chunk on the wire
+		r.curIn, r.start, r.pkt = ch.inLane, start, sim.Time(int64(ch.wire)/int64(max(ch.npkt, 1))*8000/ln.mbps)
 	}
 	in := ch.inLane
 	var il *lane // the input lane whose buffer the chunk holds (nil: none, from an HCA port)
@@ -762,6 +769,9 @@ func (f *Fabric) arrive(c int32) {
 		}
 		f.releaseInput(ch)
 		f.freeChunk(c)
+		return
+	}
+	if f.interleave(out, c) {
 		return
 	}
 	f.queueAtOutput(out, c)

@@ -33,7 +33,7 @@ workload:
 {chunk_packets: 1}                       events  42166 writes  32  53.69 Gb/s reads  56  93.95 Gb/s
 {chunk_packets: 1, switch_buffer: 16488} events  42099 writes  32  53.69 Gb/s reads  56  93.95 Gb/s
 {chunk_packets: 32}                      events   4458 writes  30  50.33 Gb/s reads  54  90.60 Gb/s
-{switch_arbitration: round-robin}        events   6139 writes  32  53.69 Gb/s reads  56  93.95 Gb/s
+{switch_arbitration: round-robin}        events   6045 writes  32  53.69 Gb/s reads  56  93.95 Gb/s
 `
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
