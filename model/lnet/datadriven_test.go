@@ -522,12 +522,15 @@ func (w *ddWorld) cmdNetDel(d *datadriven.TestData) error {
 	return n.DelNI(ni.NID())
 }
 
-// cmdPeerAdd is `peer-add node=n prim=NID nids=NID[,NID] [lock=true]`: a multi-rail peer
+// cmdPeerAdd is `peer-add node=n prim=NID [nids=NID[,NID]] [lock=true]`: a multi-rail peer
 // configured by hand (lnetctl peer add [--lock_prim]).
 func (w *ddWorld) cmdPeerAdd(d *datadriven.TestData) error {
 	a := newArgs(w, d)
 	n, prim := a.node("node"), a.nid("prim")
-	nids := a.nids("nids")
+	var nids []NID
+	if a.has("nids") {
+		nids = a.nids("nids")
+	}
 	if a.err != nil {
 		return a.err
 	}

@@ -628,8 +628,10 @@ func (n *Node) transferGateway(src, dst *Peer) {
 
 // delMissingNIDs models the deletion half of lnet_peer_merge_data: each of the peer's NIDs
 // its buffer no longer lists leaves the peer (lnet_peer_del_nid), except the primary NID of a
-// peer with other NIDs (-EBUSY; a gateway's deletion is forced, LNET_PEER_RTR_NI_FORCE_DEL,
-// and the kernel then makes its next NID primary: the model keeps a gateway's primary NID);
+// peer with other NIDs (-EBUSY). A gateway's deletion is forced (LNET_PEER_RTR_NI_FORCE_DEL;
+// not GatewayPrimaryStays): its primary NID leaves too and the peer NI after it in the
+// peer's order (lnet_get_next_peer_ni_locked) becomes primary; the kernel asserts there is
+// one, and a primary NID last in that order stays here;
 // a configured peer's NIDs and a locked primary NID stay and count as DOWN (-EPERM:
 // handle_disc_lpni_health; up to 2.15, DiscoveryStatusNoHealth, they are left as they are).
 // A deleted peer NI's queued messages stay on it and leave as its credits return, as on the
@@ -643,10 +645,29 @@ func (n *Node) delMissingNIDs(p *Peer, missing []*PeerNI) {
 				n.discLPNIHealth(lpni, NIStatusDown)
 			}
 		case lpni.nid == p.primary:
+			if p.gw == nil || n.tun.Profile.GatewayPrimaryStays {
+				break
+			}
+			if next := p.nextPeerNI(lpni); next != nil {
+				p.primary = next.nid
+				n.detachPeerNI(lpni)
+			}
 		default:
 			n.detachPeerNI(lpni)
 		}
 	}
+}
+
+// nextPeerNI models lnet_get_next_peer_ni_locked(p, NULL, lpni): the peer NI after lpni in
+// p's order, the next net's first after a net's last, nil after the last.
+func (p *Peer) nextPeerNI(lpni *PeerNI) *PeerNI {
+	order := p.kernelOrder()
+	for i, x := range order {
+		if x == lpni && i+1 < len(order) {
+			return order[i+1]
+		}
+	}
+	return nil
 }
 
 // status returns the status the buffer lists for nid, if it lists it.

@@ -170,6 +170,10 @@ type Profile struct {
 	// from, and one naming another NID of the discovered peer itself is handed to that peer,
 	// whose primary NID stays (2.12: LU-11641 and LU-13894 came in 2.12.55 and 2.14.51).
 	BareDiscoveryHandOff bool
+	// GatewayPrimaryStays: discovery never deletes a peer's primary NID while the peer has
+	// other NIDs, a gateway's neither (lnet_peer_del_nid's -EBUSY; 2.12.9 has no
+	// LNET_PEER_RTR_NI_FORCE_DEL, LU-11475 in 2.12.55 and 2.13, fixed by LU-13041 in 2.13.53).
+	GatewayPrimaryStays bool
 	// NoAddPeerForceMerge: LNetAddPeer leaves a NID that already has a peer (-EEXIST) in that
 	// peer: only a peer it creates is marked to merge into the primary NID's (up to 2.17;
 	// LU-20439's lnet_peer_force_merge in master).
@@ -309,7 +313,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
-	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
+	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
