@@ -187,7 +187,7 @@ func TestNetNIDOption(t *testing.T) {
 // is a word or above 127 (LU-20398), handed to the kernel by 2.16 and 2.17 (which fails it
 // at run time), and not modelled above 127 on 2.15 (the ioctl path takes it unchecked);
 // --cpt must be a CPT list lnetctl parses (it would drop another silently); the options of
-// kfilnd and --ip2net stay refused, each with its reason.
+// kfilnd stay refused, each with its reason, as does --ip2net beside --net.
 func TestNetAddLNDOptions(t *testing.T) {
 	for _, tc := range []struct{ release, cmd string }{
 		{"master", "net add --net o2ib1 --if ib0 --tos -1"},
@@ -215,7 +215,7 @@ func TestNetAddLNDOptions(t *testing.T) {
 		{"2.12", "net add --net o2ib1 --if ib0 --conns-per-peer 2", "net add: unrecognized option '--conns-per-peer' (client runs 2.12)"},
 		{"master", "net add --net o2ib1 --if ib0 --cpt [1-0]", "net add: --cpt: unable to parse CPT '[1-0]' (a CPT list such as [0,1] (lnetctl would ignore it silently))"},
 		{"2.12", "net add --net o2ib1 --if ib0 --cpt []", "net add: --cpt: unable to parse CPT '[]'"},
-		{"master", "net add --net o2ib1 --if ib0 --ip2net o2ib1(ib0)", "net add: --ip2net is not modelled at run time"},
+		{"master", "net add --net o2ib1 --if ib0 --ip2net o2ib1(ib0)", "net add: --net with --ip2net is not modelled (lnetctl uses one of them and ignores the other) (give --ip2net alone"},
 		{"master", "net add --net o2ib1 --if ib0 --auth-key 3", "net add: --auth-key is not modelled at run time (it is kfilnd's"},
 	} {
 		_, err := loadCommandOn(tc.release, tc.cmd)

@@ -458,11 +458,10 @@ var NetAddTunables = []string{"peer-timeout", "peer-credits", "peer-buffer-credi
 // --net with it is refused as lnetctl refuses it); the new NI's NID goes in NIDs. The
 // tunables are integers (-1: the module's value); --tos and --conns-per-peer are the
 // LND's (netAddLND); --cpt is a CPT list, which the kernel checks against the node's CPTs
-// (the NI is then on every CPT: the model has no NI on a subset of them); the options of
-// other LNDs and --ip2net are not modelled.
+// (the NI is then on every CPT: the model has no NI on a subset of them); --ip2net hands
+// the kernel ip2nets rules (checkNetAddIP2Net); the options of other LNDs are not modelled.
 func checkNetAdd(r *resolver, p string, c *Command) {
 	for _, o := range [][2]string{
-		{"ip2net", "the model names each NI's interface: give --if or --nid"},
 		{"auth-key", "it is kfilnd's, which the model does not have"},
 		{"traffic-class", "it is kfilnd's, which the model does not have"},
 	} {
@@ -484,6 +483,10 @@ func checkNetAdd(r *resolver, p string, c *Command) {
 		}
 	}
 	checkNetAddLND(r, p, c)
+	if _, ok := c.Args["ip2net"]; ok {
+		checkNetAddIP2Net(r, p, c)
+		return
+	}
 	checkNetNI(r, p, c, true)
 }
 

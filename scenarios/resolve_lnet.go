@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/scenarios/modparam"
 	"github.com/lnetsim/lnetsim/sim"
 )
 
@@ -241,7 +242,7 @@ func canonNetsOf[T any](r *resolver, path string, m map[string]T) map[string]str
 }
 
 // netAddNets are the nets the timeline's `lnetctl net add` commands add NIs on (read from
-// the commands as written; they are checked with the timeline): the scenario may give
+// the commands as written, every net an --ip2net rule names; they are checked with the timeline): the scenario may give
 // their LND's parameters and their LNet tunables, which the added NIs then take.
 func (r *resolver) netAddNets() map[string]bool {
 	if r.addNets != nil {
@@ -265,6 +266,15 @@ func (r *resolver) netAddNets() map[string]bool {
 			r.addNets[net] = true
 		} else if x, err := ParseNID(c.Args["nid"]); err == nil {
 			r.addNets[x.Net] = true
+		} else if rules, ok := c.Args["ip2net"]; ok {
+			for _, e := range strings.FieldsFunc(rules, func(c rune) bool { return c == ';' || c == '\n' }) {
+				if w := strings.Fields(e); len(w) > 0 {
+					nets, _ := (modparam.Dialect{}).ParseNetworks(w[0])
+					for _, n := range nets {
+						r.addNets[n.ID.String()] = true
+					}
+				}
+			}
 		}
 	}
 	return r.addNets

@@ -58,7 +58,7 @@ var actionImpls = map[string]actionImpl{
 	"lnet unconfigure":  {o2ib: command(lnetUnconfigure)},
 	"lnet configure":    {ideal: command(lnetConfigure)},
 	"ping":              {ideal: pingCmd},
-	"net add":           {ideal: command(netAdd)},
+	"net add":           {ideal: command(netAddRules)},
 	"net del":           {ideal: command(netDel)},
 	"udsp add":          {ideal: command(onNode(udspAdd))},
 	"udsp del":          {ideal: command(onNode(udspDel))},

@@ -112,6 +112,16 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 	return 0, ""
 }
 
+// netAddRules is lnetctl net add: with --ip2net, the NIs the kernel's
+// lnet_handle_legacy_ip2nets starts (Command.Sub, read at load), in order, the first refusal
+// ending the command as an import's Netlink message ends (importRun); otherwise netAdd.
+func netAddRules(f *faultState, n *node, c *scenarios.Command, undo bool) (int, string) {
+	if _, ok := c.Args["ip2net"]; ok {
+		return importRun(f, n, c, undo)
+	}
+	return netAdd(f, n, c, undo)
+}
+
 // netAddLND fails a --cpt naming a CPT the node does not have (lnet_dyn_add_ni: ERANGE;
 // EINVAL up to 2.15, NIAddByIoctl),
 // and gives the NI net add starts the LND tunables its options set, as
