@@ -180,3 +180,53 @@ expect:
 		t.Errorf("commands.csv lacks %q:\n%s", want, csv)
 	}
 }
+
+// TestNetAddIP2NetRun: net add --ip2net at run time (lnet_handle_legacy_ip2nets): the NIs of
+// the matching entries' nets start in order, the first refusal ending the command with the
+// NIs before it kept (an interface the node lacks: EINVAL); no entry matching is ENOENT;
+// up to 2.15 the rules' nets take the command's net tunables, from 2.16 the module's.
+func TestNetAddIP2NetRun(t *testing.T) {
+	csv := string(runExpecting(t, `
+name: net-add-ip2net
+seed: 1
+duration: 3s
+nodes:
+  client: {nis: [{net: o2ib, hca: 0}, {net: o2ib, hca: 1}]}
+  c215: {release: "2.15", nis: [o2ib]}
+faults:
+  - {at: 1s, node: client, name: two, lnetctl: 'net add --ip2net "o2ib7 10.*.*.*; o2ib8(ib1) 10.0.0.[1-9]" --peer-credits 16'}
+  - {at: 1200ms, node: client, name: partial, lnetctl: 'net add --ip2net "o2ib9(ib0),o2ib10(ib5),o2ib11(ib0) 10.*.*.*"'}
+  - {at: 1400ms, node: client, name: none, lnetctl: 'net add --ip2net "o2ib12 192.168.*.*"'}
+  - {at: 1s, node: c215, name: tun, lnetctl: 'net add -p "o2ib7 10.*.*.*" --peer-credits 16'}
+  - {at: 1400ms, node: c215, name: none-2.15, lnetctl: 'net add --ip2net "o2ib12 192.168.*.*"'}
+expect:
+  - {check: command, fault: two, status: ok}
+  - {check: command, fault: partial, status: EINVAL}
+  - {check: command, fault: none, status: ENOENT}
+  - {check: command, fault: tun, status: ok}
+  - {check: command, fault: none-2.15, status: ENOENT}
+  - name: the rules' NIs, with the module's peer_credits from 2.16
+    check: lnetctl
+    node: client
+    at: 2s
+    command: export --backup
+    present: {net: [{net type: o2ib7, local NI(s): [{interfaces: {0: ib0}, tunables: {peer_credits: 8}}]}, {net type: o2ib8, local NI(s): [{interfaces: {0: ib1}}]}, {net type: o2ib9, local NI(s): [{interfaces: {0: ib0}}]}]}
+  - {check: lnetctl, node: client, at: 2s, command: export --backup, absent: {net: [{net type: o2ib11}]}}
+  - name: 2.15 takes the command's peer_credits
+    check: lnetctl
+    node: c215
+    at: 2s
+    command: export --backup
+    present: {net: [{net type: o2ib7, local NI(s): [{interfaces: {0: ib0}, tunables: {peer_credits: 16}}]}]}
+`, BackendO2IB, "commands.csv"))
+	for _, want := range []string{
+		"net add o2ib7 10.0.0.2@o2ib7: ok; net add o2ib8 10.0.0.3@o2ib8: ok",
+		"net add o2ib9 10.0.0.2@o2ib9: ok; net add ip2net: EINVAL (cannot setup ip2nets (o2ib10: failed to find UP interface ib5))\n",
+		"net add ip2net: ENOENT (cannot setup ip2nets (ip2nets does not match any local IP interfaces))",
+		"net add ip2net: ENOENT (cannot add network: No such file or directory (ip2nets does not match any local IP interfaces))",
+	} {
+		if !strings.Contains(csv, want) {
+			t.Errorf("commands.csv lacks %q:\n%s", want, csv)
+		}
+	}
+}
