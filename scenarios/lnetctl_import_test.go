@@ -108,7 +108,7 @@ faults:
           local NI(s): [{nid: 10.0.0.1@o2ib2}]
   - {at: 2s, node: client, lnetctl: import --del, yaml: {net: [{net type: o2ib1, local NI(s): [{interfaces: {0: ib1}}]}]}}
 `
-	got := netImportLines(t, src, false)
+	got := netImportLines(t, src, false, false)
 	want := []string{
 		"net add 10.0.0.2@o2ib1 --if ib1 --peer-timeout 100 --peer-credits 32 --conns-per-peer 4 --tos 104 --cpt [0,0-1/1]",
 		"net add 10.0.0.1@o2ib1 --if ib0 --peer-timeout 100 --peer-credits 32 --conns-per-peer 4 --tos 104 --cpt [0,0-1/1]",
@@ -120,8 +120,9 @@ faults:
 }
 
 // netImportLines loads src and writes each net command its imports run as one line: the
-// verb, the net when withNet, the NIDs, then the options the net section can give.
-func netImportLines(t *testing.T, src string, withNet bool) []string {
+// verb, the net when withNet, the NIDs, the options the net section can give, then, when
+// withFail, how the command fails.
+func netImportLines(t *testing.T, src string, withNet, withFail bool) []string {
 	t.Helper()
 	s, err := Load("t.yaml", []byte(src))
 	if err != nil {
@@ -139,6 +140,9 @@ func netImportLines(t *testing.T, src string, withNet bool) []string {
 				if v, ok := c.Args[k]; ok {
 					line += " --" + k + " " + v
 				}
+			}
+			if withFail && c.Fail != nil {
+				line += " fails " + c.Fail.Text
 			}
 			got = append(got, line)
 		}
@@ -173,7 +177,7 @@ faults:
           lnd tunables: {tos: 5}
   - {at: 2s, node: client, lnetctl: import --del, yaml: {net: [{net type: o2ib1, local NI(s): [{nid: 10.0.0.1@o2ib1}]}]}}
 `
-	checkLines(t, netImportLines(t, src, true), []string{
+	checkLines(t, netImportLines(t, src, true, false), []string{
 		"net add o2ib1 10.0.0.2@o2ib1 --if ib1 --peer-credits 16 --conns-per-peer 1 --cpt [0]",
 		"net add o2ib1 10.0.0.1@o2ib1 --if ib0 --peer-credits 16 --conns-per-peer 1 --cpt [0]",
 		"net del o2ib1 ",

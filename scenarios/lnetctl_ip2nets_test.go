@@ -9,26 +9,7 @@ import (
 // with an entry's failure.
 func ip2netsLines(t *testing.T, src string) []string {
 	t.Helper()
-	s, err := Load("t.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range s.Faults {
-		for _, c := range f.Cmd.Sub {
-			line := c.Verb + " " + c.Net + " " + strings.Join(c.NIDs, ",")
-			for _, k := range []string{"if", "peer-timeout", "peer-credits", "credits", "conns-per-peer", "tos", "cpt"} {
-				if v, ok := c.Args[k]; ok {
-					line += " --" + k + " " + v
-				}
-			}
-			if c.Fail != nil {
-				line += " fails " + c.Fail.Text
-			}
-			got = append(got, line)
-		}
-	}
-	return got
+	return netImportLines(t, src, true, true)
 }
 
 // ip2netsNode has interfaces ib0 (10.0.0.1) and ib1 (10.0.0.2), the addresses of its NIDs.
