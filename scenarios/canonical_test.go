@@ -28,6 +28,7 @@ lnet:
   retry_count: 2
   transaction_timeout: 50s
   health_sensitivity: 100
+fabric: {granularity: fixed, chunk_packets: 16, switch_buffer: 263888, switch_arbitration: fifo}
 nodes:
   server:
     count: 1
@@ -58,6 +59,15 @@ seed: 1
 	}
 	if sc.Hash == sa.Hash {
 		t.Fatal("a changed tunable kept the hash")
+	}
+	for _, fab := range []string{"chunk_packets: 8", "switch_buffer: 128KiB", "switch_arbitration: round-robin"} {
+		sf, err := Load("f.yaml", []byte(a+"fabric: {"+fab+"}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sf.Hash == sa.Hash {
+			t.Errorf("fabric {%s} kept the hash", fab)
+		}
 	}
 }
 
