@@ -90,9 +90,7 @@ func (f *Fabric) queueAtOutput(li, c int32) {
 	}
 	ch := &f.chunks[c]
 	now := f.k.Now()
-	ch.queuedAt = now
-	f.joins++
-	ch.joined = f.joins
+	ch.joined = f.rrJoins.join(now)
 	base := ln.rr.base(now)
 	for x := ln.q.head; x >= 0; x = f.chunks[x].next {
 		if xc := &f.chunks[x]; xc.inLane == ch.inLane && int32(xc.tag-base) > 0 {
@@ -129,14 +127,14 @@ func (f *Fabric) nextAtOutput(ln *lane) int32 {
 	if f.cfg.Arbitration != ArbitrationRoundRobin || c < 0 {
 		return c
 	}
-	now := f.k.Now()
+	j := &f.rrJoins
 	first := c
 	for x := c; x >= 0; x = f.chunks[x].next {
 		xc := &f.chunks[x]
-		if xc.queuedAt < now {
+		if !j.now(xc.joined, f.k.Now()) {
 			return x
 		}
-		if xc.joined < f.chunks[first].joined {
+		if int32(xc.joined-f.chunks[first].joined) < 0 {
 			first = x
 		}
 	}
@@ -203,9 +201,9 @@ func (f *Fabric) interleave(li, c int32) bool {
 func (f *Fabric) interleaveJoined(li int32) {
 	ln := &f.lanes[li]
 	now := f.k.Now()
-	cand := f.joinedNow[:0]
+	cand := f.rrJoins.scratch[:0]
 	for x := ln.q.head; x >= 0; x = f.chunks[x].next {
-		if xc := &f.chunks[x]; xc.queuedAt == now && xc.npkt == 1 {
+		if xc := &f.chunks[x]; xc.npkt == 1 && f.rrJoins.now(xc.joined, now) {
 			cand = append(cand, x)
 		}
 	}
@@ -215,5 +213,29 @@ func (f *Fabric) interleaveJoined(li int32) {
 			f.queueAtOutput(li, x)
 		}
 	}
-	f.joinedNow = cand
+	f.rrJoins.scratch = cand
+}
+
+// rrJoins numbers the chunks that join switch output queues under round robin, so that
+// the chunks that joined at the current nanosecond can be told apart (and in their order)
+// without a time in every chunk.
+type rrJoins struct {
+	count   uint32   // joins so far (wrapping: compared as differences)
+	first   uint32   // the number of the first join at nanosecond at
+	at      sim.Time // the nanosecond of the latest join
+	scratch []int32  // interleaveJoined's list
+}
+
+// join numbers a chunk joining a queue at now.
+func (j *rrJoins) join(now sim.Time) uint32 {
+	j.count++
+	if j.at != now { // the first join of a new nanosecond
+		j.first, j.at = j.count, now
+	}
+	return j.count
+}
+
+// now reports whether the chunk numbered n joined at nanosecond now.
+func (j *rrJoins) now(n uint32, now sim.Time) bool {
+	return j.at == now && int32(n-j.first) >= 0
 }

@@ -119,18 +119,16 @@ type Fabric struct {
 	hid sim.HandlerID
 	cfg Config
 
-	joins uint64 // chunks queued at a switch output under round robin (chunk.joined)
-	// joinedNow is interleaveJoined's scratch list.
-	joinedNow []int32
-	nodes     []*Node
-	hcas      []*HCA
-	ports     []*Port
-	switches  []*Switch
-	links     []*Link
-	lanes     []lane
+	nodes    []*Node
+	hcas     []*HCA
+	ports    []*Port
+	switches []*Switch
+	links    []*Link
+	lanes    []lane
 
 	chunks     []chunk
 	freeChunks []int32
+	rrJoins    rrJoins     // round-robin arbitration: chunks joining switch output queues
 	fast       []fastRec   // cutThrough chunks, in sending order, that may not have reached their switch
 	arriveEv   sim.EventID // the arrival event send scheduled last (zero: the chunk is quiet)
 	quiet      bool        // middle chunks may arrive quietly (quiet.go); off after the run's first fault

@@ -108,11 +108,10 @@ type chunk struct {
 	inLane   int32
 	inEpoch  uint32
 	next     int32
-	slowOut  int32    // the switch output whose slowTo counts the chunk on its way to the switch, or -1
-	ord      uint32   // on a quiet list: the ordinal its arrival event would have had (see quiet.go)
-	tag      uint32   // queued at a switch output under round-robin arbitration: its finish round (see queueAtOutput)
-	queuedAt sim.Time // when it joined that queue (round robin: see nextAtOutput)
-	joined   uint64   // the fabric's count of chunks that joined such a queue, when it did
+	slowOut  int32  // the switch output whose slowTo counts the chunk on its way to the switch, or -1
+	ord      uint32 // on a quiet list: the ordinal its arrival event would have had (see quiet.go)
+	tag      uint32 // queued at a switch output under round-robin arbitration: its finish round (see queueAtOutput)
+	joined   uint32 // and the fabric's count of such joins when it joined (see joinedNow)
 }
 
 const (
