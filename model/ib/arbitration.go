@@ -58,7 +58,7 @@ type rrState struct {
 	_           [16]byte // to a multiple of 64 bytes (TestLaneLayout)
 }
 
-// take records that the output took chunk c now.
+// take records that the output took a chunk tagged tag at now.
 func (r *rrState) take(tag uint32, now sim.Time) {
 	if r.at != now {
 		r.vtBefore, r.at = r.vt, now
@@ -80,8 +80,9 @@ func (r *rrState) base(now sim.Time) uint32 {
 // chunk's tag is its input's last queued tag, or the tag of the chunk the output last took
 // if later, plus its packets, and it is queued behind every chunk with a tag no later than
 // its own. An input's chunks keep their order; a one-packet chunk from an idle input goes
-// ahead of every queued chunk of more than one packet. Chunk granularity remains: the
-// chunk on the wire is not interrupted, and chunks of one tag range are served whole.
+// ahead of every queued chunk of more than one packet. Chunk granularity remains: chunks
+// are served whole, and only a one-packet chunk on a last hop goes into the chunk on the
+// wire (interleave).
 func (f *Fabric) queueAtOutput(li, c int32) {
 	ln := &f.lanes[li]
 	if f.cfg.Arbitration != ArbitrationRoundRobin {
@@ -102,18 +103,7 @@ func (f *Fabric) queueAtOutput(li, c int32) {
 	for x := ln.q.head; x >= 0 && int32(f.chunks[x].tag-ch.tag) <= 0; x = f.chunks[x].next {
 		prev = x
 	}
-	if prev < 0 {
-		ch.next, ln.q.head = ln.q.head, c
-		if ln.q.tail < 0 {
-			ln.q.tail = c
-		}
-		return
-	}
-	ch.next = f.chunks[prev].next
-	f.chunks[prev].next = c
-	if ln.q.tail == prev {
-		ln.q.tail = c
-	}
+	f.insertAfter(&ln.q, prev, c)
 }
 
 // nextAtOutput is the chunk switch output ln sends next: the head of its queue, except that

@@ -323,7 +323,8 @@ func equivRun(t *testing.T, seed uint64, topo string, faults bool, gran Granular
 }
 
 // TestUnlink removes chunks from the head, middle and tail of a queue (settle takes chunks
-// queued ahead of their arrival out of a switch output's queue wherever they are).
+// queued ahead of their arrival out of a switch output's queue wherever they are), and
+// puts them back with insertAfter.
 func TestUnlink(t *testing.T) {
 	f := New(sim.New(1), Config{})
 	var q chunkQueue = emptyQueue
@@ -350,5 +351,13 @@ func TestUnlink(t *testing.T) {
 	f.unlink(&q, cs[3])
 	if q != emptyQueue {
 		t.Fatalf("queue %+v after unlinking everything", q)
+	}
+	// insertAfter puts chunks back at the head of an empty queue, at the tail and between.
+	f.insertAfter(&q, -1, cs[2])
+	f.insertAfter(&q, cs[2], cs[4])
+	f.insertAfter(&q, -1, cs[0])
+	f.insertAfter(&q, cs[2], cs[3])
+	if got := list(); fmt.Sprint(got) != fmt.Sprint([]int32{cs[0], cs[2], cs[3], cs[4]}) || q.tail != cs[4] {
+		t.Fatalf("queue %v tail %d after inserting", got, q.tail)
 	}
 }

@@ -189,12 +189,7 @@ func (f *Fabric) queueRest(q *chunkQueue, r int32) {
 	prev := int32(-1)
 	for c := q.head; c >= 0; prev, c = c, f.chunks[c].next {
 		if ch := &f.chunks[c]; ch.src == rc.src && ch.srcQP == rc.srcQP {
-			rc.next = c
-			if prev < 0 {
-				q.head = r
-			} else {
-				f.chunks[prev].next = r
-			}
+			f.insertAfter(q, prev, r)
 			return
 		}
 	}

@@ -162,6 +162,18 @@ func (f *Fabric) pop(q *chunkQueue) int32 {
 	return c
 }
 
+// insertAfter puts chunk c into q after chunk prev (-1: at the head).
+func (f *Fabric) insertAfter(q *chunkQueue, prev, c int32) {
+	if prev < 0 {
+		f.chunks[c].next, q.head = q.head, c
+	} else {
+		f.chunks[c].next, f.chunks[prev].next = f.chunks[prev].next, c
+	}
+	if q.tail == prev {
+		q.tail = c
+	}
+}
+
 // unlink removes chunk c from q (it must be there).
 func (f *Fabric) unlink(q *chunkQueue, c int32) {
 	prev := int32(-1)
