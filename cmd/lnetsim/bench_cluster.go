@@ -126,6 +126,7 @@ func benchCluster(spec clusterSpec, backend string) (*clusterResult, error) {
 	start, cpu0 := time.Now(), cpuSeconds()
 	maxMem := uint64(float64(availableMemory()) * memoryFraction) // as lnetsim run's default
 	setGCMemoryLimit(maxMem)
+	setGCPercent()
 	pages := newHeapPages(maxMem)
 	s, err := scenarios.Load("bench-cluster.yaml", []byte(clusterScenario(spec)))
 	if err != nil {

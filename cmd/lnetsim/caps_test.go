@@ -77,3 +77,18 @@ func TestGCMemoryLimit(t *testing.T) {
 		t.Fatalf("explicit GOMEMLIMIT overridden: %d", got)
 	}
 }
+
+// TestGCPercent: run, bench and sweep set the collector's target to 400 unless GOGC is set.
+func TestGCPercent(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100)) // restore the test binary's target
+	t.Setenv("GOGC", "")
+	setGCPercent()
+	if got := debug.SetGCPercent(100); got != 400 {
+		t.Fatalf("GOGC unset: target %d, want 400", got)
+	}
+	t.Setenv("GOGC", "150")
+	setGCPercent()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GOGC=150 in the environment: target changed to %d", got)
+	}
+}

@@ -119,6 +119,7 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 		return nil, err
 	}
 	setGCMemoryLimit(maxMem)
+	setGCPercent()
 	if f.maxEv == 0 {
 		return nil, usageErr("--max-events must be at least 1")
 	}
@@ -360,7 +361,8 @@ directories. An existing directory is replaced only if it holds a run of the sam
 are written, marked "incomplete" in summary.json. On a terminal the run shows its progress.
 The Go collector is asked to keep the process under 90% of --max-memory (a soft limit, as
 GOMEMLIMIT sets; an explicit GOMEMLIMIT wins), so a large run trades collection time for
-memory before it meets the cap.
+memory before it meets the cap; below it the heap may grow to five times its live data
+before a collection (GOGC=400; an explicit GOGC wins).
 
 With no file it runs the built-in default scenario: a multi-rail client and server, one rail's
 port fails mid-run and comes back. A built-in scenario is named builtin:NAME (see lnetsim

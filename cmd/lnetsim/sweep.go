@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -171,13 +170,7 @@ Indexed Job (JOB_COMPLETION_INDEX with --shards); the source used is printed.`,
 				}
 			}
 			runs := sh.Select(plan)
-			if os.Getenv("GOGC") == "" {
-				// Workers share one heap, so every collection (and its write barriers and
-				// assists) slows all of them. A run keeps a live heap of 1-2 MB and, since the
-				// recording path stopped allocating per row, allocates ~10 MB, so at 400% a
-				// worker triggers about one collection per run instead of six at 100%.
-				debug.SetGCPercent(400)
-			}
+			setGCPercent() // workers share one heap: every collection slows all of them
 			w := cmd.ErrOrStderr()
 			fmt.Fprintf(w, "sweep %s: %d runs planned, shard %s (%s): %d runs, %d workers\n", args[0], len(plan), sh, sh.Source, len(runs), workers)
 			if err := sweep.WritePlan(out, plan); err != nil {
