@@ -216,6 +216,7 @@ var expectChecks = map[string]struct {
 	"nothing_lost": {[]string{"workload"}, ""},
 	"lnetctl":      {[]string{"node", "command", "present", "absent", "equal"}, ""},
 	"command":      {[]string{"fault", "status", "answered_by"}, ""},
+	"console":      {[]string{"node", "match", "eq", "min", "max"}, "count"},
 }
 
 var statsCounters = set("resend_count", "failed_resends", "successful_resends", "response_timeout_count",
@@ -243,7 +244,7 @@ func (r *resolver) expectations() {
 			if e.Check == "" {
 				r.errorAt(p+".check", "e.g. check: health", "check is required")
 			} else {
-				r.errorAt(p+".check", "use messages, operations, stats, health, route, ni_status, path, latency, throughput, nothing_lost, lnetctl or command", "unknown check %q", e.Check)
+				r.errorAt(p+".check", "use messages, operations, stats, health, route, ni_status, path, latency, throughput, nothing_lost, lnetctl, command or console", "unknown check %q", e.Check)
 			}
 			continue
 		}
@@ -383,6 +384,16 @@ func (r *resolver) expectations() {
 			}
 		case "command":
 			r.commandCheck(p, e)
+		case "console":
+			if e.Node == "" {
+				r.errorAt(p, "e.g. node: client", "a console check needs node: whose kernel log is read")
+			}
+			if e.Match == "" {
+				r.errorAt(p, `e.g. match: "found metadata reply"`, "a console check needs match: the text to count lines of")
+			}
+			if bounds == 0 {
+				r.errorAt(p, "", "give eq, min or max")
+			}
 		}
 	}
 }

@@ -108,7 +108,7 @@ type Fault struct {
 	Name string `yaml:"name" json:"name,omitempty"`
 	// FailLoc is the libcfs fail_loc the fail_loc action writes on Node (`lctl set_param
 	// fail_loc=...`): a check point LNet or socklnd has (0xe002 CFS_FAIL_DELAY_MSG_FORWARD,
-	// 0xe004 CFS_FAIL_RTR_HEALTH_INC, 0xe020 CFS_FAIL_SOCK_CONN) with flag bits (0x80000000 once, 0x20000000 skip, 0x10000000
+	// 0xe003 CFS_FAIL_TEST_PING_MD, 0xe004 CFS_FAIL_RTR_HEALTH_INC, 0xe020 CFS_FAIL_SOCK_CONN) with flag bits (0x80000000 once, 0x20000000 skip, 0x10000000
 	// some, 0x08000000 rand), or 0 to clear it.
 	FailLoc uint32 `yaml:"fail_loc" json:"fail_loc,omitempty"`
 	// FailVal is the fail_val written with it (the count of skip and some, rand's 1-in-N;
@@ -201,6 +201,9 @@ type Expectation struct {
 	Fault string `yaml:"fault" json:"fault,omitempty"`
 	// AnsweredBy is the NID (or NI reference) whose REPLY answered a ping (command).
 	AnsweredBy string `yaml:"answered_by" json:"answered_by,omitempty"`
+	// Match is the text the console check counts the kernel log lines of Node holding (as
+	// `dmesg | grep -c MATCH`).
+	Match string `yaml:"match" json:"match,omitempty"`
 	// Net and Gateway identify a route (route check).
 	Net     string `yaml:"net" json:"net,omitempty"`
 	Gateway string `yaml:"gateway" json:"gateway,omitempty"`

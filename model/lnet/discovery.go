@@ -17,6 +17,9 @@ type PingBuffer struct {
 	RoutingDisabled bool
 	// Discovery is LNET_PING_FEAT_DISCOVERY: the node has discovery enabled.
 	Discovery bool
+	// Metadata lists the NIDs that have an entry of NID metadata after the NIs (struct
+	// lnet_nid_metadata; metadata.go): LNET_PING_FEAT_METADATA is set when it is not empty.
+	Metadata []NID
 }
 
 func (b *PingBuffer) size() int { return 16 + 16*len(b.NIs) }
@@ -58,6 +61,8 @@ func (n *Node) truncatedPing(p *Peer, b *PingBuffer, mlen int) bool {
 // that has not ACKed it needs pushed (needsPush).
 func (n *Node) newPingTarget() {
 	n.seqNo++
+	n.pingExtra = n.extraBytesForMD() // lnet_ping_target_setup
+	n.pingMeta = n.installMetadata()  // lnet_ping_target_install_locked
 	n.updatePingBuffer()
 }
 
@@ -65,14 +70,14 @@ func (n *Node) newPingTarget() {
 // sequence number, as the kernel edits its ping target in place (an NI's status, the routing
 // and discovery feature bits): a buffer is immutable in the model, so a new one replaces it.
 func (n *Node) updatePingBuffer() {
-	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: n.rtrState != rtrEnabled, Discovery: n.tun.Discovery}
+	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: n.rtrState != rtrEnabled, Discovery: n.tun.Discovery, Metadata: n.pingMeta}
 	b.NIs = append(b.NIs, PingNI{NID: LoNID, Status: NIStatusUp})
 	for _, ni := range n.nis {
 		b.NIs = append(b.NIs, PingNI{NID: ni.nid, Status: ni.Status()})
 	}
 	n.pingBuf = b
 	if n.pingMD != nil {
-		n.pingMD.spec.Length = b.size() // lnet_ping_target_update sizes the new target for its NIs
+		n.pingMD.spec.Length = n.pingTargetBytes() // lnet_ping_target_update sizes the new target for its NIs
 	}
 }
 
@@ -178,7 +183,7 @@ func (n *Node) sendPush(p *Peer) {
 	}
 	p.discSrc, p.discDst = AnyNID, AnyNID
 	p.forcePush = false
-	md := n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: 2, Options: MD_TRACK_RESPONSE,
+	md := n.allocMD(MDSpec{Length: n.pingTargetBytes(), Threshold: 2, Options: MD_TRACK_RESPONSE,
 		Handler: &n.sysH, User: sysDiscovery<<56 | uint64(p.primary)})
 	p.discPush, p.pushSeq = md, n.pingBuf.Seq
 	n.pushTo(src, dst, md)
@@ -744,7 +749,7 @@ func (n *Node) pushTo(src, dst NID, md *MD) {
 	h.Type = MsgPUT
 	h.Dst = dst
 	h.SrcPID, h.DstPID = LNET_PID_LUSTRE, LNET_PID_LUSTRE
-	h.PayloadLength = n.pingBuf.size()
+	h.PayloadLength = n.pingTargetBytes()
 	h.Portal = ReservedPortal
 	h.MatchBits = PingMatchBits
 	h.Data = n.pingBuf

@@ -12,6 +12,10 @@ const (
 	// FailDelayMsgForward is CFS_FAIL_DELAY_MSG_FORWARD: lnet_parse skips the delay rules,
 	// so a delay rule holds a message only where it is sent (lnet_post_send_locked).
 	FailDelayMsgForward uint32 = 0xe002
+	// FailTestPingMD is CFS_FAIL_TEST_PING_MD: the ping target gets room for NID metadata and
+	// a test entry for every non-loopback NI, lnetctl ping first fetches the target's
+	// metadata, and the reply's entries are logged ("found metadata reply"; metadata.go).
+	FailTestPingMD uint32 = 0xe003
 	// FailRtrHealthInc is CFS_FAIL_RTR_HEALTH_INC: on a router, or from a router, a message
 	// received raises the sender's peer NI by the sensitivity instead of to full health.
 	FailRtrHealthInc uint32 = 0xe004
@@ -100,6 +104,8 @@ func (n *Node) failPoint(id uint32) bool {
 	switch id {
 	case FailDelayMsgForward:
 		return !n.tun.Profile.NoFailDelayMsgForward
+	case FailTestPingMD:
+		return !n.tun.Profile.NoNIDMetadata
 	case FailRtrHealthInc:
 		return !n.tun.Profile.NoFailRtrHealthInc
 	case FailSockConn:

@@ -68,14 +68,19 @@ type Node struct {
 	ruleSeq    int
 	fail       failInject // fail_loc, fail_val (failloc.go)
 
-	pingBuf  *PingBuffer
-	pingMD   *MD
-	pushMD   *MD
-	sysH     sysHandler
-	started  bool
-	routing  bool // routing enabled (lnet_routing_enabled)
-	seqNo    uint32
-	shutdown bool
+	pingBuf *PingBuffer
+	pingMD  *MD
+	// pingExtra and pingMeta are the metadata room and entries of the current ping target
+	// (metadata.go), kept through the in-place edits of updatePingBuffer.
+	pingExtra int
+	pingMeta  []NID
+	console   []ConsoleLine // the kernel log (Printk)
+	pushMD    *MD
+	sysH      sysHandler
+	started   bool
+	routing   bool // routing enabled (lnet_routing_enabled)
+	seqNo     uint32
+	shutdown  bool
 
 	// Routing (route_table.go, forward.go, router_checker.go).
 	remoteNets []*remoteNet // routes per remote net, in the order first added
@@ -215,7 +220,7 @@ func (n *Node) Startup() error {
 	}
 	n.startLo()
 	n.newPingTarget()
-	n.pingMD = n.allocMD(MDSpec{Length: n.pingBuf.size(), Threshold: ThresholdInf, Options: MD_OP_GET | MD_TRUNCATE})
+	n.pingMD = n.allocMD(MDSpec{Length: n.pingTargetBytes(), Threshold: ThresholdInf, Options: MD_OP_GET | MD_TRUNCATE})
 	n.attachSystemME(n.pingMD)
 	n.pushMD = n.allocMD(MDSpec{Length: pingInfoMinSize, Threshold: ThresholdInf, Options: MD_OP_PUT | MD_TRUNCATE, Handler: &n.sysH, User: sysPush << 56})
 	n.attachSystemME(n.pushMD)

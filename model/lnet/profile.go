@@ -253,6 +253,10 @@ type Profile struct {
 	// to full health with no CFS_FAIL_RTR_HEALTH_INC check (up to 2.17; LU-19827 adds it in
 	// master).
 	NoFailRtrHealthInc bool
+	// NoNIDMetadata: ping buffers carry no NID metadata (LNET_PING_FEAT_METADATA), lnetctl
+	// ping fetches none and there is no CFS_FAIL_TEST_PING_MD check (up to 2.16; LU-18808 adds
+	// them in 2.16.58, so 2.17).
+	NoNIDMetadata bool
 	// NoFailSockConn: socklnd never closes a connection on a simulated send error, having
 	// no CFS_FAIL_SOCK_CONN check (up to 2.17; LU-20379 adds it in master).
 	NoFailSockConn bool
@@ -309,7 +313,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
-	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
+	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoNIDMetadata: true, SmallMaxInterfaces: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
@@ -320,7 +324,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
-	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, SmallMaxInterfaces: true,
+	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoNIDMetadata: true, SmallMaxInterfaces: true,
 	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
 	FaultRuleTypeForm: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true,
 	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}

@@ -210,7 +210,7 @@ func (ch *checker) onOp(o *op) {
 // stateCheck reports whether e reads live model state, so it must be evaluated at its time.
 func stateCheck(e *scenarios.Expectation) bool {
 	switch e.Check {
-	case "health", "ni_status", "stats", "route", "lnetctl", "command":
+	case "health", "ni_status", "stats", "route", "lnetctl", "command", "console":
 		return true
 	}
 	return false
@@ -316,6 +316,18 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 			sum += v
 		}
 		return sum, nil
+	case "console":
+		n := ch.cluster.byName[e.Node]
+		if n == nil {
+			return 0, fmt.Errorf("console check needs node")
+		}
+		var c int64
+		for _, l := range n.ln.Console() {
+			if l.Time >= e.From && strings.Contains(l.Text, e.Match) {
+				c++
+			}
+		}
+		return c, nil
 	case "route":
 		n := ch.cluster.byName[e.Node]
 		if n == nil {

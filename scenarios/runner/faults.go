@@ -90,6 +90,10 @@ func (f *faultState) Handle(kind int, arg uint64) {
 		f.pings[i].timedOut()
 		return
 	}
+	if kind == evCmdMetaTimeout {
+		f.pings[i].meta.timedOut()
+		return
+	}
 	ft := &f.scenario.Faults[i]
 	now := f.cluster.k.Now()
 	if kind == evFaultUndo {

@@ -13,6 +13,10 @@ import (
 // evCmdPingTimeout ends an lnetctl ping that had no REPLY by its timeout (arg: its index).
 const evCmdPingTimeout = evFaultUndo + 1
 
+// evCmdMetaTimeout ends the metadata ping of an lnetctl ping that had no REPLY by
+// lnet.MetadataPingTimeout (arg: the ping's index).
+const evCmdMetaTimeout = evFaultUndo + 2
+
 // cmdPing is one lnetctl ping of one NID in flight: its MD's events decide the outcome.
 type cmdPing struct {
 	f      *faultState
@@ -26,6 +30,8 @@ type cmdPing struct {
 	status int
 	// answeredBy is the NID whose REPLY came back.
 	answeredBy string
+	// meta is the metadata ping that goes first under CFS_FAIL_TEST_PING_MD (nil: none).
+	meta *metaPing
 }
 
 // pingCmd is lnetctl ping NID[,NID...] [--source NID] [--timeout S] (lnet_ping, one per NID):
@@ -33,6 +39,9 @@ type cmdPing struct {
 // recording the NID that answered and the NIDs it lists), a failed send (its errno, at once;
 // up to 2.15 at the timeout, Profile.PingWaitsAfterSendFailure), or no REPLY by the timeout (1 s by default, as lnetctl's; at most 180 s): the MD is unlinked and
 // the ping fails with EIO, as lnet_ping reports it. The outcome is recorded when it ends.
+// When the node's CFS_FAIL_TEST_PING_MD check fails (2.17 and later), the Netlink ping
+// handler first fetches the target's NID metadata (startMeta), and the ping goes when that
+// ends, whatever its outcome.
 func pingCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 	n := f.cluster.byName[ft.Node]
 	for _, s := range ft.Cmd.NIDs {
@@ -46,8 +55,77 @@ func pingCmd(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
 			continue
 		}
 		f.pings = append(f.pings, p)
+		if n.ln.FailCheck(lnet.FailTestPingMD) {
+			p.startMeta(len(f.pings) - 1)
+			continue
+		}
 		p.send(len(f.pings) - 1)
 	}
+}
+
+// metaPing is lnet_discover_nid_metadata's ping of an lnetctl ping's target, made before the
+// ping itself under CFS_FAIL_TEST_PING_MD: a GET of the target's ping buffer from the first
+// local NI on its net, into a buffer with room for metadata (lnet.Node.NIDMetadataPing).
+// The REPLY is read by lnet.Node.NIDMetadataReply, which logs the entries it finds. It ends
+// when its MD is unlinked (lnet_ping_event_handler's completion): at the REPLY, at a failed
+// send, or after lnet.MetadataPingTimeout when the timeout unlinks it.
+type metaPing struct {
+	p    *cmdPing
+	idx  int
+	md   lnet.MDHandle
+	done bool
+}
+
+// startMeta starts the metadata ping; the ping itself is sent when it ends.
+func (p *cmdPing) startMeta(idx int) {
+	ln := p.n.ln
+	src, sink, err := ln.NIDMetadataPing(p.target)
+	if err != nil {
+		p.send(idx) // the Netlink handler ignores the metadata ping's result
+		return
+	}
+	m := &metaPing{p: p, idx: idx}
+	p.meta = m
+	m.md = ln.MDBind(lnet.MDSpec{Length: sink, Threshold: 2, Handler: m, Options: lnet.MD_TRUNCATE})
+	if err := ln.Get(src, m.md, p.target, lnet.ReservedPortal, lnet.PingMatchBits, 0); err != nil {
+		_ = ln.MDUnlink(m.md)
+		m.end()
+		return
+	}
+	p.f.cluster.k.After(lnet.MetadataPingTimeout, p.f.hid, evCmdMetaTimeout, uint64(idx))
+}
+
+// timedOut unlinks the MD of a metadata ping without its REPLY; its UNLINK event ends it.
+func (m *metaPing) timedOut() {
+	if !m.done && m.p.n.ln.MDUnlink(m.md) != nil {
+		m.end()
+	}
+}
+
+// OnEvent reads the REPLY's metadata and ends the metadata ping when its MD is unlinked.
+func (m *metaPing) OnEvent(ev *lnet.Event) {
+	if m.done {
+		return
+	}
+	if ev.Type == lnet.EventREPLY && ev.Status == 0 {
+		b, _ := ev.Data.(*lnet.PingBuffer)
+		_ = m.p.n.ln.NIDMetadataReply(m.p.target, b, ev.MLength)
+		if !ev.Unlinked {
+			_ = m.p.n.ln.MDUnlink(m.md)
+		}
+	}
+	if ev.Unlinked {
+		m.end()
+	}
+}
+
+// end sends the ping the metadata ping went before.
+func (m *metaPing) end() {
+	if m.done {
+		return
+	}
+	m.done = true
+	m.p.send(m.idx)
 }
 
 // send posts the GET and arms the timeout.

@@ -209,6 +209,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// CONFIGURED left set: the discovered peer cannot take the configured peer's NID
 		// (lnet_peer_add_nid: -EEXIST), and the two stay apart.
 		{"sanity-lnet-304", []string{"faults[1].lnetctl=peer set --nid 10.0.0.3@o2ib --state 1048585"}, []string{"with CONFIGURED cleared it is 1048577", "the two peers are consolidated, nid2 primary", "with DISCOVERED and NIDS_UPTODATE added, 1048849"}},
+		// No fail_loc, or a 2.16 node (no CFS_FAIL_TEST_PING_MD): the ping succeeds with no
+		// metadata fetched or logged.
+		{"sanity-lnet-270", []string{"faults[2].fail_loc=0"}, []string{"the metadata reply is logged before the ping", "one metadata entry: the tcp NI's", "the entry is the tcp NID's"}},
+		{"sanity-lnet-270", []string{"nodes.client.release=2.16"}, []string{"the metadata reply is logged before the ping", "one metadata entry: the tcp NI's", "the entry is the tcp NID's"}},
 		{"sanity-lnet-475", []string{"faults[11].lnetctl=ping client:0"}, []string{"after the reset the self peer NI has no sample", "nor has the local NI", "and the global counters are 0"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 		// ko2iblnd loaded with tos=96 for the net: the NI added without --tos, or with -1,
