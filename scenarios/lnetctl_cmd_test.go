@@ -357,3 +357,52 @@ func TestShortLetterTakesValue(t *testing.T) {
 		}
 	}
 }
+
+// TestNetSetLNDTimeout: net set --net NET --lnd-timeout S (2.17+, LU-18566; short -i and -l)
+// resolves the net and the timeout; lnetctl's own refusals are made at load in its words, as
+// are what it would ignore or misread (a word atoi reads as a number, --net alone, another
+// option beside them), an LND without a timeout (lo) and nets lnetsim lacks; a node before
+// 2.17 refuses both options. From 2.17 --all beside --nid fails (EINVAL) whatever the state;
+// net set --conns-per-peer is lnetctl's from 2.14 (refused on 2.12), and 2.15's short -a
+// takes a value.
+func TestNetSetLNDTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		release, cmd, net string
+		value             int
+	}{
+		{"master", "net set --net o2ib --lnd-timeout 51", "o2ib0", 51},
+		{"2.17", "net set -i o2ib1 -l 0", "o2ib1", 0},
+		{"master", "net set --lnd-timeout 7 --net tcp", "tcp0", 7},
+		{"2.16", "net set --all --nid 10.0.0.1@o2ib --health 900", "", 900},
+		{"2.15", "net set --nid 10.0.0.1@o2ib --conns-per-peer 4", "", 4},
+		{"2.12", "net set -a -t 500", "", 500},
+	} {
+		s, err := loadCommandOn(tc.release, tc.cmd)
+		if err != nil {
+			t.Errorf("%s on %s: %v", tc.cmd, tc.release, err)
+			continue
+		}
+		if c := s.Faults[0].Cmd; c.Net != tc.net || c.Value != tc.value {
+			t.Errorf("%s on %s: net %q value %d, want %q %d", tc.cmd, tc.release, c.Net, c.Value, tc.net, tc.value)
+		}
+	}
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"2.16", "net set --net o2ib --lnd-timeout 51", "t.yaml:6:37: faults[0].lnetctl: net set: unrecognized option '--net' (client runs 2.16) (set the net's timeout in the scenario's o2ib or socklnd section (lnetctl net set has --lnd-timeout from 2.17, LU-18566))"},
+		{"2.15", "net set --lnd-timeout 51", "net set: unrecognized option '--lnd-timeout' (client runs 2.15)"},
+		{"master", "net set --lnd-timeout 51", "t.yaml:6:37: faults[0].lnetctl: net set: Specified --lnd-timeout without --net option (add --net NET: the net whose LND's timeout to set)"},
+		{"master", "net set --net o2ib --lnd-timeout -1", "net set: Invalid LND timeout value '-1', must be >= 0"},
+		{"2.17", "net set --net o2ib --lnd-timeout 5s", `net set: --lnd-timeout "5s" is not a number (lnetctl's atoi would read 5) (whole seconds, 0 for the LND to use lnet_lnd_timeout)`},
+		{"master", "net set --net foo --lnd-timeout 5", "net set: Invalid network type: foo (a net such as o2ib1 or tcp)"},
+		{"master", "net set --net lo --lnd-timeout 5", "net set: lnetctl fails (errno -22): Failed to set LND timeout for net lo (lolnd has no timeout)"},
+		{"master", "net set --net gni --lnd-timeout 5", "net set: --net gni: the timeout of its LND is not modelled (lnetsim models o2iblnd and socklnd)"},
+		{"master", "net set --net o2ib", "net set: --net alone sets nothing (add --lnd-timeout SECONDS (lnetctl ignores --net without it and sets nothing))"},
+		{"master", "net set --net o2ib --lnd-timeout 5 --health 900", "net set: --health beside --lnd-timeout is not modelled (lnetctl ignores it, or fails --all with --nid)"},
+		{"2.17", "net set --all --nid 10.0.0.1@o2ib --health 900", "t.yaml:6:37: faults[0].lnetctl: net set: lnetctl fails (errno -22): --all with --nid (yaml_lnet_config_ni_value sets no NI for both) (give --nid or --all)"},
+		{"2.12", "net set --all --conns-per-peer 4", "net set: unrecognized option '--conns-per-peer' (client runs 2.12) (set conns_per_peer in the scenario's o2ib or socklnd section (lnetctl net set has --conns-per-peer from 2.14, LU-12815))"},
+		{"2.15", "net set -a --health 500", `net set: client runs 2.15, whose lnetctl gives -a a value (short options "a:m:n:t:", LU-12815), which takes the next word (write --all)`},
+	} {
+		if _, err := loadCommandOn(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s:\n got %v\nwant %s", tc.cmd, tc.release, err, tc.msg)
+		}
+	}
+}

@@ -18,8 +18,8 @@ func init() {
 		{verb: "route add", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway"), opt('c', "hop", "hop-count"), opt('p', "priority")},
 			check: checkRouteAdd, undo: "route del"},
 		{verb: "route del", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway")}, check: checkRoute},
-		{verb: "net set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('m', "conns-per-peer"), flagOpt('a', "all")},
-			check: checkNetSet},
+		{verb: "net set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('m', "conns-per-peer"), flagOpt('a', "all"),
+			opt('i', "net"), opt('l', "lnd-timeout")}, check: checkNetSet},
 		{verb: "peer set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('s', "state"), flagOpt('a', "all")}, check: checkPeerSet},
 		{verb: "peer add", opts: []cmdOpt{opt('k', "prim_nid"), opt('n', "nid"), flagOpt('m', "non_mr"), flagOpt('l', "lock_prim")},
 			check: checkPeerAdd},
@@ -80,13 +80,42 @@ func checkHealthSet(r *resolver, p string, c *Command) {
 }
 
 // checkNetSet: net set --health with --nid or --all (lustre_lnet_config_ni_healthv), or
-// --conns-per-peer 1 to 127; a negative one is accepted and changes nothing (lnetctl's
-// set_value_helper passes a negative value on to no call: `cpp > -1` up to 2.15, from 2.16
-// a -1 with no health value returns at once), as sanity-lnet test 230 checks.
+// --conns-per-peer 1 to 127 (2.14+, LU-12815); a negative one is accepted and changes nothing
+// (lnetctl's set_value_helper passes a negative value on to no call: `cpp > -1` up to 2.15,
+// from 2.16 a -1 with no health value returns at once), as sanity-lnet test 230 checks; or
+// from 2.17 --net with --lnd-timeout (checkNetSetLNDTimeout). From 2.17 lnetctl fails --all
+// beside --nid (yaml_lnet_config_ni_value: EINVAL, LU-18566), whatever the state, so it is
+// refused at load; before, --all wins. 2.15's lnetctl reads the short -a with a value
+// (jt_set_ni_value's "a:m:n:t:"), which takes the next word: refused with --all to write.
 func checkNetSet(r *resolver, p string, c *Command) {
+	var prof lnet.Profile
+	m := r.s.Member(c.node)
+	if m != nil {
+		prof = r.rel[m.Group].Profile
+	}
+	if slices.Contains(c.shorts, "all") && prof.NIAddByIoctl && !prof.NoNetAddConnsPerPeer {
+		r.errorAt(p, "write --all", "%s: %s runs %s, whose lnetctl gives -a a value (short options \"a:m:n:t:\", LU-12815), which takes the next word",
+			c.Verb, c.node, r.rel[m.Group].Name)
+		return
+	}
+	_, byNet := c.Args["net"]
+	_, tmo := c.Args["lnd-timeout"]
+	if byNet || tmo {
+		if (!byNet || optionOfRelease(r, p, c, "net", lndTimeoutLacking)) &&
+			(!tmo || optionOfRelease(r, p, c, "lnd-timeout", lndTimeoutLacking)) {
+			checkNetSetLNDTimeout(r, p, c)
+		}
+		return
+	}
+	_, all := c.Args["all"]
+	if _, nid := c.Args["nid"]; all && nid && m != nil && !prof.NoNetSetLNDTimeout {
+		r.errorAt(p, "give --nid or --all", "%s: lnetctl fails (errno -22): --all with --nid (yaml_lnet_config_ni_value sets no NI for both)", c.Verb)
+		return
+	}
 	_, cpp := c.Args["conns-per-peer"]
 	_, health := c.Args["health"]
 	switch {
+	case cpp && !optionOfRelease(r, p, c, "conns-per-peer", netSetCPPLacking):
 	case cpp && health:
 		r.errorAt(p, "one value per command", "%s: give --health or --conns-per-peer, not both", c.Verb)
 	case cpp:
@@ -97,6 +126,85 @@ func checkNetSet(r *resolver, p string, c *Command) {
 	case !r.missing(p, c, "health"):
 		checkHealthSet(r, p, c)
 	}
+}
+
+// lndTimeoutLacking: net set --net and --lnd-timeout are lnetctl's from 2.17 (LU-18566).
+var lndTimeoutLacking = releaseLacks{func(pr lnet.Profile) bool { return pr.NoNetSetLNDTimeout },
+	"set the net's timeout in the scenario's o2ib or socklnd section (lnetctl net set has --lnd-timeout from 2.17, LU-18566)"}
+
+// netSetCPPLacking: net set --conns-per-peer is lnetctl's from 2.14 (LU-12815).
+var netSetCPPLacking = releaseLacks{func(pr lnet.Profile) bool { return pr.NoNetAddConnsPerPeer },
+	"set conns_per_peer in the scenario's o2ib or socklnd section (lnetctl net set has --conns-per-peer from 2.14, LU-12815)"}
+
+// checkNetSetLNDTimeout: net set --net NET --lnd-timeout S (2.17+, LU-18566) as
+// set_value_helper and lustre_lnet_config_lnd_timeout read it: a net libcfs_str2net reads
+// ("Invalid network type"), a timeout of 0 or more ("Invalid LND timeout value", 0: the LND
+// falls back to lnet_lnd_timeout), --lnd-timeout not without --net ("Specified --lnd-timeout
+// without --net option"); an LND without a timeout parameter (lo) fails ("Failed to set LND
+// timeout for net lo", -EINVAL) whatever the state, refused here. Deliberate differences,
+// refused at load: a timeout that is not a number (lnetctl's atoi reads a word as 0 and
+// "5s" as 5), --net without --lnd-timeout (lnetctl ignores it and sets nothing), the other
+// options beside them (lnetctl ignores --health and --conns-per-peer, and fails --all with
+// --nid), and the nets of LNDs lnetsim lacks (gni, kfi). The net and timeout go in Net and
+// Value.
+func checkNetSetLNDTimeout(r *resolver, p string, c *Command) {
+	v, tmo := c.Args["lnd-timeout"]
+	if !tmo {
+		r.errorAt(p, "add --lnd-timeout SECONDS (lnetctl ignores --net without it and sets nothing)", "%s: --net alone sets nothing", c.Verb)
+		return
+	}
+	for _, o := range []string{"nid", "all", "health", "conns-per-peer"} {
+		if _, ok := c.Args[o]; ok {
+			r.errorAt(p, "one value per command: --lnd-timeout sets the LND's timeout module parameter alone",
+				"%s: --%s beside --lnd-timeout is not modelled (lnetctl ignores it, or fails --all with --nid)", c.Verb, o)
+			return
+		}
+	}
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil:
+		r.errorAt(p, "whole seconds, 0 for the LND to use lnet_lnd_timeout", "%s: --lnd-timeout %q is not a number (lnetctl's atoi would read %d)", c.Verb, v, atoiPrefix(v))
+		return
+	case n < 0:
+		r.errorAt(p, "", "%s: Invalid LND timeout value '%s', must be >= 0", c.Verb, v)
+		return
+	}
+	net, ok := c.Args["net"]
+	if !ok {
+		r.errorAt(p, "add --net NET: the net whose LND's timeout to set", "%s: Specified --lnd-timeout without --net option", c.Verb)
+		return
+	}
+	cn, _, err := ParseNet(net)
+	switch {
+	case err != nil && slices.Contains(lnetctlOnlyNets, strings.TrimRight(strings.TrimPrefix(net, "@"), "0123456789")):
+		r.errorAt(p, "lnetsim models o2iblnd and socklnd", "%s: --net %s: the timeout of its LND is not modelled", c.Verb, net)
+		return
+	case err != nil:
+		r.errorAt(p, "a net such as o2ib1 or tcp", "%s: Invalid network type: %s", c.Verb, net)
+		return
+	case cn == "lo0":
+		r.errorAt(p, "name an o2ib or tcp net", "%s: lnetctl fails (errno -22): Failed to set LND timeout for net lo (lolnd has no timeout)", c.Verb)
+		return
+	}
+	c.Net, c.Value = cn, n
+}
+
+// lnetctlOnlyNets are the LND names libcfs_str2net reads whose LNDs lnetsim does not model.
+var lnetctlOnlyNets = []string{"gni", "gip", "ptlf", "kfi", "efa", "bxi3f"}
+
+// atoiPrefix is what C's atoi reads from s: the leading optionally signed decimal digits, 0
+// without any.
+func atoiPrefix(s string) int {
+	s = strings.TrimLeft(s, " \t\n")
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	n, _ := strconv.Atoi(s[:i])
+	return n
 }
 
 // checkNIs reads --nid (a NID list) or --all, one of which is required.

@@ -210,6 +210,10 @@ type Profile struct {
 	// timeout and tos (up to 2.15: liblnetconfig's ioctl printers; LU-16548 adds the timeout
 	// and LU-12452 the tos in 2.16).
 	NoLNDTimeoutTOSShow bool
+	// NoNetSetLNDTimeout: `lnetctl net set` has no --net nor --lnd-timeout (setting an LND's
+	// timeout module parameter), and takes --all beside --nid (up to 2.16; LU-18566 adds them
+	// and fails --all with --nid with EINVAL in 2.17).
+	NoNetSetLNDTimeout bool
 	// NoNetNIDOption: `lnetctl net add` and `net del` have no --nid option (an NI named by
 	// its address, LU-13642, from 2.16); the NI is given by --net and --if.
 	NoNetNIDOption bool
@@ -315,7 +319,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoNIDMetadata: true, SmallMaxInterfaces: true,
 	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
-	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
+	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
 	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
@@ -326,7 +330,7 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoNIDMetadata: true, SmallMaxInterfaces: true,
 	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
-	FaultRuleTypeForm: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true,
+	FaultRuleTypeForm: true, NoNetSetLNDTimeout: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true,
 	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 
 // profile215 is 2.15.

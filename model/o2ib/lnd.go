@@ -333,6 +333,23 @@ func (l *LND) destroyDev(d *dev) {
 	delete(l.devOf, d.port)
 }
 
+// SetTimeout changes the o2ib `timeout` an NI uses at run time, as `lnetctl net set --net NET
+// --lnd-timeout S` does by writing ko2iblnd's timeout module parameter (2.17+, LU-18566;
+// kiblnd_timeout reads it at each use, 0 falling back to lnet_lnd_timeout). The kernel's
+// value is module-wide; the caller sets it on every o2ib NI of the node. The connect request
+// timeout (kiblnd_connreq_timeout_ms, a quarter of it) follows. False when the NI is not
+// o2iblnd's.
+func (l *LND) SetTimeout(ni *lnet.NI, seconds int) bool {
+	n, _ := ni.LNDData.(*kibNet)
+	if n == nil || n.l != l || n.shutdown {
+		return false
+	}
+	n.tun.Timeout = seconds
+	ni.Net().LNDTimeout = sim.Time(seconds) * sim.Second
+	n.tun.connreqTimeout = connreqTimeout(n.timeout())
+	return true
+}
+
 // SetConnsPerPeer changes an NI's conns_per_peer at run time (`lnetctl net set
 // --conns-per-peer`, the NI's lnd_conns_per_peer): peers created after it open that many
 // connections; peers already connected keep theirs. False when the NI is not o2iblnd's.

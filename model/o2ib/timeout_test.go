@@ -135,3 +135,28 @@ func TestTxDoneKeepsHealthStatus(t *testing.T) {
 		t.Fatalf("NI health %d, want 1000 (no health check)", h)
 	}
 }
+
+// SetTimeout (lnetctl net set --lnd-timeout, LU-18566) changes the timeout at run time as
+// ko2iblnd's writable module parameter does: the next message's deadline follows it (65 x 3
+// + 1 = 196 s; 0 falls back to lnet_lnd_timeout, 49 x 3 + 1 = 148 s), and so does the
+// connect request timeout (a quarter of it, at least 5 s).
+func TestSetTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		timeout int
+		want    sim.Time
+		connreq sim.Time
+	}{{65, 196 * sim.Second, 16250 * sim.Millisecond}, {0, 148 * sim.Second, 12250 * sim.Millisecond}, {8, 25 * sim.Second, 5 * sim.Second}} {
+		c := newCluster(t, clusterOpt{noTrace: true})
+		for _, n := range c.lnd.nets {
+			if !c.lnd.SetTimeout(n.ni, tc.timeout) {
+				t.Fatalf("timeout %d: refused", tc.timeout)
+			}
+		}
+		if got := sentPutDeadline(t, c); got != tc.want {
+			t.Errorf("timeout %d: deadline now+%v, want now+%v", tc.timeout, got, tc.want)
+		}
+		if got := c.lnd.nets[0].tun.connreqTimeout; got != tc.connreq {
+			t.Errorf("timeout %d: connreq timeout %v, want %v", tc.timeout, got, tc.connreq)
+		}
+	}
+}

@@ -274,6 +274,21 @@ func (l *LND) Shutdown(ni *lnet.NI) {
 	}
 }
 
+// SetTimeout changes the sock_timeout an NI uses at run time, as `lnetctl net set --net
+// tcp --lnd-timeout S` does by writing ksocklnd's sock_timeout module parameter (2.17+,
+// LU-18566; ksocknal_timeout reads it at each use, 0 falling back to lnet_lnd_timeout). The
+// kernel's value is module-wide; the caller sets it on every tcp NI of the node. False when
+// socklnd does not run the NI.
+func (l *LND) SetTimeout(ni *lnet.NI, seconds int) bool {
+	n, _ := ni.LNDData.(*ksockNet)
+	if n == nil || n.l != l || n.shutdown {
+		return false
+	}
+	n.tun.SockTimeout = seconds
+	ni.Net().LNDTimeout = secs(seconds)
+	return true
+}
+
 // timeout is ksocknal_timeout() for the NI.
 func (n *ksockNet) timeout() sim.Time { return n.tun.Timeout(n.ni.LNDTimeout()) }
 

@@ -364,6 +364,7 @@ func (f *faultState) crash(name string) {
 		c.eth.lnd.HostCrashed(h)
 	}
 	ln.down = true
+	ln.o2ibTimeout, ln.sockTimeout = nil, nil // the LND modules load afresh at the reboot
 	ln.ln.Shutdown()
 	c.workloads.nodeCrashed(ln)
 	f.note("node_crash", name, "")

@@ -49,7 +49,6 @@ var keyChange = map[string]string{
 	"router-buffer-cpts":       "lnet.cpts=1",
 	"router-buffer-starvation": "lnet.large_router_buffers=1024",
 	"sanity-lnet-213":          "nodes.client.nis=[o2ib]",
-	"sanity-lnet-241":          "o2ib.o2ib0.timeout=50",
 	"sanity-lnet-208":          "nodes.n3.release=2.12",
 	"sanity-lnet-245":          "lnet.release=2.16 o2ib.o2ib0.timeout=50",
 	"sanity-lnet-310":          "o2ib.o2ib0.timeout=50 socklnd.tcp0.sock_timeout=50",

@@ -27,6 +27,10 @@ type node struct {
 	// uuids are Lustre's UUIDs and their NIDs (lctl add_uuid; obdclass's g_uuid_list),
 	// lookups only
 	uuids map[string][]lnet.NID
+	// o2ibTimeout and sockTimeout are the LNDs' timeout module parameters as `lnetctl net set
+	// --lnd-timeout` last wrote them (nil: the scenario's): kept while the node is up, also
+	// across lnet unconfigure and configure (the LND modules stay loaded), cleared by a crash
+	o2ibTimeout, sockTimeout *int
 }
 
 // cluster is the simulated system of one run.

@@ -158,8 +158,20 @@ func setGlobal(f *faultState, n *node, c *scenarios.Command, undo bool) (int, st
 
 // netSet is lnetctl net set --nid NID|--all with --health V (lnet_ni_set_healthv) or
 // --conns-per-peer V (the NI's o2iblnd conns_per_peer: peers created after it open V
-// connections; the ideal LND has no connections, so there it changes nothing).
+// connections; the ideal LND has no connections, so there it changes nothing), or --net NET
+// --lnd-timeout S (lustre_lnet_config_lnd_timeout: the timeout module parameter of NET's
+// LND, which every NI of that LND on the node uses from then on: applyLNDTimeouts).
 func netSet(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) {
+	if _, ok := c.Args["lnd-timeout"]; ok {
+		v := c.Value
+		if scenarios.IsTCPNet(c.Net) {
+			n.sockTimeout = &v
+		} else {
+			n.o2ibTimeout = &v
+		}
+		f.cluster.applyLNDTimeouts(n)
+		return 0, ""
+	}
 	_, all := c.Args["all"]
 	if _, cpp := c.Args["conns-per-peer"]; cpp {
 		return connsPerPeer(f, n, c, all)
@@ -267,4 +279,20 @@ func udspDel(n *node, c *scenarios.Command, _ bool) (int, string) {
 		return lnet.ENOENT, err.Error()
 	}
 	return 0, ""
+}
+
+// applyLNDTimeouts gives every NI of the node the LND timeouts `net set --lnd-timeout` wrote
+// (ko2iblnd's timeout, ksocklnd's sock_timeout: module-wide in the kernel, read at each use),
+// after the command and when LNet starts again on a running node (lnet configure). The
+// ideal backend has no LND timeout of its own (its NIs use lnet_lnd_timeout): nothing
+// changes there.
+func (c *cluster) applyLNDTimeouts(n *node) {
+	for _, ni := range n.ln.NIs() {
+		if n.o2ibTimeout != nil && c.fab != nil {
+			c.fab.lnd.SetTimeout(ni, *n.o2ibTimeout)
+		}
+		if n.sockTimeout != nil && c.eth != nil {
+			c.eth.lnd.SetTimeout(ni, *n.sockTimeout)
+		}
+	}
 }

@@ -80,6 +80,7 @@ func lnetConfigure(f *faultState, n *node, cmd *scenarios.Command, _ bool) (int,
 	if err != nil {
 		return lnet.EINVAL, err.Error()
 	}
+	c.applyLNDTimeouts(n) // the LND modules stay loaded with the timeouts net set wrote
 	n.unconfigured = false
 	return 0, ""
 }
@@ -103,6 +104,7 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 		return lnet.ErrnoOf(err), err.Error()
 	}
 	cl.owner[nid] = n
+	cl.applyLNDTimeouts(n)
 	if cl.fab != nil {
 		a := nid.Addr()
 		if p := cl.fab.ib.PortByIP(netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)})); p != nil {

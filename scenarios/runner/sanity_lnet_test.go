@@ -171,7 +171,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 				"ping 4 after the delete succeeds", "the client's messages after the delete (the pings and router checks) alternate: rtr0", "... and rtr1", "no message fails"}},
 		{"sanity-lnet-230", []string{"faults[0].lnetctl=net set --all --health 1000"}, []string{"net show -v shows conns_per_peer 4"}},
 		{"sanity-lnet-230", []string{"faults[13].lnetctl=net add --net o2ib --if ib0"}, []string{"net show -v shows conns_per_peer 5"}},
-		{"sanity-lnet-241", []string{"o2ib.o2ib1.timeout=52"}, []string{"lnd-timeout 0 shows the global lnd_timeout"}},
+		// A timeout of 48 where the test sets 0 (not the global lnd_timeout); the o2ib net's
+		// own timeout 52 at load (the module's value is 50 before the first set).
+		{"sanity-lnet-241", []string{"faults[1].lnetctl=net set --net o2ib --lnd-timeout 48"}, []string{"lnd-timeout 0 shows the global lnd_timeout"}},
+		{"sanity-lnet-241", []string{"o2ib.o2ib0.timeout=52"}, []string{"the timeout before is ko2iblnd's default, 50"}},
 		{"sanity-lnet-400", []string{"faults[0].lnetctl=udsp add --src o2ib --priority 3"}, []string{"udsp show lists the rule", "the NI shows net priority 0"}},
 		{"sanity-lnet-400", []string{"faults[1].lnetctl=udsp del --idx 1"}, []string{"udsp del succeeds", "udsp show is empty after the delete"}},
 		{"sanity-lnet-401", []string{"faults[0].lnetctl=udsp add --dst o2ib --prio 2"}, []string{"its NI has the rule's net priority"}},
