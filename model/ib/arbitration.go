@@ -55,7 +55,8 @@ type rrState struct {
 	curIn       int32
 	start, pkt  sim.Time
 	interleaved sim.Time
-	_           [16]byte // to a multiple of 64 bytes (TestLaneLayout)
+	joinedAt    sim.Time // when a chunk last joined the queue
+	_           [8]byte  // to a multiple of 64 bytes (TestLaneLayout)
 }
 
 // take records that the output took a chunk tagged tag at now.
@@ -92,18 +93,50 @@ func (f *Fabric) queueAtOutput(li, c int32) {
 	ch := &f.chunks[c]
 	now := f.k.Now()
 	ch.joined = f.rrJoins.join(now)
+	ln.rr.joinedAt = now
 	base := ln.rr.base(now)
-	for x := ln.q.head; x >= 0; x = f.chunks[x].next {
-		if xc := &f.chunks[x]; xc.inLane == ch.inLane && int32(xc.tag-base) > 0 {
-			base = xc.tag
+	// The queue is in tag order and an input's chunks in it in their own order, so its last
+	// queued chunk (rrLast) has its latest tag, and c goes after it.
+	key := rrKey(li, ch.inLane)
+	prev := int32(-1)
+	if last, ok := f.rrLast[key]; ok {
+		if prev = last; int32(f.chunks[last].tag-base) > 0 {
+			base = f.chunks[last].tag
 		}
 	}
 	ch.tag = base + uint32(ch.npkt)
-	prev := int32(-1)
-	for x := ln.q.head; x >= 0 && int32(f.chunks[x].tag-ch.tag) <= 0; x = f.chunks[x].next {
+	x := ln.q.head
+	if prev >= 0 {
+		x = f.chunks[prev].next
+	}
+	for ; x >= 0 && int32(f.chunks[x].tag-ch.tag) <= 0; x = f.chunks[x].next {
 		prev = x
 	}
 	f.insertAfter(&ln.q, prev, c)
+	f.rrLast[key] = c
+}
+
+// rrKey names the pair (switch output out, input lane in) in Fabric.rrLast.
+func rrKey(out, in int32) uint64 { return uint64(uint32(out))<<32 | uint64(uint32(in)) }
+
+// rrLeave keeps Fabric.rrLast right as chunk c, from input lane in, leaves switch output
+// out's queue under round robin. The output takes an input's chunks in their queue order,
+// so when it takes the input's last queued chunk none is left; interleaveJoined, which
+// takes out a chunk that joined just now, passes rescan to find the input's chunk before it.
+func (f *Fabric) rrLeave(out, in, c int32, rescan bool) {
+	key := rrKey(out, in)
+	if last, ok := f.rrLast[key]; !ok || last != c {
+		return
+	}
+	delete(f.rrLast, key)
+	if !rescan {
+		return
+	}
+	for x := f.lanes[out].q.head; x >= 0; x = f.chunks[x].next {
+		if x != c && f.chunks[x].inLane == in {
+			f.rrLast[key] = x
+		}
+	}
 }
 
 // nextAtOutput is the chunk switch output ln sends next: the head of its queue, except that
@@ -160,10 +193,11 @@ func (f *Fabric) interleave(li, c int32) bool {
 		return false
 	}
 	tag := r.base(now) + 1
-	for x := ln.q.head; x >= 0; x = f.chunks[x].next {
-		if xc := &f.chunks[x]; xc.inLane == in || int32(xc.tag-tag) <= 0 {
-			return false // its input has chunks queued, or another chunk goes first
-		}
+	if h := ln.q.head; h >= 0 && int32(f.chunks[h].tag-tag) <= 0 {
+		return false // another chunk goes first (the head has the earliest tag)
+	}
+	if _, ok := f.rrLast[rrKey(li, in)]; ok {
+		return false // its input has chunks queued
 	}
 	b := r.start + (now-r.start+r.pkt-1)/r.pkt*r.pkt // the end of the packet on the wire
 	b = max(b, r.interleaved)
@@ -191,6 +225,9 @@ func (f *Fabric) interleave(li, c int32) bool {
 func (f *Fabric) interleaveJoined(li int32) {
 	ln := &f.lanes[li]
 	now := f.k.Now()
+	if ln.rr.joinedAt != now {
+		return // no chunk joined the queue at this nanosecond
+	}
 	cand := f.rrJoins.scratch[:0]
 	for x := ln.q.head; x >= 0; x = f.chunks[x].next {
 		if xc := &f.chunks[x]; xc.npkt == 1 && f.rrJoins.now(xc.joined, now) {
@@ -199,6 +236,7 @@ func (f *Fabric) interleaveJoined(li int32) {
 	}
 	for _, x := range cand { // each once, in queue order
 		f.unlink(&ln.q, x)
+		f.rrLeave(li, f.chunks[x].inLane, x, true)
 		if !f.interleave(li, x) {
 			f.queueAtOutput(li, x)
 		}

@@ -22,7 +22,7 @@ func TestQueueAtOutputRoundRobin(t *testing.T) {
 		{ArbitrationRoundRobin, "B1 A1 C1 B2 A2 A3 A4"},
 		{ArbitrationFIFO, "A1 A2 A3 A4 B1 C1 B2"},
 	} {
-		f := &Fabric{k: sim.New(1), cfg: Config{Arbitration: tc.arb}, lanes: make([]lane, 1)}
+		f := &Fabric{k: sim.New(1), cfg: Config{Arbitration: tc.arb}, lanes: make([]lane, 1), rrLast: map[uint64]int32{}}
 		f.lanes[0].q = emptyQueue
 		name := map[int32]string{}
 		add := func(n string, in int32, npkt uint16) {
@@ -34,7 +34,8 @@ func TestQueueAtOutputRoundRobin(t *testing.T) {
 		var order []string
 		take := func() {
 			c := f.pop(&f.lanes[0].q)
-			if tc.arb == ArbitrationRoundRobin {
+			if tc.arb == ArbitrationRoundRobin { // as tryStart takes a chunk
+				f.rrLeave(0, f.chunks[c].inLane, c, false)
 				f.lanes[0].rr.take(f.chunks[c].tag, f.k.Now())
 			}
 			order = append(order, name[c])

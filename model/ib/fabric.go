@@ -128,11 +128,12 @@ type Fabric struct {
 
 	chunks     []chunk
 	freeChunks []int32
-	rrJoins    rrJoins     // round-robin arbitration: chunks joining switch output queues
-	fast       []fastRec   // cutThrough chunks, in sending order, that may not have reached their switch
-	arriveEv   sim.EventID // the arrival event send scheduled last (zero: the chunk is quiet)
-	quiet      bool        // middle chunks may arrive quietly (quiet.go); off after the run's first fault
-	quietLanes []int32     // lanes whose quiet list may hold chunks
+	rrJoins    rrJoins          // round-robin arbitration: chunks joining switch output queues
+	rrLast     map[uint64]int32 // round-robin arbitration: by rrKey(output, input), the input's last chunk queued at the output
+	fast       []fastRec        // cutThrough chunks, in sending order, that may not have reached their switch
+	arriveEv   sim.EventID      // the arrival event send scheduled last (zero: the chunk is quiet)
+	quiet      bool             // middle chunks may arrive quietly (quiet.go); off after the run's first fault
+	quietLanes []int32          // lanes whose quiet list may hold chunks
 
 	qps              []*QP // by QPN-1
 	cqs              []*CQ
@@ -169,6 +170,9 @@ func New(k *sim.Kernel, cfg Config) *Fabric {
 		panic("ib: round-robin switch arbitration needs fixed granularity")
 	}
 	f := &Fabric{k: k, cfg: cfg, ips: make(map[netip.Addr]int32), quiet: !perHopEvents && !noQuiet}
+	if cfg.Arbitration == ArbitrationRoundRobin {
+		f.rrLast = make(map[uint64]int32)
+	}
 	f.hid = k.Register(f)
 	f.registerInvariants()
 	return f

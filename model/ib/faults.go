@@ -32,6 +32,9 @@ func (l *Link) LinkDown() {
 		ln.rare.linkDowned++
 		ln.waitFrom = -1
 		for c := f.pop(&ln.q); c >= 0; c = f.pop(&ln.q) { // queued at a switch output: dropped
+			if f.cfg.Arbitration == ArbitrationRoundRobin {
+				delete(f.rrLast, rrKey(li, f.chunks[c].inLane))
+			}
 			ln.rare.xmitDiscards += uint64(f.chunks[c].npkt)
 			f.releaseInput(&f.chunks[c])
 			f.freeChunk(c)

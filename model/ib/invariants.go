@@ -19,7 +19,8 @@ func (f *Fabric) registerInvariants() {
 // it), and the fabric's CQ and QP tables: each CQ sits in its own slot and holds no more
 // completions than its size; the free CQ slots are exactly the destroyed CQs whose slot was
 // released, each once; each live QP sits at its QPN and uses CQs of its own HCA that are in
-// the table.
+// the table. Under round robin, Fabric.rrLast names each input's last chunk in each switch
+// output's queue and nothing else (checkRRLast).
 func (f *Fabric) checkInvariants() error {
 	if err := f.checkCQs(); err != nil {
 		return err
@@ -42,6 +43,9 @@ func (f *Fabric) checkInvariants() error {
 		if ln := &f.lanes[i]; ln.lossy != (ln.loss > 0 || ln.corrupt > 0) {
 			return fmt.Errorf("ib: lane %d: lossy %v with loss %v, corruption %v", i, ln.lossy, ln.loss, ln.corrupt)
 		}
+	}
+	if err := f.checkRRLast(); err != nil {
+		return err
 	}
 	for i, qp := range f.qps {
 		if qp == nil {
@@ -89,3 +93,33 @@ func (f *Fabric) checkCQs() error {
 
 // Dead reports whether the CQ was destroyed or its node crashed.
 func (cq *CQ) Dead() bool { return cq.dead }
+
+// checkRRLast checks that under round-robin arbitration Fabric.rrLast holds, for each switch
+// output and each input with chunks in its queue, the input's last chunk there, and no other
+// entry.
+func (f *Fabric) checkRRLast() error {
+	if f.cfg.Arbitration != ArbitrationRoundRobin {
+		return nil
+	}
+	n := 0
+	for li := range f.lanes {
+		ln := &f.lanes[li]
+		if ln.from.kind != epSwitch {
+			continue
+		}
+		last := map[int32]int32{}
+		for x := ln.q.head; x >= 0; x = f.chunks[x].next {
+			last[f.chunks[x].inLane] = x
+		}
+		for in, x := range last { // order-independent: each entry is checked on its own
+			if got, ok := f.rrLast[rrKey(int32(li), in)]; !ok || got != x {
+				return fmt.Errorf("ib: switch output lane %d: input lane %d's last queued chunk is %d, rrLast says %d (present %v)", li, in, x, got, ok)
+			}
+		}
+		n += len(last)
+	}
+	if n != len(f.rrLast) {
+		return fmt.Errorf("ib: rrLast has %d entries for %d inputs with chunks queued at switch outputs", len(f.rrLast), n)
+	}
+	return nil
+}

@@ -403,6 +403,7 @@ func (f *Fabric) tryStart(li int32) {
 		}
 		if f.cfg.Arbitration == ArbitrationRoundRobin {
 			f.unlink(&ln.q, c)
+			f.rrLeave(li, f.chunks[c].inLane, c, false)
 			ln.rr.take(f.chunks[c].tag, now)
 		} else {
 			f.pop(&ln.q)
