@@ -22,6 +22,7 @@ type clusterSpec struct {
 	Duration                  sim.Time
 	Granularity               string // fabric.granularity: fixed or adaptive
 	ChunkPackets              int    // fabric.chunk_packets (0: the default)
+	Arbitration               string // fabric.switch_arbitration: fifo or round-robin
 }
 
 // clusterScenario is the YAML of the routed benchmark cluster: clients on o2ib0, routers
@@ -52,7 +53,7 @@ fabric:
     nis: [o2ib1]
 lnet:
   routes:
-`, c.Clients, c.Routers, c.Servers, c.Duration, granularityLine(c)+chunkLine(c), c.Clients, clientNI(c), c.Routers, c.Servers)
+`, c.Clients, c.Routers, c.Servers, c.Duration, granularityLine(c)+chunkLine(c)+arbitrationLine(c), c.Clients, clientNI(c), c.Routers, c.Servers)
 	for _, dir := range [][2]string{{"o2ib1", "client"}, {"o2ib0", "oss"}} {
 		for i := range c.Routers {
 			fmt.Fprintf(&b, "    - {net: %s, gateway: rtr%d, nodes: %s}\n", dir[0], i, dir[1])
@@ -81,6 +82,22 @@ func chunkLine(c clusterSpec) string {
 	return fmt.Sprintf("  chunk_packets: %d\n", c.ChunkPackets)
 }
 
+// arbitrationLine is the fabric's switch_arbitration key, or nothing for the default (fifo).
+func arbitrationLine(c clusterSpec) string {
+	if c.Arbitration == "" || c.Arbitration == ib.ArbitrationFIFO.String() {
+		return ""
+	}
+	return "  switch_arbitration: " + c.Arbitration + "\n"
+}
+
+// arbitrationName is the arbitration a run of c uses (fifo when unset).
+func arbitrationName(c clusterSpec) string {
+	if c.Arbitration == "" {
+		return ib.ArbitrationFIFO.String()
+	}
+	return c.Arbitration
+}
+
 // autoNIDs is how many NIs of one net a scenario numbers automatically (10.<net>.x.y).
 const autoNIDs = 65534
 
@@ -105,6 +122,7 @@ type clusterResult struct {
 	Duration         string  `json:"duration"`
 	Backend          string  `json:"backend"`
 	Granularity      string  `json:"granularity"`
+	Arbitration      string  `json:"arbitration"`
 	Events           uint64  `json:"events"`
 	Messages         uint64  `json:"messages"`
 	Checksum         string  `json:"checksum"`
@@ -150,7 +168,7 @@ func benchCluster(spec clusterSpec, backend string) (*clusterResult, error) {
 	msgs := uint64(res.Summary.Metrics["messages"])
 	ev := res.Summary.Events
 	return &clusterResult{Clients: spec.Clients, Routers: spec.Routers, Servers: spec.Servers,
-		Duration: spec.Duration.String(), Backend: backend, Granularity: spec.Granularity, Events: ev, Messages: msgs,
+		Duration: spec.Duration.String(), Backend: backend, Granularity: spec.Granularity, Arbitration: arbitrationName(spec), Events: ev, Messages: msgs,
 		Checksum: res.Summary.Checksum, SetupSeconds: loopStart.Sub(start).Seconds(), LoopSeconds: loop,
 		SetupCPUSeconds: cpuStart - cpu0, LoopCPUSeconds: loopCPU,
 		MessagesPerSec: float64(msgs) / loop, EventsPerMessage: float64(ev) / float64(max(msgs, 1)),
@@ -165,9 +183,9 @@ func (r *clusterResult) print(out io.Writer, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	_, err := fmt.Fprintf(out, "cluster clients=%d routers=%d servers=%d duration=%s backend=%s granularity=%s: messages=%d events=%d "+
+	_, err := fmt.Fprintf(out, "cluster clients=%d routers=%d servers=%d duration=%s backend=%s granularity=%s arbitration=%s: messages=%d events=%d "+
 		"setup=%.3fs (cpu %.3fs) loop=%.3fs (cpu %.3fs) messages/s=%.0f events/message=%.1f ns/event=%.0f heap=%.0fMiB maxrss=%.0fMiB checksum=%s\n",
-		r.Clients, r.Routers, r.Servers, r.Duration, r.Backend, r.Granularity, r.Messages, r.Events, r.SetupSeconds, r.SetupCPUSeconds, r.LoopSeconds,
+		r.Clients, r.Routers, r.Servers, r.Duration, r.Backend, r.Granularity, r.Arbitration, r.Messages, r.Events, r.SetupSeconds, r.SetupCPUSeconds, r.LoopSeconds,
 		r.LoopCPUSeconds, r.MessagesPerSec, r.EventsPerMessage, r.NsPerEvent, r.PeakHeapMiB, r.MaxRSSMiB, r.Checksum)
 	return err
 }
@@ -202,6 +220,12 @@ scenario instead of running it (lnetsim run takes it as is).`,
 			if spec.Granularity != "fixed" && spec.Granularity != "adaptive" {
 				return usageErr("--granularity must be fixed or adaptive, got %q", spec.Granularity)
 			}
+			if _, err := ib.ParseArbitration(spec.Arbitration); err != nil {
+				return usageErr("--arbitration must be fifo or round-robin, got %q", spec.Arbitration)
+			}
+			if spec.Arbitration == ib.ArbitrationRoundRobin.String() && spec.Granularity != "fixed" {
+				return usageErr("--arbitration round-robin needs --granularity fixed")
+			}
 			if spec.ChunkPackets < 0 || spec.ChunkPackets > ib.MaxChunkPackets {
 				return usageErr("--chunk-packets must be 1 to %d (0: the default, %d), got %d", ib.MaxChunkPackets, ib.DefaultChunkPackets, spec.ChunkPackets)
 			}
@@ -225,6 +249,7 @@ scenario instead of running it (lnetsim run takes it as is).`,
 	cmd.Flags().StringVar(&duration, "duration", "100ms", "virtual time of the run")
 	cmd.Flags().StringVar(&spec.Granularity, "granularity", "fixed", "the IB model's chunk sizing: fixed or adaptive (fabric.granularity)")
 	cmd.Flags().IntVar(&spec.ChunkPackets, "chunk-packets", 0, "MTU packets the IB model moves as one unit (fabric.chunk_packets; 0: the default)")
+	cmd.Flags().StringVar(&spec.Arbitration, "arbitration", ib.ArbitrationFIFO.String(), "how a switch output chooses among its inputs: fifo or round-robin (fabric.switch_arbitration)")
 	cmd.Flags().StringVar(&backend, "backend", runner.BackendO2IB, "o2ib or ideal")
 	cmd.Flags().BoolVar(&print, "print-scenario", false, "print the scenario and exit")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")

@@ -33,6 +33,23 @@ func TestBenchCluster(t *testing.T) {
 	}
 }
 
+// TestBenchClusterRoundRobin: --arbitration round-robin runs the cluster with round-robin
+// switch outputs (fabric.switch_arbitration), which changes what is simulated.
+func TestBenchClusterRoundRobin(t *testing.T) {
+	args := []string{"bench", "cluster", "--clients", "100", "--routers", "4", "--servers", "10", "--duration", "10ms", "--arbitration", "round-robin", "--json"}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res clusterResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Arbitration != "round-robin" || res.Messages != 6734 || res.Events != 168792 || res.Checksum != "5e7c8ce718eda091" {
+		t.Fatalf("arbitration %s messages %d events %d checksum %s; want round-robin 6734 168792 5e7c8ce718eda091", res.Arbitration, res.Messages, res.Events, res.Checksum)
+	}
+}
+
 // TestBenchClusterScenario: --print-scenario prints a scenario that loads as it is, with one
 // route per router each way.
 func TestBenchClusterScenario(t *testing.T) {
@@ -54,6 +71,8 @@ func TestBenchClusterUsage(t *testing.T) {
 		{"bench", "cluster", "--clients", "0"},
 		{"bench", "cluster", "--duration", "0s"},
 		{"bench", "cluster", "--backend", "tcp"},
+		{"bench", "cluster", "--arbitration", "rr"},
+		{"bench", "cluster", "--arbitration", "round-robin", "--granularity", "adaptive"},
 	} {
 		if code, _, errOut := runCLI(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2", args, code, errOut)
