@@ -61,24 +61,26 @@ lnet:
 // LOCAL_TIMEOUT connection failures and LOCAL_DROPPED refusals in 2.12 (LU-13571, LU-14540
 // in 2.15); no connreq timeout, stale waiting-tx deadline and min(hiw, depth - 1) up to
 // 2.15 (LU-17480, LU-16184, LU-15828 in 2.16), the plain hiw up to 2.12.2 (LU-12569 in
-// 2.12.3). Every known release is listed.
+// 2.12.3); an IMMEDIATE's payload copied in 2.12 (LU-14008 in 2.15). Every known release
+// is listed.
 func TestO2IBProfilePerRelease(t *testing.T) {
-	type rules struct{ listener, unlimited, status, refused, connreq, stale, hiwMin, hiwFixed bool }
-	up2122 := rules{true, true, true, true, true, true, true, true}
-	up2126 := rules{true, true, true, true, true, true, true, false}
-	up2128 := rules{true, false, true, true, true, true, true, false}
-	r2129 := rules{false, false, true, true, true, true, true, false}
+	type rules struct{ listener, unlimited, status, refused, connreq, stale, hiwMin, hiwFixed, immCopied bool }
+	up2122 := rules{true, true, true, true, true, true, true, true, true}
+	up2126 := rules{true, true, true, true, true, true, true, false, true}
+	up2128 := rules{true, false, true, true, true, true, true, false, true}
+	r2129 := rules{false, false, true, true, true, true, true, false, true}
 	want := map[string]rules{
 		"2.12.0": up2122, "2.12.1": up2122, "2.12.2": up2122, "2.12.3": up2126, "2.12.4": up2126,
 		"2.12.5": up2126, "2.12.6": up2126, "2.12.7": up2128, "2.12.8": up2128,
 		"2.12.9": r2129, "2.12": r2129,
-		"2.15": {false, false, false, false, true, true, true, false},
+		"2.15": {false, false, false, false, true, true, true, false, false},
 		"2.16": {}, "2.17": {}, "master": {}, "": {},
 	}
 	for _, name := range append(lnet.KnownReleases(), "") {
 		p := O2IBProfile(name)
 		got := rules{p.NoListenerReconnect, p.NoListenerUnlimited, p.LocalConnFailureStatus, p.RefusedLocalDropped,
-			p.NoConnreqTimeout, p.WaitingTxStaleDeadline, p.CreditsHighwaterMin, p.CreditsHighwaterFixed}
+			p.NoConnreqTimeout, p.WaitingTxStaleDeadline, p.CreditsHighwaterMin, p.CreditsHighwaterFixed,
+			p.ImmediatePayloadCopied}
 		w, ok := want[name]
 		if !ok || got != w {
 			t.Errorf("release %q: o2ib rules %+v, want %+v (listed: %v)", name, got, w, ok)

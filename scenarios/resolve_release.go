@@ -170,12 +170,14 @@ func (r *resolver) releaseO2IB(g, key string, ni *NISpec) {
 // o2iblnd's rules per release (o2ib.Profile: each field names its boundary and ticket).
 // 2.12.9 has none of 2.14's and 2.16's changes but LU-14536's backport; 2.12.7 and 2.12.8
 // reconnect on "no listener" at most retry_count times (LU-13972), earlier releases as
-// long as txs wait; 2.12.0-2.12.2 return credits at peer_credits_hiw whatever the queue
+// long as txs wait; 2.12 copies an IMMEDIATE's payload (LU-14008 maps it from 2.15);
+// 2.12.0-2.12.2 return credits at peer_credits_hiw whatever the queue
 // depth (LU-12569 in 2.12.3); 2.15 lacks only 2.16's (LU-17480, LU-16184, LU-15828);
 // 2.16 on are master.
 var (
 	o2ib2129 = o2ib.Profile{LocalConnFailureStatus: true, RefusedLocalDropped: true,
-		NoConnreqTimeout: true, WaitingTxStaleDeadline: true, CreditsHighwaterMin: true}
+		NoConnreqTimeout: true, WaitingTxStaleDeadline: true, CreditsHighwaterMin: true,
+		ImmediatePayloadCopied: true}
 	o2ib2127 = withNoListenerReconnect(o2ib2129, false)
 	o2ib2123 = withNoListenerReconnect(o2ib2129, true)
 	o2ib2120 = withCreditsHighwaterFixed(o2ib2123)

@@ -19,6 +19,13 @@ func (n *Node) cptOfNID(nid NID) int {
 	return nidByteSum(nid) % k
 }
 
+// CPTOfNID is cptOfNID for an LND: the CPT whose resources (o2iblnd's tx and FastReg
+// pools) serve traffic with nid, as kiblnd_get_idle_tx picks them by lnet_cpt_of_nid.
+func (n *Node) CPTOfNID(nid NID) int { return n.cptOfNID(nid) }
+
+// NCPTs is LNET_CPT_NUMBER, the CPTs an NI of the node spans (the model's NIs span all).
+func (n *Node) NCPTs() int { return n.ncpts() }
+
 // nidByteSum is the pair-sum of lnet_nid4_cpt_hash: the sum of the NID's 8 bytes.
 func nidByteSum(nid NID) int {
 	const pairBits = 0x0001000100010001

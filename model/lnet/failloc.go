@@ -22,6 +22,10 @@ const (
 	// FailSockConn is CFS_FAIL_SOCK_CONN: socklnd closes a connection on a send error that
 	// lnet_send_error_simulation made up, which it otherwise leaves open.
 	FailSockConn uint32 = 0xe020
+	// FailO2IBFMRMapShort is CFS_FAIL_O2IBLND_FMR_MAP_SHORT: o2iblnd's FastReg mapping of a
+	// tx's pages (kiblnd_fmr_pool_map) is made to come up one fragment short, which fails
+	// the map and gives the descriptor back to its pool.
+	FailO2IBFMRMapShort uint32 = 0xf201
 )
 
 // fail_loc's flag bits (libcfs_fail.h).
@@ -110,6 +114,8 @@ func (n *Node) failPoint(id uint32) bool {
 		return !n.tun.Profile.NoFailRtrHealthInc
 	case FailSockConn:
 		return !n.tun.Profile.NoFailSockConn
+	case FailO2IBFMRMapShort:
+		return !n.tun.Profile.NoFailO2IBFMRMapShort
 	}
 	return false
 }

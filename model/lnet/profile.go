@@ -264,6 +264,10 @@ type Profile struct {
 	// NoFailSockConn: socklnd never closes a connection on a simulated send error, having
 	// no CFS_FAIL_SOCK_CONN check (up to 2.17; LU-20379 adds it in master).
 	NoFailSockConn bool
+	// NoFailO2IBFMRMapShort: o2iblnd's FastReg map has no CFS_FAIL_O2IBLND_FMR_MAP_SHORT
+	// check, so fail_loc 0xf201 fails no map (up to 2.17; LU-20400 adds it, with the fix
+	// that gives a failed map's descriptor back to its pool, in master).
+	NoFailO2IBFMRMapShort bool
 }
 
 // ReleaseDefaults are the global tunables whose defaults a release changed.
@@ -317,8 +321,8 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
-	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoNIDMetadata: true, SmallMaxInterfaces: true,
-	NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
+	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
+	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
 	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
@@ -328,8 +332,8 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionTimeout: true,
 	RouteNeedsGatewayHealth: true, RecoveryFailureKeepsHealth: true, NoNIStatusFromHealth: true,
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
-	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoNIDMetadata: true, SmallMaxInterfaces: true,
-	BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
+	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
+	SmallMaxInterfaces: true, BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
 	FaultRuleTypeForm: true, NoNetSetLNDTimeout: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true,
 	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 
@@ -353,10 +357,11 @@ func withPre216LNet(p Profile) Profile {
 	return p
 }
 
-// profile217 is 2.17: master but for LU-20379, LU-19827, LU-19563, LU-20426, LU-20398 and LU-20439.
+// profile217 is 2.17: master but for LU-20379, LU-19827, LU-19563, LU-20426, LU-20398, LU-20439
+// and LU-20400.
 var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true,
-	NoFailSockConn: true, SmallMaxInterfaces: true, NoLatencyStats: true, LaxConnsPerPeerOption: true,
-	NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true}}
+	NoFailSockConn: true, NoFailO2IBFMRMapShort: true, SmallMaxInterfaces: true, NoLatencyStats: true,
+	LaxConnsPerPeerOption: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true}}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true

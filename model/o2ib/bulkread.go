@@ -53,7 +53,8 @@ func downgradeRdReq(t *tx) {
 // once the READ has completed, becomes the PUT_RDDONE(mlen) that lets the sender finalize
 // (readComplete). The tx goes on the no-credit queue as a PUT_ACK does, with the same
 // deadline; the rx is reposted with a credit by the caller (nothing else of this PUT will
-// land in it, unlike the write path's PUT_DONE).
+// land in it, unlike the write path's PUT_DONE). The sink is mapped with a FastReg
+// descriptor as the write path's is; a failed map is answered PUT_RDDONE(-EINVAL).
 func (l *LND) recvRdReq(n *kibNet, c *conn, rxm *wireMsg, msg *lnet.Msg, mlen int) error {
 	if mlen == 0 || msg == nil {
 		if msg != nil {
@@ -65,6 +66,12 @@ func (l *LND) recvRdReq(n *kibNet, c *conn, rxm *wireMsg, msg *lnet.Msg, mlen in
 	t := l.getIdleTx(n)
 	if t == nil {
 		return ErrNoTx // not replying breaks the connection (the peer times out)
+	}
+	if err := l.fmrMap(n, t, n.node.CPTOfNID(c.peer.nid)); err != nil {
+		t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR
+		l.txDone(t)
+		l.sendCompletion(c, MsgPUT_RDDONE, -lnet.EINVAL, rxm.cookie) // as the write path's PUT_NAK
+		return err
 	}
 	t.msg.cookie = rxm.cookie
 	t.msg.status = int32(mlen)

@@ -17,7 +17,7 @@ func (l *LND) registerInvariants() {
 // checkInvariants checks the LND's connections and peers: the conns created and not yet
 // destroyed are exactly those whose CQ is alive, and each owns its QP number; a peer's
 // conns are established, not destroyed and its own; and a tx waiting on a peer for a
-// connection always has connd's timer to time it out.
+// connection always has connd's timer to time it out; and the FastReg pools (checkFMR).
 func (l *LND) checkInvariants() error {
 	live := 0
 	for _, c := range l.conns {
@@ -36,6 +36,41 @@ func (l *LND) checkInvariants() error {
 			if err := l.checkPeer(p); err != nil {
 				return err
 			}
+		}
+	}
+	return l.checkFMR()
+}
+
+// checkFMR: each FastReg pool of a live net holds between 0 and its size free descriptors
+// and its map count is the rest, and the descriptors a net's pools have out are exactly
+// those its live txs hold (a map whose descriptor was never given back would leak one per
+// failure, as LU-20400 fixed).
+func (l *LND) checkFMR() error {
+	held := make(map[*kibNet]int) // lookups only
+	for _, t := range l.txs {
+		if t.fmr == nil {
+			continue
+		}
+		if t.net == nil {
+			return fmt.Errorf("o2ib tx %d: free but holds a FastReg descriptor", t.idx)
+		}
+		held[t.net]++
+	}
+	for _, n := range l.nets {
+		if n.fmr == nil {
+			continue
+		}
+		out := 0
+		for i := range n.fmr.sets {
+			for j, p := range n.fmr.sets[i].pools {
+				if p.free < 0 || p.free > p.size || p.mapCount != p.size-p.free {
+					return fmt.Errorf("o2ib net %s: FastReg pool %d of CPT %d has %d of %d descriptors free and map count %d", n.nid, j, i, p.free, p.size, p.mapCount)
+				}
+				out += p.size - p.free
+			}
+		}
+		if out != held[n] {
+			return fmt.Errorf("o2ib net %s: %d FastReg descriptors out of its pools, %d held by its txs: descriptors leaked", n.nid, out, held[n])
 		}
 	}
 	return nil

@@ -171,15 +171,20 @@ type kibNet struct {
 	// (kept only under WaitingTxStaleDeadline; see getIdleTx).
 	staleDeadlines []sim.Time
 	tun            tunables
-	_              [32]byte // to the 384-byte class (352 is not a multiple of 64)
+	fmr            *fmrNet  // the FastReg pools, one set per CPT (ibn_fmr_ps; fmr.go)
+	_              [16]byte // to the 384-byte class (368 is not a multiple of 64)
 }
 
 // Startup models kiblnd_startup: find the IPoIB interface carrying the NI's address, set
-// up (or share) its device (listener, memory region, event handler) and the net's
-// incarnation stamp.
+// up (or share) its device (listener, memory region, event handler), the net's
+// incarnation stamp and its FastReg pools (kiblnd_net_init_pools, which refuses an
+// fmr_pool_size below ntx/4).
 func (l *LND) Startup(ni *lnet.NI) error {
 	p := l.niParams(ni.NID())
 	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := checkFMRPoolSize(p); err != nil {
 		return err
 	}
 	a := ni.NID().Addr()
@@ -206,6 +211,7 @@ func (l *LND) Startup(ni *lnet.NI) error {
 	n.tun.connreqTimeout = connreqTimeout(n.timeout())
 	n.poolSize = n.tun.NTx
 	n.staleTx = n.tun.Profile.WaitingTxStaleDeadline
+	n.initFMR(ni.Node().NCPTs())
 	ni.LNDData = n
 	d.nets = append(d.nets, n)
 	l.nets = append(l.nets, n)

@@ -42,6 +42,10 @@ type Profile struct {
 	// a message going back (up to 2.12.2; LU-12569 takes min(hiw, queue depth - 1) from
 	// 2.12.3). It overrides CreditsHighwaterMin.
 	CreditsHighwaterFixed bool
+	// ImmediatePayloadCopied: an IMMEDIATE's payload is copied into the message, so it maps
+	// no FastReg descriptor (up to 2.12; LU-14008 sends it from the mapped pages, a
+	// descriptor taken for every IMMEDIATE with a payload, from 2.15).
+	ImmediatePayloadCopied bool
 }
 
 // resolveTimeout is the timeout given to rdma_resolve_addr and rdma_resolve_route:

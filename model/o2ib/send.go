@@ -11,13 +11,17 @@ var (
 	ErrNoTx    = errors.New("o2ib: no tx descriptor (ENOMEM)")
 	ErrNoReply = errors.New("o2ib: cannot create the REPLY of an optimized GET (EIO)")
 	ErrNotUp   = errors.New("o2ib: NI not started")
+	ErrMap     = errors.New("o2ib: can't map the payload (EIO)")
 )
 
 // Send models kiblnd_send: an ACK, a small PUT/REPLY and a GET whose reply fits go
 // IMMEDIATE (finalized on send completion); a larger PUT/REPLY goes PUT_REQ and waits for
 // PUT_ACK/NAK; a larger GET goes GET_REQ with this node's sink and a pre-created REPLY, and
 // waits for GET_DONE. A GET that is being forwarded or goes to a router is always sent
-// IMMEDIATE (the sink is on the final destination's side of the router).
+// IMMEDIATE (the sink is on the final destination's side of the router). The GET's sink, the
+// PUT's source and (from LU-14008) an IMMEDIATE's payload are mapped with a FastReg
+// descriptor first (kiblnd_setup_rd_kiov, fmr.go); a map that fails releases the tx and
+// fails the send -EIO, a GET's with LOCAL_ERROR.
 func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 	n, _ := ni.LNDData.(*kibNet)
 	if n == nil || n.shutdown {
@@ -44,6 +48,15 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 		return ErrNoTx
 	}
 	t.msg.hdr = msg.Hdr
+	if typ != MsgIMMEDIATE || msg.Len() > 0 && !n.tun.Profile.ImmediatePayloadCopied {
+		if err := l.fmrMap(n, t, n.node.CPTOfNID(target)); err != nil {
+			if typ == MsgGET_REQ {
+				t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR
+			}
+			l.txDone(t)
+			return ErrMap
+		}
+	}
 	switch typ {
 	case MsgGET_REQ:
 		t.msg.cookie = t.cookie()
@@ -76,7 +89,8 @@ func (l *LND) Send(ni *lnet.NI, _ any, msg *lnet.Msg) error {
 // Recv models kiblnd_recv for the rx LNet was given by Parse: an IMMEDIATE's payload is
 // already here (finalize now); a PUT_REQ wanting nothing is NAKed, otherwise a PUT_ACK
 // with this node's sink goes back and waits for PUT_DONE (the rx is reposted without a
-// credit: its buffer is the one PUT_DONE will use); a GET_REQ is answered by RDMA and
+// credit: its buffer is the one PUT_DONE will use), or, when the sink's FastReg map fails,
+// a PUT_NAK with the map's -EINVAL, and LNet finalizes the PUT with the error; a GET_REQ is answered by RDMA and
 // GET_DONE (kiblnd_reply), or GET_DONE(-ENODATA) when nothing matched; the read variant's
 // PUT_RDREQ is pulled (recvRdReq) and its rx reposted with a credit at once.
 func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rlen int) error {
@@ -111,6 +125,13 @@ func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rle
 			rc = ErrNoTx // not replying breaks the connection (the peer times out)
 			break
 		}
+		if err := l.fmrMap(n, t, n.node.CPTOfNID(c.peer.nid)); err != nil {
+			t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR
+			l.txDone(t)
+			l.sendCompletion(c, MsgPUT_NAK, -lnet.EINVAL, rxm.cookie) // the map's error
+			rc = err
+			break
+		}
 		t.msg.cookie = rxm.cookie
 		t.msg.dstCookie = t.cookie()
 		t.msg.rd = rdmaDesc{key: n.dev.mr.RKey, nob: int32(mlen)}
@@ -132,13 +153,23 @@ func (l *LND) Recv(ni *lnet.NI, private any, msg *lnet.Msg, _ bool, _, mlen, rle
 	return rc
 }
 
-// reply models kiblnd_reply: RDMA WRITE the REPLY's data into the GET's sink, then
-// GET_DONE(bytes); a REPLY without data finalizes at once.
+// reply models kiblnd_reply: RDMA WRITE the REPLY's data, mapped with a FastReg descriptor,
+// into the GET's sink, then GET_DONE(bytes); a REPLY without data finalizes at once. A
+// failed map fails the REPLY -EIO with LOCAL_ERROR and sends nothing (the GET's initiator
+// times out).
 func (l *LND) reply(n *kibNet, r *rx, msg *lnet.Msg, nob int) {
 	t := l.getIdleTx(n)
 	if t == nil {
 		n.node.Finalize(msg, -lnet.EIO, lnet.LNET_MSG_STATUS_LOCAL_ERROR)
 		return
+	}
+	if nob > 0 {
+		if err := l.fmrMap(n, t, n.node.CPTOfNID(r.conn.peer.nid)); err != nil {
+			t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR
+			l.txDone(t)
+			n.node.Finalize(msg, -lnet.EIO, lnet.LNET_MSG_STATUS_LOCAL_ERROR)
+			return
+		}
 	}
 	if rc := l.initRDMA(t, MsgGET_DONE, nob, r.msg.rd, r.msg.cookie); rc < 0 {
 		t.hstatus = lnet.LNET_MSG_STATUS_LOCAL_ERROR

@@ -47,6 +47,10 @@ type tx struct {
 	prev, next *tx
 
 	msg wireMsg
+
+	// fmr is the pool of the FastReg descriptor the tx holds (tx_fmr's fmr_pool with its
+	// fmr_frd), nil when it maps nothing (fmr.go).
+	fmr *fmrPool
 }
 
 // cookie is tx_cookie: unique for the life of the descriptor.
@@ -101,7 +105,8 @@ func (t *tx) initMsg(typ MsgType, payload int) {
 	t.msg.nob = int32(msgNob(typ, payload))
 }
 
-// txDone models kiblnd_tx_done: release the descriptor, then finalize its LNet messages
+// txDone models kiblnd_tx_done: give back the FastReg descriptor the tx mapped with, if
+// any (kiblnd_unmap_tx), release the tx descriptor, then finalize its LNet messages
 // (the request with the tx's health status as it is, the optimized GET's REPLY with the
 // status only), after the descriptor is free as the kernel does. A status of 0 with a
 // health status other than OK reaches LNet as such, which then skips the health check
@@ -109,6 +114,9 @@ func (t *tx) initMsg(typ MsgType, payload int) {
 func (l *LND) txDone(t *tx) {
 	if t.queued || t.sending != 0 || t.waiting {
 		panic("o2ib: tx_done on a busy tx")
+	}
+	if t.fmr != nil {
+		l.fmrUnmap(t) // kiblnd_unmap_tx
 	}
 	m0, m1 := t.lnt[0], t.lnt[1]
 	status, hs := t.status, t.hstatus
