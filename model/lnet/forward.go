@@ -348,7 +348,7 @@ func (n *Node) postRoutedRecv(m *Msg, delayed bool) {
 	ln := m.Hdr.PayloadLength
 	m.rxLen = ln
 	if err := ni.net.lnd.Recv(ni, m.private, m, delayed, 0, ln, ln); err != nil {
-		n.finalize(m, -EIO)
+		n.finalize(m, errnoOf(err, -EIO)) // lnet_ni_recv
 	}
 }
 

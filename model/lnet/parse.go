@@ -138,12 +138,13 @@ func (n *Node) setRxEvent(m *Msg, t EventType, mlen int) {
 		hdrData: h.HdrData, data: h.Data}
 }
 
-// recv models lnet_ni_recv: hand the receive to the LND; an immediate error finalizes.
+// recv models lnet_ni_recv: hand the receive to the LND; an immediate error finalizes with
+// the errno the LND returned (an Errno; -EIO for an error that carries none).
 func (n *Node) recv(m *Msg, offset, mlen, rlen int) {
 	ni := m.rxNI
 	m.rxLen = mlen
 	if err := ni.net.lnd.Recv(ni, m.private, m, false, offset, mlen, rlen); err != nil {
-		n.finalize(m, -EIO)
+		n.finalize(m, errnoOf(err, -EIO))
 	}
 }
 

@@ -1,7 +1,6 @@
 package o2ib
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
@@ -27,8 +26,8 @@ const (
 )
 
 // errMapShort is the error of a map whose scatterlist came up short (ib_map_mr_sg mapping
-// fewer fragments than asked: -EINVAL).
-var errMapShort = errors.New("o2ib: FastReg map short (EINVAL)")
+// fewer fragments than asked): -EINVAL, which kiblnd_recv returns to LNet.
+var errMapShort = fmt.Errorf("o2ib: FastReg map came up short: %w", lnet.Errno(-lnet.EINVAL))
 
 // fmrPool is a kib_fmr_pool of FastReg descriptors: size of them, free on its list,
 // mapCount maps holding the pool (fpo_map_count) and the deadline past which an idle pool
