@@ -372,7 +372,8 @@ func checkUUID(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
 }
 
 // failLocations are the libcfs fail_loc locations the model checks, with the kernel's names.
-var failLocations = map[uint32]string{0xe002: "CFS_FAIL_DELAY_MSG_FORWARD", 0xe003: "CFS_FAIL_TEST_PING_MD", 0xe004: "CFS_FAIL_RTR_HEALTH_INC", 0xe020: "CFS_FAIL_SOCK_CONN"}
+var failLocations = map[uint32]string{0xe002: "CFS_FAIL_DELAY_MSG_FORWARD", 0xe003: "CFS_FAIL_TEST_PING_MD", 0xe004: "CFS_FAIL_RTR_HEALTH_INC",
+	0xe020: "CFS_FAIL_SOCK_CONN", 0xf201: "CFS_FAIL_O2IBLND_FMR_MAP_SHORT"}
 
 // failFlags are fail_loc's flag bits a user writes (libcfs_fail.h): once, skip, some, rand,
 // usr1, fault. CFS_FAILED (0x40000000) is the kernel's own.
@@ -381,7 +382,7 @@ const failFlags uint32 = 0x80000000 | 0x20000000 | 0x10000000 | 0x08000000 | 0x0
 // checkFailLoc: fail_loc is 0 or a location the model checks with flag bits; fail_val is an
 // int as lctl writes it (-1 and the like wrap to unsigned, as cfs_fail_val does).
 func checkFailLoc(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
-	const hint = "LNet's check points: 0xe002 (CFS_FAIL_DELAY_MSG_FORWARD), 0xe003 (CFS_FAIL_TEST_PING_MD), 0xe004 (CFS_FAIL_RTR_HEALTH_INC), 0xe020 (CFS_FAIL_SOCK_CONN), with flags 0x80000000 (once), 0x20000000 (skip), 0x10000000 (some), 0x08000000 (rand); 0 clears it"
+	const hint = "LNet's and its LNDs' check points: 0xe002 (CFS_FAIL_DELAY_MSG_FORWARD), 0xe003 (CFS_FAIL_TEST_PING_MD), 0xe004 (CFS_FAIL_RTR_HEALTH_INC), 0xe020 (CFS_FAIL_SOCK_CONN), 0xf201 (CFS_FAIL_O2IBLND_FMR_MAP_SHORT), with flags 0x80000000 (once), 0x20000000 (skip), 0x10000000 (some), 0x08000000 (rand); 0 clears it"
 	switch loc := f.FailLoc &^ failFlags; {
 	case f.FailLoc == 0:
 	case loc&0xffff != loc:

@@ -223,7 +223,8 @@ var statsCounters = set("resend_count", "failed_resends", "successful_resends", 
 	"drop_count", "send_count", "recv_count", "local_interrupt_count", "local_dropped_count",
 	"local_aborted_count", "local_no_route_count", "local_timeout_count", "local_error_count",
 	"remote_dropped_count", "remote_error_count", "remote_timeout_count", "network_timeout_count",
-	"route_count", "router_expired_count", "router_dropped_count")
+	"route_count", "router_expired_count", "router_dropped_count",
+	"o2ib_fmr_maps", "o2ib_fmr_map_errors", "o2ib_fmr_unmaps", "o2ib_fmr_in_use", "o2ib_fmr_pools")
 
 var messageStatus = set("ok", "failed", "local_interrupt", "local_dropped", "local_aborted", "local_no_route",
 	"local_error", "local_timeout", "remote_error", "remote_dropped", "remote_timeout", "network_timeout")

@@ -108,7 +108,8 @@ type Fault struct {
 	Name string `yaml:"name" json:"name,omitempty"`
 	// FailLoc is the libcfs fail_loc the fail_loc action writes on Node (`lctl set_param
 	// fail_loc=...`): a check point LNet or socklnd has (0xe002 CFS_FAIL_DELAY_MSG_FORWARD,
-	// 0xe003 CFS_FAIL_TEST_PING_MD, 0xe004 CFS_FAIL_RTR_HEALTH_INC, 0xe020 CFS_FAIL_SOCK_CONN) with flag bits (0x80000000 once, 0x20000000 skip, 0x10000000
+	// 0xe003 CFS_FAIL_TEST_PING_MD, 0xe004 CFS_FAIL_RTR_HEALTH_INC, 0xe020 CFS_FAIL_SOCK_CONN,
+	// 0xf201 CFS_FAIL_O2IBLND_FMR_MAP_SHORT) with flag bits (0x80000000 once, 0x20000000 skip, 0x10000000
 	// some, 0x08000000 rand), or 0 to clear it.
 	FailLoc uint32 `yaml:"fail_loc" json:"fail_loc,omitempty"`
 	// FailVal is the fail_val written with it (the count of skip and some, rand's 1-in-N;

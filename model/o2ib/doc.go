@@ -9,6 +9,7 @@
 //	profile.go  the rules that differ between Lustre releases (Profile, zero: master)
 //	lnd.go      the LND value, start-up/shut-down of NIs (kib_net), lnet_notify
 //	dev.go      devices (kib_dev): listener, memory region, PORT_ERR/ACTIVE, DEVICE_FATAL
+//	fmr.go      FastReg descriptor pools per net and CPT: map, unmap, growth, fail_loc 0xf201
 //	peer.go     peers (kib_peer_ni), the peer table, connect failures
 //	cm.go       the RDMA CM side: connect, passive connect, CONNACK, rejects, reconnects
 //	conn.go     connections (kib_conn): creation, close, abort, completions
@@ -61,7 +62,8 @@
 //   - The IB model moves byte counts, not bytes: the content of each SEND (the kib_msg)
 //     is handed to the receiving conn in posting order (conn.rxWire) and taken by each
 //     successful receive completion, which RC's in-order delivery makes exact.
-//   - One memory region per device stands for FMR/FastReg mappings: an RDMA is one WR.
+//   - FastReg descriptors are counted, not mapped: no LOCAL_INV or REG_MR work request is
+//     posted, every key is the device's one region's, and an RDMA is one WR (fmr.go).
 //   - Only protocol version 2 is spoken; no device failover, no GPU paths, no checksums.
 //   - Module parameters, timeout included, are per net or per NI (one LND value serves every
 //     node); the kernel has one set per module.

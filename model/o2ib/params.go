@@ -29,10 +29,10 @@ type Params struct {
 	ConnsPerPeer      int `yaml:"conns_per_peer"`      // connections per peer NI
 	RetryCount        int `yaml:"retry_count"`         // RC QP retry_cnt given to rdma_connect
 	RNRRetryCount     int `yaml:"rnr_retry_count"`     // RC QP rnr_retry given to rdma_connect/accept
-	MapOnDemand       int `yaml:"map_on_demand"`       // stored; the model maps every RDMA as one region
-	FMRPoolSize       int `yaml:"fmr_pool_size"`       // stored, unused
-	FMRFlushTrigger   int `yaml:"fmr_flush_trigger"`   // stored, unused
-	FMRCache          int `yaml:"fmr_cache"`           // stored, unused
+	MapOnDemand       int `yaml:"map_on_demand"`       // stored; every RDMA is mapped (no global region; fmr.go)
+	FMRPoolSize       int `yaml:"fmr_pool_size"`       // FastReg descriptors per NI, over its CPTs (fmr.go)
+	FMRFlushTrigger   int `yaml:"fmr_flush_trigger"`   // stored, unused (FMR's, not FastReg's)
+	FMRCache          int `yaml:"fmr_cache"`           // stored, unused (FMR's, not FastReg's)
 	DevFailover       int `yaml:"dev_failover"`        // stored, unused (no HCA failover in the model)
 	IBMTU             int `yaml:"ib_mtu"`              // stored; the fabric's path MTU applies
 	WrqSGE            int `yaml:"wrq_sge"`             // stored, unused

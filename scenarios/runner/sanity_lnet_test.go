@@ -196,6 +196,15 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// revives it), and the router is not stopped.
 		{"sanity-lnet-550", []string{"faults[7].at=12050ms", "faults[7].node=client", "faults[7].lnetctl=net set --health 800 --nid 10.0.0.1@tcp"},
 			[]string{"the route is still up just after the failed send", "the route goes down once the gateway is gone"}},
+		// 2.17 has no CFS_FAIL_O2IBLND_FMR_MAP_SHORT check (LU-20400 in master): nothing fails
+		// and the requests go the first time. fail_val 12: the first write's request fails
+		// eleven times, more than its ten resends, so that write fails (the twelfth check
+		// spends it on the next write's request, which goes), and the server moves one
+		// write's bulk and reply fewer.
+		{"sanity-lnet-180", []string{"lnet.release=2.17"}, []string{"nine maps fail on the client", "the client's requests that failed to map", "no other message fails"}},
+		{"sanity-lnet-180", []string{"faults[1].fail_val=12"}, []string{"every write completes", "no write fails", "nine maps fail on the client",
+			"the client's requests that failed to map", "the client's maps: its discovery push, 64 requests and 64 bulk sources", "each given back at the tx's end",
+			"the server's: its ping reply and push, 64 bulk sinks and 64 replies", "the client's PUTs that went: 64 requests and the push", "the client's bulk REPLYs", "no other message fails"}},
 		// response_tracking 4 accepted, or the import of 2 read as 3.
 		{"sanity-lnet-104", []string{"faults[4].lnetctl=set response_tracking 0"}, []string{"set 4 fails", "and leaves 3"}},
 		{"sanity-lnet-104", []string{"nodes.imp2.lnetctl.global.response_tracking=3"}, []string{"import 2"}},
