@@ -67,8 +67,10 @@ func (w *seqWorld) exec(t *testing.T, d *datadriven.TestData) (string, error) {
 		return w.run(t, args)
 	case "show":
 		return w.show(args)
+	case "failloc":
+		return "", w.failLoc(args)
 	}
-	return "", fmt.Errorf("unknown command %q: want cluster, routed, put, get, reject, run or show", d.Cmd)
+	return "", fmt.Errorf("unknown command %q: want cluster, routed, put, get, reject, failloc, run or show", d.Cmd)
 }
 
 // cluster is `cluster [nodes=2] [bulk=write|read]`: nodes n1..nN, one EDR rail each on one
@@ -163,6 +165,27 @@ func (w *seqWorld) reject(args map[string]string) error {
 	return nil
 }
 
+// failLoc is `failloc node=n1 loc=0x8000f201 [val=0]`: lctl set_param fail_loc=LOC
+// fail_val=VAL on the node.
+func (w *seqWorld) failLoc(args map[string]string) error {
+	n := w.nodes[args["node"]]
+	if n == nil {
+		return fmt.Errorf("failloc: node=%q: no such node", args["node"])
+	}
+	loc, err := strconv.ParseUint(args["loc"], 0, 32)
+	if err != nil {
+		return fmt.Errorf("failloc: loc=%q: %w", args["loc"], err)
+	}
+	var val uint64
+	if v, ok := args["val"]; ok {
+		if val, err = strconv.ParseUint(v, 0, 32); err != nil {
+			return fmt.Errorf("failloc: val=%q: %w", v, err)
+		}
+	}
+	n.SetFailLoc(uint32(loc), uint32(val))
+	return nil
+}
+
 // run is `run for=1s [only=conn] [quiet]`: advances virtual time and prints the trace since
 // the last run (only the connection steps and CONNREQ/CONNACK with only=conn; nothing with
 // quiet).
@@ -202,8 +225,8 @@ func seqDuration(s string) (sim.Time, error) {
 	return 0, fmt.Errorf("for=%q: want a whole number of s, ms or us", s)
 }
 
-// show is `show posts` (o2iblnd messages posted, by type, since the start) or `show lnd`
-// (the LND's connection counters).
+// show is `show posts` (o2iblnd messages posted, by type, since the start), `show lnd`
+// (the LND's connection counters) or `show fmr` (each node's FastReg pools, in name order).
 func (w *seqWorld) show(args map[string]string) (string, error) {
 	var b strings.Builder
 	switch {
@@ -219,8 +242,18 @@ func (w *seqWorld) show(args map[string]string) (string, error) {
 	case has(args, "lnd"):
 		s := w.lnd.Stats()
 		fmt.Fprintf(&b, "conns created %d closed %d rejected %d reconnects %d\n", s.ConnsCreated, s.ConnsClosed, s.Rejected, s.Reconnects)
+	case has(args, "fmr"):
+		var names []string
+		for name := range w.nodes {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			p, _ := w.lnd.FMRPools(w.nodes[name].NIs()[0])
+			fmt.Fprintf(&b, "%s pools %d descriptors %d in use %d maps %d errors %d unmaps %d\n", name, p.Pools, p.Descs, p.InUse, p.Maps, p.MapErrors, p.Unmaps)
+		}
 	default:
-		return "", fmt.Errorf("show: want posts or lnd")
+		return "", fmt.Errorf("show: want posts, lnd or fmr")
 	}
 	return b.String(), nil
 }
