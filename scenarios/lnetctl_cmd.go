@@ -42,6 +42,9 @@ type Command struct {
 	// (lnet_peer_ni_cmd's report_err after a create).
 	UndoPrim bool   `json:"undo_prim,omitempty"`
 	node     string // the node it runs on (for checks that resolve references there)
+	// rawNIDs: the NIDs go to the kernel as written, which resolves no host name (import
+	// --exec's Netlink ping and discover sections).
+	rawNIDs bool
 	// order lists an ordered command's options as given (their canonical names), for a check
 	// that reads them in lnetctl's order.
 	order []string

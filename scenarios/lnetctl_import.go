@@ -639,7 +639,7 @@ func (r *resolver) importExec(p, node, verb string, e *LnetctlExec) []*Command {
 	}
 	var out []*Command
 	for _, ent := range e.Entries {
-		c := &Command{Verb: verb, Args: map[string]string{}, Operands: []string{strings.Join(ent.NIDs, ",")}, node: node}
+		c := &Command{Verb: verb, Args: map[string]string{}, Operands: []string{strings.Join(ent.NIDs, ",")}, node: node, rawNIDs: e.Netlink}
 		if ent.TimeoutMS > 0 && verb == "ping" {
 			c.Args["timeout"] = strconv.Itoa((ent.TimeoutMS + 999) / 1000)
 		}

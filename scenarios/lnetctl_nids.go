@@ -19,6 +19,23 @@ const maxNIDsPerPeer = 128
 // refused, as is a list of more than 128 NIDs. Each NID comes back canonical. An item
 // without '@' is passed to ref (lnetsim's NI references, node:index).
 func expandNIDList(s string, ref func(string) (string, error)) ([]string, error) {
+	return expandNIDListHosts(s, ref, nil)
+}
+
+// hostResolver resolves a host name to the text of its IPv4 address, as lnetctl's NID
+// parsers ask the system (gethostbyname, getaddrinfo), or reports that it does not resolve.
+type hostResolver func(name string) (string, bool)
+
+// unresolvedHost is the error for a NID whose address is a host name that does not resolve.
+type unresolvedHost struct{ item, name string }
+
+func (e *unresolvedHost) Error() string { return fmt.Sprintf("cannot parse NID '%s'", e.item) }
+
+// expandNIDListHosts is expandNIDList for lnetctl ping and discover, whose NIDs may name a
+// host instead of an address (HOST@tcp): with host not nil, an address part that starts with
+// a letter and holds no range is resolved by it (libcfs_ip_str2addr), on a net whose
+// addresses are IPv4 ones.
+func expandNIDListHosts(s string, ref func(string) (string, error), host hostResolver) ([]string, error) {
 	if strings.Contains(s, "*") {
 		return nil, fmt.Errorf("asterisk not allowed in nidstring '%s'", s)
 	}
@@ -27,7 +44,7 @@ func expandNIDList(s string, ref func(string) (string, error)) ([]string, error)
 		var nids []string
 		var err error
 		if strings.Contains(item, "@") {
-			nids, err = expandNID(item)
+			nids, err = expandNID(item, host)
 		} else {
 			var nid string
 			nid, err = ref(item)
@@ -73,10 +90,18 @@ func splitNIDList(s string) []string {
 }
 
 // expandNID expands one NID pattern whose address parts may be bracketed range lists.
-func expandNID(item string) ([]string, error) {
+func expandNID(item string, host hostResolver) ([]string, error) {
 	addr, net, ok := strings.Cut(item, "@")
 	if !ok {
 		return nil, fmt.Errorf("unable to parse nidlist from: %s", item)
+	}
+	if host != nil && !numericNet(net) && addr != "" && !strings.Contains(addr, "[") &&
+		('a' <= addr[0] && addr[0] <= 'z' || 'A' <= addr[0] && addr[0] <= 'Z') {
+		ip, ok := host(addr)
+		if !ok {
+			return nil, &unresolvedHost{item: item, name: addr}
+		}
+		addr = ip
 	}
 	modelled := true
 	if _, _, err := ParseNet(net); err != nil {

@@ -63,3 +63,43 @@ func checkExpand(t *testing.T, cases []expandCase) {
 		}
 	}
 }
+
+// TestExpandNIDListHosts: lnetctl ping and discover resolve a host name in a NID's address
+// (libcfs_ip_str2addr: an address starting with a letter, on a net of IPv4 addresses); a
+// range, a numeric net's address or a name that starts otherwise is read as before, and a
+// name that does not resolve is an unresolvedHost error naming the NID.
+func TestExpandNIDListHosts(t *testing.T) {
+	host := func(name string) (string, bool) {
+		if name == "client" {
+			return "10.0.0.1", true
+		}
+		return "", false
+	}
+	noRef := func(s string) (string, error) { return "", errors.New("no reference " + s) }
+	for _, tc := range []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{in: "client@tcp", want: []string{"10.0.0.1@tcp"}},
+		{in: "client@o2ib1,10.0.0.[2-3]@tcp", want: []string{"10.0.0.1@o2ib1", "10.0.0.2@tcp", "10.0.0.3@tcp"}},
+		{in: "server@tcp", err: "cannot parse NID 'server@tcp'"},
+		{in: "client@gni", err: `unable to parse nidlist from: client@gni ("client" is not a number from 0 to 4294967295)`},
+		{in: "1client@tcp", err: `unable to parse nidlist from: 1client@tcp`},
+	} {
+		got, err := expandNIDListHosts(tc.in, noRef, host)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+	// Other commands read no host names (cfs_parse_nidlist).
+	if _, err := expandNIDList("client@tcp", noRef); err == nil {
+		t.Error("expandNIDList read a host name")
+	}
+}

@@ -223,6 +223,13 @@ type Profile struct {
 	// reset` clears only the global counters (up to 2.17; LU-20426 adds them and clears them
 	// with the NIs' and peer NIs' message counts in master).
 	NoLatencyStats bool
+	// PingByIoctl: lnetctl ping and discover go through liblnetconfig's ioctls
+	// (lustre_lnet_ping_nid, lustre_lnet_discover_nid: infra_ping_nid), which read each
+	// comma-separated NID by libcfs_str2nid, a host name resolved by gethostbyname, and report
+	// one that does not parse as "cannot parse NID 'X'" (up to 2.15; from 2.16 the Netlink
+	// ping and discover read the list by lustre_lnet_parse_nid_range, LU-17629 resolving host
+	// names there, and refuse it whole: "Unable to parse nidlist: invalid NID in nidstr").
+	PingByIoctl bool
 	// NoDebugPeer: lnetctl has no `debug peer` (up to 2.15; LU-15234 adds it in 2.16).
 	NoDebugPeer bool
 	// NoLnetctlFault: lnetctl has no `fault` command (up to 2.15; LU-9680 adds it in 2.16).
@@ -323,7 +330,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
-	NoDebugPeer: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
+	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
 	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
@@ -342,14 +349,15 @@ var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 
 // withPre216LNet adds the send, notify, recovery and ping rules 2.16 changed (LU-16303,
 // LU-14955, LU-17855, LU-14979, LU-16290, LU-17854), lnetctl's net add --nid (LU-13642)
-// and the Netlink NI add and its LND tunables (--tos, timeout and tos shown) to a 2.13+
-// profile.
+// and the Netlink NI add and its LND tunables (--tos, timeout and tos shown), and lnetctl's
+// ioctl ping and discover (PingByIoctl) to a 2.13+ profile.
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
 	p.ShowByIoctl, p.ImportByIoctl, p.GlobalShowKeys = true, true, 12
 	p.NoFailDelayMsgForward = true
 	p.NoNetNIDOption, p.NoPeerLockPrimary, p.NoDebugPeer, p.NoLnetctlFault = true, true, true, true
+	p.PingByIoctl = true
 	p.NIAddByIoctl, p.NoLNDTimeoutTOSShow = true, true
 	p.NoAnyNIDText, p.NoKfiNames, p.PrefixInterfaceDup = true, true, true
 	p.ImportNetRaw = false    // liblnetconfig reads the net section (ImportByIoctl)

@@ -225,6 +225,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// metadata fetched or logged.
 		{"sanity-lnet-270", []string{"faults[2].fail_loc=0"}, []string{"the metadata reply is logged before the ping", "one metadata entry: the tcp NI's", "the entry is the tcp NID's"}},
 		{"sanity-lnet-270", []string{"nodes.client.release=2.16"}, []string{"the metadata reply is logged before the ping", "one metadata entry: the tcp NI's", "the entry is the tcp NID's"}},
+		// The other node's host name where the test pings its own: another NID answers.
+		{"sanity-lnet-305", []string{"faults[1].lnetctl=ping old@tcp"}, []string{"pinging its own host name succeeds"}},
+		{"sanity-lnet-305", []string{"faults[2].lnetctl=ping client@tcp"}, []string{"2.15 - pinging its own host name succeeds"}},
 		{"sanity-lnet-475", []string{"faults[11].lnetctl=ping client:0"}, []string{"after the reset the self peer NI has no sample", "nor has the local NI", "and the global counters are 0"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 		// ko2iblnd loaded with tos=96 for the net: the NI added without --tos, or with -1,
