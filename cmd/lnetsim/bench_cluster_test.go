@@ -13,8 +13,11 @@ import (
 // servers, 10 ms.
 var smallCluster = clusterSpec{Clients: 100, Routers: 4, Servers: 10, Duration: 10 * sim.Millisecond}
 
-func TestBenchCluster(t *testing.T) {
-	args := []string{"bench", "cluster", "--clients", "100", "--routers", "4", "--servers", "10", "--duration", "10ms", "--json"}
+// benchSmallJSON runs `lnetsim bench cluster --json` at the small size (100 clients, 4
+// routers, 10 servers, 10 ms) with the extra flags and returns its result.
+func benchSmallJSON(t *testing.T, extra ...string) clusterResult {
+	t.Helper()
+	args := append([]string{"bench", "cluster", "--clients", "100", "--routers", "4", "--servers", "10", "--duration", "10ms", "--json"}, extra...)
 	code, out, errOut := runCLI(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -23,6 +26,11 @@ func TestBenchCluster(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+func TestBenchCluster(t *testing.T) {
+	res := benchSmallJSON(t)
 	// Every hop of the writes and reads through the routers is counted, discovery's pings,
 	// pushes and their responses too; the figures are those of the deterministic run.
 	if res.Messages != 6660 || res.Events != 152318 || res.Checksum != "6e3c2ac8c1232417" {
@@ -36,15 +44,7 @@ func TestBenchCluster(t *testing.T) {
 // TestBenchClusterRoundRobin: --arbitration round-robin runs the cluster with round-robin
 // switch outputs (fabric.switch_arbitration), which changes what is simulated.
 func TestBenchClusterRoundRobin(t *testing.T) {
-	args := []string{"bench", "cluster", "--clients", "100", "--routers", "4", "--servers", "10", "--duration", "10ms", "--arbitration", "round-robin", "--json"}
-	code, out, errOut := runCLI(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var res clusterResult
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatal(err)
-	}
+	res := benchSmallJSON(t, "--arbitration", "round-robin")
 	if res.Arbitration != "round-robin" || res.Messages != 6734 || res.Events != 168792 || res.Checksum != "5e7c8ce718eda091" {
 		t.Fatalf("arbitration %s messages %d events %d checksum %s; want round-robin 6734 168792 5e7c8ce718eda091", res.Arbitration, res.Messages, res.Events, res.Checksum)
 	}
