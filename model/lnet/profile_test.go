@@ -1,6 +1,7 @@
 package lnet
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,22 +82,10 @@ func TestProfileHealthIncrement(t *testing.T) {
 		got = append(got, ni.Health())
 		p.run(t, 9*sim.Second)
 		got = append(got, ni.Health())
-		if !equalInts(got, c.want) {
+		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: health %v, want %v", c.rel, got, c.want)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Single rail (LU-13501, 2.15): 2.12 charges and resends a local failure on a single-NI node
@@ -124,7 +113,7 @@ func TestProfileSingleRail(t *testing.T) {
 		}
 		peer := p.a.PeerNI(nid("10.0.0.2@o2ib"))
 		got := []int{int(p.a.Stats().ResendCount), p.a.NIs()[0].Health(), peer.Health()}
-		if want := []int{c.resends, c.local, c.peer}; !equalInts(got, want) {
+		if want := []int{c.resends, c.local, c.peer}; !slices.Equal(got, want) {
 			t.Errorf("%s: resends, local health, peer health %v, want %v", c.rel, got, want)
 		}
 	}

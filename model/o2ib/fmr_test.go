@@ -1,6 +1,7 @@
 package o2ib
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
@@ -155,22 +156,10 @@ func TestFMRMapShort(t *testing.T) {
 				gotB = append(gotB, rec{r.Status, r.HStatus})
 			}
 		}
-		if !equalRecs(gotA, c.initiator) || !equalRecs(gotB, c.responder) {
+		if !slices.Equal(gotA, c.initiator) || !slices.Equal(gotB, c.responder) {
 			t.Errorf("fail on n%d, get %v: A's %v %v, B's %v %v; want %v and %v", c.failOn, c.get, reqType, gotA, rspType, gotB, c.initiator, c.responder)
 		}
 	}
-}
-
-func equalRecs[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Up to 2.17 (NoFailO2IBFMRMapShort) o2iblnd has no CFS_FAIL_O2IBLND_FMR_MAP_SHORT check:
