@@ -406,3 +406,47 @@ func TestNetSetLNDTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestUDSPPingRelease: lnetctl's udsp commands are from 2.14.51 (LU-9121: refused on 2.12);
+// udsp del's --all, and its refusals in lnetctl's words, from 2.15.57 (LU-16574: 2.16), where
+// --idx -1 deletes every policy too; up to 2.15 udsp del without --idx deletes policy 0;
+// ping --source is from 2.14.56 (LU-14939: refused on 2.12).
+func TestUDSPPingRelease(t *testing.T) {
+	for _, tc := range []struct {
+		release, cmd string
+		value        int
+	}{
+		{"2.15", "udsp add --src o2ib --priority 1", -1},
+		{"2.15", "udsp del", 0},
+		{"2.15", "udsp del --idx -1", -1},
+		{"2.16", "udsp del --all", -1},
+		{"master", "udsp del --idx -1", -1},
+		{"master", "udsp del -i 2", 2},
+		{"2.15", "ping 10.0.0.1@o2ib --source 10.0.0.1@o2ib", 0},
+	} {
+		s, err := loadCommandOn(tc.release, tc.cmd)
+		if err != nil {
+			t.Errorf("%s on %s: %v", tc.cmd, tc.release, err)
+			continue
+		}
+		if v := s.Faults[0].Cmd.Value; v != tc.value {
+			t.Errorf("%s on %s: value %d, want %d", tc.cmd, tc.release, v, tc.value)
+		}
+	}
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"2.12", "udsp add --src o2ib --priority 1", "t.yaml:6:37: faults[0].lnetctl: udsp add: no such command in lnetctl (client runs 2.12) (remove it (lnetctl has udsp from 2.14, LU-9121: 2.15 and later))"},
+		{"2.12", "udsp del --idx 0", "udsp del: no such command in lnetctl (client runs 2.12)"},
+		{"2.15", "udsp del --all", "t.yaml:6:37: faults[0].lnetctl: udsp del: unrecognized option '--all' (client runs 2.15) (write --idx -1 (lnetctl has udsp del --all from 2.16, LU-16574))"},
+		{"2.15", "udsp del --idx x", `udsp del: --idx "x" is not a number (lnetctl would ignore the option silently)`},
+		{"2.15", "udsp del --idx -2", "udsp del: index -2 is not modelled (lnetctl hands it to the kernel)"},
+		{"master", "udsp del", "t.yaml:6:37: faults[0].lnetctl: udsp del: Must specify --idx or --all (add --idx N or --all)"},
+		{"master", "udsp del --all --idx 1", "udsp del: Cannot combine --all with --idx (give --idx or --all)"},
+		{"2.16", "udsp del --idx -2", `udsp del: Invalid index "-2" (an index, or -1 for every policy)`},
+		{"2.17", "udsp del --idx one", `udsp del: Invalid index "one"`},
+		{"2.12", "ping 10.0.0.1@o2ib --source 10.0.0.1@o2ib", "t.yaml:6:37: faults[0].lnetctl: ping: unrecognized option '--source' (client runs 2.12) (remove it: the node picks the source NI (lnetctl ping has --source from 2.15, LU-14939))"},
+	} {
+		if _, err := loadCommandOn(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s:\n got %v\nwant %s", tc.cmd, tc.release, err, tc.msg)
+		}
+	}
+}

@@ -513,10 +513,11 @@ func checkRouteAdd(r *resolver, p string, c *Command) {
 }
 
 // checkPing: lnetctl ping NID[,NID...] [--source NID] [--timeout S]; the timeout is whole
-// seconds (1 when absent, as lnetctl's 1000 ms), at most 180 in the kernel.
+// seconds (1 when absent, as lnetctl's 1000 ms), at most 180 in the kernel. --source is
+// lnetctl's from 2.15 (LU-14939, 2.14.56).
 func checkPing(r *resolver, p string, c *Command) {
 	c.NIDs = r.cmdPingNIDs(p, c, c.Operands[0])
-	if s, ok := c.Args["source"]; ok {
+	if s, ok := c.Args["source"]; ok && optionOfRelease(r, p, c, "source", pingSourceLacking) {
 		if src := r.cmdNIDs(p, s); len(src) == 1 {
 			c.Prim = src[0]
 		} else if len(src) > 1 {
@@ -526,6 +527,22 @@ func checkPing(r *resolver, p string, c *Command) {
 	if r.cmdInt(p, c, "timeout", &c.Value) && c.Value < 1 {
 		r.errorAt(p, "lnetctl ping --timeout is in seconds", "ping: timeout %d: must be at least 1", c.Value)
 	}
+}
+
+// pingSourceLacking: ping --source is lnetctl's from 2.14.56 (LU-14939).
+var pingSourceLacking = releaseLacks{func(pr lnet.Profile) bool { return pr.NoPingSource },
+	"remove it: the node picks the source NI (lnetctl ping has --source from 2.15, LU-14939)"}
+
+// udspRelease refuses a udsp command on a node whose lnetctl has none (up to 2.12: LU-9121
+// adds it in 2.14.51), as lnetctl refuses an unknown command; it reports whether the command
+// goes on.
+func udspRelease(r *resolver, p string, c *Command) bool {
+	if m := r.s.Member(c.node); m != nil && r.rel[m.Group].Profile.NoUDSP {
+		r.errorAt(p, "remove it (lnetctl has udsp from 2.14, LU-9121: 2.15 and later)",
+			"%s: no such command in lnetctl (%s runs %s)", c.Verb, c.node, r.rel[m.Group].Name)
+		return false
+	}
+	return true
 }
 
 // checkStatsReset: lnetctl stats reset (jt_reset_stats, LU-13299, from 2.14) takes no
@@ -566,6 +583,9 @@ func checkDiscover(r *resolver, p string, c *Command) {
 // combinations lnet_udsp_add_policy accepts. The resolved rule travels in Args.
 func checkUDSPAdd(r *resolver, p string, c *Command) {
 	c.Value, c.Priority = -1, -1
+	if !udspRelease(r, p, c) {
+		return
+	}
 	if r.cmdInt(p, c, "priority", &c.Priority) && c.Priority < 0 {
 		r.errorAt(p, "", "udsp add: invalid priority %d, must be 0 or more", c.Priority)
 	}
@@ -586,19 +606,41 @@ func checkUDSPAdd(r *resolver, p string, c *Command) {
 	}
 }
 
-// checkUDSPDel: lnetctl udsp del --idx N, or --all (not both; one of them).
+// checkUDSPDel: lnetctl udsp del --idx N (-1: every policy), or --all, as jt_del_udsp reads
+// them from 2.16 (LU-16574): "Cannot combine --all with --idx", "Must specify --idx or
+// --all", "Invalid index" below -1 or not a number. Up to 2.15 (LegacyUDSPDel) there is no
+// --all, and without --idx lnetctl deletes policy 0; an index that is not a number, which it
+// reads as 0, is refused (see cmdInt), as is one below -1 (not modelled: lnetctl passes it on).
 func checkUDSPDel(r *resolver, p string, c *Command) {
+	if !udspRelease(r, p, c) {
+		return
+	}
+	m := r.s.Member(c.node)
+	legacy := m != nil && r.rel[m.Group].Profile.LegacyUDSPDel
 	_, all := c.Args["all"]
-	_, hasIdx := c.Args["idx"]
+	v, hasIdx := c.Args["idx"]
 	switch {
+	case legacy && all:
+		optionOfRelease(r, p, c, "all", releaseLacks{func(pr lnet.Profile) bool { return pr.LegacyUDSPDel },
+			"write --idx -1 (lnetctl has udsp del --all from 2.16, LU-16574)"})
+	case legacy && !hasIdx:
+		c.Value = 0 // jt_del_udsp's default index
+	case legacy:
+		if r.cmdInt(p, c, "idx", &c.Value) && c.Value < -1 {
+			r.errorAt(p, "an index, or -1 for every policy", "udsp del: index %d is not modelled (lnetctl hands it to the kernel)", c.Value)
+		}
 	case all && hasIdx:
-		r.errorAt(p, "", "udsp del: give --idx or --all, not both")
+		r.errorAt(p, "give --idx or --all", "udsp del: Cannot combine --all with --idx")
 	case all:
 		c.Value = -1
 	case !hasIdx:
-		r.errorAt(p, "", "udsp del: missing mandatory parameter: --idx (or --all)")
-	case r.cmdInt(p, c, "idx", &c.Value) && c.Value < 0:
-		r.errorAt(p, "", "udsp del: invalid index %d", c.Value)
+		r.errorAt(p, "add --idx N or --all", "udsp del: Must specify --idx or --all")
+	default:
+		if n, err := strconv.Atoi(v); err != nil || n < -1 {
+			r.errorAt(p, "an index, or -1 for every policy", "udsp del: Invalid index \"%s\"", v)
+		} else {
+			c.Value = n
+		}
 	}
 }
 

@@ -247,6 +247,17 @@ type Profile struct {
 	// net_drop_add no --drop_all nor --local_nid (up to 2.12; LU-11470 adds them in 2.12.55,
 	// so 2.13).
 	NoFaultDropAllLocalNID bool
+	// NoUDSP: lnetctl has no `udsp` command (up to 2.12; LU-9121 adds UDSPs in 2.14.51, so
+	// 2.15).
+	NoUDSP bool
+	// LegacyUDSPDel: lnetctl's `udsp del` has no --all, deletes policy 0 when --idx is absent
+	// or not a number, and the kernel's lnet_udsp_del_policy reports no error for an index
+	// without a policy (up to 2.15; LU-16574, 2.15.57, adds --all, "Invalid index" and ENOENT,
+	// so 2.16).
+	LegacyUDSPDel bool
+	// NoPingSource: lnetctl ping has no --source (up to 2.12; LU-14939 adds it in 2.14.56,
+	// so 2.15).
+	NoPingSource bool
 	// NoStatsReset: lnetctl has no `stats reset` (up to 2.12; LU-13299 adds it in 2.14, so
 	// 2.15).
 	NoStatsReset bool
@@ -330,7 +341,8 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
-	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
+	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NoUDSP: true, LegacyUDSPDel: true,
+	NoPingSource: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
 	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
@@ -348,9 +360,9 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 
 // withPre216LNet adds the send, notify, recovery and ping rules 2.16 changed (LU-16303,
-// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854), lnetctl's net add --nid (LU-13642)
-// and the Netlink NI add and its LND tunables (--tos, timeout and tos shown), and lnetctl's
-// ioctl ping and discover (PingByIoctl) to a 2.13+ profile.
+// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854), lnetctl's net add --nid (LU-13642),
+// udsp del --all (LU-16574), the Netlink NI add and its LND tunables (--tos, timeout and tos
+// shown), and lnetctl's ioctl ping and discover (PingByIoctl) to a 2.13+ profile.
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
@@ -359,6 +371,7 @@ func withPre216LNet(p Profile) Profile {
 	p.NoNetNIDOption, p.NoPeerLockPrimary, p.NoDebugPeer, p.NoLnetctlFault = true, true, true, true
 	p.PingByIoctl = true
 	p.NIAddByIoctl, p.NoLNDTimeoutTOSShow = true, true
+	p.LegacyUDSPDel = true
 	p.NoAnyNIDText, p.NoKfiNames, p.PrefixInterfaceDup = true, true, true
 	p.ImportNetRaw = false    // liblnetconfig reads the net section (ImportByIoctl)
 	p.ImportNoIP2Nets = false // and the ip2nets section

@@ -273,9 +273,13 @@ func statsReset(n *node, _ *scenarios.Command, _ bool) (int, string) {
 }
 
 // udspDel is lnetctl udsp del --idx N | --all (lnet_udsp_del_policy): ENOENT for no policy
-// at that index.
+// at that index, which up to 2.15 (LegacyUDSPDel, before LU-16574) the kernel does not
+// report: the command succeeds.
 func udspDel(n *node, c *scenarios.Command, _ bool) (int, string) {
 	if err := n.ln.DelUDSP(c.Value); err != nil {
+		if n.ln.Tunables().Profile.LegacyUDSPDel {
+			return 0, err.Error() + " (reported to no one up to 2.15)"
+		}
 		return lnet.ENOENT, err.Error()
 	}
 	return 0, ""

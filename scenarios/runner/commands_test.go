@@ -276,3 +276,41 @@ expect:
 		t.Errorf("client pushes by second %v, want 1 at 1 s, none at 2 s, 1 at 3 s:\n%s", pushes, msgs)
 	}
 }
+
+// TestLnetctlReleaseCommands: on a 2.15 node udsp del of an index without a policy succeeds
+// (lnet_udsp_del_policy reported nothing before LU-16574) and udsp del without --idx deletes
+// policy 0; on master net set --lnd-timeout reaches the NIs net add and lnet configure start
+// later (the module parameter stays written), each showing it in net show -v.
+func TestLnetctlReleaseCommands(t *testing.T) {
+	const src = `
+name: release-commands
+seed: 1
+duration: 6s
+nodes:
+  old: {release: "2.15", nis: [o2ib0]}
+  new: {nis: [o2ib0, {net: o2ib1, hca: 1}]}
+faults:
+  - {at: 1s, node: old, name: add0, lnetctl: "udsp add --src o2ib0 --priority 1"}
+  - {at: 1s, node: old, name: add1, lnetctl: "udsp add --dst o2ib0 --priority 2"}
+  - {at: 2s, node: old, name: del-none, lnetctl: "udsp del --idx 5"}
+  - {at: 2s, node: old, name: del-default, lnetctl: "udsp del"}
+  - {at: 1s, node: new, name: tmo, lnetctl: "net set --net o2ib1 --lnd-timeout 33"}
+  - {at: 2s, node: new, name: del, lnetctl: "net del --net o2ib1"}
+  - {at: 3s, node: new, name: add, lnetctl: "net add --net o2ib2 --if ib1"}
+  - {at: 4s, node: new, name: unconf, lnetctl: "lnet unconfigure"}
+  - {at: 5s, node: new, name: conf, lnetctl: "lnet configure"}
+expect:
+  - {check: command, fault: del-none, status: ok}
+  - {check: command, fault: del-default, status: ok}
+  - {check: lnetctl, at: 3s, node: old, command: udsp show, equal: {udsp: [{idx: 0, dst: o2ib0, action: {priority: 2}}]}}
+  - {check: lnetctl, at: 1500ms, node: new, command: net show -v, present: {net: [{net type: o2ib, local NI(s): [{lnd tunables: {timeout: 33}}]}, {net type: o2ib1, local NI(s): [{lnd tunables: {timeout: 33}}]}]}}
+  - {check: command, fault: add, status: ok}
+  - {check: lnetctl, at: 3500ms, node: new, command: net show -v, present: {net: [{net type: o2ib2, local NI(s): [{lnd tunables: {timeout: 33}}]}]}}
+  - {check: command, fault: conf, status: ok}
+  - {check: lnetctl, at: 5500ms, node: new, command: net show -v, present: {net: [{net type: o2ib, local NI(s): [{lnd tunables: {timeout: 33}}]}, {net type: o2ib1, local NI(s): [{lnd tunables: {timeout: 33}}]}]}}
+`
+	csv := string(runExpecting(t, src, BackendO2IB, "commands.csv"))
+	if want := "2000000000,old,del-none,udsp del --idx 5,ok,,udsp: no policy at index 5 (reported to no one up to 2.15)\n"; !strings.Contains(csv, want) {
+		t.Errorf("commands.csv lacks %q:\n%s", want, csv)
+	}
+}
