@@ -126,22 +126,34 @@ func (n *Node) remoteNetIndex(net NetID) int {
 	return -1
 }
 
-// dropGatewayRoute removes r from its gateway's routes (lnet_rtr_decref_locked): a gateway
-// left with none is no longer a router. Its gwState stays (n.gateways indexes its pings) but
-// is skipped while it has no route.
+// dropGatewayRoute removes r from its gateway's routes for lnet_del_route
+// (unlinkGatewayRoute): a gateway left with none is no longer a router, and its next route
+// starts its net walk afresh (lp_disc_net_id = 0). Its gwState stays (n.gateways indexes its
+// pings) but is skipped while it has no route.
 func (n *Node) dropGatewayRoute(r *Route) {
-	p := r.gw
-	g := p.gw
-	for j, x := range g.routes {
-		if x == r {
-			g.routes = append(g.routes[:j], g.routes[j+1:]...)
-			break
-		}
-	}
-	if len(g.routes) == 0 {
-		p.isRouter = false
+	n.unlinkGatewayRoute(r)
+	if g := r.gw.gw; len(g.routes) == 0 {
 		g.discNet = 0
 	}
+}
+
+// unlinkGatewayRoute takes r off its gateway's routes (lr_gwlist, lnet_rtr_decref_locked): a
+// gateway left with none is no longer a router.
+func (n *Node) unlinkGatewayRoute(r *Route) {
+	p := r.gw
+	g := p.gw
+	g.routes = removePtr(g.routes, r)
+	if len(g.routes) == 0 {
+		p.isRouter = false
+	}
+}
+
+// rtrRefcount is lp_rtr_refcount: the routes through p.
+func (p *Peer) rtrRefcount() int {
+	if p.gw == nil {
+		return 0
+	}
+	return len(p.gw.routes)
 }
 
 // SetGlobal sets a global tunable at run time as `lnetctl set NAME VALUE` does, through the

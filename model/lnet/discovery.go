@@ -302,14 +302,14 @@ func (n *Node) mergePushed(p *Peer) *Peer {
 	return q
 }
 
-// gatewayOf is the peer whose routes follow a buffer merged for p: p if it is a gateway, else
-// q, the peer the buffer was handed to, if p's routes moved there with its NIDs.
+// gatewayOf is the peer whose routes follow a buffer merged for p: q, the peer the buffer was
+// handed to, if p's routes moved there with its NIDs (p deleted), else p if it is a gateway.
 func (n *Node) gatewayOf(p, q *Peer) *Peer {
 	switch {
-	case p.gw != nil:
-		return p
 	case q != nil && q.gw != nil && p.deleted:
 		return q
+	case p.gw != nil:
+		return p
 	}
 	return nil
 }
@@ -567,9 +567,8 @@ func (n *Node) mergeData(p *Peer, b *PingBuffer) {
 // (deletePeer) and joins p anew: if that peer's primary NID is locked and it has other NIDs
 // both are flagged LNET_PEER_BAD_CONFIG and the NID stays; if it is locked and p is not, or
 // p was locked later, p takes the NID as its locked primary (lp_prim_lock_ts); a gateway's
-// routes move to p first (lnet_rtr_transfer_to_peer: transferGateway). Deliberately, a
-// gateway's primary NID stays with it when p is a gateway too (the model does not merge two
-// gateways' router state).
+// routes go to p first (LNET_PEER_RTR_NI_FORCE_DEL, lnet_rtr_transfer_to_peer:
+// transferRoutes), whether p is a gateway or not.
 func (n *Node) addDiscNID(p *Peer, nid NID, mr bool) bool {
 	if p.config {
 		return false
@@ -589,14 +588,12 @@ func (n *Node) addDiscNID(p *Peer, nid NID, mr bool) bool {
 		case q.lockPrim && len(q.nis) > 1:
 			p.badConfig, q.badConfig = true, true
 			return false
-		case q.gw != nil && p.gw != nil:
-			return false
 		default:
 			if q.lockPrim && (!p.lockPrim || q.lockSeq < p.lockSeq) {
 				p.lockSeq, p.primary, p.lockPrim = q.lockSeq, nid, true
 			}
-			if q.gw != nil {
-				n.transferGateway(q, p)
+			if q.rtrRefcount() > 0 {
+				n.transferRoutes(q, p)
 			}
 			n.deletePeer(q)
 			lpni = nil
@@ -617,18 +614,75 @@ func (n *Node) addDiscNID(p *Peer, nid NID, mr bool) bool {
 	return true
 }
 
-// transferGateway models lnet_rtr_transfer_to_peer for a target that is no gateway yet: the
-// routes through src, with its router-checker state and aliveness, now go through dst.
-func (n *Node) transferGateway(src, dst *Peer) {
-	g := src.gw
-	dst.gw, src.gw = g, nil
-	for _, r := range g.routes {
-		r.gw = dst
+// transferRoutes models lnet_rtr_transfer_to_peer, run when discovery moves gateway src's
+// primary NID to peer dst (lnet_peer_add_nid), just before src is deleted. Each of src's
+// routes, newest first (lp_routes), meets dst's route to the same net, if dst has one: src's
+// is dropped unless it has both a lower priority and fewer hops (lr_hops compared unsigned,
+// so undefined hops lose to any number), in which case dst's is dropped instead. A route that
+// survives leaves its net's list and comes back through dst (lnet_move_route) at a new
+// random place (insertRoute: lnet_add_route_to_rnet, drawn from lnet/routes/<node>), with its
+// NID, hops, priority, cached aliveness and sequence, and makes each of dst's nets due for a
+// router check. A dst that was no gateway becomes one at the end of the router list (a new
+// router-checker slot), alive unless check_routers_before_use (its lp_alive from
+// lnet_peer_alloc: the transfer moves no aliveness), never pinged, on its own routing
+// feature bit; src, left with no route, is no longer a router, and its router check in
+// flight is cancelled with its deletion (deletePeer). Deliberately, src's lp_rtrq stays with
+// src, whose NIs' returning router credits release it (the kernel splices it onto dst's,
+// where no credit of src's NIs looks for it), and routes are matched by gateway peer, where
+// the kernel's lnet_del_route_from_rnet matches the gateway's primary NID, which dst shares
+// with src when it took that NID as primary first (lnet_peer_set_primary_nid, LNetAddPeer's
+// merge): the kernel then also deletes dst's route to a net both have; a gateway dst whose
+// routes were all dropped before one moved to it keeps its router-checker slot (the kernel's
+// lnet_rtr_decref_locked and lnet_rtr_addref_locked put it at the end of its router list).
+func (n *Node) transferRoutes(src, dst *Peer) {
+	if dst.gw == nil {
+		dst.gw = &gwState{idx: len(n.gateways), rtrDisabled: !dst.rtrEnabled}
+		dst.alive = !n.tun.CheckRoutersBeforeUse
+		n.gateways = append(n.gateways, dst)
 	}
-	n.gateways[g.idx] = dst
-	dst.isRouter, dst.alive = src.isRouter, src.alive
-	src.isRouter = false
+	moving := append([]*Route(nil), src.gw.routes...)
+	for i := len(moving) - 1; i >= 0; i-- {
+		r := moving[i]
+		present := false
+		for _, r2 := range append([]*Route(nil), dst.gw.routes...) {
+			if r2.net != r.net {
+				continue
+			}
+			if r.priority >= r2.priority || uint32(r.hops) >= uint32(r2.hops) {
+				present = true
+			} else {
+				n.deleteRoute(r2)
+			}
+		}
+		n.deleteRoute(r)
+		if present {
+			continue
+		}
+		r.gw = dst
+		n.insertRoute(n.remoteNetOf(r.net), r)
+		for j := range dst.gw.netPings {
+			dst.gw.netPings[j].next = n.k.Now()
+		}
+		dst.gw.routes = append(dst.gw.routes, r)
+		dst.isRouter = true
+	}
 	n.routesChanged()
+}
+
+// deleteRoute takes r out of its net's list and its gateway's routes (lnet_del_route_from_rnet
+// for one route); the net's entry stays (lnet_move_route leaves it).
+func (n *Node) deleteRoute(r *Route) {
+	rn := n.remoteNetOf(r.net)
+	rn.routes = removePtr(rn.routes, r)
+	n.unlinkGatewayRoute(r)
+}
+
+// remoteNetOf returns the routes to net (nil if the node has none).
+func (n *Node) remoteNetOf(net NetID) *remoteNet {
+	if i := n.remoteNetIndex(net); i >= 0 {
+		return n.remoteNets[i]
+	}
+	return nil
 }
 
 // delMissingNIDs models the deletion half of lnet_peer_merge_data: each of the peer's NIDs

@@ -399,13 +399,21 @@ func (n *Node) primaryFirst(p *Peer, prim NID) {
 }
 
 // deletePeer models lnet_peer_del, a peer merged into another by discovery: its discovery is
-// cancelled (the ping and push in flight unlinked), it is marked deleted and every one of its
-// NIs leaves it and the NID table (lnet_peer_del_locked); a peer being discovered is queued,
+// cancelled (the ping and push in flight unlinked, a router check's ping too), it is marked
+// deleted and every one of its NIs leaves it and the NID table (lnet_peer_del_locked); a
+// peer being discovered is queued,
 // so that the discovery thread completes it (lnet_peer_deletion) and its waiting messages are
 // sent again, to whichever peer their NID belongs to then.
 func (n *Node) deletePeer(p *Peer) {
 	ping, push := p.discPing, p.discPush
 	p.discPing, p.discPush = nil, nil
+	if g := p.gw; g != nil && g.ping != nil {
+		// A router check is the gateway's discovery ping (LNET_PEER_RTR_DISCOVERY):
+		// cancelled with it, and forgotten (its routes have moved to another peer).
+		md := g.ping
+		g.ping = nil
+		n.mdUnlink(md, 0)
+	}
 	p.deleted = true
 	for len(p.nis) > 0 {
 		x := p.nis[0]

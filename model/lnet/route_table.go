@@ -93,10 +93,17 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 		p.gw.netPings[i].next = n.k.Now()
 	}
 	r := &Route{net: net, gwNID: gateway, gw: p, hops: int32(hops), priority: priority, alive: !n.tun.CheckRoutersBeforeUse}
-	// lnet_add_route_to_rnet: the kernel puts a new route at a random place in the net's
-	// list, so that nodes sharing a list of routers prefer different ones on full ties. The
-	// offset o is drawn in [0, len]; the route goes after the o-th route, or first when o is
-	// len (the list head). The draw comes from the node's own named stream.
+	n.insertRoute(rn, r)
+	p.gw.routes = append(p.gw.routes, r)
+	return nil
+}
+
+// insertRoute puts r into its net's list as lnet_add_route_to_rnet does: at a random place,
+// so that nodes sharing a list of routers prefer different ones on full ties. The offset o
+// is drawn in [0, len]; the route goes after the o-th route, or first when o is len (the list
+// head). The draw comes from the node's own named stream, and none is made into an empty
+// list (whose only place is the first).
+func (n *Node) insertRoute(rn *remoteNet, r *Route) {
 	k := len(rn.routes)
 	pos := 0
 	if k > 0 {
@@ -110,8 +117,6 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 	rn.routes = append(rn.routes, nil)
 	copy(rn.routes[pos+1:], rn.routes[pos:])
 	rn.routes[pos] = r
-	p.gw.routes = append(p.gw.routes, r)
-	return nil
 }
 
 // Routes returns the routes in `lnetctl route show -v` shape: remote nets in the order they

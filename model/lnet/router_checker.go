@@ -9,7 +9,7 @@ const sysRouterRef = 5
 type gwState struct {
 	idx         int
 	rtrDisabled bool      // the gateway advertises routing disabled
-	routes      []*Route  // routes through it
+	routes      []*Route  // routes through it, oldest first (lp_routes, which adds at its head, reversed)
 	discNet     NetID     // lp_disc_net_id: the net of the last router checker ping
 	netPings    []netPing // lpn_next_ping of each of its peer nets pinged so far
 	ping        *MD       // outstanding router checker ping (LNET_PEER_RTR_DISCOVERY)
