@@ -450,3 +450,35 @@ func TestUDSPPingRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestSetRelease: lnetctl's set subcommands follow the global parameters each release has
+// (GlobalShowKeys): 2.12 has no router_sensitivity, response_tracking nor recovery_limit,
+// 2.15 no max_recovery_ping_interval; an import on 2.12 whose global section writes one of
+// them is refused at the key (its lnetctl skips it).
+func TestSetRelease(t *testing.T) {
+	for _, tc := range []struct{ release, cmd string }{
+		{"2.12", "set recovery_interval 2"},
+		{"2.12", "set tiny_buffers 1024"},
+		{"2.15", "set recovery_limit 10"},
+		{"2.16", "set max_recovery_ping_interval 4"},
+	} {
+		if _, err := loadCommandOn(tc.release, tc.cmd); err != nil {
+			t.Errorf("%s on %s: %v", tc.cmd, tc.release, err)
+		}
+	}
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"2.12", "set router_sensitivity 50", "t.yaml:6:37: faults[0].lnetctl: set router_sensitivity: no such command in lnetctl (client runs 2.12) (remove it (lnetctl has set router_sensitivity from 2.12.55 (LU-11300; 2.15 and later)))"},
+		{"2.12", "set response_tracking 1", "set response_tracking: no such command in lnetctl (client runs 2.12)"},
+		{"2.12", "set recovery_limit 1", "set recovery_limit: no such command in lnetctl (client runs 2.12)"},
+		{"2.15", "set max_recovery_ping_interval 4", "set max_recovery_ping_interval: no such command in lnetctl (client runs 2.15) (remove it (lnetctl has set max_recovery_ping_interval from 2.15.51 (LU-14979; 2.16 and later)))"},
+	} {
+		if _, err := loadCommandOn(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s:\n got %v\nwant %s", tc.cmd, tc.release, err, tc.msg)
+		}
+	}
+	src := "duration: 5s\nlnet: {release: \"2.12\"}\nnodes:\n  client: {nis: [o2ib0]}\nfaults:\n  - {at: 1s, node: client, lnetctl: import, yaml: {global: {retry_count: 1, recovery_limit: 5}}}\n"
+	want := "t.yaml:6:93: faults[0].yaml.global.recovery_limit: import: client runs 2.12, whose lnetctl does not read recovery_limit (it skips the key) (remove the key)"
+	if _, err := Load("t.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("2.12 import of recovery_limit:\n got %v\nwant %s", err, want)
+	}
+}

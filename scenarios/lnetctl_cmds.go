@@ -59,6 +59,11 @@ func flagOpt(short byte, long ...string) cmdOpt { return cmdOpt{long: long, shor
 // drop_asym_route as 0 or 1); a negative value fails the kernel's kstrtoul, refused here.
 func checkSet(r *resolver, p string, c *Command) {
 	name := c.Verb[len("set "):]
+	if m := r.s.Member(c.node); m != nil && !setOfRelease(name, r.rel[m.Group].Profile) {
+		r.errorAt(p, "remove it (lnetctl has set "+name+" from "+setSince[name]+")",
+			"%s: no such command in lnetctl (%s runs %s)", c.Verb, c.node, r.rel[m.Group].Name)
+		return
+	}
 	v, err := strconv.Atoi(c.Operands[0])
 	switch {
 	case err != nil:
@@ -69,6 +74,29 @@ func checkSet(r *resolver, p string, c *Command) {
 		r.errorAt(p, "the kernel reads the value as unsigned and refuses it (EINVAL)", "%s: %d is negative", c.Verb, v)
 	}
 	c.Value = v
+}
+
+// setSince names, for each `lnetctl set` subcommand some release lacks, the release and
+// ticket that added it: the global parameters jt_show_global prints from that release
+// (Profile.GlobalShowKeys), each with its set command.
+var setSince = map[string]string{
+	"router_sensitivity":         "2.12.55 (LU-11300; 2.15 and later)",
+	"response_tracking":          "2.13.56 (LU-13502; 2.15 and later)",
+	"recovery_limit":             "2.13.57 (LU-13569; 2.15 and later)",
+	"max_recovery_ping_interval": "2.15.51 (LU-14979; 2.16 and later)",
+}
+
+// globalShowOrder is master's jt_show_global key order: a release prints (and has the set
+// command of) the first Profile.GlobalShowKeys of them.
+var globalShowOrder = []string{"numa_range", "max_interfaces", "discovery", "drop_asym_route", "retry_count",
+	"transaction_timeout", "health_sensitivity", "recovery_interval", "router_sensitivity", "lnd_timeout",
+	"response_tracking", "recovery_limit", "max_recovery_ping_interval"}
+
+// setOfRelease reports whether the release's lnetctl has `set NAME`: the buffers and routing
+// are in every release, a global parameter when the release's global show prints it.
+func setOfRelease(name string, pr lnet.Profile) bool {
+	i := slices.Index(globalShowOrder, name)
+	return i < 0 || pr.GlobalShowKeys == 0 || i < pr.GlobalShowKeys
 }
 
 // checkHealth reads --health (0..1000, as lnet_ni_set_healthv clamps nothing) and needs --nid

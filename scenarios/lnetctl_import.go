@@ -422,6 +422,12 @@ func (r *resolver) importGlobal(p, node string, g *LnetctlGlobal, del bool) []*C
 				continue
 			}
 		}
+		if m != nil && !setOfRelease(k, r.rel[m.Group].Profile) {
+			// handle_yaml_config_global_settings of this release has no such key: lnetctl
+			// skips it, which lnetsim refuses as it refuses what lnetctl ignores.
+			r.errorAt(kp, "remove the key", "import: %s runs %s, whose lnetctl does not read %s (it skips the key)", node, r.rel[m.Group].Name, k)
+			continue
+		}
 		c := &Command{Verb: "set " + k, Operands: []string{strconv.Itoa(v)}, node: node}
 		actions[c.Verb].Cmd.check(r, kp, c)
 		out = append(out, c)

@@ -154,7 +154,7 @@ type Profile struct {
 	// GlobalShowKeys, when not 0, is how many of master's `lnetctl global show` keys the
 	// release prints, the first ones (jt_show_global adds each new one at the end): 8 up to
 	// 2.12 (to recovery_interval), 12 in 2.15 (max_recovery_ping_interval, LU-14979, from
-	// 2.16).
+	// 2.16). lnetctl's `set` has the commands of those keys only.
 	GlobalShowKeys int
 	// ImportBadMRTerse: lnetctl import's peer handler (handle_yaml_config_peer) reports a
 	// Multi-Rail value other than True and False as "Bad MR value" (up to 2.12; LU-12410's
