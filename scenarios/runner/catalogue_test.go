@@ -48,6 +48,7 @@ var keyChange = map[string]string{
 	"credits-starvation":       "lnet.nets.o2ib0.peer_credits=16 lnet.nets.o2ib0.credits=256",
 	"router-buffer-cpts":       "lnet.cpts=1",
 	"router-buffer-starvation": "lnet.large_router_buffers=1024",
+	"router-gateways-merged":   "lnet.discovery=false",
 	"sanity-lnet-213":          "nodes.client.nis=[o2ib]",
 	"sanity-lnet-208":          "nodes.n3.release=2.12",
 	"sanity-lnet-245":          "lnet.release=2.16 o2ib.o2ib0.timeout=50",
