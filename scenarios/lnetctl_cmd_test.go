@@ -196,6 +196,7 @@ func TestNetAddLNDOptions(t *testing.T) {
 		{"2.16", "net add --net o2ib1 --if ib0 --tos 0 --conns-per-peer 128"},
 		{"2.17", "net add --net o2ib1 --if ib0 --conns-per-peer 1000"},
 		{"2.15", "net add --net o2ib1 --if ib0 --conns-per-peer 127"},
+		{"2.15", "net add --net o2ib1 --if ib0 --skip-mr-route-setup"},
 		{"2.12", "net add --net o2ib1 --if ib0 --cpt [0,2-6/2]"},
 		{"master", "net add --net o2ib1 --if ib0 --cpt *"},
 	} {
@@ -213,6 +214,7 @@ func TestNetAddLNDOptions(t *testing.T) {
 		{"2.17", "net add --net o2ib1 --if ib0 --conns-per-peer foo", `net add: --conns-per-peer "foo" is not a number (lnetctl would ignore the option silently)`},
 		{"2.15", "net add --net o2ib1 --if ib0 --conns-per-peer 128", "net add: conns-per-peer 128 is not modelled (client hands it to the kernel unchecked)"},
 		{"2.12", "net add --net o2ib1 --if ib0 --conns-per-peer 2", "net add: unrecognized option '--conns-per-peer' (client runs 2.12)"},
+		{"2.12", "net add --net o2ib1 --if ib0 --skip-mr-route-setup", "net add: unrecognized option '--skip-mr-route-setup' (client runs 2.12) (remove it (lnetctl net add has --skip-mr-route-setup from 2.15, LU-14662))"},
 		{"master", "net add --net o2ib1 --if ib0 --cpt [1-0]", "net add: --cpt: unable to parse CPT '[1-0]' (a CPT list such as [0,1] (lnetctl would ignore it silently))"},
 		{"2.12", "net add --net o2ib1 --if ib0 --cpt []", "net add: --cpt: unable to parse CPT '[]'"},
 		{"master", "net add --net o2ib1 --if ib0 --ip2net o2ib1(ib0)", "net add: --net with --ip2net is not modelled (lnetctl uses one of them and ignores the other) (give --ip2net alone"},

@@ -692,6 +692,8 @@ func checkNetAdd(r *resolver, p string, c *Command) {
 			r.errorAt(p, o[1], "net add: --%s is not modelled at run time", o[0])
 		}
 	}
+	optionOfRelease(r, p, c, "skip-mr-route-setup", releaseLacks{func(pr lnet.Profile) bool { return pr.NoMRRouteSetup },
+		"remove it (lnetctl net add has --skip-mr-route-setup from 2.15, LU-14662)"})
 	for _, o := range NetAddTunables {
 		var v int
 		if r.cmdInt(p, c, o, &v) && v < -1 {

@@ -258,6 +258,9 @@ type Profile struct {
 	// NoPingSource: lnetctl ping has no --source (up to 2.12; LU-14939 adds it in 2.14.56,
 	// so 2.15).
 	NoPingSource bool
+	// NoMRRouteSetup: lnetctl has no `net add --skip-mr-route-setup` nor `setup-mrrouting`
+	// (up to 2.12; LU-14662 adds them in 2.14.56, so 2.15).
+	NoMRRouteSetup bool
 	// NoStatsReset: lnetctl has no `stats reset` (up to 2.12; LU-13299 adds it in 2.14, so
 	// 2.15).
 	NoStatsReset bool
@@ -342,7 +345,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NoUDSP: true, LegacyUDSPDel: true,
-	NoPingSource: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
+	NoPingSource: true, NoMRRouteSetup: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
 	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
