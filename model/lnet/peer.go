@@ -510,7 +510,9 @@ func (n *Node) lockPrimary(p *Peer) {
 
 // AddPeer configures a peer by hand (`lnetctl peer add --prim_nid P --nid N1,N2 [--non_mr]`):
 // the peer gets the given NIs and is multi-rail unless nonMR. A NID already known as another
-// peer's primary-only peer is merged into this one.
+// peer's primary-only peer is merged into this one; that peer's routes, if it is a gateway,
+// go to this one first and it is deleted (lnet_peer_add_nid: LNET_PEER_RTR_NI_FORCE_DEL,
+// lnet_rtr_transfer_to_peer, lnet_peer_del; transferRoutes).
 func (n *Node) AddPeer(primary NID, nids []NID, nonMR bool) (*Peer, error) {
 	var p *Peer
 	if lpni := n.peerNIs.get(primary); lpni != nil {
@@ -533,7 +535,12 @@ func (n *Node) AddPeer(primary NID, nids []NID, nonMR bool) (*Peer, error) {
 			if len(old.peer.nis) > 1 {
 				return nil, fmt.Errorf("NID %s already belongs to peer %s", nid, old.peer.primary)
 			}
-			n.removePeer(old.peer)
+			if old.peer.rtrRefcount() > 0 {
+				n.transferRoutes(old.peer, p)
+				n.deletePeer(old.peer)
+			} else {
+				n.removePeer(old.peer)
+			}
 		}
 		n.addPeerNI(p, nid)
 	}
