@@ -401,6 +401,12 @@ func TestNetSetLNDTimeout(t *testing.T) {
 		{"master", "net set --net o2ib --lnd-timeout 5 --health 900", "net set: --health beside --lnd-timeout is not modelled (lnetctl ignores it, or fails --all with --nid)"},
 		{"2.17", "net set --all --nid 10.0.0.1@o2ib --health 900", "t.yaml:6:37: faults[0].lnetctl: net set: lnetctl fails (errno -22): --all with --nid (yaml_lnet_config_ni_value sets no NI for both) (give --nid or --all)"},
 		{"2.12", "net set --all --conns-per-peer 4", "net set: unrecognized option '--conns-per-peer' (client runs 2.12) (set conns_per_peer in the scenario's o2ib or socklnd section (lnetctl net set has --conns-per-peer from 2.14, LU-12815))"},
+		{"master", "net set --all --conns-per-peer 128", "t.yaml:6:37: faults[0].lnetctl: net set: invalid conns-per-peer value (valid range 0-127): 128 (1 to 127 (below 0: no change))"},
+		{"master", "net set --all --conns-per-peer foo", "net set: invalid conns-per-peer value (valid range 0-127): foo"},
+		{"2.17", "net set --all --conns-per-peer 128", "net set: the kernel refuses conns-per-peer 128 (ERANGE: the LND tunables take 0 to 127)"},
+		{"2.16", "net set --all --conns-per-peer foo", `net set: --conns-per-peer "foo" is not a number (lnetctl would ignore the option silently)`},
+		{"2.15", "net set --all --conns-per-peer 200", "net set: conns-per-peer 200 is not modelled (client hands it to the kernel unchecked)"},
+		{"master", "net set --all --conns-per-peer 0", "net set: conns-per-peer 0 is not modelled (an NI opens at least one connection per peer)"},
 		{"2.15", "net set -a --health 500", `net set: client runs 2.15, whose lnetctl gives -a a value (short options "a:m:n:t:", LU-12815), which takes the next word (write --all)`},
 	} {
 		if _, err := loadCommandOn(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {

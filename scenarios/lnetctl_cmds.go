@@ -149,11 +149,38 @@ func checkNetSet(r *resolver, p string, c *Command) {
 		r.errorAt(p, "one value per command", "%s: give --health or --conns-per-peer, not both", c.Verb)
 	case cpp:
 		checkNIs(r, p, c)
-		if r.cmdInt(p, c, "conns-per-peer", &c.Value) && (c.Value == 0 || c.Value > 127) {
-			r.errorAt(p, "", "%s: conns-per-peer %d: must be 1 to 127", c.Verb, c.Value)
-		}
+		checkNetSetCPP(r, p, c, prof)
 	case !r.missing(p, c, "health"):
 		checkHealthSet(r, p, c)
+	}
+}
+
+// checkNetSetCPP reads net set's --conns-per-peer as each release's lnetctl does: master
+// refuses a word or a value above 127 ("invalid conns-per-peer value (valid range 0-127)",
+// LU-20398); 2.16 and 2.17 ignore a word (refused here: see cmdInt) and hand a number to the
+// kernel, whose Netlink LND tunables refuse one above 127 with ERANGE whatever the state
+// (refused here in its words); 2.15 hands it to lnet_ni_set_conns_per_peer unchecked (above
+// 127 not modelled). 0, which lnetctl passes on, is refused as not modelled (an NI opens at
+// least one connection per peer).
+func checkNetSetCPP(r *resolver, p string, c *Command, prof lnet.Profile) {
+	s := c.Args["conns-per-peer"]
+	if !prof.LaxConnsPerPeerOption {
+		if v, err := strconv.Atoi(s); err != nil || v > 127 {
+			r.errorAt(p, "1 to 127 (below 0: no change)", "%s: invalid conns-per-peer value (valid range 0-127): %s", c.Verb, s)
+			return
+		}
+	}
+	if !r.cmdInt(p, c, "conns-per-peer", &c.Value) {
+		return
+	}
+	switch {
+	case c.Value == 0:
+		r.errorAt(p, "1 to 127 (below 0: no change)", "%s: conns-per-peer 0 is not modelled (an NI opens at least one connection per peer)", c.Verb)
+	case c.Value > 127 && prof.NIAddByIoctl:
+		r.errorAt(p, "1 to 127 (the model's LNDs open at most 127 connections per peer)",
+			"%s: conns-per-peer %d is not modelled (%s hands it to the kernel unchecked)", c.Verb, c.Value, c.node)
+	case c.Value > 127:
+		r.errorAt(p, "1 to 127", "%s: the kernel refuses conns-per-peer %d (ERANGE: the LND tunables take 0 to 127)", c.Verb, c.Value)
 	}
 }
 
