@@ -381,6 +381,15 @@ func (r *resolver) globals(path string, g *Globals) {
 	if g.MaxInterfaces < 1 {
 		r.errorAt(p("max_interfaces"), "", "must be at least 1")
 	}
+	for _, k := range []struct {
+		name string
+		v    int
+	}{{"accept_port", g.AcceptPort}, {"accept_port_bulk", g.AcceptPortBulk}} {
+		if k.v < 0 || k.v > 65535 || k.v == 0 && r.d.has(p(k.name)) {
+			// lnet_acceptor_add_socket refuses it (-EINVAL) and the NI does not start
+			r.errorAt(p(k.name), "a TCP port, 1 to 65535 (default 988)", "%s %d is not a port", k.name, k.v)
+		}
+	}
 	if g.RouterSensitivity < 0 || g.RouterSensitivity > 100 {
 		r.errorAt(p("router_sensitivity"), "", "must be a percentage from 0 to 100")
 	}

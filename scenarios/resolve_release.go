@@ -215,8 +215,12 @@ func O2IBProfile(release string) o2ib.Profile {
 // SockLNDProfile returns the ksocklnd rules of a release as lnet.LookupRelease names it (""
 // or an unknown name: master's, the zero Profile).
 func SockLNDProfile(release string) socklnd.Profile {
-	if release == "2.15" || release == "2.12" || strings.HasPrefix(release, "2.12.") {
-		return socklnd.Profile{TimeoutLocalStatus: true} // before LU-17505 (2.16)
+	switch {
+	case release == "2.15" || release == "2.12" || strings.HasPrefix(release, "2.12."):
+		// before LU-17505 (2.16), LU-18812 and LU-19139 (2.17)
+		return socklnd.Profile{TimeoutLocalStatus: true, AcceptAnyAddress: true, NoAcceptPortBulk: true}
+	case release == "2.16":
+		return socklnd.Profile{AcceptAnyAddress: true, NoAcceptPortBulk: true} // before LU-18812 and LU-19139
 	}
 	return socklnd.Profile{}
 }

@@ -1,7 +1,11 @@
 package scenarios
 
 import (
+	"fmt"
+	"net/netip"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/lnetsim/lnetsim/scenarios/units"
 	"github.com/lnetsim/lnetsim/sim"
@@ -217,6 +221,7 @@ var expectChecks = map[string]struct {
 	"lnetctl":      {[]string{"node", "command", "present", "absent", "equal"}, ""},
 	"command":      {[]string{"fault", "status", "answered_by"}, ""},
 	"console":      {[]string{"node", "match", "eq", "min", "max"}, "count"},
+	"sockets":      {[]string{"node", "state", "local", "remote", "eq", "min", "max"}, "count"},
 }
 
 var statsCounters = set("resend_count", "failed_resends", "successful_resends", "response_timeout_count",
@@ -245,7 +250,7 @@ func (r *resolver) expectations() {
 			if e.Check == "" {
 				r.errorAt(p+".check", "e.g. check: health", "check is required")
 			} else {
-				r.errorAt(p+".check", "use messages, operations, stats, health, route, ni_status, path, latency, throughput, nothing_lost, lnetctl, command or console", "unknown check %q", e.Check)
+				r.errorAt(p+".check", "use messages, operations, stats, health, route, ni_status, path, latency, throughput, nothing_lost, lnetctl, command, console or sockets", "unknown check %q", e.Check)
 			}
 			continue
 		}
@@ -385,6 +390,8 @@ func (r *resolver) expectations() {
 			}
 		case "command":
 			r.commandCheck(p, e)
+		case "sockets":
+			r.socketsCheck(p, e, bounds)
 		case "console":
 			if e.Node == "" {
 				r.errorAt(p, "e.g. node: client", "a console check needs node: whose kernel log is read")
@@ -397,6 +404,56 @@ func (r *resolver) expectations() {
 			}
 		}
 	}
+}
+
+// socketsCheck checks a sockets expectation: a node with a tcp NI, a state (listen or
+// established), address patterns and bounds.
+func (r *resolver) socketsCheck(p string, e *Expectation, bounds int) {
+	if e.Node == "" {
+		r.errorAt(p, "e.g. node: client", "a sockets check needs node: whose TCP sockets are counted")
+	} else if m := r.s.Member(e.Node); m != nil && !slices.ContainsFunc(m.NIs, func(ni MemberNI) bool { return IsTCPNet(ni.Net) }) {
+		r.errorAt(p+".node", "name a node with a tcp NI", "%s has no tcp NI, so no TCP sockets", e.Node)
+	}
+	switch e.State {
+	case "listen":
+		if e.Remote != "" {
+			r.errorAt(p+".remote", "", "a listening socket has no remote address")
+		}
+	case "established":
+	default:
+		r.errorAt(p+".state", "listen (ss -ltn) or established (ss -tn state established)", "unknown sockets state %q", e.State)
+	}
+	for _, f := range []struct{ name, v string }{{"local", e.Local}, {"remote", e.Remote}} {
+		if f.v != "" {
+			if _, _, err := SocketPattern(f.v); err != nil {
+				r.errorAt(p+"."+f.name, "ADDR:PORT, * for any part (10.0.0.1:988, *:989, 0.0.0.0:988)", "%v", err)
+			}
+		}
+	}
+	if bounds == 0 {
+		r.errorAt(p, "", "give eq, min or max")
+	}
+}
+
+// SocketPattern reads a sockets check's ADDR:PORT pattern: addr is the zero Addr for *, port
+// -1 for *.
+func SocketPattern(s string) (addr netip.Addr, port int, err error) {
+	a, ps, ok := strings.Cut(s, ":")
+	if !ok {
+		return addr, 0, fmt.Errorf("%q is not ADDR:PORT", s)
+	}
+	if a != "*" {
+		if addr, err = netip.ParseAddr(a); err != nil || !addr.Is4() {
+			return addr, 0, fmt.Errorf("%q: %q is not an IPv4 address or *", s, a)
+		}
+	}
+	if ps == "*" {
+		return addr, -1, nil
+	}
+	if port, err = strconv.Atoi(ps); err != nil || port < 0 || port > 65535 {
+		return addr, 0, fmt.Errorf("%q: %q is not a port or *", s, ps)
+	}
+	return addr, port, nil
 }
 
 func (r *resolver) msgType(p, t string) {

@@ -110,6 +110,24 @@ type Globals struct {
 	// drop messages that waited in their queues past the message deadline (default false:
 	// the kernel's behaviour).
 	RouterMsgExpiry bool `yaml:"router_msg_expiry" json:"router_msg_expiry"`
+	// AcceptPort is lnet's accept_port, the port socklnd's control connections are made to
+	// and the acceptor listens on (0, the default: 988). The same on every node.
+	AcceptPort int `yaml:"accept_port" json:"accept_port,omitempty"`
+	// AcceptPortBulk is lnet's accept_port_bulk (LU-19139, 2.17), the port of socklnd's bulk
+	// connections (0, the default: 988); a node of 2.16 or older ignores it.
+	AcceptPortBulk int `yaml:"accept_port_bulk" json:"accept_port_bulk,omitempty"`
+}
+
+// AcceptPorts returns accept_port and accept_port_bulk with their defaults (988).
+func (g *Globals) AcceptPorts() (port, bulk uint16) {
+	port, bulk = 988, 988
+	if g.AcceptPort > 0 {
+		port = uint16(g.AcceptPort)
+	}
+	if g.AcceptPortBulk > 0 {
+		bulk = uint16(g.AcceptPortBulk)
+	}
+	return port, bulk
 }
 
 func (g *Globals) setDefaults() {

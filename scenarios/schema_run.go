@@ -205,10 +205,15 @@ type Expectation struct {
 	// Match is the text the console check counts the kernel log lines of Node holding (as
 	// `dmesg | grep -c MATCH`).
 	Match string `yaml:"match" json:"match,omitempty"`
+	// Local and Remote select the sockets check's TCP sockets by address and port, ADDR:PORT
+	// with * for any part (0.0.0.0 is a socket bound to every address).
+	Local  string `yaml:"local" json:"local,omitempty"`
+	Remote string `yaml:"remote" json:"remote,omitempty"`
 	// Net and Gateway identify a route (route check).
 	Net     string `yaml:"net" json:"net,omitempty"`
 	Gateway string `yaml:"gateway" json:"gateway,omitempty"`
-	// State is up or down (route, ni_status), or absent (route: the node has no such route).
+	// State is up or down (route, ni_status), or absent (route: the node has no such route);
+	// listen or established (sockets).
 	State string `yaml:"state" json:"state,omitempty"`
 	// Via lists NI references a message must traverse in order (path).
 	Via []string `yaml:"via" json:"via,omitempty"`

@@ -10,8 +10,8 @@ import (
 	"github.com/lnetsim/lnetsim/sim"
 )
 
-// AcceptorPort is LNet's acceptor port (lnet_acceptor_port's default, the "accept_port"
-// parameter): every socklnd connection is made to it.
+// AcceptorPort is the default of LNet's acceptor ports (lnet's accept_port and, from 2.17,
+// accept_port_bulk module parameters; SetAcceptPorts).
 const AcceptorPort = 988
 
 // Reserved local ports lnet_connect binds from, highest first (LNET_ACCEPTOR_MAX/MIN_RESERVED_PORT).
@@ -27,30 +27,37 @@ type LND struct {
 	k   *sim.Kernel
 	hid sim.HandlerID
 
-	params   map[lnet.NetID]Params    // lookups only
-	niParams map[lnet.NID]Params      // per-NI overrides (SetNIParams); lookups only
-	nets     []*ksockNet              // started NIs, in start order
-	byNID    map[lnet.NID]*ksockNet   // lookups only: NI by its NID (the acceptor's target)
-	profiles map[lnet.NID]Profile     // release rules per NI (SetProfile); lookups only
-	hosts    map[netip.Addr]*tcp.Host // lookups only: host by interface address
-	listen   map[*tcp.Host]*hostState // lookups only
-	hostsL   []*hostState             // listening hosts, in order
-	conns    []*conn                  // every conn made, by index (events name them)
-	cbs      []*connCB                // every conn cb, by index
-	peers    [PeerHashSize][]*peerNI  // ksnd_peers: the peer table the reaper walks
-	reaper   sim.Timer
-	rIdx     int // ksocknal_reaper's peer_index
-	incSeq   uint64
-	obs      Observer
-	wire     func(*WireEvent)
+	params   map[lnet.NetID]Params  // lookups only
+	niParams map[lnet.NID]Params    // per-NI overrides (SetNIParams); lookups only
+	nets     []*ksockNet            // started NIs, in start order
+	byNID    map[lnet.NID]*ksockNet // lookups only: NI by its NID (the acceptor's target)
+	profiles map[lnet.NID]Profile   // release rules per NI (SetProfile); lookups only
+	// addrProfiles are the release rules by address (SetProfile), for NIs added later.
+	addrProfiles map[netip.Addr]Profile
+	hosts        map[netip.Addr]*tcp.Host // lookups only: host by interface address
+	listen       map[*tcp.Host]*hostState // lookups only
+	// acceptPort and acceptPortBulk are lnet's accept_port and accept_port_bulk
+	// (SetAcceptPorts; 988 both).
+	acceptPort, acceptPortBulk uint16
+	hostsL                     []*hostState            // listening hosts, in order
+	conns                      []*conn                 // every conn made, by index (events name them)
+	cbs                        []*connCB               // every conn cb, by index
+	peers                      [PeerHashSize][]*peerNI // ksnd_peers: the peer table the reaper walks
+	reaper                     sim.Timer
+	rIdx                       int // ksocknal_reaper's peer_index
+	incSeq                     uint64
+	obs                        Observer
+	wire                       func(*WireEvent)
 
 	stats Stats
 }
 
-// hostState is a host's acceptor: its listener and the reserved ports its dials use.
+// hostState is a host's acceptor: its listening sockets and the reserved ports its dials
+// use.
 type hostState struct {
 	h        *tcp.Host
 	nextPort uint16
+	socks    []sockRef // listening sockets and the NIs using each (acceptor.go)
 }
 
 // Stats are LND-wide counters for tests and reports.
@@ -80,7 +87,8 @@ const (
 // New returns a socklnd on network n with DefaultParams for every net.
 func New(n *tcp.Network) *LND {
 	l := &LND{n: n, k: n.Kernel(), params: map[lnet.NetID]Params{}, byNID: map[lnet.NID]*ksockNet{},
-		hosts: map[netip.Addr]*tcp.Host{}, listen: map[*tcp.Host]*hostState{}}
+		hosts: map[netip.Addr]*tcp.Host{}, listen: map[*tcp.Host]*hostState{},
+		acceptPort: AcceptorPort, acceptPortBulk: AcceptorPort}
 	l.hid = l.k.Register(l)
 	l.reaper = sim.Timer{H: l.hid, Kind: evReaper}
 	return l
@@ -180,8 +188,9 @@ func (l *LND) hostOf(ip netip.Addr) *tcp.Host {
 
 // Startup models ksocknal_startup: the NI's interface is the one carrying its address; the
 // net gets an incarnation stamp (ktime_get_real_ns in the kernel: here the start time plus a
-// sequence number), conns_per_peer is resolved from the link speed when 0, and the host's
-// acceptor listens on port 988.
+// sequence number), conns_per_peer is resolved from the link speed when 0, and the acceptor
+// listens for it (acceptorAdd: from 2.17 on the NI's address, accept_port and
+// accept_port_bulk; up to 2.16 on every address, accept_port).
 func (l *LND) Startup(ni *lnet.NI) error {
 	p, ok := l.niParams[ni.NID()]
 	if !ok {
@@ -208,14 +217,14 @@ func (l *LND) Startup(ni *lnet.NI) error {
 	}
 	l.incSeq++
 	n := &ksockNet{l: l, ni: ni, node: ni.Node(), tun: p.setup(speed), host: h, addr: ip, link: link,
-		incarnation: uint64(l.k.Now()) + l.incSeq, peers: map[lnet.NID]*peerNI{}, profile: l.profiles[ni.NID()]}
+		incarnation: uint64(l.k.Now()) + l.incSeq, peers: map[lnet.NID]*peerNI{}, profile: l.profileOf(ni.NID())}
 	if p.SockTimeout > 0 && ni.Net().LNDTimeout == 0 {
 		ni.Net().LNDTimeout = secs(p.SockTimeout)
 	}
 	ni.LNDData = n
 	l.nets = append(l.nets, n)
 	l.byNID[ni.NID()] = n
-	l.listenOn(h)
+	l.acceptorAdd(n)
 	if link != nil && link.IsDown() {
 		ni.Node().SetNIFatal(ni, true)
 	}
@@ -223,17 +232,6 @@ func (l *LND) Startup(ni *lnet.NI) error {
 		l.k.ArmAfter(&l.reaper, sim.Second)
 	}
 	return nil
-}
-
-// listenOn starts a host's acceptor (lnet_acceptor) once.
-func (l *LND) listenOn(h *tcp.Host) {
-	if hs := l.listen[h]; hs != nil {
-		return
-	}
-	hs := &hostState{h: h, nextPort: maxReservedPort}
-	l.listen[h] = hs
-	l.hostsL = append(l.hostsL, hs)
-	h.Listen(AcceptorPort, tcp.Options{}, func(c *tcp.Conn) { l.accept(hs, c) })
 }
 
 // reservedPort returns the next reserved port to bind a dial from (lnet_connect tries 1023
@@ -269,6 +267,7 @@ func (l *LND) Shutdown(ni *lnet.NI) {
 		}
 	}
 	delete(l.byNID, ni.NID())
+	l.acceptorRemove(n)
 	if len(l.nets) == 0 {
 		l.k.Disarm(&l.reaper)
 	}

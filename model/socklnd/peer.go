@@ -220,7 +220,8 @@ func (l *LND) connect(cb *connCB) {
 	hs := l.listen[p.net.host]
 	src := netip.AddrPortFrom(p.net.addr, hs.reservedPort())
 	typ := cb.typ
-	p.net.host.Dial(src, cb.addr, l.sockOptions(p.net), func(s *tcp.Conn, err error) { l.dialed(cb, typ, s, err) })
+	dst := netip.AddrPortFrom(cb.addr.Addr(), l.dialPort(p.net, typ))
+	p.net.host.Dial(src, dst, l.sockOptions(p.net), func(s *tcp.Conn, err error) { l.dialed(cb, typ, s, err) })
 }
 
 // dialed continues ksocknal_connect once lnet_connect's socket is up (or failed).

@@ -1,6 +1,10 @@
 package socklnd
 
-import "github.com/lnetsim/lnetsim/model/lnet"
+import (
+	"net/netip"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
+)
 
 // Profile holds the ksocklnd behaviour rules that differ between the Lustre releases the
 // model knows, one field per rule. The zero value is master: each field is the older
@@ -14,6 +18,14 @@ type Profile struct {
 	// NI (up to 2.15; LU-17505 reports NETWORK_TIMEOUT, charging the peer NI too, from
 	// 2.16).
 	TimeoutLocalStatus bool
+	// AcceptAnyAddress: the LNet acceptor listens on one socket bound to every address
+	// (lnet_sock_listen with no address), on accept_port, while the node has a socklnd net
+	// (up to 2.16; LU-18812 binds a socket to each socklnd NI's address from 2.17).
+	AcceptAnyAddress bool
+	// NoAcceptPortBulk: lnet has no accept_port_bulk: every conn is made to accept_port and
+	// the acceptor listens on it alone (up to 2.16; LU-19139 adds the parameter in 2.16.58,
+	// so 2.17).
+	NoAcceptPortBulk bool
 }
 
 // timedOut is the health status of a tx whose time ran out under p.
@@ -33,14 +45,24 @@ func (p Profile) txListStatus(cur lnet.HStatus, errno int) lnet.HStatus {
 }
 
 // SetProfile sets the release rules of the NI with that NID; it takes effect when the NI
-// starts (set it before Startup).
+// starts (set it before Startup). An NI started later on the same address (`lnetctl net
+// add` of another net on the interface) takes the rules too: they are its node's.
 func (l *LND) SetProfile(nid lnet.NID, p Profile) {
-	if p == (Profile{}) {
-		delete(l.profiles, nid)
-		return
-	}
 	if l.profiles == nil {
 		l.profiles = map[lnet.NID]Profile{}
 	}
 	l.profiles[nid] = p
+	if l.addrProfiles == nil {
+		l.addrProfiles = map[netip.Addr]Profile{}
+	}
+	l.addrProfiles[ipOf(nid)] = p
+}
+
+// profileOf returns the release rules of the NI with that NID (SetProfile), else those of
+// its address, else master's.
+func (l *LND) profileOf(nid lnet.NID) Profile {
+	if p, ok := l.profiles[nid]; ok {
+		return p
+	}
+	return l.addrProfiles[ipOf(nid)]
 }

@@ -25,6 +25,7 @@ type Host struct {
 }
 
 type listener struct {
+	addr   netip.Addr // bound address; the zero Addr: every address (INADDR_ANY)
 	port   uint16
 	opt    Options
 	accept func(*Conn)
@@ -54,28 +55,66 @@ func (h *Host) Links() []*Link {
 // Crashed reports whether the host is down.
 func (h *Host) Crashed() bool { return h.crashed }
 
-// Listen accepts connections to port on every address of the host. accept is called for
-// each connection once its three-way handshake has completed; it should set the
-// connection's Handler. Listening on a port already listened on replaces the listener.
+// Listen accepts connections to port on every address of the host (bound to INADDR_ANY).
+// accept is called for each connection once its three-way handshake has completed; it
+// should set the connection's Handler. Listening on a port already listened on replaces the
+// listener.
 func (h *Host) Listen(port uint16, opt Options, accept func(*Conn)) {
+	h.ListenAddr(netip.Addr{}, port, opt, accept)
+}
+
+// ListenAddr accepts connections to addr:port only (a socket bound to one address); the zero
+// addr is every address, as Listen. A SYN goes to the listener bound to its destination
+// address, else to the one bound to every address, as Linux looks them up. Listening on an
+// address and port already listened on replaces the listener.
+func (h *Host) ListenAddr(addr netip.Addr, port uint16, opt Options, accept func(*Conn)) {
 	for i := range h.listeners {
-		if h.listeners[i].port == port {
-			h.listeners[i] = listener{port, opt, accept}
+		if h.listeners[i].port == port && h.listeners[i].addr == addr {
+			h.listeners[i] = listener{addr, port, opt, accept}
 			return
 		}
 	}
-	h.listeners = append(h.listeners, listener{port, opt, accept})
+	h.listeners = append(h.listeners, listener{addr, port, opt, accept})
 }
 
-// Unlisten stops accepting connections to port; established connections stay. A SYN to
-// the port is then answered with RST.
-func (h *Host) Unlisten(port uint16) {
+// Unlisten stops accepting connections to port on every address (the listener Listen
+// made); established connections stay. A SYN to the port is then answered with RST.
+func (h *Host) Unlisten(port uint16) { h.UnlistenAddr(netip.Addr{}, port) }
+
+// UnlistenAddr stops the listener ListenAddr made for addr:port.
+func (h *Host) UnlistenAddr(addr netip.Addr, port uint16) {
 	for i := range h.listeners {
-		if h.listeners[i].port == port {
+		if h.listeners[i].port == port && h.listeners[i].addr == addr {
 			h.listeners = append(h.listeners[:i], h.listeners[i+1:]...)
 			return
 		}
 	}
+}
+
+// Listening returns the host's listening sockets as `ss -ltn` lists them, in the order they
+// were made: one bound to every address as 0.0.0.0:port.
+func (h *Host) Listening() []netip.AddrPort {
+	out := make([]netip.AddrPort, len(h.listeners))
+	for i, l := range h.listeners {
+		a := l.addr
+		if !a.IsValid() {
+			a = netip.IPv4Unspecified()
+		}
+		out[i] = netip.AddrPortFrom(a, l.port)
+	}
+	return out
+}
+
+// Established returns the host's connections in state ESTABLISHED as `ss -tn state
+// established` lists them (local and remote address), in the order they were made.
+func (h *Host) Established() [][2]netip.AddrPort {
+	var out [][2]netip.AddrPort
+	for _, id := range h.conns {
+		if c := h.n.conns[id]; c.live() && c.state == StateEstablished {
+			out = append(out, [2]netip.AddrPort{c.local, c.peer})
+		}
+	}
+	return out
 }
 
 // Dial opens a connection from local address src (src.Port() 0 picks an ephemeral port)

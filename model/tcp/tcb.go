@@ -217,7 +217,7 @@ func (h *Host) ephemeral(a netip.Addr) uint16 {
 // portInUse reports whether a live connection or a listener holds local port p on a.
 func (h *Host) portInUse(a netip.Addr, p uint16) bool {
 	for _, l := range h.listeners {
-		if l.port == p {
+		if l.port == p && (!l.addr.IsValid() || l.addr == a) {
 			return true
 		}
 	}
@@ -395,11 +395,16 @@ func (n *Network) onSyn(h *Host, p *packet) {
 			return
 		}
 	}
-	for _, l := range h.listeners {
-		if l.port != p.dstPort {
-			continue
+	dst := n.ifaces[p.dstIf].addr
+	li := -1
+	for i, l := range h.listeners {
+		if l.port == p.dstPort && (l.addr == dst || !l.addr.IsValid() && li < 0) {
+			li = i
 		}
-		local := netip.AddrPortFrom(n.ifaces[p.dstIf].addr, p.dstPort)
+	}
+	if li >= 0 {
+		l := h.listeners[li]
+		local := netip.AddrPortFrom(dst, p.dstPort)
 		peer := netip.AddrPortFrom(n.ifaces[p.srcIf].addr, p.srcPort)
 		c := n.newConn(h, p.dstIf, p.srcIf, local, peer, l.opt)
 		c.peerID = p.from

@@ -243,6 +243,9 @@ func (c *cluster) newLNet(idx int, bare bool) (*lnet.Node, error) {
 		ln.SharePeerSlabs(c.nodes[0].ln)
 	}
 	ln.SetTracer(c.tracer.forNode(idx))
+	if c.scenario.LNet.AcceptPortBulk != 0 && scenarios.SockLNDProfile(m.Global.Release).NoAcceptPortBulk {
+		ln.Printk("lnet: unknown parameter 'accept_port_bulk' ignored") // the kernel's module loader
+	}
 	if bare {
 		return ln, nil
 	}

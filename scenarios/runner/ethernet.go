@@ -51,6 +51,7 @@ func buildEthernet(k *sim.Kernel, s *scenarios.Scenario) (*ethernet, error) {
 	if err := setNetParams(s.SockLND, sockParams, eth.lnd.SetParams); err != nil {
 		return nil, err
 	}
+	eth.lnd.SetAcceptPorts(s.LNet.AcceptPorts())
 	spec := tcp.LinkSpec{Rate: int64(e.LinkRate), Latency: e.LinkLatency, MTU: e.MTU, BufferBytes: int64(e.PortBuffer)}
 	var switchOf func(host int) *tcp.Switch
 	switch e.Topology {

@@ -2,9 +2,11 @@ package runner
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/lnetsim/lnetsim/model/lnet"
+	"github.com/lnetsim/lnetsim/model/tcp"
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/scenarios"
 	"github.com/lnetsim/lnetsim/sim"
@@ -210,7 +212,7 @@ func (ch *checker) onOp(o *op) {
 // stateCheck reports whether e reads live model state, so it must be evaluated at its time.
 func stateCheck(e *scenarios.Expectation) bool {
 	switch e.Check {
-	case "health", "ni_status", "stats", "route", "lnetctl", "command", "console":
+	case "health", "ni_status", "stats", "route", "lnetctl", "command", "console", "sockets":
 		return true
 	}
 	return false
@@ -331,6 +333,8 @@ func (ch *checker) stateValue(e *scenarios.Expectation) (int64, error) {
 			}
 		}
 		return c, nil
+	case "sockets":
+		return ch.sockets(e)
 	case "route":
 		n := ch.cluster.byName[e.Node]
 		if n == nil {
@@ -552,4 +556,38 @@ func (ch *checker) commandCheck(e *scenarios.Expectation) record.Expectation {
 		res.Detail += fmt.Sprintf("; answered by %q, want %s", rec.AnsweredBy, e.AnsweredBy)
 	}
 	return res
+}
+
+// sockets counts node e.Node's TCP sockets in state e.State (listen: `ss -ltn`; established:
+// `ss -tn state established`) whose local and remote addresses match e.Local and e.Remote.
+func (ch *checker) sockets(e *scenarios.Expectation) (int64, error) {
+	var h *tcp.Host
+	if ch.cluster.eth != nil {
+		h = ch.cluster.eth.hosts[e.Node]
+	}
+	if h == nil {
+		return 0, fmt.Errorf("node %s has no TCP host", e.Node)
+	}
+	match := func(pat string, ap netip.AddrPort) bool {
+		if pat == "" {
+			return true
+		}
+		a, p, _ := scenarios.SocketPattern(pat) // checked at load
+		return (!a.IsValid() || a == ap.Addr()) && (p < 0 || p == int(ap.Port()))
+	}
+	var c int64
+	if e.State == "listen" {
+		for _, ap := range h.Listening() {
+			if match(e.Local, ap) {
+				c++
+			}
+		}
+		return c, nil
+	}
+	for _, s := range h.Established() {
+		if match(e.Local, s[0]) && match(e.Remote, s[1]) {
+			c++
+		}
+	}
+	return c, nil
 }
