@@ -228,8 +228,11 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// The other node's host name where the test pings its own: another NID answers.
 		{"sanity-lnet-305", []string{"faults[1].lnetctl=ping old@tcp"}, []string{"pinging its own host name succeeds"}},
 		{"sanity-lnet-305", []string{"faults[2].lnetctl=ping client@tcp"}, []string{"2.15 - pinging its own host name succeeds"}},
-		// The master node on 2.16 (one socket on every address, LU-18812 not there).
+		// The master node on 2.16 (one socket on every address, LU-18812 not there), or
+		// accept_port_bulk left at accept_port's 988: no socket on 989.
 		{"sanity-lnet-290", []string{"nodes.client.release=2.16"}, []string{"at start the acceptor listens on each NI's address", "one of them eth0's", "explicit binding found for the fake address and accept_port"}},
+		{"sanity-lnet-291", []string{"lnet.accept_port_bulk=988"}, []string{"the acceptor listens on accept_port and accept_port_bulk", "one of them 989", "one bulk connection on port 989", "one control connection on port 988"}},
+		{"sanity-lnet-291", []string{"nodes.client.release=2.16"}, []string{"the acceptor listens on accept_port and accept_port_bulk", "one of them 989", "one bulk connection on port 989", "one control connection on port 988"}},
 		{"sanity-lnet-475", []string{"faults[11].lnetctl=ping client:0"}, []string{"after the reset the self peer NI has no sample", "nor has the local NI", "and the global counters are 0"}},
 		{"sanity-lnet-525", []string{"faults[1].lnetctl=net del --net o2ib2"}, []string{"the o2ib net is gone", "and nid2 answers on the remaining net"}},
 		// ko2iblnd loaded with tos=96 for the net: the NI added without --tos, or with -1,
