@@ -107,16 +107,21 @@ func (f *Fabric) checkRRLast() error {
 		if ln.from.kind != epSwitch {
 			continue
 		}
-		last := map[int32]int32{}
+		last := map[int32]int32{} // by input lane: its last chunk in the queue
+		var inputs []int32        // the inputs in the order of their first chunk
 		for x := ln.q.head; x >= 0; x = f.chunks[x].next {
-			last[f.chunks[x].inLane] = x
+			in := f.chunks[x].inLane
+			if _, ok := last[in]; !ok {
+				inputs = append(inputs, in)
+			}
+			last[in] = x
 		}
-		for in, x := range last { // order-independent: each entry is checked on its own
-			if got, ok := f.rrLast[rrKey(int32(li), in)]; !ok || got != x {
-				return fmt.Errorf("ib: switch output lane %d: input lane %d's last queued chunk is %d, rrLast says %d (present %v)", li, in, x, got, ok)
+		for _, in := range inputs {
+			if got, ok := f.rrLast[rrKey(int32(li), in)]; !ok || got != last[in] {
+				return fmt.Errorf("ib: switch output lane %d: input lane %d's last queued chunk is %d, rrLast says %d (present %v)", li, in, last[in], got, ok)
 			}
 		}
-		n += len(last)
+		n += len(inputs)
 	}
 	if n != len(f.rrLast) {
 		return fmt.Errorf("ib: rrLast has %d entries for %d inputs with chunks queued at switch outputs", len(f.rrLast), n)
