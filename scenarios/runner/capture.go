@@ -125,6 +125,12 @@ func pingInfo(pb *lnet.PingBuffer) *pcap.PingInfo {
 	for i, ni := range pb.NIs {
 		p.NIs[i] = pcap.PingNI{NID: uint64(ni.NID), Status: uint32(ni.Status)}
 	}
+	if len(pb.Metadata) > 0 {
+		p.Features |= pcap.PingFeatMetadata
+		for _, nid := range pb.Metadata {
+			p.Metadata = append(p.Metadata, uint64(nid))
+		}
+	}
 	return p
 }
 

@@ -202,6 +202,7 @@ const (
 	PingFeatRteDisabled = 1 << 2     // LNET_PING_FEAT_RTE_DISABLED
 	PingFeatMultiRail   = 1 << 3     // LNET_PING_FEAT_MULTI_RAIL
 	PingFeatDiscovery   = 1 << 4     // LNET_PING_FEAT_DISCOVERY
+	PingFeatMetadata    = 1 << 7     // LNET_PING_FEAT_METADATA (2.17)
 	PingPortal          = 0          // LNET_RESERVED_PORTAL: pings and discovery pushes
 )
 
@@ -218,10 +219,21 @@ type PingInfo struct {
 	Features uint32 // PingFeat* bits
 	PID      uint32
 	NIs      []PingNI
+	// Metadata lists the NIDs with an entry of NID metadata (struct lnet_nid_metadata) after
+	// the NIs; with PingFeatMetadata set. Each entry's 32 bytes of LND data carry the test
+	// pattern (0x5a) CFS_FAIL_TEST_PING_MD writes, the only metadata lnetsim has.
+	Metadata []uint64
 }
 
-// Len is the wire size of p: a 16-byte header and 16 bytes per NI.
-func (p *PingInfo) Len() int { return 16 + 16*len(p.NIs) }
+// Len is the wire size of p: a 16-byte header, 16 bytes per NI and, with metadata, its
+// 4-byte count and 40 bytes per entry.
+func (p *PingInfo) Len() int {
+	n := 16 + 16*len(p.NIs)
+	if len(p.Metadata) > 0 {
+		n += 4 + 40*len(p.Metadata)
+	}
+	return n
+}
 
 // AppendTo appends the wire form of p (little-endian, as an x86 kernel sends it; receivers
 // swab by the magic) to b. ns_msg_size (ns_unused before Lustre 2.15) is written as 0.
@@ -234,6 +246,15 @@ func (p *PingInfo) AppendTo(b []byte) []byte {
 		b = binary.LittleEndian.AppendUint64(b, ni.NID)
 		b = binary.LittleEndian.AppendUint32(b, ni.Status)
 		b = binary.LittleEndian.AppendUint32(b, 0)
+	}
+	if len(p.Metadata) > 0 {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(p.Metadata)))
+		for _, nid := range p.Metadata {
+			b = binary.LittleEndian.AppendUint64(b, nid)
+			for range 32 {
+				b = append(b, 0x5a)
+			}
+		}
 	}
 	return b
 }

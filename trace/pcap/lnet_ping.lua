@@ -5,7 +5,8 @@
 -- for the PUT's portal in the "lnet.ptl_index" table; only Lustre's ptlrpc portals have one,
 -- so a discovery push (a PUT of the sender's ping buffer to portal 0) is flagged Malformed in
 -- any capture, simulated or real. This plugin registers for portal 0, decodes the buffer
--- (magic, feature bits, pid, and each NI with the status its node advertises) and consumes it.
+-- (magic, feature bits, pid, each NI with the status its node advertises, and the NIDs of its
+-- NID metadata entries, LNET_PING_FEAT_METADATA) and consumes it.
 --
 -- Use:  tshark -X lua_script:lnet_ping.lua -r run.pcap
 -- or copy it into Wireshark's personal Lua plugins folder (Help > About > Folders).
@@ -23,6 +24,9 @@ local f = {
   f_rte     = ProtoField.bool("lnet_ping.features.rte_disabled", "Routing disabled", 32, nil, 0x04),
   f_mr      = ProtoField.bool("lnet_ping.features.multi_rail", "Multi-Rail", 32, nil, 0x08),
   f_disc    = ProtoField.bool("lnet_ping.features.discovery", "Discovery", 32, nil, 0x10),
+  f_md      = ProtoField.bool("lnet_ping.features.metadata", "NID metadata", 32, nil, 0x80),
+  nmd       = ProtoField.uint32("lnet_ping.nmd", "Metadata entries", base.DEC),
+  md_nid    = ProtoField.string("lnet_ping.md_nid", "Metadata NID"),
   pid       = ProtoField.uint32("lnet_ping.pid", "PID", base.DEC),
   nnis      = ProtoField.uint32("lnet_ping.nnis", "NIs", base.DEC),
   nid       = ProtoField.string("lnet_ping.nid", "NID"),
@@ -30,8 +34,8 @@ local f = {
   status    = ProtoField.uint32("lnet_ping.status", "Status", base.HEX, statuses),
   msg_size  = ProtoField.uint32("lnet_ping.msg_size", "Message size", base.DEC),
 }
-p.fields = { f.magic, f.features, f.f_base, f.f_status, f.f_rte, f.f_mr, f.f_disc, f.pid, f.nnis,
-  f.nid, f.nid_raw, f.status, f.msg_size }
+p.fields = { f.magic, f.features, f.f_base, f.f_status, f.f_rte, f.f_mr, f.f_disc, f.f_md, f.pid, f.nnis,
+  f.nid, f.nid_raw, f.status, f.msg_size, f.nmd, f.md_nid }
 
 local e_magic = ProtoExpert.new("lnet_ping.bad_magic", "Not a little-endian LNet ping buffer",
   expert.group.PROTOCOL, expert.severity.WARN)
@@ -68,7 +72,7 @@ function p.dissector(tvb, pinfo, tree)
     return len
   end
   local ft = t:add_le(f.features, tvb(4, 4))
-  for _, b in ipairs({ f.f_base, f.f_status, f.f_rte, f.f_mr, f.f_disc }) do
+  for _, b in ipairs({ f.f_base, f.f_status, f.f_rte, f.f_mr, f.f_disc, f.f_md }) do
     ft:add_le(b, tvb(4, 4))
   end
   t:add_le(f.pid, tvb(8, 4))
@@ -89,6 +93,19 @@ function p.dissector(tvb, pinfo, tree)
     nt:add_le(f.msg_size, tvb(off + 12, 4))
     if st == 0xdeadface then
       down[#down + 1] = s
+    end
+  end
+  -- NID metadata (LNET_PING_FEAT_METADATA): a count, then per entry a NID and 32 bytes
+  local moff = 16 + 16 * n
+  if bit32.band(tvb(4, 4):le_uint(), 0x80) ~= 0 and moff + 4 <= len then
+    local m = tvb(moff, 4):le_uint()
+    t:add_le(f.nmd, tvb(moff, 4))
+    for i = 0, m - 1 do
+      local off = moff + 4 + 40 * i
+      if off + 40 > len then
+        break
+      end
+      t:add(f.md_nid, tvb(off, 40), nidstr(tvb(off, 8)))
     end
   end
   local info = string.format(" [ping buffer: %d NIs", n)

@@ -44,10 +44,40 @@ func TestPingInfoLayout(t *testing.T) {
 
 // TestPingDissector writes a discovery push (an IMMEDIATE PUT of a ping buffer to portal 0):
 // stock tshark flags it Malformed (no dissector for portal 0), with lnet_ping.lua it decodes
-// with no flag and shows the NI that is DOWN.
+// with no flag and shows the NI that is DOWN; a buffer with NID metadata shows its entries.
 func TestPingDissector(t *testing.T) {
 	tshark := needTshark(t)
+	if text := decodePing(t, tshark, samplePing(), false); !strings.Contains(text, "Group: Malformed") {
+		t.Errorf("stock tshark no longer flags the push: Wireshark may now decode portal 0 itself\n%s", text)
+	}
+	text := decodePing(t, tshark, samplePing(), true)
+	for _, want := range []string{"LNet ping buffer", "Magic: 0x70696e67", "Multi-Rail: True", "NI 0: 0@lo UP",
+		"NI 1: 10.0.0.1@o2ib UP", "NI 2: 10.0.0.3@o2ib DOWN", "[ping buffer: 3 NIs, DOWN: 10.0.0.3@o2ib]", "NID metadata: False"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("with lnet_ping.lua, tshark output lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "Malformed") || strings.Contains(text, "Expert Info") {
+		t.Errorf("with lnet_ping.lua the push is still flagged:\n%s", text)
+	}
 	p := samplePing()
+	p.Features |= PingFeatMetadata
+	p.Metadata = []uint64{cnid}
+	text = decodePing(t, tshark, p, true)
+	for _, want := range []string{"NID metadata: True", "Metadata entries: 1", "Metadata NID: 10.0.0.1@o2ib"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("with lnet_ping.lua, the metadata buffer's output lacks %q\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "Malformed") || strings.Contains(text, "Expert Info") {
+		t.Errorf("with lnet_ping.lua the metadata push is flagged:\n%s", text)
+	}
+}
+
+// decodePing writes p as a discovery push to a capture and returns tshark's verbose decoding,
+// with lnet_ping.lua when lua.
+func decodePing(t *testing.T, tshark string, p *PingInfo, lua bool) string {
+	t.Helper()
 	push := KibMsg{Type: o2ib.MsgIMMEDIATE, SrcNID: cnid, DstNID: snid, Payload: p.AppendTo(nil),
 		Hdr: LNetHdr{DestNID: snid, SrcNID: cnid, DestPID: 12345, SrcPID: 12345, Type: LNetPut,
 			PayloadLength: uint32(p.Len()), MatchBits: 1 << 63, Portal: PingPortal}}
@@ -63,31 +93,37 @@ func TestPingDissector(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	file, lua := filepath.Join(dir, "push.pcap"), filepath.Join(dir, "lnet_ping.lua")
+	file, script := filepath.Join(dir, "push.pcap"), filepath.Join(dir, "lnet_ping.lua")
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(lua, PingDissector, 0o644); err != nil {
+	if err := os.WriteFile(script, PingDissector, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	decode := func(extra ...string) string {
-		out, err := exec.Command(tshark, append(extra, "-n", "-r", file, "-P", "-V")...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tshark: %v\n%s", err, out)
-		}
-		return string(out)
+	args := []string{"-n", "-r", file, "-P", "-V"}
+	if lua {
+		args = append([]string{"-X", "lua_script:" + script}, args...)
 	}
-	if text := decode(); !strings.Contains(text, "Group: Malformed") {
-		t.Errorf("stock tshark no longer flags the push: Wireshark may now decode portal 0 itself\n%s", text)
+	out, err := exec.Command(tshark, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tshark: %v\n%s", err, out)
 	}
-	text := decode("-X", "lua_script:"+lua)
-	for _, want := range []string{"LNet ping buffer", "Magic: 0x70696e67", "Multi-Rail: True", "NI 0: 0@lo UP",
-		"NI 1: 10.0.0.1@o2ib UP", "NI 2: 10.0.0.3@o2ib DOWN", "[ping buffer: 3 NIs, DOWN: 10.0.0.3@o2ib]"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("with lnet_ping.lua, tshark output lacks %q", want)
-		}
+	return string(out)
+}
+
+// TestPingInfoMetadata: with NID metadata (LNET_PING_FEAT_METADATA) the NIs are followed by
+// the entry count and, per entry, its NID and 32 bytes of the 0x5a test pattern.
+func TestPingInfoMetadata(t *testing.T) {
+	p := samplePing()
+	p.Features |= PingFeatMetadata
+	p.Metadata = []uint64{cnid}
+	b := p.AppendTo(nil)
+	if len(b) != p.Len() || len(b) != 16+3*16+4+40 {
+		t.Fatalf("ping info is %d bytes (Len %d), want 108", len(b), p.Len())
 	}
-	if strings.Contains(text, "Malformed") || strings.Contains(text, "Expert Info") {
-		t.Errorf("with lnet_ping.lua the push is still flagged:\n%s", text)
+	le := binary.LittleEndian
+	md := b[16+3*16:]
+	if le.Uint32(b[4:]) != 0x9a || le.Uint32(md) != 1 || le.Uint64(md[4:]) != cnid || !bytes.Equal(md[12:], bytes.Repeat([]byte{0x5a}, 32)) {
+		t.Fatalf("bad metadata % x (features %#x)", md, le.Uint32(b[4:]))
 	}
 }
