@@ -478,6 +478,7 @@ func (n *Node) ConfigNI(nid NID, lnd LND, tun NetTunables) error {
 		n.detachNI(ni)
 		return refuse(ENETDOWN, "%v", err)
 	}
+	ni.active = true
 	ni.net.lastAlive = n.k.Now()
 	n.newPingTarget()
 	n.pushUpdateToPeers(false)

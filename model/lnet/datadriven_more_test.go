@@ -26,6 +26,24 @@ var ddShows = []struct {
 	{"events", (*ddWorld).ddEvents},
 	{"router", func(_ *ddWorld, n *Node) string { return ddRouterStats(n) }},
 	{"latency", func(_ *ddWorld, n *Node) string { return ddLatency(n) }},
+	{"pingbuf", func(_ *ddWorld, n *Node) string { return ddPingBuf(n) }},
+}
+
+// ddPingBuf prints the node's ping buffer (its sequence number and each NI's advertised
+// status) and each NI's fatal state and status as net show prints them.
+func ddPingBuf(n *Node) string {
+	var b strings.Builder
+	if pb := n.PingBuffer(); pb != nil {
+		fmt.Fprintf(&b, "seq %d", pb.Seq)
+		for _, e := range pb.NIs[1:] {
+			fmt.Fprintf(&b, " %s %s", e.NID, e.Status)
+		}
+		b.WriteString("\n")
+	}
+	for _, ni := range n.NIs() {
+		fmt.Fprintf(&b, "ni %s fatal %v show %s\n", ni.NID(), ni.Fatal(), ni.Status())
+	}
+	return b.String()
 }
 
 // ddLatency prints each local NI's, then each peer NI's, per-operation latency (master's

@@ -61,6 +61,9 @@ func (n *Node) truncatedPing(p *Peer, b *PingBuffer, mlen int) bool {
 // that has not ACKed it needs pushed (needsPush).
 func (n *Node) newPingTarget() {
 	n.seqNo++
+	for _, ni := range n.nis {
+		ni.status = ni.Status() // the install writes each NI's lnet_ni_get_status_locked
+	}
 	n.pingExtra = n.extraBytesForMD() // lnet_ping_target_setup
 	n.pingMeta = n.installMetadata()  // lnet_ping_target_install_locked
 	n.updatePingBuffer()
@@ -73,7 +76,7 @@ func (n *Node) updatePingBuffer() {
 	b := &PingBuffer{MultiRail: true, Seq: n.seqNo, NIs: make([]PingNI, 0, len(n.nis)+1), RoutingDisabled: n.rtrState != rtrEnabled, Discovery: n.tun.Discovery, Metadata: n.pingMeta}
 	b.NIs = append(b.NIs, PingNI{NID: LoNID, Status: NIStatusUp})
 	for _, ni := range n.nis {
-		b.NIs = append(b.NIs, PingNI{NID: ni.nid, Status: ni.Status()})
+		b.NIs = append(b.NIs, PingNI{NID: ni.nid, Status: ni.status})
 	}
 	n.pingBuf = b
 	if n.pingMD != nil {

@@ -208,19 +208,16 @@ func (n *Node) setNIHealth(ni *NI, v int, cause HealthCause) {
 	}
 }
 
+// setNIStatus models lnet_ni_set_status: it writes the NI's word in the ping buffer; a
+// change is traced (as the NI's status, see NI.Status) and pushed to peers.
 func (n *Node) setNIStatus(ni *NI, s NIStatus) {
 	if ni.status == s {
 		return
 	}
 	old := ni.Status()
 	ni.status = s
-	n.niStatusChanged(ni, old)
-}
-
-// niStatusChanged reacts to a change of an NI's advertised status: trace it, rebuild the ping
-// buffer and push it to discovered multi-rail peers.
-func (n *Node) niStatusChanged(ni *NI, old NIStatus) {
-	if n.traceNIStatus(ni, old) && n.started {
+	n.traceNIStatus(ni, old)
+	if n.started {
 		n.updatePingBuffer()
 		n.pushToPeers()
 	}

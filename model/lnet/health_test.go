@@ -31,7 +31,9 @@ func TestSensitivityZeroForcesNoRetries(t *testing.T) {
 	}
 }
 
-// NI status follows the health edges: DOWN at 0, UP again at 1000; a fatal NI reports DOWN.
+// NI status follows the health edges: DOWN at 0, UP again at 1000; a fatal NI reports DOWN at
+// once and is advertised DOWN when the monitor, woken by the LND's request, has built the new
+// ping target (lnet_mark_ping_buffer_for_update, lnet_update_ping_buffer).
 func TestNIStatusEdges(t *testing.T) {
 	p := newPair(t, 2, 1, DefaultTunables(), NetTunables{})
 	ni := p.a.NIs()[1]
@@ -44,8 +46,13 @@ func TestNIStatusEdges(t *testing.T) {
 	if err := p.a.SetNIHealth(ni.NID(), 1000); err != nil || ni.Status() != NIStatusUp {
 		t.Fatalf("status after set 1000: %s", ni.Status())
 	}
+	seq := p.a.PingBuffer().Seq
 	p.a.SetNIFatal(ni, true)
-	if ni.Status() != NIStatusDown || p.a.PingBuffer().NIs[2].Status != NIStatusDown {
-		t.Fatalf("fatal NI not advertised DOWN")
+	if ni.Status() != NIStatusDown || p.a.PingBuffer().NIs[2].Status != NIStatusUp {
+		t.Fatalf("fatal NI: status %s, advertised %s; want down, up until the monitor runs", ni.Status(), p.a.PingBuffer().NIs[2].Status)
+	}
+	p.run(t, 0)
+	if pb := p.a.PingBuffer(); pb.NIs[2].Status != NIStatusDown || pb.Seq != seq+1 {
+		t.Fatalf("fatal NI advertised %s in ping target %d; want down in %d", pb.NIs[2].Status, pb.Seq, seq+1)
 	}
 }

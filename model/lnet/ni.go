@@ -80,8 +80,9 @@ type NI struct {
 	net  *Net
 
 	health int
-	status NIStatus
-	fatal  bool // ni_fatal_error_on
+	status NIStatus // the NI's word in the ping buffer (*ni_status)
+	fatal  bool     // ni_fatal_error_on
+	active bool     // started by its LND and in the ping buffer (LNET_NI_STATE_ACTIVE)
 
 	SelPriority uint32 // ni_sel_priority, lower preferred (UINT_MAX default)
 	NUMADist    int    // distance to the MD's CPT (all equal in the model unless set)
@@ -112,13 +113,25 @@ func (ni *NI) Node() *Node { return ni.node }
 // Health returns ni_healthv (0..1000).
 func (ni *NI) Health() int { return ni.health }
 
-// Status returns the status the node advertises: DOWN while in fatal state.
+// Status returns the NI's status as lnet_ni_get_status_locked gives it, what `lnetctl net
+// show` prints and what a new ping target takes (lnet_ping_target_install_locked): DOWN while
+// in fatal state, else its word in the ping buffer; under NonRouterNIStatusUp (2.16) UP on a
+// node that does not route.
 func (ni *NI) Status() NIStatus {
-	if ni.fatal {
+	switch {
+	case ni.fatal:
 		return NIStatusDown
+	case ni.node.tun.Profile.NonRouterNIStatusUp && !ni.node.routing:
+		return NIStatusUp
 	}
 	return ni.status
 }
+
+// AdvertisedStatus returns the NI's word in the node's ping buffer (*ni_status): what peers
+// read when they ping it or are pushed to. It differs from Status while the NI is in fatal
+// state and nothing has written the word DOWN yet, and after the fatal state is cleared
+// while the word stays DOWN (FatalClearLeavesStatus).
+func (ni *NI) AdvertisedStatus() NIStatus { return ni.status }
 
 // Fatal reports ni_fatal_error_on.
 func (ni *NI) Fatal() bool { return ni.fatal }

@@ -9,7 +9,7 @@ import (
 // Event kinds of a Node's sim handler.
 const (
 	evMonitor      = iota + 1 // one pass of lnet_monitor_thread
-	evResendKick              // the monitor woken early to resend queued messages
+	evResendKick              // the monitor woken early (a message queued for resend, a ping target asked for)
 	evDelayRelease            // a delay rule releases a message (arg: MsgRef)
 	evDiscovery               // the discovery thread's turn: the peers a push queued (dcq)
 )
@@ -53,6 +53,7 @@ type Node struct {
 
 	resendQ      msgQueue
 	kickArmed    bool
+	pbUpdate     bool // an LND asked for a new ping target (ln_update_ping_buf)
 	monitor      sim.Timer
 	dcTimer      sim.Timer // evDiscovery, armed while dcq is not empty
 	dcq          []*Peer   // peers queued for discovery by a received push (ln_dc_request)
@@ -213,6 +214,7 @@ func (n *Node) Startup() error {
 		if err := ni.net.lnd.Startup(ni); err != nil {
 			return fmt.Errorf("node %s: NI %s: %w", n.name, ni.nid, err)
 		}
+		ni.active = true
 	}
 	n.started = true
 	for _, nt := range n.nets {
@@ -268,9 +270,10 @@ func (n *Node) Handle(kind int, arg uint64) {
 
 // monitorPass is one pass of lnet_monitor_thread: check routers, resend queued messages, expire response
 // trackers (at the first pass and then every transaction_timeout/2 whole seconds), recover
-// local NIs, recover peer NIs; then sleep 1 s. A message queued for resend wakes the monitor
-// early (evResendKick), which runs a full pass and restarts the 1 s sleep, as the kernel's
-// completion does.
+// local NIs, recover peer NIs, build the new ping target an LND asked for (SetNIFatal); then
+// sleep 1 s. A message queued for resend or an LND's request wakes the monitor early
+// (evResendKick, wakeMonitor), which runs a full pass and restarts the 1 s sleep, as the
+// kernel's completion does.
 func (n *Node) monitorPass() {
 	if n.shutdown {
 		return
@@ -290,6 +293,12 @@ func (n *Node) monitorPass() {
 	}
 	n.recoverLocalNIs()
 	n.recoverPeerNIs()
+	if n.pbUpdate {
+		// lnet_queue_ping_buffer_update: the LND asked for a new ping target.
+		n.pbUpdate = false
+		n.newPingTarget()
+		n.pushUpdateToPeers(false)
+	}
 	n.k.Arm(&n.monitor, now+sim.Second)
 }
 
@@ -314,20 +323,45 @@ func (n *Node) SetNIHealth(nid NID, v int) error {
 	return nil
 }
 
-// SetNIFatal sets or clears an NI's fatal state (ni_fatal_error_on), as an LND does on
-// IB_EVENT_PORT_ERR/DEVICE_FATAL (set) and PORT_ACTIVE (clear). Under FatalNotAdvertised
-// (up to 2.15) a node that does not route only shows it locally.
+// SetNIFatal sets or clears an NI's fatal state as an LND does on a port, device or link
+// event: lnet_set_link_fatal_state (ni_fatal_error_on), then the LND's request for a new ping
+// target (kiblnd_set_ni_fatal_on, ksocknal_handle_link_state_change:
+// lnet_mark_ping_buffer_for_update, which a router ignores). The request wakes the monitor,
+// which builds the new target with the NI's status DOWN (or, once cleared, its word) and
+// pushes it (lnet_queue_ping_buffer_update). A router advertises the fatal NI at its next
+// monitor pass instead (updateNIStatus). Clearing the state leaves the ping buffer word as
+// it is, but from master (LU-20093) a fully healthy NI's word goes UP at once and is pushed.
+// An NI not yet active (its LND starting it up) requests nothing: the first ping target
+// takes its state.
+//
+// Release rules: FatalNotAdvertised (up to 2.15) requests no new target;
+// FatalClearLeavesStatus (up to 2.17) leaves the word alone on clearing.
 func (n *Node) SetNIFatal(ni *NI, fatal bool) {
 	if ni.fatal == fatal {
 		return
 	}
 	old := ni.Status()
 	ni.fatal = fatal
-	if n.tun.Profile.FatalNotAdvertised && !n.routing {
-		n.traceNIStatus(ni, old)
+	n.traceNIStatus(ni, old)
+	if !n.started || !ni.active {
 		return
 	}
-	n.niStatusChanged(ni, old)
+	if !fatal && !n.tun.Profile.FatalClearLeavesStatus && ni.health == MaxHealth {
+		n.setNIStatus(ni, NIStatusUp)
+	}
+	if !n.tun.Profile.FatalNotAdvertised && !n.routing {
+		n.pbUpdate = true
+		n.wakeMonitor()
+	}
+}
+
+// wakeMonitor wakes the monitor now for a full pass (complete(&ln_mt_wait_complete)), once
+// however many ask before it runs.
+func (n *Node) wakeMonitor() {
+	if !n.kickArmed {
+		n.kickArmed = true
+		n.k.After(0, n.hid, evResendKick, 0)
+	}
 }
 
 // LocalRecoveryQueue lists the NIDs on the local NI recovery queue (`lnetctl debug recovery -l`).

@@ -103,11 +103,23 @@ type Profile struct {
 	// advertises at once, again without a push (up to 2.16; LU-15135 enters STOPPING and
 	// STARTING from 2.17).
 	ImmediateRoutingSwitch bool
-	// FatalNotAdvertised: on a node that does not route, a change of an NI's fatal state
-	// neither rebuilds nor pushes the ping buffer, so peers keep seeing the status of its
-	// last rebuild (up to 2.15; LU-16563 advertises it and pushes from 2.16). This is the
-	// sending side of LU-16563; DiscoveryStatusNoHealth is the receiving side.
+	// FatalNotAdvertised: on a node that does not route, an LND that changes an NI's fatal
+	// state does not have the monitor rebuild the ping buffer (lnet_mark_ping_buffer_for_update),
+	// so peers keep seeing the status of its last rebuild (up to 2.15; LU-16563 rebuilds and
+	// pushes from 2.16, by the monitor from LU-16949). This is the sending side of LU-16563;
+	// DiscoveryStatusNoHealth is the receiving side. A router of any release advertises a
+	// fatal NI DOWN at its next monitor pass (lnet_update_ni_status_locked, LU-13782).
 	FatalNotAdvertised bool
+	// NonRouterNIStatusUp: on a node that does not route, an NI not in fatal state has status
+	// UP whatever its ping buffer word says (lnet_ni_get_status_locked), so the rebuild after
+	// a fatal NI recovers advertises it UP again (2.16: LU-16563 da230373bd; LU-19476
+	// 3f423f8d49 returns the word on every node from 2.17).
+	NonRouterNIStatusUp bool
+	// FatalClearLeavesStatus: clearing an NI's fatal state leaves its ping buffer word as it
+	// is, so a word a rebuild or a router's monitor pass set DOWN while the NI was fatal stays
+	// DOWN (up to 2.17; LU-20093 af1d3c1b9c sets a fully healthy NI's word UP and pushes,
+	// lnet_set_link_fatal_state, from 2.17.53).
+	FatalClearLeavesStatus bool
 	// FinalHopFreeMR: a router's final hop to a multi-rail destination selects among the
 	// destination's NIs as a fresh send would, whichever NI the originator chose; responses
 	// (ACK, REPLY) still go to the NID they name (up to 2.12; LU-12955 honours the
@@ -341,7 +353,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
+	FatalClearLeavesStatus: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NoUDSP: true, LegacyUDSPDel: true,
@@ -357,6 +369,7 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
 	FaultRuleTypeForm: true, NoNetSetLNDTimeout: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true,
+	NonRouterNIStatusUp: true, FatalClearLeavesStatus: true,
 	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 
 // profile215 is 2.15.
@@ -376,8 +389,9 @@ func withPre216LNet(p Profile) Profile {
 	p.NIAddByIoctl, p.NoLNDTimeoutTOSShow = true, true
 	p.LegacyUDSPDel = true
 	p.NoAnyNIDText, p.NoKfiNames, p.PrefixInterfaceDup = true, true, true
-	p.ImportNetRaw = false    // liblnetconfig reads the net section (ImportByIoctl)
-	p.ImportNoIP2Nets = false // and the ip2nets section
+	p.ImportNetRaw = false        // liblnetconfig reads the net section (ImportByIoctl)
+	p.ImportNoIP2Nets = false     // and the ip2nets section
+	p.NonRouterNIStatusUp = false // LU-16563 came in 2.15.55
 	return p
 }
 
@@ -385,7 +399,7 @@ func withPre216LNet(p Profile) Profile {
 // and LU-20400.
 var profile217 = Profile{NotifyDownFromAnyNI: true, MRForwardByDestination: true, NoFailRtrHealthInc: true,
 	NoFailSockConn: true, NoFailO2IBFMRMapShort: true, SmallMaxInterfaces: true, NoLatencyStats: true,
-	LaxConnsPerPeerOption: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true}}
+	LaxConnsPerPeerOption: true, NoAddPeerForceMerge: true, FatalClearLeavesStatus: true, ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true}}
 
 func withDiscoveryStatusNoHealth(p Profile) Profile {
 	p.DiscoveryStatusNoHealth = true

@@ -20,10 +20,7 @@ func (n *Node) attemptResend(m *Msg) bool {
 	m.sending = false
 	m.resending = true
 	n.resendQ.Push(m)
-	if !n.kickArmed {
-		n.kickArmed = true
-		n.k.After(0, n.hid, evResendKick, 0)
-	}
+	n.wakeMonitor()
 	return true
 }
 

@@ -78,19 +78,30 @@ func (n *Node) GatewayAlive(nid NID) bool {
 // updateNIStatus models lnet_update_ni_status_locked on a router: a net that has received no
 // router checker ping (a GET on the reserved portal from another node) for
 // alive_router_check_interval + router_ping_timeout advertises all its NIs DOWN; any such
-// ping sets the receiving NI UP again (in Parse). A status change is pushed to peers.
+// ping sets the receiving NI UP again (in Parse). On a net not timed out, or one whose NIs
+// were all DOWN already, each NI in fatal state whose word is not DOWN is set DOWN (the
+// check_ni_fatal loop, LU-13782). A status change is pushed to peers. Nothing here sets a
+// word UP again: a recovered NI stays DOWN until a ping reaches it (or its health returns to
+// full, or, from master, its fatal state is cleared at full health: SetNIFatal). With
+// alive_router_check_interval <= 0 the model keeps no net timeout.
 func (n *Node) updateNIStatus() {
-	if n.tun.AliveRouterCheckInt <= 0 {
-		return
-	}
 	timeout := sim.Time(n.tun.AliveRouterCheckInt+n.tun.RouterPingTimeout) * sim.Second
 	now := n.k.Now()
 	for _, nt := range n.nets {
-		if now < nt.lastAlive+timeout {
-			continue
+		if n.tun.AliveRouterCheckInt > 0 && now >= nt.lastAlive+timeout {
+			changed := false
+			for _, ni := range nt.nis {
+				changed = changed || ni.status != NIStatusDown
+				n.setNIStatus(ni, NIStatusDown)
+			}
+			if changed {
+				continue
+			}
 		}
 		for _, ni := range nt.nis {
-			n.setNIStatus(ni, NIStatusDown)
+			if ni.fatal {
+				n.setNIStatus(ni, NIStatusDown)
+			}
 		}
 	}
 }

@@ -64,8 +64,8 @@ func (d *dev) setup() error {
 }
 
 // AsyncEvent models kiblnd_event_handler's health part: PORT_ERR on the device's port and
-// DEVICE_FATAL put every NI on the device in fatal state (ni_fatal_error_on, advertised
-// DOWN); PORT_ACTIVE clears it, after rebuilding the device's resources if the HCA had
+// DEVICE_FATAL put every NI on the device in fatal state (ni_fatal_error_on; what LNet does
+// with it, per release, is Node.SetNIFatal's); PORT_ACTIVE clears it, after rebuilding the device's resources if the HCA had
 // failed (the model's stand-in for kiblnd_dev_failover). Connections are not touched: they
 // find out through their own completions and timeouts, as in the kernel.
 func (d *dev) AsyncEvent(ev ib.AsyncEvent) {
@@ -94,8 +94,9 @@ func (d *dev) AsyncEvent(ev ib.AsyncEvent) {
 	}
 }
 
-// setFatal is kiblnd_set_ni_fatal_on: every NI on the device gets the fatal state on (the
-// LNet node marks its ping buffer for update when the status changes).
+// setFatal is kiblnd_set_ni_fatal_on: every NI on the device gets the fatal state
+// (lnet_set_link_fatal_state), and LNet is asked for a new ping target where it changed
+// (lnet_mark_ping_buffer_for_update): both in Node.SetNIFatal.
 func (d *dev) setFatal(on bool) {
 	for _, n := range d.nets {
 		n.node.SetNIFatal(n.ni, on)

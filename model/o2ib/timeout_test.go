@@ -49,7 +49,9 @@ func TestMsgDeadlineFromLNDTimeout(t *testing.T) {
 // node 2's conn stays PASSIVE_WAIT until its CM gives up resending the REP (16 x 6.144 s
 // after the REP at 160 us: CONNECT_ERROR, -ENOTCONN = -107). Meanwhile node 1's LNet pings
 // its own NI (recovery), and with its port down the path record query of each loopback
-// connect gets no answer: ROUTE_ERROR 5 s later, -EHOSTUNREACH = -113.
+// connect gets no answer: ROUTE_ERROR 5 s later, -EHOSTUNREACH = -113. Node 1's monitor runs
+// in the phase of the PORT_ERR (160 us): its LND's request for a new ping target woke it then
+// and restarted its 1 s sleep.
 func TestConnreqTimeoutActiveOnly(t *testing.T) {
 	tun := lnet.DefaultTunables()
 	tun.RetryCount = 0
@@ -71,12 +73,12 @@ func TestConnreqTimeoutActiveOnly(t *testing.T) {
 	}
 	want := []string{
 		"15s 10.0.0.1@o2ib conn 10.0.0.2@o2ib failed status=-100",
-		"21.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
-		"27.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
-		"33.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
-		"41.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
-		"57.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
-		"89.00005s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"21.00021s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"27.00021s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"33.00021s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"41.00021s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"57.00021s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
+		"89.00021s 10.0.0.1@o2ib conn 10.0.0.1@o2ib failed status=-113",
 		"98.30416s 10.0.0.2@o2ib conn 10.0.0.1@o2ib failed status=-107",
 	}
 	if strings.Join(fails, "\n") != strings.Join(want, "\n") {

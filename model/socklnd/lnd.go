@@ -354,8 +354,9 @@ func (l *LND) lnetNotify(n *ksockNet, nid lnet.NID, when sim.Time) {
 
 // LinkChanged models ksocknal_handle_link_state_change for a link whose carrier went down or
 // came back (the runner calls it with the link fault): every NI on an interface of that link
-// is set fatal, or not (lnet_set_link_fatal_state), and LNet reports the NI DOWN or UP in its
-// ping buffer. Connections are left to their own timeouts, as in the kernel.
+// is set fatal, or not (lnet_set_link_fatal_state), and LNet is asked for a new ping target
+// (lnet_mark_ping_buffer_for_update; both in Node.SetNIFatal, which applies each release's
+// rules). Connections are left to their own timeouts, as in the kernel.
 func (l *LND) LinkChanged(link *tcp.Link, up bool) {
 	for _, n := range l.nets {
 		if n.link == link && !n.shutdown {
