@@ -537,8 +537,27 @@ func (ch *checker) judge(e *scenarios.Expectation, i int, v int64, detail string
 	if detail != "" {
 		got = detail
 	}
-	res.Detail = fmt.Sprintf("%s at %s: got %s, want %s", e.Check, e.At, got, strings.Join(want, " and "))
+	res.Detail = fmt.Sprintf("%s at %s: got %s, want %s", checkLabel(e), e.At, got, strings.Join(want, " and "))
 	return res
+}
+
+// checkLabel names what a counting check counted: the check, and for console and sockets
+// checks the node and what they match.
+func checkLabel(e *scenarios.Expectation) string {
+	switch e.Check {
+	case "console":
+		return fmt.Sprintf("console %s %q", e.Node, e.Match)
+	case "sockets":
+		l := "sockets " + e.Node + " " + e.State
+		if e.Local != "" {
+			l += " local " + e.Local
+		}
+		if e.Remote != "" {
+			l += " remote " + e.Remote
+		}
+		return l
+	}
+	return e.Check
 }
 
 // commandCheck compares the outcome of the last run (by At) of the lnetctl command e names
