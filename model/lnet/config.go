@@ -162,9 +162,10 @@ func (p *Peer) rtrRefcount() int {
 // retry_count (retry_count_set: 0 while health_sensitivity is 0, at most
 // transaction_timeout), response_tracking (0..3), max_recovery_ping_interval (> 0),
 // max_interfaces (below 16 becomes LNET_INTERFACES_MAX_DEFAULT, intf_max_set),
-// recovery_limit, numa_range, drop_asym_route, router_sensitivity and recovery_interval
-// (deprecated: stored, no effect), discovery (SetDiscovery) and routing (SetRouting).
-// Refusals are EINVAL.
+// router_sensitivity (rtr_sensitivity_set: at most 100), recovery_interval (under
+// FixedRecoveryInterval, 2.12's recovery_interval_set: at least 1; from 2.15 deprecated by
+// LU-13569: the setter warns, stores nothing and succeeds), recovery_limit, numa_range,
+// drop_asym_route, discovery (SetDiscovery) and routing (SetRouting). Refusals are EINVAL.
 func (n *Node) SetGlobal(name string, v int) error {
 	t := n.tun
 	switch name {
@@ -196,6 +197,19 @@ func (n *Node) SetGlobal(name string, v int) error {
 			return refuse(EINVAL, "max_recovery_ping_interval must be > 0")
 		}
 		t.MaxRecoveryPingInterval = v
+	case "router_sensitivity":
+		if v > 100 {
+			return refuse(EINVAL, "router_sensitivity %d: 0 to 100", v)
+		}
+		t.RouterSensitivity = v
+	case "recovery_interval":
+		if !t.Profile.FixedRecoveryInterval {
+			return nil // deprecated (LU-13569): the setter warns and stores nothing
+		}
+		if v < 1 {
+			return refuse(EINVAL, "recovery_interval %d: at least 1 second", v)
+		}
+		t.RecoveryInterval = v
 	case "max_interfaces":
 		if v < 16 {
 			v = t.Profile.MaxInterfacesDefault()
@@ -229,17 +243,14 @@ func (n *Node) SetGlobal(name string, v int) error {
 	return nil
 }
 
-// globalInt returns the plain integer tunables lnetctl set writes without a check.
+// globalInt returns the plain integer tunables lnetctl set writes without a check
+// (recovery_limit and numa_range: plain module parameters).
 func globalInt(t *Tunables, name string) *int {
 	switch name {
 	case "recovery_limit":
 		return &t.RecoveryLimit
 	case "numa_range":
 		return &t.NUMARange
-	case "router_sensitivity":
-		return &t.RouterSensitivity
-	case "recovery_interval":
-		return &t.RecoveryInterval
 	}
 	return nil
 }

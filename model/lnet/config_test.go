@@ -89,7 +89,8 @@ func TestConfigRouteErrnos(t *testing.T) {
 
 // TestSetGlobal: lnetctl set through the kernel's setters: accepted values take effect,
 // health_sensitivity 0 forces retry_count 0 and retry_count is then refused, max_interfaces
-// below 16 becomes 4096, discovery off is advertised in a new ping buffer.
+// below 16 becomes 4096, router_sensitivity above 100 is refused, recovery_interval (master:
+// deprecated) succeeds and changes nothing, discovery off is advertised in a new ping buffer.
 func TestSetGlobal(t *testing.T) {
 	r := newRouted(t, 1, DefaultTunables(), DefaultTunables())
 	n := r.c
@@ -102,6 +103,7 @@ func TestSetGlobal(t *testing.T) {
 		{"retry_count", 41, EINVAL}, {"health_sensitivity", 0, 0}, {"retry_count", 1, EINVAL},
 		{"response_tracking", 4, EINVAL}, {"max_recovery_ping_interval", 0, EINVAL},
 		{"max_interfaces", 8, 0}, {"recovery_limit", 30, 0}, {"drop_asym_route", 1, 0}, {"tiny_buffers", 1, 0}, {"lnd_timeout", 1, EINVAL},
+		{"router_sensitivity", 101, EINVAL}, {"router_sensitivity", 80, 0}, {"recovery_interval", 0, 0}, {"recovery_interval", 7, 0},
 	}
 	for _, s := range steps {
 		err := n.SetGlobal(s.name, s.v)
@@ -111,7 +113,8 @@ func TestSetGlobal(t *testing.T) {
 	}
 	tun := n.Tunables()
 	if tun.RetryCount != 0 || tun.TransactionTimeout != 40 || tun.HealthSensitivity != 0 || tun.MaxInterfaces != 4096 ||
-		tun.RecoveryLimit != 30 || !tun.DropAsymRoute || tun.TinyRouterBuffers != 1 {
+		tun.RecoveryLimit != 30 || !tun.DropAsymRoute || tun.TinyRouterBuffers != 1 || tun.RouterSensitivity != 80 ||
+		tun.RecoveryInterval != DefaultTunables().RecoveryInterval {
 		t.Errorf("tunables after the sets: %+v", tun)
 	}
 	seq := n.PingBuffer().Seq
@@ -145,5 +148,18 @@ func TestMaxInterfacesByRelease(t *testing.T) {
 		if got := r.c.Tunables().MaxInterfaces; got != c.want {
 			t.Errorf("%s: set max_interfaces 8 gives %d, want %d", c.rel, got, c.want)
 		}
+	}
+}
+
+// TestSetRecoveryInterval212: 2.12's recovery_interval_set refuses 0 and stores the value,
+// which drives its fixed-interval recovery pings (FixedRecoveryInterval).
+func TestSetRecoveryInterval212(t *testing.T) {
+	tun := relTunables(t, "2.12")
+	r := newRouted(t, 1, tun, tun)
+	if err := r.c.SetGlobal("recovery_interval", 0); ErrnoOf(err) != EINVAL {
+		t.Errorf("set recovery_interval 0 on 2.12: %v, want EINVAL", err)
+	}
+	if err := r.c.SetGlobal("recovery_interval", 7); err != nil || r.c.Tunables().RecoveryInterval != 7 {
+		t.Errorf("set recovery_interval 7 on 2.12: %v, interval %d", err, r.c.Tunables().RecoveryInterval)
 	}
 }
