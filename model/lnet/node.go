@@ -334,10 +334,11 @@ func (n *Node) SetNIHealth(nid NID, v int) error {
 // An NI not yet active (its LND starting it up) requests nothing: the first ping target
 // takes its state.
 //
-// Release rules: FatalNotAdvertised (up to 2.15) requests no new target;
+// Release rules: NoLinkFatalState (2.12) makes this a no-op, as no 2.12 LND sets the state
+// on these events; FatalNotAdvertised (up to 2.15) requests no new target;
 // FatalClearLeavesStatus (up to 2.17) leaves the word alone on clearing.
 func (n *Node) SetNIFatal(ni *NI, fatal bool) {
-	if ni.fatal == fatal {
+	if ni.fatal == fatal || n.tun.Profile.NoLinkFatalState {
 		return
 	}
 	old := ni.Status()

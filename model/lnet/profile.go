@@ -120,6 +120,11 @@ type Profile struct {
 	// DOWN (up to 2.17; LU-20093 af1d3c1b9c sets a fully healthy NI's word UP and pushes,
 	// lnet_set_link_fatal_state, from 2.17.53).
 	FatalClearLeavesStatus bool
+	// NoLinkFatalState: no LND sets an NI's fatal state on a port, device or link event:
+	// ni_fatal_error_on is only set by o2iblnd's QP event handler, which port events do not
+	// reach (2.12; LU-12287 c6e4c21c4f, 2.13.52, sets it from kiblnd_event_handler and
+	// kiblnd_startup, LU-14742 fc2df80e96, 2.14.53, from socklnd's link state).
+	NoLinkFatalState bool
 	// FinalHopFreeMR: a router's final hop to a multi-rail destination selects among the
 	// destination's NIs as a fresh send would, whichever NI the originator chose; responses
 	// (ACK, REPLY) still go to the NID they name (up to 2.12; LU-12955 honours the
@@ -353,7 +358,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FatalClearLeavesStatus: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
+	FatalClearLeavesStatus: true, NoLinkFatalState: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NoUDSP: true, LegacyUDSPDel: true,

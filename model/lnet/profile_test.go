@@ -568,20 +568,20 @@ func TestProfileMRForward(t *testing.T) {
 }
 
 // The fatal-state rules each release has (see testdata/release_fatal_status.txt for their
-// effect): up to 2.15 a non-router's LND
+// effect): 2.12 no LND sets the state (LU-12287, LU-14742); up to 2.15 a non-router's LND
 // asks for no new ping target (LU-16563); 2.16 alone reports a non-router's NI UP unless
 // fatal (LU-16563 to LU-19476); up to 2.17 clearing the state leaves the word (LU-20093).
 func TestProfileFatalRules(t *testing.T) {
-	type rules struct{ notAdvertised, nonRouterUp, clearLeaves bool }
+	type rules struct{ noLink, notAdvertised, nonRouterUp, clearLeaves bool }
 	for _, c := range []struct {
 		rel  string
 		want rules
 	}{
-		{"2.12.0", rules{true, false, true}},
-		{"2.12.9", rules{true, false, true}},
-		{"2.15", rules{true, false, true}},
-		{"2.16", rules{false, true, true}},
-		{"2.17", rules{false, false, true}},
+		{"2.12.0", rules{true, true, false, true}},
+		{"2.12.9", rules{true, true, false, true}},
+		{"2.15", rules{false, true, false, true}},
+		{"2.16", rules{false, false, true, true}},
+		{"2.17", rules{false, false, false, true}},
 		{"master", rules{}},
 	} {
 		r, err := LookupRelease(c.rel)
@@ -589,7 +589,7 @@ func TestProfileFatalRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := r.Profile
-		if got := (rules{p.FatalNotAdvertised, p.NonRouterNIStatusUp, p.FatalClearLeavesStatus}); got != c.want {
+		if got := (rules{p.NoLinkFatalState, p.FatalNotAdvertised, p.NonRouterNIStatusUp, p.FatalClearLeavesStatus}); got != c.want {
 			t.Errorf("%s: %+v, want %+v", c.rel, got, c.want)
 		}
 	}
