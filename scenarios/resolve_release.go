@@ -217,8 +217,8 @@ func O2IBProfile(release string) o2ib.Profile {
 func SockLNDProfile(release string) socklnd.Profile {
 	switch {
 	case release == "2.15" || release == "2.12" || strings.HasPrefix(release, "2.12."):
-		// before LU-17505 (2.16), LU-18812 and LU-19139 (2.17)
-		return socklnd.Profile{TimeoutLocalStatus: true, AcceptAnyAddress: true, NoAcceptPortBulk: true}
+		// before LU-17505 and LU-16836 (2.16), LU-18812 and LU-19139 (2.17)
+		return socklnd.Profile{TimeoutLocalStatus: true, AcceptAnyAddress: true, NoAcceptPortBulk: true, NoStartupLinkState: true}
 	case release == "2.16":
 		return socklnd.Profile{AcceptAnyAddress: true, NoAcceptPortBulk: true} // before LU-18812 and LU-19139
 	}

@@ -65,6 +65,8 @@ type clusterOpt struct {
 	tun     lnet.Tunables
 	rate    int64
 	noTrace bool
+	// downAtStart lists the hosts (1-based) whose link is down when their NI starts.
+	downAtStart []int
 }
 
 func newCluster(t testing.TB, o clusterOpt) *cluster {
@@ -117,6 +119,9 @@ func newClusterWith(t testing.TB, o clusterOpt, setup func(*LND)) *cluster {
 			t.Fatal(err)
 		}
 		c.hosts = append(c.hosts, host)
+	}
+	for _, h := range o.downAtStart {
+		c.hosts[h-1].Links()[0].Down()
 	}
 	for h := 1; h <= o.nodes; h++ {
 		nt := lnet.DefaultNetTunables()

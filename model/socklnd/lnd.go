@@ -225,8 +225,8 @@ func (l *LND) Startup(ni *lnet.NI) error {
 	l.nets = append(l.nets, n)
 	l.byNID[ni.NID()] = n
 	l.acceptorAdd(n)
-	if link != nil && link.IsDown() {
-		ni.Node().SetNIFatal(ni, true)
+	if link != nil && link.IsDown() && !n.profile.NoStartupLinkState {
+		ni.Node().SetNIFatal(ni, true) // ksocknal_startup's dev_status check (LU-16836)
 	}
 	if !l.k.Armed(&l.reaper) {
 		l.k.ArmAfter(&l.reaper, sim.Second)

@@ -26,6 +26,10 @@ type Profile struct {
 	// the acceptor listens on it alone (up to 2.16; LU-19139 adds the parameter in 2.16.58,
 	// so 2.17).
 	NoAcceptPortBulk bool
+	// NoStartupLinkState: an NI starting on an interface whose link is down is not set
+	// fatal: only a later link event does that (up to 2.15; LU-16836 09c6e2b872, 2.15.57,
+	// checks the device's state in ksocknal_startup from 2.16).
+	NoStartupLinkState bool
 }
 
 // timedOut is the health status of a tx whose time ran out under p.

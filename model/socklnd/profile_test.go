@@ -42,3 +42,23 @@ func TestProfileTimeoutLocalStatus(t *testing.T) {
 		t.Fatalf("master txlist status for -ECONNRESET %v", got)
 	}
 }
+
+// An NI whose link is already down when it starts: from 2.16 ksocknal_startup finds the
+// device down and sets the NI fatal (LU-16836); 2.15's startup does not look, so the NI is
+// usable (and advertised UP) until a link event.
+func TestProfileStartupLinkState(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		p     Profile
+		fatal bool
+	}{
+		{"master", Profile{}, true},
+		{"2.15", Profile{NoStartupLinkState: true}, false},
+	} {
+		c := newClusterWith(t, clusterOpt{noTrace: true, downAtStart: []int{1}}, func(l *LND) { l.SetProfile(nidOf(1), tc.p) })
+		ni := c.nodes[0].NIs()[0]
+		if ni.Fatal() != tc.fatal || c.nodes[1].NIs()[0].Fatal() {
+			t.Errorf("%s: NI fatal %v, want %v (the other node's %v)", tc.name, ni.Fatal(), tc.fatal, c.nodes[1].NIs()[0].Fatal())
+		}
+	}
+}
