@@ -27,6 +27,7 @@ var ddShows = []struct {
 	{"router", func(_ *ddWorld, n *Node) string { return ddRouterStats(n) }},
 	{"latency", func(_ *ddWorld, n *Node) string { return ddLatency(n) }},
 	{"pingbuf", func(_ *ddWorld, n *Node) string { return ddPingBuf(n) }},
+	{"state", func(_ *ddWorld, n *Node) string { return ddState(n) }},
 }
 
 // ddPingBuf prints the node's ping buffer (its sequence number and each NI's advertised
@@ -42,6 +43,21 @@ func ddPingBuf(n *Node) string {
 	}
 	for _, ni := range n.NIs() {
 		fmt.Fprintf(&b, "ni %s fatal %v show %s\n", ni.NID(), ni.Fatal(), ni.Status())
+	}
+	return b.String()
+}
+
+// ddState prints each peer's `peer state` as `lnetctl peer show -v 3` prints it (lp_state in
+// the bit layout of the node's release), with whether it is RTR_DISCOVERED and, for a
+// gateway, whether it is alive (lp_alive).
+func ddState(n *Node) string {
+	var b strings.Builder
+	for _, p := range n.Peers() {
+		fmt.Fprintf(&b, "peer %s state %#x rtr_discovered %v", p.primary, n.peerState(p), p.rtrDiscovered && !n.tun.Profile.RouterCheckerPing)
+		if p.rtrRefcount() > 0 {
+			fmt.Fprintf(&b, " gateway alive %v", p.alive)
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

@@ -349,6 +349,9 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 			}
 			p.discPing = nil
 			q = n.processPingBuffer(p, b, false)
+			if g := n.gatewayOf(p, q); g != nil && !n.tun.Profile.RouterCheckerPing {
+				n.updateGatewayRoutes(g, b) // lnet_peer_merge_data's lnet_router_discovery_ping_reply
+			}
 		}
 		p.discPing = nil
 		p.uptodate = true
@@ -409,7 +412,10 @@ func (n *Node) pingFailed(p *Peer, unlinked bool) {
 // discoveryDone models lnet_peer_discovery_complete: on success (lnet_peer_discovered) the
 // peer is DISCOVERED and selection re-runs for the messages that waited; on error (the ping's
 // or push's status) they are finalized with it and the peer is marked REDISCOVER (a peer
-// discovered before stays DISCOVERED), so the next send discovers it again.
+// discovered before stays DISCOVERED), so the next send discovers it again. Before that, a
+// peer with routes completes as a gateway (routerDiscoveryComplete: alive or dead by rc,
+// RTR_DISCOVERED), from 2.13 (not RouterCheckerPing); a deleted peer's routes went to the
+// peer that took its NIDs, whose own discovery completes it.
 func (n *Node) discoveryDone(p *Peer, rc int) {
 	p.discovering = false
 	p.discPing = nil
@@ -417,6 +423,9 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 		p.discovered, p.rediscover = true, false
 	} else { // lnet_peer_discovery_complete with an error
 		p.rediscover = true
+	}
+	if p.rtrRefcount() > 0 && !p.deleted && !n.tun.Profile.RouterCheckerPing {
+		n.routerDiscoveryComplete(p, rc)
 	}
 	if n.discHook != nil {
 		n.discHook(p.primary, rc)

@@ -50,6 +50,9 @@ type Peer struct {
 	isRouter    bool     // a gateway of some route (lnet_peer_is_router)
 	alive       bool     // lp_alive: a gateway believed alive (read on every routed receive)
 	gw          *gwState // gateway state, nil if the peer is no gateway
+	// rtrDiscovered is LNET_PEER_RTR_DISCOVERED: a discovery of the peer completed, with or
+	// without an error, while it was a gateway (routerDiscoveryComplete); never cleared.
+	rtrDiscovered bool
 
 	nis []*PeerNI
 
@@ -471,7 +474,7 @@ func (p *Peer) state() uint32 {
 		{p.data != nil, peerStateDataPresent}, {p.uptodate, peerStateNIDsUptodate},
 		{p.discPing != nil, peerStatePingSent}, {p.discPush != nil, peerStatePushSent},
 		{p.rediscover, peerStateRediscover}, {p.forcePing, peerStateForcePing}, {p.forcePush, peerStateForcePush}, {p.gw != nil && p.gw.ping != nil, peerStateRtrDiscovery},
-		{p.gw != nil && (p.gw.pings > 1 || p.gw.pings == 1 && p.gw.ping == nil), peerStateRtrDiscovered},
+		{p.rtrDiscovered, peerStateRtrDiscovered},
 		{p.lockPrim, peerStateLockPrimary}, {p.deleted, peerStateMarkDeleted}, {p.badConfig, peerStateBadConfig},
 	} {
 		if b.on {

@@ -273,35 +273,66 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 	}
 }
 
-// rtrPingDone models the router-discovery completion (lnet_router_discovery_complete and the
-// route update of lnet_router_discovery_ping_reply): on error the gateway is dead, all its
-// NIs DOWN and its routes down; on success its ping buffer is merged (NI status), it is alive,
-// and each route's state follows the rules of routeAlive (cached in lr_alive).
+// rtrPingDone completes a router check of gateway p (the router checker's discovery of it):
+// on error it completes as routerDiscoveryComplete says for a failed discovery; on success
+// its ping buffer is merged (NI status), each route's state follows the buffer
+// (updateGatewayRoutes) and the discovery completes (routerDiscoveryComplete: alive). When
+// the buffer was handed to the peer owning its primary NID and p's NIDs and routes went
+// there with it (lnet_peer_set_primary_data, lnet_rtr_transfer_to_peer), that peer's routes
+// follow the buffer and its own discovery, queued by the hand-off, completes it as a gateway
+// when it ends (discoveryDone): RTR_DISCOVERED and alive then, not at the merge.
 func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	g := p.gw
 	g.ping = nil
-	defer n.routesChanged()
 	if rc != 0 || b == nil {
 		n.rstats.RtrPingFail++
 		g.pingFails++
-		p.alive = false
-		for _, lpni := range p.nis {
-			lpni.status = NIStatusDown
+		if rc == 0 {
+			rc = -EIO
 		}
-		for _, r := range g.routes {
-			r.alive = false
-		}
+		n.routerDiscoveryComplete(p, rc)
 		return
 	}
 	q := n.processPingBuffer(p, b, false)
-	if gw := n.gatewayOf(p, q); gw != nil {
-		p = gw
+	if gw := n.gatewayOf(p, q); gw != nil && gw != p {
+		// p's NIDs and routes went to q, whose own discovery (handOff queued it) completes
+		// them as a gateway when it ends (discoveryDone).
+		n.updateGatewayRoutes(gw, b)
+		n.afterMerge(q, nil)
+		return
 	}
 	p.discovered, p.uptodate, p.rediscover = true, true, false
-	p.alive = true
 	n.updateGatewayRoutes(p, b)
+	n.routerDiscoveryComplete(p, 0)
 	if q != nil {
 		n.afterMerge(q, nil)
+	}
+}
+
+// routerDiscoveryComplete models lnet_router_discovery_complete, which
+// lnet_peer_discovery_complete runs for a peer with routes (lp_rtr_refcount > 0) at the end
+// of every discovery of it: the router checker's (rtrPingDone) and an ordinary one
+// (discoveryDone: `lnetctl discover`, a push from the gateway, a send to it). The peer is
+// RTR_DISCOVERED from then on and alive exactly when the discovery ended without an error
+// (lp_dc_error, rc here); after an error every NI of the peer is DOWN and every route
+// through it down (lr_alive). Nothing else changes: the routers' version
+// (ln_routers_version) moves only with the router list, and the next router check of each
+// of the gateway's nets (lpn_next_ping) only with the checker's own pings. 2.12
+// (RouterCheckerPing) has no router discovery: its checker's result is applied the same way
+// (2.12's lnet_router_checker and lnet_notify_locked), and an ordinary discovery of a
+// gateway leaves its aliveness alone.
+func (n *Node) routerDiscoveryComplete(p *Peer, rc int) {
+	p.rtrDiscovered = true
+	p.alive = rc == 0
+	n.routesChanged()
+	if rc == 0 {
+		return
+	}
+	for _, lpni := range p.nis {
+		lpni.status = NIStatusDown
+	}
+	for _, r := range p.gw.routes {
+		r.alive = false
 	}
 }
 
