@@ -300,7 +300,7 @@ func (n *Node) mergePushed(p *Peer) *Peer {
 	q := n.processPingBuffer(p, b, true)
 	p.uptodate = true
 	if g := n.gatewayOf(p, q); g != nil && !n.tun.Profile.RouterCheckerPing {
-		n.updateGatewayRoutes(g, b) // 2.12: only its router checker does
+		n.gatewayBufferRoutes(g, b, true) // 2.12: only its router checker does
 	}
 	return q
 }
@@ -350,7 +350,7 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 			p.discPing = nil
 			q = n.processPingBuffer(p, b, false)
 			if g := n.gatewayOf(p, q); g != nil && !n.tun.Profile.RouterCheckerPing {
-				n.updateGatewayRoutes(g, b) // lnet_peer_merge_data's lnet_router_discovery_ping_reply
+				n.gatewayBufferRoutes(g, b, false) // lnet_peer_merge_data's lnet_router_discovery_ping_reply
 			}
 		}
 		p.discPing = nil

@@ -61,6 +61,14 @@ type Profile struct {
 	// route's state is cached from the gateway's ping buffer (lr_downis), whatever its NIs'
 	// health (up to 2.12; LU-11300/LU-11299 check gateways by discovery from 2.13, so 2.15).
 	RouterCheckerPing bool
+	// RouteStateFromReplyWithoutDiscovery: a gateway's ping buffer sets its routes' cached
+	// state (lr_alive, lr_single_hop) only when it comes in a discovery ping reply (a router
+	// check's or an ordinary discovery's) and discovery is disabled for the gateway; with
+	// discovery enabled, each successful discovery of the gateway sets every route alive and
+	// single-hop exactly when the gateway peer has a net of the route's remote net
+	// (lnet_router_discovery_complete, lnet_set_route_hop_type), and a push sets neither
+	// (up to 2.15; LU-15595 sets both from every ping reply and push from 2.16).
+	RouteStateFromReplyWithoutDiscovery bool
 
 	// Send path, lnet_notify and peer NI recovery.
 
@@ -355,7 +363,7 @@ type Release struct {
 var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	SingleRailResend: true, NetworkTimeoutRemoteOnly: true, FixedLNDTimeout: 5,
 	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true, NoNIStatusFromHealth: true,
-	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NoDropPastDeadline: true,
+	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, RouteStateFromReplyWithoutDiscovery: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FatalClearLeavesStatus: true, NoLinkFatalState: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
@@ -381,11 +389,13 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 
 // withPre216LNet adds the send, notify, recovery and ping rules 2.16 changed (LU-16303,
-// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854), lnetctl's net add --nid (LU-13642),
+// LU-14955, LU-17855, LU-14979, LU-16290, LU-17854), the route state of 2.15's router
+// discovery (LU-15595), lnetctl's net add --nid (LU-13642),
 // udsp del --all (LU-16574), the Netlink NI add and its LND tunables (--tos, timeout and tos
 // shown), and lnetctl's ioctl ping and discover (PingByIoctl) to a 2.13+ profile.
 func withPre216LNet(p Profile) Profile {
 	p.NoDropPastDeadline, p.FatalNINeverUsed, p.NotifyByHealth = true, true, true
+	p.RouteStateFromReplyWithoutDiscovery = true
 	p.FixedMaxRecoveryInterval, p.PingWaitsAfterSendFailure = true, true
 	p.ShowByIoctl, p.ImportByIoctl, p.GlobalShowKeys = true, true, 12
 	p.NoFailDelayMsgForward = true

@@ -297,12 +297,12 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	if gw := n.gatewayOf(p, q); gw != nil && gw != p {
 		// p's NIDs and routes went to q, whose own discovery (handOff queued it) completes
 		// them as a gateway when it ends (discoveryDone).
-		n.updateGatewayRoutes(gw, b)
+		n.gatewayBufferRoutes(gw, b, false)
 		n.afterMerge(q, nil)
 		return
 	}
 	p.discovered, p.uptodate, p.rediscover = true, true, false
-	n.updateGatewayRoutes(p, b)
+	n.gatewayBufferRoutes(p, b, false)
 	n.routerDiscoveryComplete(p, 0)
 	if q != nil {
 		n.afterMerge(q, nil)
@@ -321,11 +321,23 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 // (RouterCheckerPing) has no router discovery: its checker's result is applied the same way
 // (2.12's lnet_router_checker and lnet_notify_locked), and an ordinary discovery of a
 // gateway leaves its aliveness alone.
+//
+// Under RouteStateFromReplyWithoutDiscovery (2.15) a successful discovery of a gateway with
+// discovery enabled also sets each route alive (lr_alive) and single-hop exactly when the
+// gateway peer has a net of the route's remote net (lnet_set_route_hop_type).
 func (n *Node) routerDiscoveryComplete(p *Peer, rc int) {
 	p.rtrDiscovered = true
 	p.alive = rc == 0
 	n.routesChanged()
 	if rc == 0 {
+		if n.tun.Profile.RouteStateFromReplyWithoutDiscovery && !n.tun.Profile.RouterCheckerPing && !n.discoveryDisabled(p) {
+			for _, r := range p.gw.routes {
+				r.alive, r.singleHop = true, false
+				for _, pn := range p.nets {
+					r.singleHop = r.singleHop || pn.id == r.net
+				}
+			}
+		}
 		return
 	}
 	for _, lpni := range p.nis {
@@ -346,6 +358,10 @@ func (n *Node) routerDiscoveryComplete(p *Peer, rc int) {
 // the route's local net, and one of 1 hop or found single-hop with
 // avoid_asym_router_failure is alive only if the gateway advertises an UP NI on the remote
 // net. Under RouterCheckerPing the cached state is 2.12's instead (routeDownNIs).
+//
+// Under RouteStateFromReplyWithoutDiscovery (2.15) only a ping reply sets the routes, and
+// only while discovery is disabled for the gateway (gatewayBufferRoutes); the routing
+// feature bit is cached from every buffer (LNET_PEER_ROUTER_ENABLED).
 func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 	g := p.gw
 	defer n.routesChanged()
@@ -370,6 +386,21 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 			r.alive = true
 		}
 	}
+}
+
+// gatewayBufferRoutes applies to a gateway's routes the buffer that came in its ping reply
+// or, with push, in its push: updateGatewayRoutes, except under RouteStateFromReplyWithoutDiscovery
+// (2.15: lnet_discovery_event_reply calls lnet_router_discovery_ping_reply only for a
+// gateway with discovery disabled, and a push never), where otherwise only the routing
+// feature bit is cached.
+func (n *Node) gatewayBufferRoutes(p *Peer, b *PingBuffer, push bool) {
+	if n.tun.Profile.RouteStateFromReplyWithoutDiscovery && !n.tun.Profile.RouterCheckerPing &&
+		(push || !n.discoveryDisabled(p)) {
+		p.gw.rtrDisabled = b.RoutingDisabled
+		n.routesChanged()
+		return
+	}
+	n.updateGatewayRoutes(p, b)
 }
 
 // routeDownNIs models 2.12's lnet_parse_rc_info for one route (lr_downis, which it computes
