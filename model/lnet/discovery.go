@@ -319,7 +319,8 @@ func (n *Node) gatewayOf(p, q *Peer) *Peer {
 
 // handleDiscoveryEvent models lnet_discovery_event_handler. An event of the push in flight is
 // handlePushEvent's. A ping's REPLY records where it came to and from (the push goes back
-// that way), merges the peer's NIs and goes on with discoveryStep, unless it was truncated:
+// that way), merges the peer's NIs (a gateway's routes follow the buffer as after a router
+// check: gatewayBufferRoutes) and goes on with discoveryStep, unless it was truncated:
 // then the ping counts as failed without an error (lnet_peer_ping_failed) and the peer is
 // pinged again at once with a buffer that fits (LNET_REDISCOVER_PEER); a failed SEND or an
 // UNLINK (the response tracker expired) fails discovery. The event is read before anything

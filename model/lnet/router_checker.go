@@ -280,7 +280,8 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 // the buffer was handed to the peer owning its primary NID and p's NIDs and routes went
 // there with it (lnet_peer_set_primary_data, lnet_rtr_transfer_to_peer), that peer's routes
 // follow the buffer and its own discovery, queued by the hand-off, completes it as a gateway
-// when it ends (discoveryDone): RTR_DISCOVERED and alive then, not at the merge.
+// when it ends (discoveryDone): RTR_DISCOVERED and alive then, not at the merge (under
+// RouterCheckerPing, whose discovery completes no gateway, the check completes that peer).
 func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	g := p.gw
 	g.ping = nil
@@ -295,11 +296,14 @@ func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
 	}
 	q := n.processPingBuffer(p, b, false)
 	if gw := n.gatewayOf(p, q); gw != nil && gw != p {
-		// p's NIDs and routes went to q, whose own discovery (handOff queued it) completes
-		// them as a gateway when it ends (discoveryDone).
-		n.gatewayBufferRoutes(gw, b, false)
-		n.afterMerge(q, nil)
-		return
+		if !n.tun.Profile.RouterCheckerPing {
+			// p's NIDs and routes went to q, whose own discovery (handOff queued it)
+			// completes it as a gateway when it ends (discoveryDone).
+			n.gatewayBufferRoutes(gw, b, false)
+			n.afterMerge(q, nil)
+			return
+		}
+		p = gw // 2.12: the check's result goes to the peer that took the routes
 	}
 	p.discovered, p.uptodate, p.rediscover = true, true, false
 	n.gatewayBufferRoutes(p, b, false)
@@ -389,8 +393,9 @@ func (n *Node) updateGatewayRoutes(p *Peer, b *PingBuffer) {
 }
 
 // gatewayBufferRoutes applies to a gateway's routes the buffer that came in its ping reply
-// or, with push, in its push: updateGatewayRoutes, except under RouteStateFromReplyWithoutDiscovery
-// (2.15: lnet_discovery_event_reply calls lnet_router_discovery_ping_reply only for a
+// or, with push, in its push: updateGatewayRoutes, except under
+// RouteStateFromReplyWithoutDiscovery (2.15: lnet_discovery_event_reply calls
+// lnet_router_discovery_ping_reply only for a
 // gateway with discovery disabled, and a push never), where otherwise only the routing
 // feature bit is cached.
 func (n *Node) gatewayBufferRoutes(p *Peer, b *PingBuffer, push bool) {
