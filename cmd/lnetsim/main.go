@@ -72,6 +72,6 @@ Exit status:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newBenchCmd(), newVersionCmd(), newValidateCmd(), newScenariosCmd(), newPlotCmd(), newSweepCmd(), newCheckCmd(), newWiresharkPluginCmd(), newCompareReleasesCmd())
+	root.AddCommand(newRunCmd(), newBenchCmd(), newVersionCmd(), newValidateCmd(), newScenariosCmd(), newPlotCmd(), newSweepCmd(), newCheckCmd(), newWiresharkPluginCmd(), newCompareReleasesCmd(), newLegacy2YAMLCmd())
 	return root
 }
