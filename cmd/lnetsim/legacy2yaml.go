@@ -17,23 +17,82 @@ import (
 // negNumber is what argparse takes for a negative number rather than an option.
 var negNumber = regexp.MustCompile(`^-\d+$|^-\d*\.\d+$`)
 
-// joinDefaultHop gives --default-hop its value as argparse's nargs='?' does: the next
-// argument when it is not an option ("--default-hop 3" and "--default-hop" both work).
-func joinDefaultHop(args []string) []string {
-	var out []string
+// legacyLong and legacyShort are the command's options, as argparse matches them.
+var (
+	legacyLong  = []string{"ip2nets", "routes", "networks", "modprobe", "output", "default-hop", "help"}
+	legacyShort = "irnmoh"
+)
+
+// argparseArgs reads the command line as the script's argparse does, for pflag: a long
+// option may be shortened to a unique prefix (--def 2); --default-hop takes the next
+// argument as its value unless it is an option (nargs='?': "--default-hop 3" and
+// "--default-hop" both work); an argument starting with '-' that is a negative number, or
+// holds a space and starts with no option, is the positional argument, not an option.
+func argparseArgs(args []string) []string {
+	var out, positional []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			return append(out, args[i:]...)
+			positional = append(positional, args[i+1:]...)
+			break
 		}
-		if a == "--default-hop" && i+1 < len(args) && (!strings.HasPrefix(args[i+1], "-") || negNumber.MatchString(args[i+1])) {
-			out = append(out, a+"="+args[i+1])
-			i++
+		if name, ok := strings.CutPrefix(a, "--"); ok {
+			name, val, hasVal := strings.Cut(name, "=")
+			var match []string
+			for _, l := range legacyLong {
+				if l == name {
+					match = []string{l}
+					break
+				}
+				if strings.HasPrefix(l, name) {
+					match = append(match, l)
+				}
+			}
+			if len(match) == 1 {
+				a = "--" + match[0]
+				if hasVal {
+					a += "=" + val
+				}
+				if match[0] == "default-hop" && !hasVal && i+1 < len(args) && !argparseOption(args[i+1]) {
+					a += "=" + args[i+1]
+					i++
+				}
+				out = append(out, a)
+				continue
+			}
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 && !argparseOption(a) {
+			positional = append(positional, a)
 			continue
 		}
 		out = append(out, a)
 	}
+	if len(positional) > 0 {
+		out = append(append(out, "--"), positional...)
+	}
 	return out
+}
+
+// argparseOption says whether argparse takes a as an option (rather than as a value or the
+// positional argument).
+func argparseOption(a string) bool {
+	if !strings.HasPrefix(a, "-") || a == "-" {
+		return false
+	}
+	if negNumber.MatchString(a) {
+		return false
+	}
+	if name, ok := strings.CutPrefix(a, "--"); ok {
+		name, _, _ = strings.Cut(name, "=")
+		for _, l := range legacyLong {
+			if strings.HasPrefix(l, name) {
+				return true
+			}
+		}
+	} else if strings.ContainsRune(legacyShort, rune(a[1])) {
+		return true
+	}
+	return !strings.Contains(a, " ")
 }
 
 // stdinPiped says whether standard input is not a terminal (the script reads it then).
@@ -76,11 +135,11 @@ file:line:column, with the fix) or a bad option.`,
   lnetsim legacy2yaml "options lnet 'ip2nets=\"tcp0 10.0.0.*\" routes=\"tcp0 1 10.0.0.2@o2ib0\"'"
   lnetsim legacy2yaml -m /etc/modprobe.d/lustre.conf
   lnetsim legacy2yaml -r routes.conf --default-hop 2`,
-		// --default-hop takes its value as argparse does (joinDefaultHop), so the flags are
+		// --default-hop takes its value as argparse does (argparseArgs), so the flags are
 		// parsed here
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmd.Flags().Parse(joinDefaultHop(args)); err != nil {
+			if err := cmd.Flags().Parse(argparseArgs(args)); err != nil {
 				if errors.Is(err, pflag.ErrHelp) {
 					return cmd.Help()
 				}

@@ -101,7 +101,7 @@ func (c *Converter) File(p Param, name, content string) error {
 // parameter assignments it holds or, when it holds none, the whole text as ip2nets rules.
 // An empty text adds nothing.
 func (c *Converter) Inline(source, content string) error {
-	t, err := read(source, content, source != ArgumentSource)
+	t, err := read(source, content, false)
 	if err != nil {
 		return err
 	}
@@ -258,29 +258,33 @@ func quoteStar(s string) string {
 	return s
 }
 
-// pyInt reads an integer as Python's int() reads ASCII text: optional white space, an
-// optional sign, digits with single underscores between them; it returns the value in
-// canonical decimal (no leading zeros, "-" only when negative).
+// pyInt reads an integer as Python's int() reads text: white space around, an optional
+// sign, decimal digits (any script's) with single underscores between them; it returns the
+// value in canonical ASCII decimal (no leading zeros, "-" only when negative).
 func pyInt(s string) (string, bool) {
-	s = strings.TrimFunc(s, isSpace)
+	r := []rune(strings.TrimFunc(s, isSpace))
 	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
+	if len(r) > 0 && (r[0] == '+' || r[0] == '-') {
+		neg = r[0] == '-'
+		r = r[1:]
 	}
-	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
+	if len(r) == 0 || r[0] == '_' || r[len(r)-1] == '_' {
 		return "", false
 	}
 	var d strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '_':
-		case s[i] >= '0' && s[i] <= '9':
-			if d.Len() > 0 || s[i] != '0' {
-				d.WriteByte(s[i])
+	for i, c := range r {
+		if c == '_' {
+			if r[i-1] == '_' {
+				return "", false
 			}
-		default:
+			continue
+		}
+		v, ok := digitValue(c)
+		if !ok {
 			return "", false
+		}
+		if d.Len() > 0 || v != 0 {
+			d.WriteByte(byte('0' + v))
 		}
 	}
 	if d.Len() == 0 {
@@ -290,6 +294,20 @@ func pyInt(s string) (string, bool) {
 		return "-" + d.String(), true
 	}
 	return d.String(), true
+}
+
+// digitValue is the value of a decimal digit of any script: Unicode places each script's
+// digits 0 to 9 at consecutive code points, so a digit's value is the count of digits just
+// before it, modulo 10.
+func digitValue(c rune) (int, bool) {
+	if !unicode.IsDigit(c) {
+		return 0, false
+	}
+	n := 0
+	for p := c - 1; unicode.IsDigit(p); p-- {
+		n++
+	}
+	return n % 10, true
 }
 
 // smallInt is a canonical decimal from pyInt as an int, clamped far outside any range

@@ -21,11 +21,9 @@
 // refuses unknown LNDs), reads an optional hop count 1-255 only as the second word of a
 // legacy route, accepts a second route form `net: { gateway: G, hop: H, priority: P }`
 // (lustre_routes_config's), and refuses a rule holding a second net or a route holding a
-// second gateway instead of reading on as the kernel does. Where this package differs from
-// the script itself:
-//   - text that is not UTF-8 is refused with its position (the script stops with a Python
-//     traceback for a file, and reads the argument's bytes as escapes);
-//   - integers in the alternative route form (hop:, priority:) and --default-hop take ASCII
-//     digits, an optional sign and single underscores between digits, as Python's int()
-//     does for ASCII; int()'s other Unicode decimal digits are refused as invalid.
+// second gateway instead of reading on as the kernel does.
+//
+// Where this package differs from the script itself: text that is not UTF-8 is refused with
+// its position (the script stops with a Python traceback for a file, and reads the
+// argument's bytes as escapes); refusals are located and carry a fix.
 package legacy2yaml

@@ -17,9 +17,9 @@ type text struct {
 	end Pos
 }
 
-// newText reads an input. Files and standard input are read as Python's text mode reads
-// them (universal: "\r\n" and a lone "\r" are newlines); an argument is taken as given.
-// Text that is not UTF-8 is refused at its first bad byte.
+// newText reads an input. A file is read as Python's text mode reads it (universal: "\r\n"
+// and a lone "\r" are newlines); the argument and standard input are taken as given, as the
+// script reads them. Text that is not UTF-8 is refused at its first bad byte.
 func newText(s string, universal bool) (text, Pos, bool) {
 	var t text
 	line, col := 1, 1
