@@ -34,6 +34,8 @@ import (
 //	same-yaml           the input, parsed, equals the last run's stdout, parsed
 //	stderr              the input is a regular expression the last run's stderr matches
 //	import release=R    the last run's stdout, imported by a node of release R, loads
+//	catalogue name=N    the last run's stdout, parsed, is the document catalogue scenario N's
+//	                    fault named import imports
 func TestLegacy2YAML(t *testing.T) {
 	datadriven.RunTest(t, "testdata/legacy2yaml.txt", func(t *testing.T, d *datadriven.TestData) string {
 		return ddLegacy.exec(t, d)
@@ -119,6 +121,10 @@ func (s *ddLegacyState) exec(t *testing.T, d *datadriven.TestData) string {
 			return "matches\n"
 		}
 		return "no match\n"
+	case "catalogue":
+		var name string
+		d.ScanArgs(t, "name", &name)
+		return catalogueImport(t, name, s.stdout)
 	case "import":
 		var rel string
 		d.ScanArgs(t, "release", &rel)
@@ -153,6 +159,37 @@ faults:
 		return err.Error() + "\n"
 	}
 	return "loads\n"
+}
+
+// catalogueImport compares doc, parsed, with the yaml of catalogue scenario name's fault
+// named import.
+func catalogueImport(t *testing.T, name, doc string) string {
+	data, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "catalogue", name+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc struct {
+		Faults []struct {
+			Name string
+			YAML any `yaml:"yaml"`
+		}
+	}
+	if err := yaml.Unmarshal(data, &sc); err != nil {
+		t.Fatal(err)
+	}
+	var got any
+	if err := yaml.Unmarshal([]byte(doc), &got); err != nil {
+		return fmt.Sprintf("output does not parse: %v\n", err)
+	}
+	for _, f := range sc.Faults {
+		if f.Name == "import" {
+			if reflect.DeepEqual(f.YAML, got) {
+				return "same as its import\n"
+			}
+			return fmt.Sprintf("differs from its import %v\n", f.YAML)
+		}
+	}
+	return "no fault named import\n"
 }
 
 // shellWords splits a command line as a POSIX shell does for single quotes, double quotes

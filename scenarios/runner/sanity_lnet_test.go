@@ -256,6 +256,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-155", []string{"faults[0].yaml={ip2nets: [{net-spec: o2ib155, interfaces: {0: ib0}, ip-range: {0: 10.0.0.1}}]}"}, []string{"the import fails", "and adds no NI"}},
 		{"sanity-lnet-156", []string{`faults[0].yaml={ip2nets: [{net-spec: o2ib156, interfaces: {0: ib0}, ip-range: {0: "10.0.0.[7,9,11,13]"}}]}`}, []string{"the list imports", "and adds the NI on ib0"}},
 		{"sanity-lnet-162", []string{"faults[0].yaml={ip2nets: [{net-spec: o2ib162, interfaces: {0: ib0}, ip-range: {0: 10.0.0.1}}]}"}, []string{"the import fails", "and adds no NI"}},
+		// lnet_legacy2yaml round trip (test 617): a modprobe pattern that misses the
+		// interface's address converts to a rule that applies nowhere.
+		{"sanity-lnet-617", []string{`faults[0].yaml={ip2nets: [{net-spec: o2ib617, interfaces: {0: ib0}, ip-range: {0: "192.168.2.*"}}]}`}, []string{"the import succeeds", "after the import, export --backup shows the NI on ib0"}},
 		// ip2nets= (test 208): the second entry's pattern misses its interface; a 2.12 kernel
 		// skips an entry for a net an earlier match gave (before LU-13734).
 		{"sanity-lnet-208", []string{"nodes.n2.module.ip2nets=tcp(eth0) 10.0.0.2; tcp1(eth1) 10.1.0.9"}, []string{"two entries - two NIDs on two nets"}},
