@@ -75,7 +75,7 @@ func (s *ddLegacyState) exec(t *testing.T, d *datadriven.TestData) string {
 			d.Fatalf(t, "run: want lnetsim legacy2yaml ..., got %q", d.Input)
 		}
 		for i, w := range words {
-			if _, err := os.Stat(filepath.Join(s.dir, w)); err == nil && !strings.ContainsAny(w, " =") {
+			if _, err := os.Stat(filepath.Join(s.dir, w)); err == nil && w != "" && !strings.ContainsAny(w, " =") {
 				words[i] = filepath.Join(s.dir, w)
 			}
 		}
