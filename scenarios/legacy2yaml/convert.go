@@ -117,7 +117,7 @@ func (c *Converter) Inline(source, content string) error {
 
 // Modprobe converts the lnet options of a modprobe configuration file (the script's -m):
 // each line, joined with the next while it ends in a backslash, that starts with "options"
-// and holds "lnet" anywhere.
+// and holds "lnet" anywhere (the script's parse_modprobe_conf).
 func (c *Converter) Modprobe(name, content string) error {
 	t, err := read(name, content, true)
 	if err != nil {
@@ -204,7 +204,8 @@ func (c *Converter) DefaultHop(n int) error {
 }
 
 // YAML is the document the script prints: the net section, then ip2nets, then route, each
-// present when it has entries, laid out as the script lays them out ("" when empty).
+// present when it has entries, laid out as the script's emit_yaml lays them out ("" when
+// empty).
 func (c *Converter) YAML() string {
 	var b strings.Builder
 	if len(c.Networks) > 0 {

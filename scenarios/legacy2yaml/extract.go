@@ -45,7 +45,8 @@ func paramAt(t text, i int) (Param, int, bool) {
 	return "", 0, false
 }
 
-// extractParams finds the parameter assignments in t as the script does: first every quoted
+// extractParams finds the parameter assignments in t as the script's extract_param_values
+// does: first every quoted
 // one, NAME = 'BODY' or NAME = "BODY" (the body ends at the next quote of the same kind and
 // may span lines; NAME may end a longer word), scanning on after each; then, for a parameter
 // found quoted nowhere, the first unquoted one, NAME=BODY, whose body ends where what

@@ -2,10 +2,10 @@ package legacy2yaml
 
 import "fmt"
 
-// rules cuts a normalized body into its rules: split at ';' and newlines, each stripped,
-// empty ones dropped, then each cut at its first '#' and right-stripped, empty ones dropped
-// again (the script's split_rules then strip_comment: a ';' inside a comment still ends
-// the rule).
+// rules cuts a normalized body into its rules as the script's split_rules then
+// strip_comment do: split at ';' and newlines, each stripped, empty ones dropped, then each
+// cut at its first '#' and right-stripped, empty ones dropped again (a ';' inside a comment
+// still ends the rule).
 func rules(body text) []text {
 	var out []text
 	for _, seg := range body.split(func(r rune) bool { return r == ';' || r == '\n' }) {
@@ -111,7 +111,8 @@ func looksLikeNet(t text) bool {
 	return t.slice(n+1, t.len()-1).index(')', 0) < 0
 }
 
-// parseIP2Nets reads ip2nets rules, NET[(IFACE,...)] PATTERN..., as the script does.
+// parseIP2Nets reads ip2nets rules, NET[(IFACE,...)] PATTERN..., as the script's
+// convert_ip2nets_body and parse_rule do.
 func parseIP2Nets(body text) ([]Rule, *refusal) {
 	body = body.normalize()
 	var out []Rule
@@ -159,7 +160,7 @@ func parseRule(rt text) (Rule, *refusal) {
 }
 
 // parseNetworks reads networks=, NET[(IFACE,...)] entries separated by commas outside
-// parentheses, as the script does.
+// parentheses, as the script's parse_networks_body does.
 func parseNetworks(body text) ([]Network, *refusal) {
 	body = body.normalize()
 	var specs []text

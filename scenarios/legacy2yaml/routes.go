@@ -2,7 +2,7 @@ package legacy2yaml
 
 import "fmt"
 
-// parseRoutes reads routes= as the script does: each rule is either the alternative form
+// parseRoutes reads routes= as the script's parse_routes_body does: each rule is either the alternative form
 // `NET: { gateway: GW[, hop: H][, priority: P] }` (lustre_routes_config's) or the legacy
 // form `NET [HOP] GATEWAY[:PRIORITY]`, with one gateway per rule.
 func parseRoutes(body text) ([]Route, *refusal) {
@@ -97,7 +97,8 @@ func lastRune(s string, c byte) int {
 	return -1
 }
 
-// altRoute reads the alternative form; ok=false when the line is not in it.
+// altRoute reads the alternative form as the script's parse_alternative_route does;
+// ok=false when the line is not in it.
 func altRoute(line text) (Route, bool, *refusal) {
 	i := line.skipSpace(0)
 	n := netName(line, i)

@@ -164,8 +164,8 @@ func (t text) fields() []text {
 	return out
 }
 
-// joinContinuations replaces every backslash-newline with one space placed at the
-// backslash, then strips the ends (the script's normalize).
+// normalize replaces every backslash-newline with one space placed at the backslash, then
+// strips the ends (the script's normalize).
 func (t text) normalize() text {
 	var out text
 	for i := 0; i < len(t.r); i++ {
