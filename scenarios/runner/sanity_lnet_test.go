@@ -115,9 +115,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// ping lower it.
 		{"sanity-lnet-234", []string{"lnet.release=2.16"}, []string{"health 0 - the status is down"}},
 		{"sanity-lnet-235", []string{"lnet.release=2.16"}, []string{"the failed recovery ping takes health to 0", "and the status to down"}},
-		// 2.15 sends a message past its deadline (no LU-16303).
-		{"sanity-lnet-253", []string{"lnet.release=2.15"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
-		{"sanity-lnet-254", []string{"lnet.release=2.15"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
+		// 2.15 sends a message past its deadline (no LU-16303). Its lnetctl has no
+		// --lnd-timeout, so set_ltt_node's restore is transaction_timeout alone (2.15's 50).
+		{"sanity-lnet-253", []string{"lnet.release=2.15", "faults[5].lnetctl=set transaction_timeout 50", "faults[6].lnetctl=set transaction_timeout 50"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
+		{"sanity-lnet-254", []string{"lnet.release=2.15", "faults[7].lnetctl=set transaction_timeout 50", "faults[8].lnetctl=set transaction_timeout 50"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
 		// One gateway fewer in the routes= range: four routes and four peers.
 		{"sanity-lnet-255", []string{"nodes.client.module.routes=o2ib 10.0.0.[2-5]"}, []string{"export --backup lists the five routes of the range", "and its net and the five gateways as peers are test 255's expected YAML"}},
 		// lnet configure --all reads the module's options again: the routes are back at once.
@@ -144,11 +145,12 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-238", []string{"lnet.release=2.16"}, []string{"after the 50 pings, 53 more to the first NI, 2 more to the second (post_sends)"}},
 		// Without fail_loc 0xe002 (and on 2.15, which has no such check point) the delay
 		// holds the GETs in lnet_parse: the ninth ping times out on the client (the router
-		// drops nothing either way).
+		// drops nothing either way). 2.15's lnetctl has no --lnd-timeout: set_ltt_node's
+		// restore on the router is transaction_timeout alone (2.15's 50).
 		{"sanity-lnet-256", []string{"faults[2].fail_loc=0"}, []string{"the ninth, queued past its deadline, succeeds",
 			"the ninth waited on the router's tx credit queue for the peer, with the REPLY to the peer's 5 s router check",
 			"no message fails"}},
-		{"sanity-lnet-256", []string{"lnet.release=2.15"}, []string{"the ninth, queued past its deadline, succeeds",
+		{"sanity-lnet-256", []string{"lnet.release=2.15", "faults[7].lnetctl=set transaction_timeout 50", "faults[8].lnetctl=set transaction_timeout 50"}, []string{"the ninth, queued past its deadline, succeeds",
 			"the ninth waited on the router's tx credit queue for the peer, with the REPLY to the peer's 5 s router check",
 			"no message fails"}},
 		// avoid_asym_router_failure flipped: the asymmetric route is up (222, 223) or down
