@@ -97,8 +97,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// Up to 2.16 export --backup writes the timeout (no LU-19194).
 		{"sanity-lnet-245", []string{"lnet.release=2.16", "o2ib.o2ib0.timeout=50"}, []string{"export --backup leaves it out"}},
 		{"sanity-lnet-111", []string{"faults[498].lnetctl=route add -n o2ib501 -g 10.0.0.2@o2ib"}, []string{"the export lists exactly the 499 routes, in the order added", "route show lists o2ib2 and o2ib500 through the gateway", "and nothing else", "LNetDist reaches o2ib500 through the gateway at distance 2"}},
-		// 2.15 charges no local health on a single-rail node (SingleRailNoLocalHealth).
-		{"sanity-lnet-204", []string{"lnet.release=2.15"}, []string{"local_interrupt - local NI client:0 health 900", "local_dropped - local NI client:0 health 900", "local_aborted - local NI client:0 health 900", "local_no_route - local NI client:0 health 900", "local_timeout - local NI client:0 health 900", "local_error - local NI client:0 health 900"}},
+		// 2.15 charges no local health on a single-rail node (SingleRailNoLocalHealth). Its
+		// set_ltt_node sets no LND timeout (no --lnd-timeout): the o2ib timeout stays 0, the
+		// derived (10 - 1) / (2 + 1).
+		{"sanity-lnet-204", []string{"lnet.release=2.15", "o2ib.o2ib0.timeout=0"}, []string{"local_interrupt - local NI client:0 health 900", "local_dropped - local NI client:0 health 900", "local_aborted - local NI client:0 health 900", "local_no_route - local NI client:0 health 900", "local_timeout - local NI client:0 health 900", "local_error - local NI client:0 health 900"}},
 		// A node that routes health-tracks even a one-NI peer.
 		{"sanity-lnet-206", []string{"nodes.client.routing=true"}, []string{"remote_dropped - peer NI server:0 health 1000", "remote_error - peer NI server:0 health 1000", "remote_timeout - peer NI server:0 health 1000"}},
 		{"sanity-lnet-207", []string{"lnet.retry_count=0"}, []string{"remote_dropped - resent retry_count (2) times", "remote_dropped - one failed resend", "remote_dropped - peer NI server:0 health 800", "remote_dropped - peer NI server:1 health 900"}},
@@ -116,9 +118,10 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-234", []string{"lnet.release=2.16"}, []string{"health 0 - the status is down"}},
 		{"sanity-lnet-235", []string{"lnet.release=2.16"}, []string{"the failed recovery ping takes health to 0", "and the status to down"}},
 		// 2.15 sends a message past its deadline (no LU-16303). Its lnetctl has no
-		// --lnd-timeout, so set_ltt_node's restore is transaction_timeout alone (2.15's 50).
-		{"sanity-lnet-253", []string{"lnet.release=2.15", "faults[5].lnetctl=set transaction_timeout 50", "faults[6].lnetctl=set transaction_timeout 50"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
-		{"sanity-lnet-254", []string{"lnet.release=2.15", "faults[7].lnetctl=set transaction_timeout 50", "faults[8].lnetctl=set transaction_timeout 50"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
+		// --lnd-timeout, so set_ltt_node leaves the o2ib timeout 0 (derived: (10 - 1) / (0 + 1))
+		// and its restore is transaction_timeout alone (2.15's 50).
+		{"sanity-lnet-253", []string{"lnet.release=2.15", "o2ib.o2ib0.timeout=0", "faults[5].lnetctl=set transaction_timeout 50", "faults[6].lnetctl=set transaction_timeout 50"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
+		{"sanity-lnet-254", []string{"lnet.release=2.15", "o2ib.o2ib0.timeout=0", "o2ib.o2ib1.timeout=0", "faults[7].lnetctl=set transaction_timeout 50", "faults[8].lnetctl=set transaction_timeout 50"}, []string{"the queued ping is never answered", "one GET dropped past its deadline"}},
 		// One gateway fewer in the routes= range: four routes and four peers.
 		{"sanity-lnet-255", []string{"nodes.client.module.routes=o2ib 10.0.0.[2-5]"}, []string{"export --backup lists the five routes of the range", "and its net and the five gateways as peers are test 255's expected YAML"}},
 		// lnet configure --all reads the module's options again: the routes are back at once.
@@ -145,12 +148,13 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-238", []string{"lnet.release=2.16"}, []string{"after the 50 pings, 53 more to the first NI, 2 more to the second (post_sends)"}},
 		// Without fail_loc 0xe002 (and on 2.15, which has no such check point) the delay
 		// holds the GETs in lnet_parse: the ninth ping times out on the client (the router
-		// drops nothing either way). 2.15's lnetctl has no --lnd-timeout: set_ltt_node's
-		// restore on the router is transaction_timeout alone (2.15's 50).
+		// drops nothing either way). 2.15's lnetctl has no --lnd-timeout: set_ltt_node leaves
+		// the o2ib timeout 0 (derived) and its restore on the router is transaction_timeout
+		// alone (2.15's 50).
 		{"sanity-lnet-256", []string{"faults[2].fail_loc=0"}, []string{"the ninth, queued past its deadline, succeeds",
 			"the ninth waited on the router's tx credit queue for the peer, with the REPLY to the peer's 5 s router check",
 			"no message fails"}},
-		{"sanity-lnet-256", []string{"lnet.release=2.15", "faults[7].lnetctl=set transaction_timeout 50", "faults[8].lnetctl=set transaction_timeout 50"}, []string{"the ninth, queued past its deadline, succeeds",
+		{"sanity-lnet-256", []string{"lnet.release=2.15", "o2ib.o2ib0.timeout=0", "o2ib.o2ib1.timeout=0", "faults[7].lnetctl=set transaction_timeout 50", "faults[8].lnetctl=set transaction_timeout 50"}, []string{"the ninth, queued past its deadline, succeeds",
 			"the ninth waited on the router's tx credit queue for the peer, with the REPLY to the peer's 5 s router check",
 			"no message fails"}},
 		// avoid_asym_router_failure flipped: the asymmetric route is up (222, 223) or down
