@@ -490,7 +490,7 @@ func (n *Node) ConfigNI(nid NID, lnd LND, tun NetTunables) error {
 		return refuse(ENETDOWN, "%v", err)
 	}
 	ni.active = true
-	ni.net.lastAlive = n.k.Now()
+	ni.net.lastAlive = wholeSecond(n.k.Now())
 	n.newPingTarget()
 	n.pushUpdateToPeers(false)
 	return nil

@@ -218,7 +218,7 @@ func (n *Node) Startup() error {
 	}
 	n.started = true
 	for _, nt := range n.nets {
-		nt.lastAlive = n.k.Now()
+		nt.lastAlive = wholeSecond(n.k.Now())
 	}
 	n.startLo()
 	n.newPingTarget()

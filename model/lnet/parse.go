@@ -1,6 +1,10 @@
 package lnet
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
 
 // ErrProto is the only error Parse returns: a malformed message (bad type or payload
 // length), which the LND treats as a protocol error (o2ib closes the connection). Every other
@@ -41,11 +45,7 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 		return nil
 	}
 	if n.routing && hdr.Type == MsgGET && hdr.Portal == ReservedPortal && !n.isLocalNID(fromNID) {
-		// A router checker ping: the net is alive (net_last_alive) and the NI UP.
-		ni.net.lastAlive = n.k.Now()
-		if ni.status != NIStatusUp {
-			n.setNIStatus(ni, NIStatusUp)
-		}
+		n.pingHeard(ni)
 	}
 	forMe := hdr.Dst == ni.nid
 	if !forMe && (!n.routing || hdr.Dst.Net() == ni.nid.Net() || n.isLocalNID(hdr.Dst)) {
@@ -96,6 +96,25 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 	n.parseLocal(m)
 	return nil
 }
+
+// pingHeard models lnet_parse's handling, on a router, of a ping (a GET on the reserved
+// portal from another node) arriving on ni: the first in each whole second of virtual time
+// (the kernel's ktime_get_seconds) per net records that second as the net's net_last_alive and
+// sets ni's status UP, pushing if that changed it; a later ping in the same second, on this NI
+// or another NI of the net, changes nothing. So an NI the monitor marked DOWN stays DOWN until
+// a ping in a later second than the net's last, and of two NIs of a net pinged in the same
+// second only the first is set UP.
+func (n *Node) pingHeard(ni *NI) {
+	now := wholeSecond(n.k.Now())
+	if ni.net.lastAlive == now {
+		return
+	}
+	ni.net.lastAlive = now
+	n.setNIStatus(ni, NIStatusUp)
+}
+
+// wholeSecond is t truncated to its whole second, as the kernel's ktime_get_seconds sees it.
+func wholeSecond(t sim.Time) sim.Time { return t / sim.Second * sim.Second }
 
 // dropMessage models lnet_drop_message: count the drop on the receiving NI and tell the LND to
 // receive nothing.

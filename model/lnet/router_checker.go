@@ -77,8 +77,10 @@ func (n *Node) GatewayAlive(nid NID) bool {
 
 // updateNIStatus models lnet_update_ni_status_locked on a router: a net that has received no
 // router checker ping (a GET on the reserved portal from another node) for
-// alive_router_check_interval + router_ping_timeout advertises all its NIs DOWN; any such
-// ping sets the receiving NI UP again (in Parse). On a net not timed out, or one whose NIs
+// alive_router_check_interval + router_ping_timeout advertises all its NIs DOWN, counted in
+// whole seconds as the kernel's ktime_get_seconds: net_last_alive is a whole second, so the
+// pass in second net_last_alive + timeout marks it; the net's first such ping in a later
+// second sets the receiving NI UP again (pingHeard, from Parse). On a net not timed out, or one whose NIs
 // were all DOWN already, each NI in fatal state whose word is not DOWN is set DOWN (the
 // check_ni_fatal loop, LU-13782). A status change is pushed to peers. Nothing here sets a
 // word UP again: a recovered NI stays DOWN until a ping reaches it (or its health returns to
