@@ -186,8 +186,8 @@ func (n *Node) healthIncrement() int {
 	return n.tun.HealthSensitivity
 }
 
-// setNIHealth sets a local NI's health, traces it, and applies the status edges (LU-19476,
-// 2.17; not under NoNIStatusFromHealth): 0 -> DOWN, 1000 -> UP.
+// setNIHealth sets a local NI's health, traces it, and applies the status edges of a change
+// (niStatusFromHealth).
 func (n *Node) setNIHealth(ni *NI, v int, cause HealthCause) {
 	old := ni.health
 	if old == v {
@@ -197,30 +197,50 @@ func (n *Node) setNIHealth(ni *NI, v int, cause HealthCause) {
 	if n.tracer != nil {
 		n.tracer.HealthChange(n.k.Now(), n.name, ni.nid, true, old, v, cause)
 	}
+	n.niStatusFromHealth(ni)
+}
+
+// niStatusFromHealth models the status edges LU-19476 (3f423f8d49, 2.17) adds to
+// lnet_dec_ni_healthv_locked, lnet_inc_ni_healthv and lnet_ni_set_healthv: an NI at health
+// 0 has its word in the ping buffer set DOWN, at 1000 UP, by lnet_ni_set_status alone: the
+// word is edited in place, the buffer keeps its sequence number and nothing is pushed (2.17
+// and master alike), so peers learn it at their next ping or discovery of this node, or from
+// a push made for another reason. Nothing under NoNIStatusFromHealth (up to 2.16).
+func (n *Node) niStatusFromHealth(ni *NI) {
 	if n.tun.Profile.NoNIStatusFromHealth {
 		return
 	}
-	switch v {
+	switch ni.health {
 	case 0:
-		n.setNIStatus(ni, NIStatusDown)
+		n.editNIStatus(ni, NIStatusDown)
 	case MaxHealth:
-		n.setNIStatus(ni, NIStatusUp)
+		n.editNIStatus(ni, NIStatusUp)
 	}
 }
 
-// setNIStatus models lnet_ni_set_status: it writes the NI's word in the ping buffer; a
-// change is traced (as the NI's status, see NI.Status) and pushed to peers.
+// setNIStatus models lnet_ni_set_status followed, when it changed the word, by
+// lnet_push_update_to_peers (as lnet_parse and the router monitor do): editNIStatus, then a
+// push to peers.
 func (n *Node) setNIStatus(ni *NI, s NIStatus) {
+	if n.editNIStatus(ni, s) && n.started {
+		n.pushToPeers()
+	}
+}
+
+// editNIStatus models lnet_ni_set_status: it writes the NI's word in the ping buffer (same
+// sequence number) and reports whether that changed it; a change is traced (as the NI's
+// status, see NI.Status).
+func (n *Node) editNIStatus(ni *NI, s NIStatus) bool {
 	if ni.status == s {
-		return
+		return false
 	}
 	old := ni.Status()
 	ni.status = s
 	n.traceNIStatus(ni, old)
 	if n.started {
 		n.updatePingBuffer()
-		n.pushToPeers()
 	}
+	return true
 }
 
 // traceNIStatus traces a change of an NI's status from old; it reports whether it changed.

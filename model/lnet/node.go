@@ -305,8 +305,10 @@ func (n *Node) monitorPass() {
 // isLocalNID reports whether nid is one of this node's NIs.
 func (n *Node) isLocalNID(nid NID) bool { return n.niByNID.get(nid) != nil }
 
-// SetNIHealth sets a local NI's health by hand (`lnetctl net set --nid X --health V`): values
-// below 1000 put the NI on the recovery queue without touching its next ping time.
+// SetNIHealth models lnet_ni_set_healthv, a local NI's health set by hand (`lnetctl net set
+// --nid X --health V`): values below 1000 put the NI on the recovery queue without touching
+// its next ping time; 0 and 1000 set the NI's word DOWN and UP (niStatusFromHealth: in place,
+// no push), even when the health was that already.
 func (n *Node) SetNIHealth(nid NID, v int) error {
 	ni := n.niByNID.get(nid)
 	if ni == nil {
@@ -316,6 +318,7 @@ func (n *Node) SetNIHealth(nid NID, v int) error {
 		return fmt.Errorf("health %d out of range 0..%d", v, MaxHealth)
 	}
 	n.setNIHealth(ni, v, CauseManual)
+	n.niStatusFromHealth(ni) // lnet_ni_set_healthv sets the word at 0 or 1000 even if unchanged
 	if v < MaxHealth && !ni.inRecovery {
 		ni.inRecovery = true
 		n.localRecov = append(n.localRecov, ni)
