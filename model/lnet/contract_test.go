@@ -108,3 +108,43 @@ func TestParseDropsThroughRecv(t *testing.T) {
 		t.Fatalf("Recv calls %v %v, want (p3, nil) second", l.recvPriv, l.recvMsg)
 	}
 }
+
+// TestPingHeardSourceRule: on a router, lnet_parse counts a GET on the reserved portal as a
+// ping by its header source (not one of the router's NIDs), not by the previous hop, and at
+// most once per whole second per net: net_last_alive is that second.
+func TestPingHeardSourceRule(t *testing.T) {
+	k, _, _, b := contractPair(t)
+	b.SetRouting(true)
+	ni := b.NI(nid("10.0.0.2@o2ib"))
+	if err := k.RunUntil(2500 * sim.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	ping := func(src string, at sim.Time) {
+		t.Helper()
+		if err := k.RunUntil(at); err != nil {
+			t.Fatal(err)
+		}
+		hdr := Header{Type: MsgGET, Src: nid(src), Dst: ni.NID(), SrcPID: LNET_PID_LUSTRE,
+			DstPID: LNET_PID_LUSTRE, Portal: ReservedPortal, SinkLen: 100, WMD: WireHandle{Idx: 1, Gen: 1}}
+		if err := b.Parse(ni, &hdr, nid("10.0.0.1@o2ib"), "p", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ping("10.0.0.2@o2ib", 2500*sim.Millisecond) // the router's own NID as source: not a ping
+	if got := ni.net.lastAlive; got != 0 {
+		t.Fatalf("net_last_alive %v after a GET from a local source, want 0", got)
+	}
+	ping("10.0.0.1@o2ib", 2600*sim.Millisecond)
+	if got := ni.net.lastAlive; got != 2*sim.Second {
+		t.Fatalf("net_last_alive %v, want 2s", got)
+	}
+	b.setNIStatus(ni, NIStatusDown)
+	ping("10.0.0.1@o2ib", 2900*sim.Millisecond) // the same second: nothing
+	if ni.status != NIStatusDown {
+		t.Fatalf("status %v after a second ping in second 2, want down", ni.status)
+	}
+	ping("10.0.0.1@o2ib", 3000*sim.Millisecond)
+	if ni.net.lastAlive != 3*sim.Second || ni.status != NIStatusUp {
+		t.Fatalf("net_last_alive %v status %v at 3s, want 3s up", ni.net.lastAlive, ni.status)
+	}
+}

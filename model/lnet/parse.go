@@ -44,7 +44,7 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
 		return nil
 	}
-	if n.routing && hdr.Type == MsgGET && hdr.Portal == ReservedPortal && !n.isLocalNID(fromNID) {
+	if n.routing && hdr.Type == MsgGET && hdr.Portal == ReservedPortal && !n.isLocalNID(hdr.Src) {
 		n.pingHeard(ni)
 	}
 	forMe := hdr.Dst == ni.nid
@@ -98,7 +98,8 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 }
 
 // pingHeard models lnet_parse's handling, on a router, of a ping (a GET on the reserved
-// portal from another node) arriving on ni: the first in each whole second of virtual time
+// portal whose header source is not one of this node's NIDs, whoever it is for) arriving on
+// ni: the first in each whole second of virtual time
 // (the kernel's ktime_get_seconds) per net records that second as the net's net_last_alive and
 // sets ni's status UP, pushing if that changed it; a later ping in the same second, on this NI
 // or another NI of the net, changes nothing. So an NI the monitor marked DOWN stays DOWN until
