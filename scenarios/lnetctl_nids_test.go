@@ -46,12 +46,20 @@ type expandCase struct {
 	err  string
 }
 
+// noRef resolves no node:index reference.
+func noRef(s string) (string, error) { return "", errors.New("no reference " + s) }
+
 // checkExpand runs expandNIDList on each case (no node:index references).
 func checkExpand(t *testing.T, cases []expandCase) {
 	t.Helper()
-	noRef := func(s string) (string, error) { return "", errors.New("no reference " + s) }
+	checkExpandWith(t, cases, func(in string) ([]string, error) { return expandNIDList(in, noRef) })
+}
+
+// checkExpandWith runs expand on each case: the NIDs it gives, or its error's text.
+func checkExpandWith(t *testing.T, cases []expandCase, expand func(string) ([]string, error)) {
+	t.Helper()
 	for _, tc := range cases {
-		got, err := expandNIDList(tc.in, noRef)
+		got, err := expand(tc.in)
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err {
 				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
@@ -75,31 +83,11 @@ func TestExpandNIDListHosts(t *testing.T) {
 		}
 		return "", false
 	}
-	noRef := func(s string) (string, error) { return "", errors.New("no reference " + s) }
-	for _, tc := range []struct {
-		in   string
-		want []string
-		err  string
-	}{
+	checkExpandWith(t, []expandCase{
 		{in: "client@tcp", want: []string{"10.0.0.1@tcp"}},
 		{in: "client@o2ib1,10.0.0.[2-3]@tcp", want: []string{"10.0.0.1@o2ib1", "10.0.0.2@tcp", "10.0.0.3@tcp"}},
 		{in: "server@tcp", err: "cannot parse NID 'server@tcp'"},
 		{in: "client@gni", err: `unable to parse nidlist from: client@gni ("client" is not a number from 0 to 4294967295)`},
 		{in: "1client@tcp", err: `unable to parse nidlist from: 1client@tcp`},
-	} {
-		got, err := expandNIDListHosts(tc.in, noRef, host)
-		if tc.err != "" {
-			if err == nil || err.Error() != tc.err {
-				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%q: %v, %v; want %v", tc.in, got, err, tc.want)
-		}
-	}
-	// Other commands read no host names (cfs_parse_nidlist).
-	if _, err := expandNIDList("client@tcp", noRef); err == nil {
-		t.Error("expandNIDList read a host name")
-	}
+	}, func(in string) ([]string, error) { return expandNIDListHosts(in, noRef, host) })
 }

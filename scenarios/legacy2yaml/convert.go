@@ -214,9 +214,7 @@ func (c *Converter) YAML() string {
 			fmt.Fprintf(&b, "-     net type: %s\n", n.Type)
 			if len(n.Interfaces) > 0 {
 				b.WriteString("      local NI(s):\n      -     interfaces:\n")
-				for i, f := range n.Interfaces {
-					fmt.Fprintf(&b, "                  %d: %s\n", i, f)
-				}
+				writeIndexed(&b, "                  ", n.Interfaces)
 			}
 		}
 	}
@@ -226,14 +224,14 @@ func (c *Converter) YAML() string {
 			fmt.Fprintf(&b, "  - net-spec: %s\n", r.Net)
 			if len(r.Interfaces) > 0 {
 				b.WriteString("    interfaces:\n")
-				for i, f := range r.Interfaces {
-					fmt.Fprintf(&b, "         %d: %s\n", i, f)
-				}
+				writeIndexed(&b, "         ", r.Interfaces)
 			}
 			b.WriteString("    ip-range:\n")
+			ranges := make([]string, len(r.IPRanges))
 			for i, p := range r.IPRanges {
-				fmt.Fprintf(&b, "         %d: %s\n", i, quoteStar(p))
+				ranges[i] = quoteStar(p)
 			}
+			writeIndexed(&b, "         ", ranges)
 		}
 	}
 	if len(c.Routes) > 0 {
@@ -249,6 +247,14 @@ func (c *Converter) YAML() string {
 		}
 	}
 	return b.String()
+}
+
+// writeIndexed writes items as the script writes a list: one "N: item" line each, numbered
+// from 0, after indent.
+func writeIndexed(b *strings.Builder, indent string, items []string) {
+	for i, it := range items {
+		fmt.Fprintf(b, "%s%d: %s\n", indent, i, it)
+	}
 }
 
 // quoteStar double-quotes a pattern starting with '*', which YAML would read as an alias.
