@@ -37,6 +37,16 @@ expect:
 	}
 }
 
+// wantCommands fails t for each text that commands.csv (csv) lacks, printing the file.
+func wantCommands(t *testing.T, csv string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(csv, want) {
+			t.Errorf("commands.csv lacks %q:\n%s", want, csv)
+		}
+	}
+}
+
 // runExpecting runs src on a backend, fails the test for each expectation that does not
 // hold, and returns the content of the run directory's file name.
 func runExpecting(t *testing.T, src, backend, name string) []byte {
