@@ -235,6 +235,25 @@ type Profile struct {
 	// timeout and tos (up to 2.15: liblnetconfig's ioctl printers; LU-16548 adds the timeout
 	// and LU-12452 the tos in 2.16).
 	NoLNDTimeoutTOSShow bool
+	// LNDTunablesInTunables: lnetctl's net show and export print o2iblnd's parameters inside
+	// an NI's `tunables:` block, after the net's four, followed by an empty `lnd tunables:`,
+	// and socklnd's none (up to 2.12: lustre_lnet_show_net hands lustre_ni_show_tunables the
+	// tunables block; LU-12815 a5cbe7883d, 2.14.54, hands it the `lnd tunables:` block, which
+	// the ioctl printer then opens for every NI, the loopback's too, so 2.15).
+	LNDTunablesInTunables bool
+	// ShowTCPBonding: `net show -v` prints each NI's `tcp bonding:` (0) after `dev cpt` (up to
+	// 2.12; LU-13641 d123c47a18, 2.14.52, removes socklnd's TCP bonding and the key, so 2.15).
+	ShowTCPBonding bool
+	// NoFatalErrorShow: a local NI's `health stats:` have no fatal_error (up to 2.12; LU-14114
+	// f75ff33d9f, 2.14.53, prints it first, so 2.15).
+	NoFatalErrorShow bool
+	// NoHealthPingShow: local and peer NIs' `health stats:` have no ping_count nor next_ping
+	// (up to 2.12; LU-13569 4c7e4aa576, 2.14.53, adds both at the end, so 2.15).
+	NoHealthPingShow bool
+	// MapOnDemandAsSet: the Netlink net show (kiblnd_nl_get) prints o2iblnd's map_on_demand
+	// flag true only when the NI's map_on_demand is not 0 (2.16; LU-19179 bcf8c66f0f, 2.16.58,
+	// always prints it true, so 2.17). Up to 2.15 the ioctl printer prints the number.
+	MapOnDemandAsSet bool
 	// NoNetSetLNDTimeout: `lnetctl net set` has no --net nor --lnd-timeout (setting an LND's
 	// timeout module parameter), and takes --all beside --nid (up to 2.16; LU-18566 adds them
 	// and fails --all with --nid with EINVAL in 2.17).
@@ -371,7 +390,8 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NoUDSP: true, LegacyUDSPDel: true,
 	NoPingSource: true, NoMRRouteSetup: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
-	NoLNDTimeoutTOSShow: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
+	NoLNDTimeoutTOSShow: true, LNDTunablesInTunables: true, ShowTCPBonding: true, NoFatalErrorShow: true, NoHealthPingShow: true,
+	MapOnDemandAsSet: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
 	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
 
@@ -381,7 +401,7 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 	NotifyDownFromAnyNI: true, GatewayOwnSensitivity: true, ImmediateRoutingSwitch: true,
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
-	FaultRuleTypeForm: true, NoNetSetLNDTimeout: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true,
+	FaultRuleTypeForm: true, NoNetSetLNDTimeout: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true, MapOnDemandAsSet: true,
 	NonRouterNIStatusUp: true, FatalClearLeavesStatus: true,
 	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 

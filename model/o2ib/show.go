@@ -6,7 +6,7 @@ import "github.com/lnetsim/lnetsim/model/lnet"
 // (liblnetconfig's o2ib printer; 2.16 adds timeout and tos: WithoutTimeoutTOS).
 type TunablesShow struct {
 	PeerCreditsHiw  int  `yaml:"peercredits_hiw"`
-	MapOnDemand     int  `yaml:"map_on_demand"`
+	MapOnDemand     any  `yaml:"map_on_demand"` // the number; a boolean as the Netlink dump prints it (Netlink)
 	ConcurrentSends int  `yaml:"concurrent_sends"`
 	FMRPoolSize     int  `yaml:"fmr_pool_size"`
 	FMRFlushTrigger int  `yaml:"fmr_flush_trigger"`
@@ -40,6 +40,16 @@ func (l *LND) ShowTunables(ni *lnet.NI) (TunablesShow, bool) {
 // printer, lustre_o2iblnd_show_tun): without timeout and tos.
 func (t TunablesShow) WithoutTimeoutTOS() any {
 	t.Timeout, t.TOS = nil, nil
+	return t
+}
+
+// Netlink is the block as the Netlink dump prints it (kiblnd_nl_get, from 2.16), where
+// map_on_demand is a flag lnetctl prints true or false: true when the NI's map_on_demand is
+// not 0 with asSet (2.16), always true without it (LU-19179, from 2.17, reports it set
+// whatever was configured).
+func (t TunablesShow) Netlink(asSet bool) any {
+	v, _ := t.MapOnDemand.(int)
+	t.MapOnDemand = !asSet || v != 0
 	return t
 }
 

@@ -136,12 +136,18 @@ func exportShow(c *cluster, n *node) map[string]any {
 }
 
 // niBackup is a local NI as `lnetctl export --backup` prints it (no NID, status, statistics
-// or dev cpt: only what configures it again).
-type niBackup struct {
-	Interfaces  map[int]string   `yaml:"interfaces,omitempty"`
-	Tunables    lnet.NetTunables `yaml:"tunables"`
-	LNDTunables any              `yaml:"lnd tunables,omitempty"`
-	CPT         string           `yaml:"CPT,omitempty"`
+// or dev cpt: only what configures it again): interfaces, tunables and lnd tunables as the
+// release prints them (lndBlocks), CPT.
+func niBackup(p lnet.Profile, ni *lnet.NIShow, lnd any) omap {
+	var m omap
+	if len(ni.Interfaces) > 0 {
+		m.add("interfaces", ni.Interfaces)
+	}
+	m = append(m, lndBlocks(p, ni.NID, ni.Tunables, lnd)...)
+	if ni.CPT != "" {
+		m.add("CPT", ni.CPT)
+	}
+	return m
 }
 
 // routeBackup is a route as export --backup prints it (no state or type).
@@ -165,20 +171,21 @@ type peerBackup struct {
 // LND's read-only timeout.
 func exportBackup(c *cluster, n *node) map[string]any {
 	m := map[string]any{"global": globalShow(n.ln)}
-	var nets []map[string]any
+	var nets []omap
 	for _, ns := range showNets(c, n) {
 		if ns.NetType == "lo" { // the loopback net is not configuration: never exported
 			continue
 		}
-		var nis []niBackup
-		for _, ni := range ns.NIs {
-			lt := ni.LNDTunables
-			if t, ok := lt.(interface{ WithoutTimeout() any }); ok && !n.ln.Tunables().Profile.BackupLNDTimeout {
+		var nis []omap
+		p := n.ln.Tunables().Profile
+		for i := range ns.NIs {
+			lt := ns.NIs[i].LNDTunables
+			if t, ok := lt.(interface{ WithoutTimeout() any }); ok && !p.BackupLNDTimeout {
 				lt = t.WithoutTimeout() // read-only: left out from 2.17 (LU-19194)
 			}
-			nis = append(nis, niBackup{Interfaces: ni.Interfaces, Tunables: ni.Tunables, LNDTunables: lt, CPT: ni.CPT})
+			nis = append(nis, niBackup(p, &ns.NIs[i], lt))
 		}
-		nets = append(nets, map[string]any{"net type": ns.NetType, "local NI(s)": nis})
+		nets = append(nets, omap{{"net type", ns.NetType}, {"local NI(s)", nis}})
 	}
 	if len(nets) > 0 {
 		m["net"] = nets

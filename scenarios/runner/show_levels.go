@@ -31,7 +31,7 @@ func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any 
 			for i := range ns.NIs {
 				nis = append(nis, niAtLevel(n.ln, &ns.NIs[i], sc.Detail))
 			}
-			nets = append(nets, map[string]any{"net type": ns.NetType, "local NI(s)": nis})
+			nets = append(nets, omap{{"net type", ns.NetType}, {"local NI(s)", nis}})
 		}
 		if sc.Net != "" && len(nets) == 0 {
 			// lnet_net_show_dump finds no net: -ESRCH with its message.
@@ -125,85 +125,158 @@ func peerHas(p lnet.PeerShow, nid string) bool {
 
 // counts is the statistics block lnetctl prints from level 1: the three totals, and on master
 // each operation's latency after them (lnet_nl_put_latency: samples, min, max and average
-// in nanoseconds, zeros without samples).
-func counts(ln *lnet.Node, send, recv, drop uint64, lat *lnet.Latency) map[string]any {
-	m := map[string]any{"send_count": send, "recv_count": recv, "drop_count": drop}
+// in nanoseconds, zeros without samples), in the order of the kernel's key table.
+func counts(ln *lnet.Node, send, recv, drop uint64, lat *lnet.Latency) omap {
+	m := omap{{"send_count", send}, {"recv_count", recv}, {"drop_count", drop}}
 	if ln.Tunables().Profile.NoLatencyStats {
 		return m
 	}
 	for op, s := range lat {
 		k := lnet.LatencyOp(op).String()
-		m[k+"_samples"], m[k+"_min_nsec"], m[k+"_max_nsec"], m[k+"_avg_nsec"] = s.Samples, s.MinNs, s.MaxNs, s.AvgNs
+		m.add(k+"_samples", s.Samples)
+		m.add(k+"_min_nsec", s.MinNs)
+		m.add(k+"_max_nsec", s.MaxNs)
+		m.add(k+"_avg_nsec", s.AvgNs)
 	}
 	return m
 }
 
-// niAtLevel is a local NI at a level: nid, status and interfaces; from 1 statistics,
-// tunables, lnd tunables, dev cpt and CPT; from 2 the per-type counts and health stats; at
-// 4 the UDSP info (lnet_udsp_info_send prints it on every NI, rules or not).
-func niAtLevel(ln *lnet.Node, ni *lnet.NIShow, d int) map[string]any {
-	m := map[string]any{"nid": ni.NID, "status": ni.Status}
+// niAtLevel is a local NI at a level, its keys in lnetctl's order (lustre_lnet_show_net up to
+// 2.15, lnet_net_show_dump's local NI key table from 2.16; the same order in every release):
+// nid, status and interfaces; from 1 statistics; at 4 the UDSP info (lnet_udsp_info_send
+// prints it on every NI, rules or not; no UDSP up to 2.12); from 2 the per-type counts and
+// health stats; from 1 tunables, lnd tunables (lndBlocks), dev cpt, up to 2.12 tcp bonding
+// (ShowTCPBonding: socklnd's bonding is not modelled, 0), and CPT.
+func niAtLevel(ln *lnet.Node, ni *lnet.NIShow, d int) omap {
+	p := ln.Tunables().Profile
+	m := omap{{"nid", ni.NID}, {"status", ni.Status}}
 	if len(ni.Interfaces) > 0 {
-		m["interfaces"] = ni.Interfaces
+		m.add("interfaces", ni.Interfaces)
 	}
 	if d < 1 {
 		return m
 	}
 	st := ni.Statistics
-	m["statistics"] = counts(ln, st.SendCount, st.RecvCount, st.DropCount, &ni.Latency)
+	m.add("statistics", counts(ln, st.SendCount, st.RecvCount, st.DropCount, &ni.Latency))
+	if d >= 4 && !p.NoUDSP {
+		m.add("udsp info", udspInfo(ln, ni.NID))
+	}
 	if d >= 2 {
-		m["sent_stats"], m["received_stats"], m["dropped_stats"] = st.Sent, st.Received, st.Dropped
-		m["health stats"] = ni.HealthStats
+		m.add("sent_stats", st.Sent)
+		m.add("received_stats", st.Received)
+		m.add("dropped_stats", st.Dropped)
+		m.add("health stats", niHealthStats(p, &ni.HealthStats))
 	}
-	if d >= 4 {
-		m["udsp info"] = udspInfo(ln, ni.NID)
-	}
-	m["tunables"] = ni.Tunables
-	if ni.LNDTunables != nil {
-		m["lnd tunables"] = ni.LNDTunables
-	}
+	m = append(m, lndBlocks(p, ni.NID, ni.Tunables, ni.LNDTunables)...)
 	if ni.DevCPT != nil {
-		m["dev cpt"] = *ni.DevCPT
+		m.add("dev cpt", *ni.DevCPT)
+	}
+	if p.ShowTCPBonding {
+		m.add("tcp bonding", 0)
 	}
 	if ni.CPT != "" {
-		m["CPT"] = ni.CPT
+		m.add("CPT", ni.CPT)
 	}
 	return m
 }
 
-// peerAtLevel is a peer at a level: primary nid, Multi-Rail and each NI's nid and state;
-// from 1 each NI's credits and statistics; from 2 its per-type counts and health stats; at 4
-// its UDSP info (on every NI, as lnet_udsp_info_send prints it) and preferred local NIDs.
-// From 3 the peer's `peer state` (lp_state, the bits the model keeps). The refcount of level
-// 1 is not modelled.
-func peerAtLevel(ln *lnet.Node, p *lnet.PeerShow, d int) map[string]any {
+// niHealthStats is a local NI's `health stats:` block as the release prints it: fatal_error
+// first (not up to 2.12, NoFatalErrorShow), the health value and the counters, then
+// ping_count and next_ping (not up to 2.12, NoHealthPingShow).
+func niHealthStats(p lnet.Profile, h *lnet.NIHealthShow) omap {
+	var m omap
+	if !p.NoFatalErrorShow {
+		m.add("fatal_error", h.FatalError)
+	}
+	m = append(m, omap{{"health value", h.HealthValue}, {"interrupts", h.Interrupts}, {"dropped", h.Dropped},
+		{"aborted", h.Aborted}, {"no route", h.NoRoute}, {"timeouts", h.Timeouts}, {"error", h.Error}}...)
+	if !p.NoHealthPingShow {
+		m.add("ping_count", h.PingCount)
+		m.add("next_ping", h.NextPing)
+	}
+	return m
+}
+
+// lndBlocks are an NI's `tunables:` and `lnd tunables:` as the release prints them; lnd is
+// the LND's block (nil for the loopback NI and on the ideal backend). Up to 2.12
+// (LNDTunablesInTunables) lustre_lnet_show_net writes o2iblnd's parameters after the net's
+// four in `tunables:` and then opens an empty `lnd tunables:` (for o2ib NIs only: it prints
+// nothing of socklnd's). In 2.15 (ShowByIoctl) the printer opens `lnd tunables:` for every
+// NI, so the loopback's, and an NI's on the ideal backend, is empty. From 2.16 the Netlink
+// dump sends an LND's block only (none for lo), map_on_demand as a flag (o2ib Netlink).
+func lndBlocks(p lnet.Profile, nid string, tun lnet.NetTunables, lnd any) omap {
+	isO2IB := false
+	if x, err := lnet.ParseNID(nid); err == nil {
+		isO2IB = x.Net().Type() == lnet.O2IBLND
+	}
+	switch {
+	case p.LNDTunablesInTunables:
+		if !isO2IB {
+			return omap{{"tunables", tun}}
+		}
+		t, _ := mappingOf(tun)
+		if lnd != nil {
+			l, _ := mappingOf(lnd)
+			t = append(t, l...)
+		}
+		return omap{{"tunables", t}, {"lnd tunables", nil}}
+	case p.ShowByIoctl:
+		return omap{{"tunables", tun}, {"lnd tunables", lnd}}
+	}
+	if lnd == nil {
+		return omap{{"tunables", tun}}
+	}
+	if nl, ok := lnd.(interface{ Netlink(asSet bool) any }); ok {
+		lnd = nl.Netlink(p.MapOnDemandAsSet)
+	}
+	return omap{{"tunables", tun}, {"lnd tunables", lnd}}
+}
+
+// peerAtLevel is a peer at a level, its keys in lnetctl's order (lustre_lnet_show_peer up to
+// 2.15, lnet_peer_ni_show_dump's key tables from 2.16): primary nid, Multi-Rail, from 3 the
+// peer's `peer state` (lp_state, the bits the model keeps), then each NI's nid, at 4 its UDSP
+// info (on every NI, as lnet_udsp_info_send prints it; no UDSP up to 2.12), its state; from
+// 1 its credits and statistics; from 2 its per-type counts and health stats (without
+// ping_count and next_ping up to 2.12, NoHealthPingShow). The refcount of level 1 is not
+// modelled.
+func peerAtLevel(ln *lnet.Node, p *lnet.PeerShow, d int) omap {
+	prof := ln.Tunables().Profile
 	nis := make([]any, 0, len(p.PeerNIs))
 	for i := range p.PeerNIs {
 		pni := &p.PeerNIs[i]
-		m := map[string]any{"nid": pni.NID, "state": pni.State}
+		m := omap{{"nid", pni.NID}}
+		if d >= 4 && !prof.NoUDSP {
+			m.add("udsp info", udspInfo(ln, pni.NID))
+		}
+		m.add("state", pni.State)
 		if d >= 1 {
-			m["max_ni_tx_credits"], m["available_tx_credits"], m["min_tx_credits"] = pni.MaxTx, pni.AvailTx, pni.MinTx
-			m["tx_q_num_of_buf"], m["available_rtr_credits"], m["min_rtr_credits"] = pni.TxQ, pni.AvailRtr, pni.MinRtr
+			m = append(m, omap{{"max_ni_tx_credits", pni.MaxTx}, {"available_tx_credits", pni.AvailTx},
+				{"min_tx_credits", pni.MinTx}, {"tx_q_num_of_buf", pni.TxQ}, {"available_rtr_credits", pni.AvailRtr},
+				{"min_rtr_credits", pni.MinRtr}}...)
 			st := pni.Statistics
-			m["statistics"] = counts(ln, st.SendCount, st.RecvCount, st.DropCount, &pni.Latency)
+			m.add("statistics", counts(ln, st.SendCount, st.RecvCount, st.DropCount, &pni.Latency))
 		}
 		if d >= 2 {
 			st := pni.Statistics
-			m["sent_stats"], m["received_stats"], m["dropped_stats"] = st.Sent, st.Received, st.Dropped
-			m["health stats"] = pni.HealthStats
-		}
-		if d >= 4 {
-			m["udsp info"] = udspInfo(ln, pni.NID)
-			if len(pni.PreferredNID) > 0 {
-				m["preferred local NIDs"] = pni.PreferredNID
+			m.add("sent_stats", st.Sent)
+			m.add("received_stats", st.Received)
+			m.add("dropped_stats", st.Dropped)
+			h := pni.HealthStats
+			hs := omap{{"health value", h.HealthValue}, {"dropped", h.Dropped}, {"timeout", h.Timeout},
+				{"error", h.Error}, {"network timeout", h.NetworkTimeout}}
+			if !prof.NoHealthPingShow {
+				hs.add("ping_count", h.PingCount)
+				hs.add("next_ping", h.NextPing)
 			}
+			m.add("health stats", hs)
 		}
 		nis = append(nis, m)
 	}
-	m := map[string]any{"primary nid": p.PrimaryNID, "Multi-Rail": p.MultiRail, "peer ni": nis}
+	m := omap{{"primary nid", p.PrimaryNID}, {"Multi-Rail", p.MultiRail}}
 	if d >= 3 {
-		m["peer state"] = int(p.State)
+		m.add("peer state", int(p.State))
 	}
+	m.add("peer ni", nis)
 	return m
 }
 
