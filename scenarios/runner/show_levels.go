@@ -280,12 +280,42 @@ func peerAtLevel(ln *lnet.Node, p *lnet.PeerShow, d int) omap {
 	return m
 }
 
-// udspInfo is the `udsp info` block of a local or peer NI (priorities -1 when unset).
+// udspInfo is the `udsp info` block of a local or peer NI (priorities -1 when unset), as the
+// release prints it. Up to 2.15 (ShowByIoctl) create_local_udsp_info and
+// create_remote_udsp_info print the priorities, then the preferred gateways and, for a peer
+// NI, the preferred source NIDs, each as a mapping NID-0, NID-1, ... From 2.16
+// lnet_udsp_info_send sends the priorities and the preferred gateways only (lnetsim lists
+// the gateways; the form lnetctl gives the kernel's nested list is not modelled).
 func udspInfo(ln *lnet.Node, nid string) any {
-	if x, err := lnet.ParseNID(nid); err == nil {
-		if in, ok := ln.UDSPInfo(x); ok {
-			return in
-		}
+	x, err := lnet.ParseNID(nid)
+	if err != nil {
+		return nil
 	}
-	return nil
+	in, ok := ln.UDSPInfo(x)
+	if !ok {
+		return nil
+	}
+	m := omap{{"net priority", in.NetPriority}, {"nid priority", in.NIDPriority}}
+	if !ln.Tunables().Profile.ShowByIoctl {
+		if len(in.PreferredGW) > 0 {
+			m.add("Preferred gateway NIDs", in.PreferredGW)
+		}
+		return m
+	}
+	if len(in.PreferredGW) > 0 {
+		m.add("Preferred gateway NIDs", nidIndex(in.PreferredGW))
+	}
+	if len(in.PreferredNID) > 0 {
+		m.add("Preferred source NIDs", nidIndex(in.PreferredNID))
+	}
+	return m
+}
+
+// nidIndex is a list of NIDs as liblnetconfig's UDSP printers write it: NID-0, NID-1, ...
+func nidIndex(nids []string) omap {
+	m := make(omap, 0, len(nids))
+	for i, s := range nids {
+		m.add(fmt.Sprintf("NID-%d", i), s)
+	}
+	return m
 }
