@@ -491,6 +491,7 @@ func (n *Node) ConfigNI(nid NID, lnd LND, tun NetTunables) error {
 	}
 	ni.active = true
 	ni.net.lastAlive = wholeSecond(n.k.Now())
+	ni.lastAlive = ni.net.lastAlive
 	n.newPingTarget()
 	n.pushUpdateToPeers(false)
 	return nil

@@ -84,6 +84,8 @@ type NI struct {
 	fatal  bool     // ni_fatal_error_on
 	active bool     // started by its LND and in the ping buffer (LNET_NI_STATE_ACTIVE)
 
+	lastAlive sim.Time // ni_last_alive (NIAliveFromAnyMessage, 2.12): the whole second it last received a message
+
 	SelPriority uint32 // ni_sel_priority, lower preferred (UINT_MAX default)
 	NUMADist    int    // distance to the MD's CPT (all equal in the model unless set)
 

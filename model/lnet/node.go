@@ -219,6 +219,9 @@ func (n *Node) Startup() error {
 	n.started = true
 	for _, nt := range n.nets {
 		nt.lastAlive = wholeSecond(n.k.Now())
+		for _, ni := range nt.nis {
+			ni.lastAlive = nt.lastAlive
+		}
 	}
 	n.startLo()
 	n.newPingTarget()

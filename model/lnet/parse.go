@@ -44,8 +44,13 @@ func (n *Node) Parse(ni *NI, hdr *Header, fromNID NID, private any, rdmaReq bool
 		n.dropMessage(ni, private, hdr.PayloadLength, hdr.Type)
 		return nil
 	}
-	if n.routing && hdr.Type == MsgGET && hdr.Portal == ReservedPortal && !n.isLocalNID(hdr.Src) {
-		n.pingHeard(ni)
+	if n.routing {
+		switch {
+		case n.tun.Profile.NIAliveFromAnyMessage:
+			n.niHeard(ni)
+		case hdr.Type == MsgGET && hdr.Portal == ReservedPortal && !n.isLocalNID(hdr.Src):
+			n.pingHeard(ni)
+		}
 	}
 	forMe := hdr.Dst == ni.nid
 	if !forMe && (!n.routing || hdr.Dst.Net() == ni.nid.Net() || n.isLocalNID(hdr.Dst)) {
@@ -112,6 +117,22 @@ func (n *Node) pingHeard(ni *NI) {
 	}
 	ni.net.lastAlive = now
 	n.setNIStatus(ni, NIStatusUp)
+}
+
+// niHeard models 2.12's lnet_parse on a router (NIAliveFromAnyMessage): any message that
+// arrives on ni, whoever it is for and whatever becomes of it, records its whole second as
+// ni's ni_last_alive (per NI, not per net), and the first in a later second sets ni's word UP
+// if it was DOWN, in place: no new ping target and no push, so peers see it at their next
+// ping of this node.
+func (n *Node) niHeard(ni *NI) {
+	now := wholeSecond(n.k.Now())
+	if ni.lastAlive == now {
+		return
+	}
+	ni.lastAlive = now
+	if ni.status == NIStatusDown {
+		n.editNIStatus(ni, NIStatusUp)
+	}
 }
 
 // wholeSecond is t truncated to its whole second, as the kernel's ktime_get_seconds sees it.

@@ -61,6 +61,15 @@ type Profile struct {
 	// route's state is cached from the gateway's ping buffer (lr_downis), whatever its NIs'
 	// health (up to 2.12; LU-11300/LU-11299 check gateways by discovery from 2.13, so 2.15).
 	RouterCheckerPing bool
+	// NIAliveFromAnyMessage: a router keeps each NI's status by ni_last_alive, the second
+	// that NI last received any message (lnet_parse), not by the router checker's pings per
+	// net: the first message in a later second sets a DOWN word UP, and the monitor sets the
+	// word DOWN once the NI has heard nothing for router_ping_timeout + the longer router
+	// check interval (lnet_update_ni_status_locked), both in place and without a push, and
+	// that pass sets no NI in fatal state DOWN (up to 2.12; LU-11299 keeps the time per net
+	// from 2.12.55, LU-13782 pushes and checks the fatal state from 2.13.56, LU-13714 counts
+	// pings only from 2.15.0, so 2.15).
+	NIAliveFromAnyMessage bool
 	// RouteStateFromReplyWithoutDiscovery: a gateway's ping buffer sets its routes' cached
 	// state (lr_alive, lr_single_hop) only when it comes in a discovery ping reply (a router
 	// check's or an ordinary discovery's) and discovery is disabled for the gateway; with
@@ -382,7 +391,7 @@ type Release struct {
 var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	SingleRailResend: true, NetworkTimeoutRemoteOnly: true, FixedLNDTimeout: 5,
 	DeadlineFromTransactionTimeout: true, FixedRecoveryInterval: true, NoNIStatusFromHealth: true,
-	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, RouteStateFromReplyWithoutDiscovery: true, NoDropPastDeadline: true,
+	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NIAliveFromAnyMessage: true, RouteStateFromReplyWithoutDiscovery: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
 	FatalClearLeavesStatus: true, NoLinkFatalState: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,

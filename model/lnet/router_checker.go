@@ -86,7 +86,13 @@ func (n *Node) GatewayAlive(nid NID) bool {
 // word UP again: a recovered NI stays DOWN until a ping reaches it (or its health returns to
 // full, or, from master, its fatal state is cleared at full health: SetNIFatal). With
 // alive_router_check_interval <= 0 the model keeps no net timeout.
+//
+// Under NIAliveFromAnyMessage (2.12) it is niStatusByLastAlive instead.
 func (n *Node) updateNIStatus() {
+	if n.tun.Profile.NIAliveFromAnyMessage {
+		n.niStatusByLastAlive()
+		return
+	}
 	timeout := sim.Time(n.tun.AliveRouterCheckInt+n.tun.RouterPingTimeout) * sim.Second
 	now := n.k.Now()
 	for _, nt := range n.nets {
@@ -104,6 +110,22 @@ func (n *Node) updateNIStatus() {
 			if ni.fatal {
 				n.setNIStatus(ni, NIStatusDown)
 			}
+		}
+	}
+}
+
+// niStatusByLastAlive models 2.12's lnet_update_ni_status_locked, run by each monitor pass
+// of a router: each NI (not per net) that has received no message at all (niHeard) for
+// router_ping_timeout + the longer of live_router_check_interval and
+// dead_router_check_interval, both alive_router_check_interval in the model (none below 0),
+// since the whole second of its ni_last_alive has its word set DOWN, in place and without a
+// push. An NI in fatal state is left as its messages say (2.12 has no check_ni_fatal loop).
+func (n *Node) niStatusByLastAlive() {
+	timeout := sim.Time(max(n.tun.AliveRouterCheckInt, 0)+n.tun.RouterPingTimeout) * sim.Second
+	now := n.k.Now()
+	for _, ni := range n.nis {
+		if now >= ni.lastAlive+timeout {
+			n.editNIStatus(ni, NIStatusDown)
 		}
 	}
 }
