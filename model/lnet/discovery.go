@@ -425,6 +425,13 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 	} else { // lnet_peer_discovery_complete with an error
 		p.rediscover = true
 	}
+	if g := p.gw; g != nil && g.joined {
+		g.joined = false // the router check that joined this discovery ends with it
+		if rc != 0 {
+			g.pingFails++
+			n.rstats.RtrPingFail++
+		}
+	}
 	if p.rtrRefcount() > 0 && !p.deleted && !n.tun.Profile.RouterCheckerPing {
 		n.routerDiscoveryComplete(p, rc)
 	}

@@ -13,6 +13,7 @@ type gwState struct {
 	discNet     NetID     // lp_disc_net_id: the net of the last router checker ping
 	netPings    []netPing // lpn_next_ping of each of its peer nets pinged so far
 	ping        *MD       // outstanding router checker ping (LNET_PEER_RTR_DISCOVERY)
+	joined      bool      // a router check joined the gateway's discovery in flight (LNET_PEER_RTR_DISCOVERY)
 	pingDue     sim.Time  // lpni_ping_deadline under RouterCheckerPing (2.12)
 	pings       uint64    // router checker pings sent to it
 	pingFails   uint64    // of which failed or timed out
@@ -135,7 +136,9 @@ func (n *Node) niStatusByLastAlive() {
 // round-robin from the one after the net of its last ping (lp_disc_net_id,
 // lnet_get_next_peer_net_locked), skipping nets that are not local, and take the first whose
 // lpn_next_ping is due; ping the gateway's primary NID from any NI (lnet_send_ping) and set
-// that net's next ping alive_router_check_interval later. Selection sends a multi-rail
+// that net's next ping alive_router_check_interval later; a gateway with an ordinary
+// discovery in flight or queued is not pinged: the check joins that discovery
+// (joinDiscovery). Selection sends a multi-rail
 // gateway's ping on that net (rtrDiscNet: the best local NI there to the gateway's best peer
 // NI there), and a resent ping selects again, so it may leave from another NI or reach
 // another of the gateway's NIs on that net. So a
@@ -166,7 +169,7 @@ func (n *Node) checkRouters() {
 			n.rtrPingDone(p, nil, -ETIMEDOUT)
 			n.mdUnlink(md, 0)
 		}
-		if g.ping != nil || off && g.pings > 0 || len(g.routes) == 0 {
+		if g.ping != nil || g.joined || off && g.pings > 0 || len(g.routes) == 0 {
 			continue
 		}
 		pn := n.nextGatewayNet(p, now)
@@ -174,6 +177,11 @@ func (n *Node) checkRouters() {
 			continue
 		}
 		g.discNet = pn.id
+		if !old && (p.discovering || p.dcQueued) {
+			g.setNextPing(pn.id, now+sim.Time(n.tun.AliveRouterCheckInt)*sim.Second)
+			n.joinDiscovery(p)
+			continue
+		}
 		next, opts := now+sim.Time(n.tun.AliveRouterCheckInt)*sim.Second, MD_TRACK_RESPONSE|MD_TRUNCATE
 		if old {
 			next, opts = next+sim.Second, MD_TRUNCATE
@@ -186,6 +194,23 @@ func (n *Node) checkRouters() {
 		}
 		n.sendRouterPing(p, size, opts)
 	}
+}
+
+// joinDiscovery is a router check of gateway p while an ordinary discovery of it is in
+// flight or queued (lnet_check_routers on a peer on the discovery thread's lists): the check
+// sets LNET_PEER_FORCE_PING, LNET_PEER_FORCE_PUSH and LNET_PEER_RTR_DISCOVERY and clears
+// NIDS_UPTODATE, and lnet_discover_peer_locked, not blocking, finds the peer queued already
+// (-EALREADY) and sends nothing itself. So that discovery, once the ping or push in flight is
+// answered, pings the gateway again (on the check's net, rtrDiscNet) and pushes to it, and
+// its end completes the check (discoveryDone, routerDiscoveryComplete): one completion for
+// both, counted as a router ping (and a failure if it failed).
+func (n *Node) joinDiscovery(p *Peer) {
+	g := p.gw
+	g.joined = true
+	g.pings++
+	n.rstats.RtrPings++
+	p.uptodate = false
+	p.forcePing, p.forcePush = true, true
 }
 
 // sendRouterPing sends the ping of a router check to gateway p into an MD of size bytes.
@@ -497,11 +522,16 @@ func (n *Node) peerNIStartStatus() NIStatus {
 
 // rtrDiscNet models the lp_disc_net_id rule of lnet_find_best_ni_on_local_net: while a
 // router check of gateway p is in flight (LNET_PEER_RTR_DISCOVERY), its ping (m, on the
-// check's MD) goes out on the net chosen for the check, if that net is local; nil
-// otherwise (normal selection).
+// check's MD, or the discovery ping of a discovery the check joined) goes out on the net
+// chosen for the check, if that net is local; nil otherwise (normal selection).
 func (n *Node) rtrDiscNet(p *Peer, m *Msg) (*PeerNet, *Net) {
 	g := p.gw
-	if g == nil || g.ping == nil || m.md != g.ping {
+	switch {
+	case g == nil:
+		return nil, nil
+	case g.ping != nil && m.md == g.ping:
+	case g.joined && p.discPing != nil && m.md == p.discPing:
+	default:
 		return nil, nil
 	}
 	for _, lpn := range p.nets {

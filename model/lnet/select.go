@@ -49,10 +49,12 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 // initiatePeerDiscovery models lnet_initiate_peer_discovery: a PUT or GET off the reserved
 // portal (lnet_msg_discovery) to a peer not yet discovered is queued on the peer
 // (lnet_peer_queue_message) before discovery starts, so that a discovery failing at once
-// finalizes it in discoveryDone. It reports whether the message now waits (LNET_DC_WAIT).
+// finalizes it in discoveryDone. A gateway whose discovery a router check joined
+// (LNET_PEER_RTR_DISCOVERY, lnet_peer_gw_discovery) is not waited for. It reports whether the
+// message now waits (LNET_DC_WAIT).
 func (n *Node) initiatePeerDiscovery(lpni *PeerNI, m *Msg) bool {
 	p := lpni.peer
-	if !n.tun.Discovery || n.upToDate(p) || !msgDiscovery(m) {
+	if !n.tun.Discovery || n.upToDate(p) || !msgDiscovery(m) || p.gw != nil && p.gw.joined {
 		return false
 	}
 	p.pending.Push(m)
