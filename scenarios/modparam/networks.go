@@ -192,27 +192,30 @@ func (d Dialect) ParseNetworks(networks string) ([]Net, *Error) {
 	return nets, nil
 }
 
-// uniqueInterface is lnet_ni_unique_net: name is none of nis' interfaces (compared on
-// name's length up to 2.15, on LNET_MAX_STR_LEN from 2.16).
+// uniqueInterface is lnet_ni_unique_net: name is none of nis' interfaces (SameInterface).
 func (d Dialect) uniqueInterface(nis []NI, name string) bool {
 	for _, ni := range nis {
-		if ni.Interface == "" {
-			continue
-		}
-		a, b := ni.Interface, name
-		n := maxStrLen
-		if d.PrefixInterfaceDup {
-			n = len(name)
-		}
-		if len(a) > n {
-			a = a[:n]
-		}
-		if len(b) > n {
-			b = b[:n]
-		}
-		if a == b {
+		if ni.Interface != "" && d.SameInterface(ni.Interface, name) {
 			return false
 		}
 	}
 	return true
+}
+
+// SameInterface is lnet_ni_unique_net's comparison of an NI's interface, have, with the
+// interface of an NI being added, name: up to 2.15 (PrefixInterfaceDup) on name's length,
+// so that have only has to start with name (ib1 is taken by ib10, eth0 by the alias
+// eth0:0), from 2.16 (LU-16859) on LNET_MAX_STR_LEN.
+func (d Dialect) SameInterface(have, name string) bool {
+	n := maxStrLen
+	if d.PrefixInterfaceDup {
+		n = len(name)
+	}
+	if len(have) > n {
+		have = have[:n]
+	}
+	if len(name) > n {
+		name = name[:n]
+	}
+	return have == name
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/scenarios"
+	"github.com/lnetsim/lnetsim/scenarios/modparam"
 )
 
 // lnetUser reports whether a node runs a workload (sends or serves one) it has not stopped
@@ -100,6 +101,9 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 		return rc, msg
 	}
 	defer restore()
+	if have := cl.interfaceTaken(n, nid.Net(), c.Args["if"]); have != "" {
+		return lnet.EEXIST, fmt.Sprintf("the net's NI on %s takes interface %s", have, c.Args["if"])
+	}
 	if err := n.ln.ConfigNI(nid, cl.lndFor(c.Net), netAddTunables(cl.scenario, c, n.ln.Tunables().Profile.NIAddByIoctl)); err != nil {
 		return lnet.ErrnoOf(err), err.Error()
 	}
@@ -112,6 +116,28 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 		}
 	}
 	return 0, ""
+}
+
+// interfaceTaken models the check lnet_dyn_add_ni makes through lnet_add_net_common before
+// it starts an NI (lnet_ni_unique_net, EEXIST): the interface of an NI the node already has
+// on net that `net add --if ifname` counts as the same (modparam SameInterface: up to 2.15
+// also one whose name starts with ifname, as the alias eth0:0 takes eth0), or "". A command
+// by --nid names no interface and is not checked here (its NID is).
+func (c *cluster) interfaceTaken(n *node, net lnet.NetID, ifname string) string {
+	if ifname == "" {
+		return ""
+	}
+	m := &c.scenario.Members[n.idx]
+	d := modparam.Dialect(n.ln.Tunables().Profile.ModuleDialect)
+	for _, ni := range n.ln.NIs() {
+		if ni.NID().Net() != net {
+			continue
+		}
+		if have := niInterface(m, ni.NID().String()); have != "" && d.SameInterface(have, ifname) {
+			return have
+		}
+	}
+	return ""
 }
 
 // netAddRules is lnetctl net add: with --ip2net, the NIs the kernel's

@@ -88,6 +88,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		// Interface tests: the delete after the check, a second net instead of a second NI,
 		// another net for the repeated add.
 		{"sanity-lnet-107", []string{"faults[3].at=4500ms"}, []string{"the first NI is left, up"}},
+		// 2.16 compares whole interface names: the shorter name is added, and is there when
+		// added again.
+		{"sanity-lnet-109", []string{"nodes.old.release=2.16"}, []string{"2.15 - the shorter name is taken by the longer one", "2.15 - the net has the longer name's NI only", "2.15 - tcp on the shorter name first"}},
 		{"sanity-lnet-108", []string{"faults[2].lnetctl=net add --net tcp1 --if eth1"}, []string{"net show is that plus the second interface's NI"}},
 		{"sanity-lnet-301", []string{"faults[2].lnetctl=net add --net o2ib1 --if ib0"}, []string{"the same net add again fails", "after the refused add, one NI", "after net del, none"}},
 		// net del --nid after the check: the NI is still there; net add --nid of a net the
