@@ -121,8 +121,10 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 // interfaceTaken models the check lnet_dyn_add_ni makes through lnet_add_net_common before
 // it starts an NI (lnet_ni_unique_net, EEXIST): the interface of an NI the node already has
 // on net that `net add --if ifname` counts as the same (modparam SameInterface: up to 2.15
-// also one whose name starts with ifname, as the alias eth0:0 takes eth0), or "". A command
-// by --nid names no interface and is not checked here (its NID is).
+// one whose name starts with ifname, as the alias eth0:0 takes eth0), or "". An NI on
+// ifname itself is left to ConfigNI: an interface has one address, so that NI has the NID
+// being added ("NI exists", the same EEXIST). A command by --nid names no interface and is
+// not checked here (its NID is).
 func (c *cluster) interfaceTaken(n *node, net lnet.NetID, ifname string) string {
 	if ifname == "" {
 		return ""
@@ -133,7 +135,7 @@ func (c *cluster) interfaceTaken(n *node, net lnet.NetID, ifname string) string 
 		if ni.NID().Net() != net {
 			continue
 		}
-		if have := niInterface(m, ni.NID().String()); have != "" && d.SameInterface(have, ifname) {
+		if have := niInterface(m, ni.NID().String()); have != "" && have != ifname && d.SameInterface(have, ifname) {
 			return have
 		}
 	}
