@@ -161,7 +161,7 @@ type routeBackup struct {
 // peerBackup is a peer as export --backup prints it: its NIDs only.
 type peerBackup struct {
 	PrimaryNID string           `yaml:"primary nid"`
-	MultiRail  bool             `yaml:"Multi-Rail"`
+	MultiRail  any              `yaml:"Multi-Rail"` // multiRail
 	PeerNIs    []map[string]any `yaml:"peer ni"`
 }
 
@@ -199,7 +199,7 @@ func exportBackup(c *cluster, n *node) map[string]any {
 	}
 	var peers []peerBackup
 	for _, p := range n.ln.ShowPeers() {
-		pb := peerBackup{PrimaryNID: p.PrimaryNID, MultiRail: p.MultiRail}
+		pb := peerBackup{PrimaryNID: p.PrimaryNID, MultiRail: multiRail(n.ln.Tunables().Profile.ShowByIoctl, p.MultiRail)}
 		for _, pni := range p.PeerNIs {
 			pb.PeerNIs = append(pb.PeerNIs, map[string]any{"nid": pni.NID})
 		}

@@ -55,3 +55,17 @@ func mappingOf(v any) (omap, error) {
 	}
 	return m, nil
 }
+
+// multiRail is a peer's Multi-Rail as the release prints it: up to 2.15 liblnetconfig writes
+// the strings True and False (lustre_lnet_show_peer), which read back as booleans; from 2.16
+// the Netlink printer writes the flag as true or false.
+func multiRail(ioctl, mr bool) any {
+	if !ioctl {
+		return mr
+	}
+	v := "False"
+	if mr {
+		v = "True"
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: v}
+}

@@ -272,7 +272,7 @@ func peerAtLevel(ln *lnet.Node, p *lnet.PeerShow, d int) omap {
 		}
 		nis = append(nis, m)
 	}
-	m := omap{{"primary nid", p.PrimaryNID}, {"Multi-Rail", p.MultiRail}}
+	m := omap{{"primary nid", p.PrimaryNID}, {"Multi-Rail", multiRail(prof.ShowByIoctl, p.MultiRail)}}
 	if d >= 3 {
 		m.add("peer state", int(p.State))
 	}
