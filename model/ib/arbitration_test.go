@@ -98,22 +98,22 @@ func TestArbitrationAccuracy(t *testing.T) {
 	}
 }
 
-const arbitrationAccuracy = `2-into-1         pkt-fifo  events 12127 (reference 16218) completion error       0 ns    0.00%
-2-into-1         fixed16   events   847 (reference 16218) completion error    4946 ns    0.37%
+const arbitrationAccuracy = `2-into-1         pkt-fifo  events  8029 (reference 16218) completion error       0 ns    0.00%
+2-into-1         fixed16   events   589 (reference 16218) completion error    4946 ns    0.37%
 2-into-1         fixed16rr events  1099 (reference 16218) completion error    4946 ns    0.37%
-8-into-1         pkt-fifo  events 24774 (reference 32399) completion error       0 ns    0.00%
-8-into-1         fixed16   events  1732 (reference 32399) completion error   34625 ns    1.28%
+8-into-1         pkt-fifo  events 16000 (reference 32399) completion error       0 ns    0.00%
+8-into-1         fixed16   events  1189 (reference 32399) completion error   34625 ns    1.28%
 8-into-1         fixed16rr events  2235 (reference 32399) completion error   34625 ns    1.28%
-small-vs-bulk    pkt-fifo  events  9674 (reference 14059) completion error 1190857 ns  451.50%
-small-vs-bulk    fixed16   events  1898 (reference 14059) completion error 1193677 ns  452.57%
+small-vs-bulk    pkt-fifo  events  5372 (reference 14059) completion error 1190857 ns  451.50%
+small-vs-bulk    fixed16   events  1536 (reference 14059) completion error 1193677 ns  452.57%
 small-vs-bulk    fixed16rr events  2216 (reference 14059) completion error   65645 ns   24.89%
-mid-transfer     pkt-fifo  events  2727 (reference  3575) completion error       0 ns    0.00%
-mid-transfer     fixed16   events   187 (reference  3575) completion error    4946 ns    2.92%
+mid-transfer     pkt-fifo  events  1624 (reference  3575) completion error       0 ns    0.00%
+mid-transfer     fixed16   events   124 (reference  3575) completion error    4946 ns    2.92%
 mid-transfer     fixed16rr events   246 (reference  3575) completion error    4946 ns    2.92%
 mid-transfer-3sw pkt-fifo  events  8034 (reference  8034) completion error       0 ns    0.00%
 mid-transfer-3sw fixed16   events   534 (reference  8034) completion error    4946 ns    2.91%
 mid-transfer-3sw fixed16rr events   534 (reference  8034) completion error    4946 ns    2.91%
-same-port        pkt-fifo  events  1696 (reference  1696) completion error       0 ns    0.00%
-same-port        fixed16   events   212 (reference  1696) completion error    8574 ns    3.94%
+same-port        pkt-fifo  events  1478 (reference  1696) completion error       0 ns    0.00%
+same-port        fixed16   events   198 (reference  1696) completion error    8574 ns    3.94%
 same-port        fixed16rr events   212 (reference  1696) completion error    8574 ns    3.94%
 `

@@ -75,10 +75,14 @@ func (f *Fabric) backlog(ln *lane) sim.Time {
 	if ln.busy && ln.busyTo > now {
 		d = ln.busyTo - now
 	}
-	if ln.freeAt > now+d {
-		d = ln.freeAt - now
-	}
 	var bytes int64
+	free := ln.freeAt
+	if at, ahead, ok := f.aheadBacklogOf(ln); ok { // chunks sent ahead count as queued (ahead.go)
+		free, bytes = at, ahead
+	}
+	if free > now+d {
+		d = free - now
+	}
 	q := ln.q
 	if ln.from.kind == epPort {
 		q = f.ports[ln.from.idx].ctrl

@@ -82,6 +82,7 @@ func (l *Link) Counters(end int) PortCounters {
 			c.PortRcvPkts -= uint64(ch.npkt)
 		}
 	}
+	f.aheadCounters(li, &c)
 	return c
 }
 

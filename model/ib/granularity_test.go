@@ -228,24 +228,24 @@ const granularityAccuracy = `1sw/1KiB         fixed16  events    10 (packet    1
 3sw/4096KiB      fixed16  events   399 (packet  6159) completion error       0 ns   0.00% share error  0.00
 3sw/4096KiB      fixed32  events   207 (packet  6159) completion error       0 ns   0.00% share error  0.00
 3sw/4096KiB      adaptive events   125 (packet  6159) completion error       0 ns   0.00% share error  0.00
-2-into-1         fixed16  events   847 (packet 12127) completion error    4946 ns   0.37% share error  0.00
-2-into-1         fixed32  events   471 (packet 12127) completion error   10222 ns   0.76% share error  0.00
-2-into-1         adaptive events   991 (packet 12127) completion error   10552 ns   0.78% share error  6.67
-8-into-1         fixed16  events  1732 (packet 24774) completion error   34625 ns   1.28% share error  0.00
-8-into-1         fixed32  events   965 (packet 24774) completion error   71558 ns   2.65% share error  0.00
-8-into-1         adaptive events  2221 (packet 24774) completion error   34954 ns   1.29% share error  4.00
-small-vs-bulk    fixed16  events  1898 (packet  9674) completion error    2820 ns   0.19% share error  0.16
-small-vs-bulk    fixed32  events  1660 (packet  9674) completion error    6042 ns   0.42% share error  0.35
-small-vs-bulk    adaptive events  2218 (packet  9674) completion error    2820 ns   0.19% share error  0.16
-mid-transfer     fixed16  events   187 (packet  2727) completion error    4946 ns   2.92% share error  0.00
-mid-transfer     fixed32  events   119 (packet  2727) completion error    4946 ns   2.92% share error  0.00
-mid-transfer     adaptive events   234 (packet  2727) completion error    4946 ns   2.92% share error  0.00
+2-into-1         fixed16  events   589 (packet  8029) completion error    4946 ns   0.37% share error  0.00
+2-into-1         fixed32  events   341 (packet  8029) completion error   10222 ns   0.76% share error  0.00
+2-into-1         adaptive events   991 (packet  8029) completion error   10552 ns   0.78% share error  6.67
+8-into-1         fixed16  events  1189 (packet 16000) completion error   34625 ns   1.28% share error  0.00
+8-into-1         fixed32  events   695 (packet 16000) completion error   71558 ns   2.65% share error  0.00
+8-into-1         adaptive events  2221 (packet 16000) completion error   34954 ns   1.29% share error  4.00
+small-vs-bulk    fixed16  events  1536 (packet  5372) completion error    2820 ns   0.19% share error  0.16
+small-vs-bulk    fixed32  events  1418 (packet  5372) completion error    6042 ns   0.42% share error  0.35
+small-vs-bulk    adaptive events  2218 (packet  5372) completion error    2820 ns   0.19% share error  0.16
+mid-transfer     fixed16  events   124 (packet  1624) completion error    4946 ns   2.92% share error  0.00
+mid-transfer     fixed32  events    74 (packet  1624) completion error    4946 ns   2.92% share error  0.00
+mid-transfer     adaptive events   234 (packet  1624) completion error    4946 ns   2.92% share error  0.00
 mid-transfer-3sw fixed16  events   534 (packet  8034) completion error    4946 ns   2.91% share error  0.00
 mid-transfer-3sw fixed32  events   284 (packet  8034) completion error    4946 ns   2.91% share error  0.00
 mid-transfer-3sw adaptive events   448 (packet  8034) completion error    4946 ns   2.91% share error  0.00
-same-port        fixed16  events   212 (packet  1696) completion error    8574 ns   3.94% share error  0.00
-same-port        fixed32  events   166 (packet  1696) completion error   91673 ns  42.14% share error  0.00
-same-port        adaptive events   192 (packet  1696) completion error    1979 ns   0.91% share error  0.00
+same-port        fixed16  events   198 (packet  1478) completion error    8574 ns   3.94% share error  0.00
+same-port        fixed32  events   166 (packet  1478) completion error   91673 ns  42.14% share error  0.00
+same-port        adaptive events   192 (packet  1478) completion error    1979 ns   0.91% share error  0.00
 worst fixed16  completion error   34625 ns   3.94% share error  0.16
 worst fixed32  completion error   91673 ns  42.14% share error  0.35
 worst adaptive completion error   34954 ns   2.92% share error  6.67

@@ -20,7 +20,8 @@ func (f *Fabric) registerInvariants() {
 // completions than its size; the free CQ slots are exactly the destroyed CQs whose slot was
 // released, each once; each live QP sits at its QPN and uses CQs of its own HCA that are in
 // the table. Under round robin, Fabric.rrLast names each input's last chunk in each switch
-// output's queue and nothing else (checkRRLast).
+// output's queue and nothing else (checkRRLast). Chunks sent ahead that have not started
+// follow one another on their output (checkAhead).
 func (f *Fabric) checkInvariants() error {
 	if err := f.checkCQs(); err != nil {
 		return err
@@ -47,6 +48,9 @@ func (f *Fabric) checkInvariants() error {
 	if err := f.checkRRLast(); err != nil {
 		return err
 	}
+	if err := f.checkAhead(); err != nil {
+		return err
+	}
 	for i, qp := range f.qps {
 		if qp == nil {
 			continue
@@ -58,6 +62,28 @@ func (f *Fabric) checkInvariants() error {
 			if cq != nil && !cq.freed && (int(cq.idx) >= len(f.cqs) || f.cqs[cq.idx] != cq) {
 				return fmt.Errorf("ib: QP %d on %s uses a CQ missing from the fabric's table (slot %d)", qp.num, qp.hca.Name, cq.idx)
 			}
+		}
+	}
+	return nil
+}
+
+// checkAhead checks the chunks sent ahead on each switch output that have not started: each
+// is on that lane, starts no earlier than its head reaches the switch and than the one
+// before it ends, and the lane is not free before the last of them ends.
+func (f *Fabric) checkAhead() error {
+	for _, li := range f.aheadLanes {
+		ln := &f.lanes[li]
+		if !ln.aheadListed {
+			return fmt.Errorf("ib: lane %d listed for chunks sent ahead without its flag", li)
+		}
+		live := f.aheadLive(li)
+		for i, r := range live {
+			if f.chunks[r.c].lane != li || r.start < r.at || i > 0 && r.start < live[i-1].given {
+				return fmt.Errorf("ib: lane %d: chunk %d sent ahead (head at %v, start %v, on lane %d) out of order", li, r.c, r.at, r.start, f.chunks[r.c].lane)
+			}
+		}
+		if n := len(live); n > 0 && ln.freeAt < live[n-1].given {
+			return fmt.Errorf("ib: lane %d free at %v before its last chunk sent ahead ends (%v)", li, ln.freeAt, live[n-1].given)
 		}
 	}
 	return nil

@@ -1,6 +1,11 @@
 package ib
 
-import "github.com/lnetsim/lnetsim/sim"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/lnetsim/lnetsim/sim"
+)
 
 // Event kinds of the fabric's handler.
 const (
@@ -77,7 +82,8 @@ type lane struct {
 	quietHead     int32    // 1 + the first chunk of the lane's quiet list (0: empty; see quiet.go)
 	quietTail     int32    // 1 + its last chunk
 	quietListed   bool     // the lane is in Fabric.quietLanes
-	_             [15]byte // to a multiple of 64 bytes (TestLaneLayout)
+	aheadListed   bool     // the lane is in Fabric.aheadLanes
+	_             [14]byte // to a multiple of 64 bytes (TestLaneLayout)
 	rr            rrState  // round-robin arbitration at a switch output (see queueAtOutput)
 }
 
@@ -574,6 +580,7 @@ var noQuiet bool
 type fastRec struct {
 	c, in, out int32
 	queued     bool     // queued on the output ahead of its arrival (see cutThrough), not sent on
+	seq        uint64   // order of cutThroughs and sends ahead (Fabric.sendSeq)
 	at         sim.Time // when the head reaches the switch
 	tailIn     sim.Time // the chunk's tail time on its input lane
 	given      sim.Time // when the input-buffer credit is given back (the out lane's finish)
@@ -618,7 +625,17 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 		// at) and its lane-free wake-up is already scheduled, so the arrival's tryStart
 		// would do nothing; the chunk joins the queue now, in the order the arrivals would
 		// have been taken. It counts as received from at (see Link.Counters, backlog).
-		if noQueueAhead || ol.slowTo > 0 || !ol.freeing || ol.freeAt <= at || f.cfg.Granularity == GranularityAdaptive ||
+		if noQueueAhead || ol.slowTo > 0 {
+			return false, out
+		}
+		if ch.inEpoch = ch.epoch; f.canSendAhead(ol, ln, ch, at) { // a FIFO output sending ahead (ahead.go)
+			ch.inLane = li
+			f.sendAhead(out, c, at, true)
+			ln.rx.data += uint64(ch.wire) / 4
+			ln.rx.pkts += uint64(ch.npkt)
+			return true, out
+		}
+		if !ol.freeing || ol.freeAt <= at || f.cfg.Granularity == GranularityAdaptive ||
 			f.cfg.Arbitration == ArbitrationRoundRobin {
 			return false, out
 		}
@@ -626,7 +643,8 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 		return false, out
 	}
 	r := f.newFast()
-	r.c, r.in, r.out, r.queued, r.at, r.tailIn = c, li, out, queued, at, ch.tail
+	f.sendSeq++
+	r.c, r.in, r.out, r.queued, r.at, r.tailIn, r.seq = c, li, out, queued, at, ch.tail, f.sendSeq
 	r.remBefore, r.freeBefore = ol.rem, ol.freeAt
 	if f.cfg.Granularity == GranularityAdaptive { // only adaptive granularity notes flows
 		r.lastBefore = ol.last
@@ -682,7 +700,10 @@ func (f *Fabric) settle() {
 }
 
 // takeBack is settle's first half: it takes back the cutThrough chunks that have not reached
-// their switch.
+// their switch and the chunks sent ahead that have not started (ahead.go), undoing the
+// sends newest first (each restores its output lane as it found it). Chunks whose head has
+// not reached the switch get arrival events, in their original order; chunks sent ahead
+// that had reached it go back to the front of their output's queue.
 func (f *Fabric) takeBack() {
 	now := f.k.Now()
 	back := f.fast[:0]
@@ -691,42 +712,70 @@ func (f *Fabric) takeBack() {
 			back = append(back, r)
 		}
 	}
-	for j := len(back) - 1; j >= 0; j-- {
-		r := &back[j]
-		ch := &f.chunks[r.c]
-		ol := &f.lanes[r.out]
-		rcv := &f.lanes[r.in].rx
-		rcv.data -= uint64(ch.wire) / 4
-		rcv.pkts -= uint64(ch.npkt)
-		if r.queued { // out of the output's queue, where nothing has moved it yet
-			f.unlink(&ol.q, r.c)
-			ch.inLane = -1
+	items := f.undo[:0]
+	for j := range back {
+		items = append(items, undoItem{seq: back[j].seq, fast: j})
+	}
+	items = f.aheadTakeBack(items)
+	slices.SortFunc(items, func(a, b undoItem) int { return cmp.Compare(b.seq, a.seq) })
+	for k := range items {
+		if it := &items[k]; it.fast < 0 {
+			f.unsendAhead(it.li, &it.rec)
+		} else {
+			f.unsendFast(&back[it.fast])
+		}
+	}
+	slices.Reverse(items) // sending order
+	requeue := f.requeue[:0]
+	for k := range items {
+		it := &items[k]
+		if it.fast < 0 && it.rec.at < now {
+			requeue = append(requeue, *it)
 			continue
 		}
-		if r.ev == (sim.EventID{}) { // a quiet chunk: the last sent on its output lane
-			f.quietRemoveLast(&f.lanes[r.out], r.c)
-		} else {
-			f.k.Cancel(r.ev)
+		c, in, at := it.rec.c, f.chunks[it.rec.c].inLane, it.rec.at
+		if it.fast >= 0 {
+			c, in, at = back[it.fast].c, back[it.fast].in, back[it.fast].at
 		}
-		ol.rem, ol.freeAt = r.remBefore, r.freeBefore
-		if f.cfg.Granularity == GranularityAdaptive {
-			ol.last = r.lastBefore
-		}
-		ol.tx.data -= uint64(ch.wire) / 4
-		ol.tx.pkts -= uint64(ch.npkt)
-		if ch.span > 1 {
-			f.coarseReturns(r.in, r.c, r.at, r.given, 0, false)
-		} else {
-			f.dropRet(r.in, r.given, int64(ch.wire))
-		}
-		ch.lane, ch.epoch, ch.tail, ch.inLane = r.in, ch.inEpoch, r.tailIn, -1
+		f.chunks[c].inLane = -1
+		s := f.switches[f.lanes[in].to.idx]
+		f.slowArrival(s, c, at, f.outLane(s, f.chunks[c].dst))
 	}
-	for j := range back {
-		r := &back[j]
-		s := f.switches[f.lanes[r.in].to.idx]
-		f.slowArrival(s, r.c, r.at, f.outLane(s, f.chunks[r.c].dst))
-	}
+	f.requeueAhead(requeue)
 	f.fast = f.fast[:0]
+	f.undo, f.requeue = items[:0], requeue[:0]
+}
+
+// unsendFast undoes cutThrough record r: a chunk queued ahead leaves its output's queue; a
+// chunk sent on has its transmission on the output undone (newest first). Either way the
+// switch input's reception is taken back; the chunk is left as it was on its input lane.
+func (f *Fabric) unsendFast(r *fastRec) {
+	ch := &f.chunks[r.c]
+	ol := &f.lanes[r.out]
+	rcv := &f.lanes[r.in].rx
+	rcv.data -= uint64(ch.wire) / 4
+	rcv.pkts -= uint64(ch.npkt)
+	if r.queued { // out of the output's queue, where nothing has moved it yet
+		f.unlink(&ol.q, r.c)
+		return
+	}
+	if r.ev == (sim.EventID{}) { // a quiet chunk: the last sent on its output lane
+		f.quietRemoveLast(&f.lanes[r.out], r.c)
+	} else {
+		f.k.Cancel(r.ev)
+	}
+	ol.rem, ol.freeAt = r.remBefore, r.freeBefore
+	if f.cfg.Granularity == GranularityAdaptive {
+		ol.last = r.lastBefore
+	}
+	ol.tx.data -= uint64(ch.wire) / 4
+	ol.tx.pkts -= uint64(ch.npkt)
+	if ch.span > 1 {
+		f.coarseReturns(r.in, r.c, r.at, r.given, 0, false)
+	} else {
+		f.dropRet(r.in, r.given, int64(ch.wire))
+	}
+	ch.lane, ch.epoch, ch.tail = r.in, ch.inEpoch, r.tailIn
 }
 
 // txDone frees lane li, returns the input-buffer credit its chunk held upstream and starts
@@ -784,6 +833,10 @@ func (f *Fabric) arrive(c int32) {
 		return
 	}
 	if f.interleave(out, c) {
+		return
+	}
+	if ol := &f.lanes[out]; f.canSendAhead(ol, ln, ch, f.k.Now()) {
+		f.sendAhead(out, c, f.k.Now(), false)
 		return
 	}
 	f.queueAtOutput(out, c)
