@@ -190,6 +190,13 @@ type Profile struct {
 	// 2.12 (to recovery_interval), 12 in 2.15 (max_recovery_ping_interval, LU-14979, from
 	// 2.16). lnetctl's `set` has the commands of those keys only.
 	GlobalShowKeys int
+	// MaxIntfKey: `global show` and export print max_interfaces under the key max_intf (up to
+	// 2.12; LU-13722 da59e9d89a, 2.14.52, names it max_interfaces, so 2.15).
+	MaxIntfKey bool
+	// ExportGlobalFour: lnetctl export's global section holds numa_range, max_intf, discovery
+	// and drop_asym_route only (up to 2.12; LU-13728 333deef1eb, 2.13.57, exports every key
+	// `global show` prints, so 2.15).
+	ExportGlobalFour bool
 	// ImportBadMRTerse: lnetctl import's peer handler (handle_yaml_config_peer) reports a
 	// Multi-Rail value other than True and False as "Bad MR value" (up to 2.12; LU-12410's
 	// handle_yaml_peer_common names the value from 2.13, so 2.15).
@@ -394,7 +401,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NIAliveFromAnyMessage: true, RouteStateFromReplyWithoutDiscovery: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FatalClearLeavesStatus: true, NoLinkFatalState: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8,
+	FatalClearLeavesStatus: true, NoLinkFatalState: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8, MaxIntfKey: true, ExportGlobalFour: true,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NoUDSP: true, LegacyUDSPDel: true,

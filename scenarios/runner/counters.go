@@ -124,7 +124,7 @@ func exportShow(c *cluster, n *node) map[string]any {
 		peerLevel = 2 // lustre_lnet_show_peer(NULL, 2, ...) up to 2.15
 	}
 	m := map[string]any{"net": showLeveled(c, n, &scenarios.ShowCommand{Verb: "net show", Detail: 2, Hop: -1, Priority: -1})["net"],
-		"route": n.ln.Routes(), "routing": r, "buffers": b, "global": globalShow(n.ln),
+		"route": n.ln.Routes(), "routing": r, "buffers": b, "global": exportGlobal(n.ln),
 		"peer": []any{}}
 	if p, ok := showLeveled(c, n, &scenarios.ShowCommand{Verb: "peer show", Detail: peerLevel, Hop: -1, Priority: -1})["peer"]; ok {
 		m["peer"] = p
@@ -170,7 +170,7 @@ type peerBackup struct {
 // the loopback net (lnet_net_show_dump skips lolnd's net for a backup) and, from 2.17, an
 // LND's read-only timeout.
 func exportBackup(c *cluster, n *node) map[string]any {
-	m := map[string]any{"global": globalShow(n.ln)}
+	m := map[string]any{"global": exportGlobal(n.ln)}
 	var nets []omap
 	for _, ns := range showNets(c, n) {
 		if ns.NetType == "lo" { // the loopback net is not configuration: never exported
@@ -378,7 +378,23 @@ func globalShow(ln *lnet.Node) map[string]any {
 	}
 	m := make(map[string]any, len(keys))
 	for i, k := range keys {
+		if k == "max_interfaces" && t.Profile.MaxIntfKey {
+			k = "max_intf" // up to 2.12 (LU-13722)
+		}
 		m[k] = vals[i]
+	}
+	return m
+}
+
+// exportGlobal is export's global section: `global show`'s keys, up to 2.12 only the first
+// four (ExportGlobalFour: jt_export shows numa_range, max_intf, discovery and
+// drop_asym_route).
+func exportGlobal(ln *lnet.Node) map[string]any {
+	m := globalShow(ln)
+	if ln.Tunables().Profile.ExportGlobalFour {
+		for _, k := range globalKeys[4:] {
+			delete(m, k)
+		}
 	}
 	return m
 }
