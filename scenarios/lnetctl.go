@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lnetsim/lnetsim/model/lnet"
 	"gopkg.in/yaml.v3"
 )
 
@@ -525,16 +526,31 @@ func (r *resolver) lnetctlCheck(p string, e *Expectation) {
 	if e.Node == "" {
 		r.errorAt(p+".node", "the node whose lnetctl output is read", "an lnetctl check needs node")
 	}
-	hint := "use " + strings.Join(LnetctlShowCommands, ", ") + ", net|peer|route show with options, or which_nid NID..."
+	hint := "use " + strings.Join(LnetctlShowCommands, ", ") + ", net|peer|route show with options, udsp show --idx N, or which_nid NID..."
 	switch args, ok := strings.CutPrefix(e.Command, "which_nid "); {
 	case e.Command == "":
 		r.errorAt(p+".command", hint, "an lnetctl check needs command")
 	case IsShowCommand(e.Command):
-		sc, err := ParseShowCommand(e.Command)
+		var prof lnet.Profile
+		if m := r.s.Member(e.Node); m != nil {
+			prof = r.rel[m.Group].Profile
+		}
+		sc, err := ParseShowCommandOf(e.Command, prof)
 		if err != nil {
 			r.errorAt(p+".command", showUsage(e.Command), "%v", err)
 		}
 		e.Show = sc
+	case IsUDSPShow(e.Command):
+		var prof lnet.Profile
+		rel := ""
+		if m := r.s.Member(e.Node); m != nil {
+			prof, rel = r.rel[m.Group].Profile, r.rel[m.Group].Name
+		}
+		if prof.NoUDSP {
+			r.errorAt(p+".command", "remove it (lnetctl has udsp from 2.14, LU-9121: 2.15 and later)", "udsp show: no such command in lnetctl (%s runs %s)", e.Node, rel)
+		} else if _, err := ParseUDSPShow(e.Command, prof); err != nil {
+			r.errorAt(p+".command", "lnetctl udsp show [--idx N]", "%v", err)
+		}
 	case ok:
 		for _, a := range strings.Fields(args) {
 			if _, err := ParseNID(a); err != nil {

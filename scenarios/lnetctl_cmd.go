@@ -18,15 +18,18 @@ type Command struct {
 	// Operands are the words that are not options (set VALUE, ping NID, ...).
 	Operands []string `json:"operands,omitempty"`
 	// Resolved values, as the checks leave them.
-	Net      string   `json:"net,omitempty"`       // --net, canonical (o2ib1)
-	NIDs     []string `json:"nids,omitempty"`      // --gateway, --nid or operand NIDs, ranges expanded
-	Prim     string   `json:"prim,omitempty"`      // --prim_nid
-	Hop      int      `json:"hop,omitempty"`       // route add --hop (-1: undefined)
-	Priority int      `json:"priority,omitempty"`  // route add --priority
-	Value    int      `json:"value,omitempty"`     // set VALUE, --health, --conns-per-peer
-	NonMR    bool     `json:"non_mr,omitempty"`    // peer add --non_mr
-	LockPrim bool     `json:"lock_prim,omitempty"` // peer add --lock_prim (2.16+)
-	Force    bool     `json:"force,omitempty"`     // peer del --force (2.16+), discover --force
+	Net      string   `json:"net,omitempty"`      // --net, canonical (o2ib1)
+	NIDs     []string `json:"nids,omitempty"`     // --gateway, --nid or operand NIDs, ranges expanded
+	Prim     string   `json:"prim,omitempty"`     // --prim_nid
+	Hop      int      `json:"hop,omitempty"`      // route add --hop (-1: undefined)
+	Priority int      `json:"priority,omitempty"` // route add --priority
+	// Sensitivity is route add's --health_sensitivity (2.15, 2.16) when given other than -1:
+	// the gateway's lp_health_sensitivity; nil is lnet_add_route's default, 1.
+	Sensitivity *int `json:"health_sensitivity,omitempty"`
+	Value       int  `json:"value,omitempty"`     // set VALUE, --health, --conns-per-peer
+	NonMR       bool `json:"non_mr,omitempty"`    // peer add --non_mr
+	LockPrim    bool `json:"lock_prim,omitempty"` // peer add --lock_prim (2.16+)
+	Force       bool `json:"force,omitempty"`     // peer del --force (2.16+), discover --force
 	// Rule is the drop or delay rule of lnetctl fault drop|delay add, and the source and
 	// destination of del ("" for --all).
 	Rule *FaultRule `json:"rule,omitempty"`

@@ -490,3 +490,53 @@ func TestSetRelease(t *testing.T) {
 		t.Errorf("2.12 import of recovery_limit:\n got %v\nwant %s", err, want)
 	}
 }
+
+// TestRouteAddSensitivityRelease: route add --health_sensitivity is lnetctl's on 2.15 and
+// 2.16 only (LU-11297; LU-18444 removes it), a long option: unknown on 2.12, 2.17 and master.
+// -1 is lnetctl's "not given"; below 1 is liblnetconfig's refusal on 2.15 and the kernel's
+// EINVAL on 2.16 (kept for the run); a word is one lnetctl ignores.
+func TestRouteAddSensitivityRelease(t *testing.T) {
+	const route = "route add --net o2ib1 --gateway 10.0.0.9@o2ib "
+	for _, tc := range []struct {
+		release, opt string
+		want         int // 0: nil
+	}{
+		{"2.15", "--health_sensitivity 100", 100},
+		{"2.15", "--health_sensitivity -1", 0},
+		{"2.15", "--health_sensitivity=7", 7},
+		{"2.16", "--health_sensitivity 1", 1},
+		{"2.16", "--health_sensitivity 0", -1000}, // kept (-1000 stands for 0): EINVAL at run time
+		{"2.16", "--health_sensitivity -3", -3},
+		{"master", "--hop 2", 0},
+	} {
+		s, err := loadCommandOn(tc.release, route+tc.opt)
+		if err != nil {
+			t.Errorf("%s on %s: %v", tc.opt, tc.release, err)
+			continue
+		}
+		got, want := s.Faults[0].Cmd.Sensitivity, tc.want
+		if want == -1000 {
+			want = 0
+			if got == nil || *got != 0 {
+				t.Errorf("%s on %s: sensitivity %v, want 0", tc.opt, tc.release, got)
+			}
+			continue
+		}
+		if (got == nil) != (want == 0) || got != nil && *got != want {
+			t.Errorf("%s on %s: sensitivity %v, want %d", tc.opt, tc.release, got, want)
+		}
+	}
+	for _, tc := range []struct{ release, opt, msg string }{
+		{"2.12", "--health_sensitivity 5", "t.yaml:6:37: faults[0].lnetctl: route add: unrecognized option '--health_sensitivity' (client runs 2.12) (remove it (lnetctl route add has --health_sensitivity in 2.15 and 2.16 only: LU-11297, removed by LU-18444))"},
+		{"2.17", "--health_sensitivity 5", "route add: unrecognized option '--health_sensitivity' (client runs 2.17)"},
+		{"master", "--health_sensitivity 5", "route add: unrecognized option '--health_sensitivity' (client runs master)"},
+		{"2.15", "--health_sensitivity 0", "t.yaml:6:37: faults[0].lnetctl: route add: invalid health sensitivity 0, must be 1 or greater (give 1 or more (-1: the default, 1))"},
+		{"2.15", "--health_sensitivity -2", "route add: invalid health sensitivity -2, must be 1 or greater"},
+		{"2.16", "--health_sensitivity x", `route add: --health_sensitivity "x" is not a number (lnetctl would ignore the option silently)`},
+		{"2.16", "--health_sensitivity 4294967297", "route add: --health_sensitivity 4294967297 is not modelled: lnetctl truncates it to an int (give at most 2147483647)"},
+	} {
+		if _, err := loadCommandOn(tc.release, route+tc.opt); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s:\n got %v\nwant %s", tc.opt, tc.release, err, tc.msg)
+		}
+	}
+}

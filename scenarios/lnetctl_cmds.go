@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +17,8 @@ import (
 // command runs.
 func init() {
 	for _, s := range []*cmdSpec{
-		{verb: "route add", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway"), opt('c', "hop", "hop-count"), opt('p', "priority")},
+		{verb: "route add", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway"), opt('c', "hop", "hop-count"), opt('p', "priority"),
+			opt(0, "health_sensitivity")},
 			check: checkRouteAdd, undo: "route del"},
 		{verb: "route del", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway")}, check: checkRoute},
 		{verb: "net set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('m', "conns-per-peer"), flagOpt('a', "all"),
@@ -553,7 +555,8 @@ func checkRoute(r *resolver, p string, c *Command) {
 
 // checkRouteAdd: lustre_lnet_config_route's hop (1..255, default undefined) and priority
 // (default 0) checks.
-// -1 means the default for both.
+// -1 means the default for both. The gateway's health sensitivity (checkRouteSensitivity)
+// follows.
 func checkRouteAdd(r *resolver, p string, c *Command) {
 	checkRoute(r, p, c)
 	c.Hop, c.Priority = -1, 0
@@ -564,6 +567,41 @@ func checkRouteAdd(r *resolver, p string, c *Command) {
 		c.Priority = 0
 	} else if c.Priority < 0 {
 		r.errorAt(p, "", "route add: invalid priority %d, must be greater than 0", c.Priority)
+	}
+	checkRouteSensitivity(r, p, c)
+}
+
+// routeSensitivityLacking: lnetctl route add has --health_sensitivity in 2.15 and 2.16 only
+// (LU-11297, f4885dcb32; LU-18444, 98c6b29359, removes it with the gateway's own
+// sensitivity): GatewayOwnSensitivity.
+var routeSensitivityLacking = releaseLacks{func(pr lnet.Profile) bool { return !pr.GatewayOwnSensitivity },
+	"remove it (lnetctl route add has --health_sensitivity in 2.15 and 2.16 only: LU-11297, removed by LU-18444)"}
+
+// checkRouteSensitivity reads route add's --health_sensitivity (jt_add_route's "s" case, a
+// long option only) on a node of 2.15 or 2.16; -1 is lnetctl's "not given" (lnet_add_route's
+// default, 1). A value below 1 is refused as the node's release refuses it: on 2.15 by
+// liblnetconfig before the kernel (lustre_lnet_config_route: "invalid health sensitivity N,
+// must be 1 or greater", LUSTRE_CFG_RC_OUT_OF_RANGE_PARAM), here at load; on 2.16 lnetctl
+// hands it to the kernel (yaml_lnet_route), whose Netlink route handler fails it with
+// EINVAL at run time (Command.Sensitivity keeps it). A value above an int's range, which
+// lnetctl would truncate, is refused as not modelled.
+func checkRouteSensitivity(r *resolver, p string, c *Command) {
+	if !optionOfRelease(r, p, c, "health_sensitivity", routeSensitivityLacking) {
+		return
+	}
+	var v int
+	if !r.cmdInt(p, c, "health_sensitivity", &v) {
+		return
+	}
+	m := r.s.Member(c.node)
+	switch {
+	case v > math.MaxInt32:
+		r.errorAt(p, "give at most 2147483647", "route add: --health_sensitivity %d is not modelled: lnetctl truncates it to an int", v)
+	case v == -1:
+	case v < 1 && (m == nil || r.rel[m.Group].Profile.ShowByIoctl):
+		r.errorAt(p, "give 1 or more (-1: the default, 1)", "route add: invalid health sensitivity %d, must be 1 or greater", v)
+	default:
+		c.Sensitivity = &v
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
 // TestParseShowCommand: the show forms sanity-lnet uses, in any order, long and short, and
@@ -136,4 +138,93 @@ func FuzzShowCommand(f *testing.F) {
 			t.Fatalf("%q loaded as %+v, %v", cmd, sc, err)
 		}
 	})
+}
+
+// loadCheckOn loads an lnetctl check of cmd on a node of release.
+func loadCheckOn(release, cmd string) (*Scenario, error) {
+	src := "duration: 5s\nlnet: {release: \"" + release + "\"}\nnodes:\n  a: {nis: [o2ib0]}\nexpect:\n  - {check: lnetctl, node: a, command: " + strconv.Quote(cmd) + ", equal: {route: []}}\n"
+	return Load("c.yaml", []byte(src))
+}
+
+// TestRouteShowHopRelease: route show's hop letter per release. Up to 2.15 jt_show_route's
+// short options are "n:g:h:p:v": -h takes a value its switch has no case for (lnetctl
+// returns 0 having shown nothing), -c is invalid (its usage, exit 0); from 2.16 they are
+// "c:n:g:p:v", where -h beside other options is the invalid one. --hop (a prefix of
+// --hop-count up to 2.15) and --hop-count filter in every release; -h or --help alone is
+// check_cmd's usage, exit 1.
+func TestRouteShowHopRelease(t *testing.T) {
+	for _, tc := range []struct {
+		release, cmd string
+		hop          int
+	}{
+		{"2.12", "route show --hop-count 2 -v", 2},
+		{"2.15", "route show --hop 3 --net o2ib1", 3},
+		{"2.15", "route show --hop-c=4 -n o2ib1", 4},
+		{"2.16", "route show -c 5 -n o2ib1", 5},
+		{"2.17", "route show --hop 6 -g 10.0.0.2@o2ib", 6},
+		{"master", "route show -v -c 7 --net o2ib1", 7},
+	} {
+		s, err := loadCheckOn(tc.release, tc.cmd)
+		if err != nil {
+			t.Errorf("%s on %s: %v", tc.cmd, tc.release, err)
+			continue
+		}
+		if h := s.Expect[0].Show.Hop; h != tc.hop {
+			t.Errorf("%s on %s: hop %d, want %d", tc.cmd, tc.release, h, tc.hop)
+		}
+	}
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"2.12", "route show -c 2 -v", `c.yaml:6:40: expect[0].command: invalid option -- 'c': lnetctl up to 2.15 (route show's short options "n:g:h:p:v") prints it and the usage, shows nothing and exits 0 (lnetctl route show [-v] [--net NET] [--gateway NID] [--hop N] [--priority N])`},
+		{"2.15", "route show -n o2ib1 -c 2", `invalid option -- 'c': lnetctl up to 2.15`},
+		{"2.15", "route show -h 2 -v", `c.yaml:6:40: expect[0].command: -h: lnetctl up to 2.15 gives it a value (route show's short options "n:g:h:p:v") but has no case for it: it returns before showing anything and exits 0`},
+		{"2.12", "route show -v -h", `-h requires an argument up to 2.15 (route show's short options "n:g:h:p:v"): lnetctl prints it and the usage, shows nothing and exits 0`},
+		{"2.16", "route show -h 2 -v", `c.yaml:6:40: expect[0].command: invalid option -- 'h': lnetctl from 2.16 (route show's short options "c:n:g:p:v") prints it and the usage, shows nothing and exits 0`},
+		{"master", "route show -n o2ib1 -h 2", `invalid option -- 'h': lnetctl from 2.16`},
+		{"2.15", "route show -h", "route show -h: lnetctl prints the command's usage and exits 1 (check_cmd): nothing to compare"},
+		{"master", "route show --help", "route show --help: lnetctl prints the command's usage and exits 1 (check_cmd): nothing to compare"},
+	} {
+		if _, err := loadCheckOn(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s:\n got %v\nwant %s", tc.cmd, tc.release, err, tc.msg)
+		}
+	}
+}
+
+// TestUDSPShowIndexRelease: udsp show --idx/-i N (2.15+). From 2.16 lnetctl refuses an index
+// below -1 or not a number ("Invalid index"); 2.15 reads it with atoi (a word refused here,
+// below -1 shows nothing); 2.12 has no udsp.
+func TestUDSPShowIndexRelease(t *testing.T) {
+	for _, tc := range []struct {
+		release, cmd string
+		idx          int
+	}{
+		{"2.15", "udsp show", -1},
+		{"2.15", "udsp show --idx 1", 1},
+		{"2.15", "udsp show -i -4", -4},
+		{"2.16", "udsp show -i 0", 0},
+		{"master", "udsp show --idx=-1", -1},
+		{"master", "lnetctl udsp show -i2", 2},
+	} {
+		if _, err := loadCheckOn(tc.release, tc.cmd); err != nil {
+			t.Errorf("%s on %s: %v", tc.cmd, tc.release, err)
+			continue
+		}
+		rel, _ := lnet.LookupRelease(tc.release)
+		if idx, err := ParseUDSPShow(tc.cmd, rel.Profile); err != nil || idx != tc.idx {
+			t.Errorf("%s on %s: index %d (%v), want %d", tc.cmd, tc.release, idx, err, tc.idx)
+		}
+	}
+	for _, tc := range []struct{ release, cmd, msg string }{
+		{"2.12", "udsp show", "c.yaml:6:40: expect[0].command: udsp show: no such command in lnetctl (a runs 2.12) (remove it (lnetctl has udsp from 2.14, LU-9121: 2.15 and later))"},
+		{"2.12", "udsp show --idx 0", "udsp show: no such command in lnetctl"},
+		{"2.15", "udsp show --idx x", `c.yaml:6:40: expect[0].command: udsp show: --idx "x" is not a number: lnetctl up to 2.15 reads it with atoi (a word is 0) (lnetctl udsp show [--idx N])`},
+		{"2.16", "udsp show --idx -2", `c.yaml:6:40: expect[0].command: udsp show: Invalid index "-2" (lnetctl udsp show [--idx N])`},
+		{"master", "udsp show -i one", `udsp show: Invalid index "one"`},
+		{"master", "udsp show --all", `udsp show: unrecognized option '--all'`},
+		{"master", "udsp show 1", `udsp show: unexpected argument "1": lnetctl ignores it`},
+		{"2.16", "udsp show -h", "udsp show -h: lnetctl prints the command's usage and exits 1 (check_cmd): nothing to compare"},
+	} {
+		if _, err := loadCheckOn(tc.release, tc.cmd); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s on %s:\n got %v\nwant %s", tc.cmd, tc.release, err, tc.msg)
+		}
+	}
 }

@@ -223,7 +223,7 @@ type Expectation struct {
 	Changed *bool `yaml:"changed" json:"changed,omitempty"`
 	// Command is what the lnetctl check reads on Node: net, peer or route show with
 	// lnetctl's levels and filters (net show -v 2 --net o2ib, ParseShowCommand), routing
-	// show, udsp show, stats show, global show, export, export --backup, debug recovery, or
+	// show, udsp show [--idx N], stats show, global show, export, export --backup, debug recovery, or
 	// which_nid NID [NID...] (the local NID LNetDist chooses for each, distance and order).
 	Command string `yaml:"command" json:"command,omitempty"`
 	// Show is Command parsed at load when it is a net, peer or route show.

@@ -68,7 +68,17 @@ func refuse(errno int, format string, args ...any) error {
 // from the kernel in refusing a gateway that is one of the node's own NIDs (EINVAL; the kernel
 // makes a peer of it).
 func (n *Node) ConfigRoute(net NetID, gw NID, hops, priority int) error {
+	return n.ConfigRouteSensitivity(net, gw, hops, priority, 1)
+}
+
+// ConfigRouteSensitivity is ConfigRoute with the gateway's health sensitivity (`route add
+// --health_sensitivity`, 2.15 and 2.16): below 1 it is EINVAL, as the Netlink route handler
+// of 2.16 (lnet_route_cmd) refuses it before lnet_add_route; 2.15's liblnetconfig refuses
+// it before the kernel (the scenario loader).
+func (n *Node) ConfigRouteSensitivity(net NetID, gw NID, hops, priority, sensitivity int) error {
 	switch {
+	case sensitivity < 1:
+		return refuse(EINVAL, "invalid health sensitivity, must be 1 or greater")
 	case gw.Net() == net || net == LoNet || gw.Net() == LoNet || (hops != -1 && (hops < 1 || hops > 255)) || priority < 0:
 		return refuse(EINVAL, "route to %s via %s: invalid", net, gw)
 	case n.netByID(net) != nil:
@@ -78,7 +88,7 @@ func (n *Node) ConfigRoute(net NetID, gw NID, hops, priority int) error {
 	case n.isLocalNID(gw):
 		return refuse(EINVAL, "route to %s: gateway %s is a local NI", net, gw)
 	}
-	if err := n.AddRoute(net, gw, hops, priority); err != nil {
+	if err := n.AddRouteSensitivity(net, gw, hops, priority, sensitivity); err != nil {
 		return refuse(EEXIST, "%v", err)
 	}
 	return nil

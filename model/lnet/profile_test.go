@@ -594,3 +594,50 @@ func TestProfileFatalRules(t *testing.T) {
 		}
 	}
 }
+
+// `route add --health_sensitivity` (2.15, 2.16): lnet_add_route sets the gateway peer's
+// lp_health_sensitivity, by which its peer NIs lose health (here 250 for one failed PUT with
+// health_sensitivity 0) and which route show prints; a duplicate route leaves it, a value
+// below 1 is EINVAL. Other releases keep no such value (2.12's health_sensitivity 0 moves
+// nothing, 2.17 and master use health_sensitivity for every peer).
+func TestRouteAddSensitivity(t *testing.T) {
+	for _, c := range []struct {
+		rel          string
+		health, show int
+	}{
+		{"2.12", 1000, 0}, {"2.15", 750, 250}, {"2.16", 750, 250}, {"2.17", 1000, 0}, {"master", 1000, 0},
+	} {
+		tun := relTunables(t, c.rel)
+		tun.HealthSensitivity, tun.RetryCount = 0, 0
+		g := newGWNet(t, tun, []string{"10.0.0.1@o2ib"}, []string{"10.0.0.3@o2ib", "10.1.0.3@o2ib1"}, true)
+		o2ib1, err := ParseNet("o2ib1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gw := nid("10.0.0.3@o2ib")
+		if err := g.c.DelRoute(o2ib1, gw); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.c.ConfigRouteSensitivity(o2ib1, gw, 1, 0, 0); ErrnoOf(err) != EINVAL {
+			t.Errorf("%s: sensitivity 0: %v, want EINVAL", c.rel, err)
+		}
+		if err := g.c.ConfigRouteSensitivity(o2ib1, gw, 1, 0, 250); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.c.ConfigRouteSensitivity(o2ib1, gw, 1, 0, 7); ErrnoOf(err) != EEXIST {
+			t.Errorf("%s: duplicate route: %v, want EEXIST", c.rel, err)
+		}
+		g.start(t, 2*sim.Second)
+		if s := g.c.Routes()[0].HealthSensitivity; s != c.show {
+			t.Errorf("%s: route show health_sensitivity %d, want %d", c.rel, s, c.show)
+		}
+		g.c.DiscoverPeer(nid("10.1.0.2@o2ib1"), false)
+		runFor(t, g.k, 10*sim.Millisecond)
+		g.l.AddRule(IdealRule{To: NIDPattern{NID: gw}, Types: MaskPUT, Count: 1, Verdict: IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_REMOTE_DROPPED}})
+		putTo(t, g.c, "10.1.0.2@o2ib1", &evRec{})
+		runFor(t, g.k, 10*sim.Millisecond)
+		if h := g.c.PeerNI(gw).Health(); h != c.health {
+			t.Errorf("%s: gateway NI health %d, want %d", c.rel, h, c.health)
+		}
+	}
+}

@@ -41,9 +41,13 @@ type RouteShow struct {
 	Gateway  string `yaml:"gateway"`
 	Hop      int    `yaml:"hop"`
 	Priority int    `yaml:"priority"`
-	Health   int    `yaml:"-"`     // the gateway peer NI's health (lnetctl does not print it)
-	State    string `yaml:"state"` // "up" or "down" (lnet_is_route_alive)
-	Type     string `yaml:"type"`  // "single-hop" or "multi-hop" (lr_single_hop)
+	// HealthSensitivity is the gateway peer's lp_health_sensitivity, which lnetctl prints
+	// after priority under GatewayOwnSensitivity (2.15, 2.16: lustre_lnet_show_route, the
+	// Netlink route dump); 0 elsewhere, where it is not printed (LU-18444 drops it).
+	HealthSensitivity int    `yaml:"health_sensitivity,omitempty"`
+	Health            int    `yaml:"-"`     // the gateway peer NI's health (lnetctl does not print it)
+	State             string `yaml:"state"` // "up" or "down" (lnet_is_route_alive)
+	Type              string `yaml:"type"`  // "single-hop" or "multi-hop" (lr_single_hop)
 }
 
 // AddRoute configures a route (`lnetctl route add --net N --gateway G --hop H --priority P`,
@@ -51,8 +55,16 @@ type RouteShow struct {
 // treated as 1) or 1..255; priority >= 0. The route takes a random place in the net's list
 // (which decides full ties). The gateway becomes a peer marked as a router,
 // alive unless check_routers_before_use (lnet_peers_start_down), and the router checker
-// pings it on its next pass.
+// pings it on its next pass. The gateway's sensitivity is lnet_add_route's default, 1
+// (AddRouteSensitivity gives another).
 func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
+	return n.AddRouteSensitivity(net, gateway, hops, priority, 1)
+}
+
+// AddRouteSensitivity is AddRoute with the gateway peer's lp_health_sensitivity, which
+// lnet_add_route sets when it adds the route (not for a duplicate): the last route added
+// through a gateway decides it. It is at least 1 (lnetctl and the kernel refuse less).
+func (n *Node) AddRouteSensitivity(net NetID, gateway NID, hops, priority, sensitivity int) error {
 	switch {
 	case n.netByID(net) != nil || net == LoNet:
 		return fmt.Errorf("route to %s: the net is local", net)
@@ -64,6 +76,8 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 		return fmt.Errorf("route to %s: hops %d out of range (-1 or 1..255)", net, hops)
 	case priority < 0:
 		return fmt.Errorf("route to %s: negative priority %d", net, priority)
+	case sensitivity < 1:
+		return fmt.Errorf("route to %s: health sensitivity %d below 1", net, sensitivity)
 	}
 	var rn *remoteNet
 	for _, x := range n.remoteNets {
@@ -88,6 +102,7 @@ func (n *Node) AddRoute(net NetID, gateway NID, hops, priority int) error {
 		p.alive = !n.tun.CheckRoutersBeforeUse
 		n.gateways = append(n.gateways, p)
 	}
+	p.gw.sensitivity = sensitivity
 	// lnet_add_route_to_rnet forces a router check of the gateway on every peer net.
 	for i := range p.gw.netPings {
 		p.gw.netPings[i].next = n.k.Now()
@@ -137,8 +152,12 @@ func (n *Node) Routes() []RouteShow {
 			if r.singleHop {
 				typ = "single-hop"
 			}
+			sens := 0
+			if n.tun.Profile.GatewayOwnSensitivity {
+				sens = r.gw.gw.sensitivity
+			}
 			out = append(out, RouteShow{Net: r.net.LnetctlString(), Gateway: r.gwNID.String(), Hop: int(r.hops),
-				Priority: r.priority, Health: h, State: st, Type: typ})
+				Priority: r.priority, HealthSensitivity: sens, Health: h, State: st, Type: typ})
 		}
 	}
 	return out

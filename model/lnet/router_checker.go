@@ -17,6 +17,10 @@ type gwState struct {
 	pingDue     sim.Time  // lpni_ping_deadline under RouterCheckerPing (2.12)
 	pings       uint64    // router checker pings sent to it
 	pingFails   uint64    // of which failed or timed out
+	// sensitivity is the gateway peer's lp_health_sensitivity as the last route added
+	// through it set it (lnet_add_route: 1 unless `route add --health_sensitivity` gave
+	// another); read under GatewayOwnSensitivity (2.15, 2.16).
+	sensitivity int
 }
 
 // netPing is one gateway peer net's lpn_next_ping.

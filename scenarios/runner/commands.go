@@ -86,7 +86,8 @@ func eachNID(nids []string, call func(lnet.NID) error) (int, string) {
 }
 
 // routeAdd is lnetctl route add (lustre_lnet_config_route): one lnet_add_route per gateway
-// NID; for: deletes what it added.
+// NID, with the gateway's health sensitivity when --health_sensitivity gave one (2.15,
+// 2.16; else 1); for: deletes what it added.
 func routeAdd(n *node, c *scenarios.Command, undo bool) (int, string) {
 	net, err := lnet.ParseNet(c.Net)
 	if err != nil {
@@ -95,7 +96,11 @@ func routeAdd(n *node, c *scenarios.Command, undo bool) (int, string) {
 	if undo {
 		return routeDel(n, c, false)
 	}
-	return eachNID(c.NIDs, func(gw lnet.NID) error { return n.ln.ConfigRoute(net, gw, c.Hop, c.Priority) })
+	sens := 1
+	if c.Sensitivity != nil {
+		sens = *c.Sensitivity
+	}
+	return eachNID(c.NIDs, func(gw lnet.NID) error { return n.ln.ConfigRouteSensitivity(net, gw, c.Hop, c.Priority, sens) })
 }
 
 // routeDel is lnetctl route del (lustre_lnet_del_route): one lnet_del_route per gateway NID.

@@ -310,3 +310,34 @@ expect:
 	csv := string(runExpecting(t, src, BackendO2IB, "commands.csv"))
 	wantCommands(t, csv, "2000000000,old,del-none,udsp del --idx 5,ok,,udsp: no policy at index 5 (reported to no one up to 2.15)\n")
 }
+
+// TestUDSPShowIndex: lnetctl udsp show --idx/-i N prints the one policy at place N of the
+// list (lustre_lnet_show_udsp asks the kernel for that index only), nothing when there is
+// none there (ENOENT, exit 0), every policy for -1; on 2.15, whose lnetctl reads the index
+// with atoi, one below -1 shows nothing too.
+func TestUDSPShowIndex(t *testing.T) {
+	src := `name: udsp-show-idx
+seed: 1
+duration: 3s
+nodes:
+  old: {release: "2.15", nis: [o2ib0]}
+  new: {nis: [o2ib0, {net: o2ib1, hca: 1}]}
+faults:
+  - {at: 1s, node: old, lnetctl: "udsp add --src o2ib0 --priority 1"}
+  - {at: 1s, node: old, lnetctl: "udsp add --dst o2ib0 --priority 2"}
+  - {at: 1s, node: new, lnetctl: "udsp add --src o2ib1 --priority 0"}
+  - {at: 1s, node: new, lnetctl: "udsp add --dst o2ib0 --priority 3"}
+  - {at: 1s, node: new, lnetctl: "udsp add --src o2ib0 --dst o2ib0"}
+expect:
+  - {check: lnetctl, at: 2s, node: old, command: udsp show --idx 1, equal: {udsp: [{idx: 1, dst: o2ib0, action: {priority: 2}}]}}
+  - {check: lnetctl, at: 2s, node: old, command: udsp show -i 0, equal: {udsp: [{idx: 0, src: o2ib0, action: {priority: 1}}]}}
+  - {check: lnetctl, at: 2s, node: old, command: udsp show -i 2, equal: {udsp: [], show: []}}
+  - {check: lnetctl, at: 2s, node: old, command: udsp show --idx -3, equal: {udsp: [], show: []}}
+  - {check: lnetctl, at: 2s, node: new, command: udsp show -i2, equal: {udsp: [{idx: 2, src: o2ib0, dst: o2ib0}]}}
+  - {check: lnetctl, at: 2s, node: new, command: udsp show --idx=1, equal: {udsp: [{idx: 1, dst: o2ib0, action: {priority: 3}}]}}
+  - {check: lnetctl, at: 2s, node: new, command: udsp show --idx -1, equal: {udsp: [{idx: 0, src: o2ib1, action: {priority: 0}}, {idx: 1, dst: o2ib0, action: {priority: 3}}, {idx: 2, src: o2ib0, dst: o2ib0}]}}
+  - {check: lnetctl, at: 2s, node: new, command: udsp show --idx 3, equal: {udsp: [], show: []}}
+  - {check: lnetctl, at: 500ms, node: new, command: udsp show -i 0, equal: {udsp: [], show: []}}
+`
+	runExpecting(t, src, BackendO2IB, "counters.yaml")
+}

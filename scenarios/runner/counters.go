@@ -56,12 +56,17 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 		}
 		return showLeveled(c, n, sc)
 	}
+	if scenarios.IsUDSPShow(cmd) {
+		idx, err := scenarios.ParseUDSPShow(cmd, ln.Tunables().Profile)
+		if err != nil {
+			return nil // refused at load
+		}
+		return udspShow(ln, idx)
+	}
 	switch cmd {
 	case "routing show":
 		r, b := ln.ShowRouting()
 		return map[string]any{"routing": r, "buffers": b}
-	case "udsp show":
-		return map[string]any{"udsp": ln.UDSPs()}
 	case "stats show":
 		return map[string]any{"statistics": ln.Stats()}
 	case "global show":
@@ -85,6 +90,20 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 		return whichNID(ln, strings.Fields(args))
 	}
 	return nil
+}
+
+// udspShow is `lnetctl udsp show [--idx N]` (jt_show_udsp, lustre_lnet_show_udsp): every
+// policy for -1, else the one at place idx in the list, and nothing when there is none there
+// (the kernel's ENOENT, which lnetctl shows as nothing).
+func udspShow(ln *lnet.Node, idx int) map[string]any {
+	u := ln.UDSPs()
+	switch {
+	case idx == -1:
+		return map[string]any{"udsp": u}
+	case idx < 0 || idx >= len(u):
+		return map[string]any{}
+	}
+	return map[string]any{"udsp": u[idx : idx+1]}
 }
 
 // peerList is `lnetctl peer list` (jt_list_peer): each peer's primary NID, in the order of
@@ -156,6 +175,9 @@ type routeBackup struct {
 	Gateway  string `yaml:"gateway"`
 	Hop      int    `yaml:"hop"`
 	Priority int    `yaml:"priority"`
+	// HealthSensitivity is printed on 2.15 and 2.16 (lustre_lnet_show_route with backup, the
+	// filtered Netlink route dump), as route show -v prints it.
+	HealthSensitivity int `yaml:"health_sensitivity,omitempty"`
 }
 
 // peerBackup is a peer as export --backup prints it: its NIDs only.
@@ -192,7 +214,8 @@ func exportBackup(c *cluster, n *node) map[string]any {
 	}
 	var routes []routeBackup
 	for _, r := range n.ln.Routes() {
-		routes = append(routes, routeBackup{Net: r.Net, Gateway: r.Gateway, Hop: r.Hop, Priority: r.Priority})
+		routes = append(routes, routeBackup{Net: r.Net, Gateway: r.Gateway, Hop: r.Hop, Priority: r.Priority,
+			HealthSensitivity: r.HealthSensitivity})
 	}
 	if len(routes) > 0 {
 		m["route"] = routes

@@ -40,9 +40,10 @@ expect:
 // fails with the last refusal (lustre_yaml_cb_helper's return_rc): the route to the node's
 // own net is refused (EINVAL), the peer whose NID belongs to another peer is refused
 // (EEXIST), the entries after them still run (the gateway is a peer once its route is
-// added); import --del of an unknown peer is ENOENT, of the first peer ok.
+// added); import --del of an unknown peer is ENOENT, of the first peer ok. 2.15's export
+// --backup prints the route's gateway sensitivity (1: lnet_add_route's default).
 func TestImportResults(t *testing.T) {
-	src := strings.NewReplacer("REL", "2.15", "EQUAL", "{route: [{net: o2ib1, gateway: 10.0.0.2@o2ib, hop: 3, priority: 0}], peer: [{primary nid: 10.0.0.2@o2ib, Multi-Rail: true, peer ni: [{nid: 10.0.0.2@o2ib}, {nid: 10.1.0.1@o2ib1}]}, {primary nid: 10.0.9.6@o2ib, Multi-Rail: true, peer ni: [{nid: 10.0.9.6@o2ib}]}]}").Replace(importResultsSrc)
+	src := strings.NewReplacer("REL", "2.15", "EQUAL", "{route: [{net: o2ib1, gateway: 10.0.0.2@o2ib, hop: 3, priority: 0, health_sensitivity: 1}], peer: [{primary nid: 10.0.0.2@o2ib, Multi-Rail: true, peer ni: [{nid: 10.0.0.2@o2ib}, {nid: 10.1.0.1@o2ib1}]}, {primary nid: 10.0.9.6@o2ib, Multi-Rail: true, peer ni: [{nid: 10.0.9.6@o2ib}]}]}").Replace(importResultsSrc)
 	csv := string(runExpecting(t, src, BackendIdeal, "commands.csv"))
 	wantCommands(t, csv,
 		"2000000000,client,import,import,EEXIST,,route add o2ib0 10.0.0.2@o2ib: EINVAL",
