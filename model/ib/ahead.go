@@ -117,17 +117,21 @@ func (f *Fabric) aheadLive(li int32) []aheadRec {
 	return al.recs[i:]
 }
 
+// laneIndex returns ln's index in f.lanes: a link's two lanes sit at 2*link and 2*link+1.
+func (f *Fabric) laneIndex(ln *lane) int32 {
+	li := 2 * ln.link
+	if &f.lanes[li] != ln {
+		li++
+	}
+	return li
+}
+
 // aheadBacklogOf is aheadBacklog for lane ln.
 func (f *Fabric) aheadBacklogOf(ln *lane) (free sim.Time, bytes int64, ok bool) {
 	if !ln.aheadListed {
 		return 0, 0, false
 	}
-	for _, li := range f.aheadLanes {
-		if &f.lanes[li] == ln {
-			return f.aheadBacklog(li)
-		}
-	}
-	return 0, 0, false
+	return f.aheadBacklog(f.laneIndex(ln))
 }
 
 // aheadBacklog returns, for switch output li, the end of the transmission on the
@@ -173,15 +177,10 @@ func (f *Fabric) aheadConverted(ln *lane, c int32, ev sim.EventID) {
 	if !ln.aheadListed {
 		return
 	}
-	for _, li := range f.aheadLanes {
-		if &f.lanes[li] != ln {
-			continue
-		}
-		al := &f.ahead[li]
-		for i := al.head; i < len(al.recs); i++ {
-			if r := &al.recs[i]; r.c == c && r.ev == (sim.EventID{}) {
-				r.ev = ev
-			}
+	al := &f.ahead[f.laneIndex(ln)]
+	for i := al.head; i < len(al.recs); i++ {
+		if r := &al.recs[i]; r.c == c && r.ev == (sim.EventID{}) {
+			r.ev = ev
 		}
 	}
 }

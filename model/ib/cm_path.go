@@ -98,7 +98,9 @@ func (f *Fabric) backlog(ln *lane) sim.Time {
 		}
 		bytes += int64(f.chunks[c].wire)
 	}
-	bytes -= f.notArrived(ln) // queued by cutThrough ahead of their arrival
+	if q.head >= 0 && ln.from.kind == epSwitch {
+		bytes -= f.notArrived(ln) // queued by cutThrough ahead of their arrival
+	}
 	return d + sim.Time(bytes*8000/ln.mbps)
 }
 

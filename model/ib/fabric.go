@@ -131,6 +131,7 @@ type Fabric struct {
 	rrJoins    rrJoins          // round-robin arbitration: chunks joining switch output queues
 	rrLast     map[uint64]int32 // round-robin arbitration: by rrKey(output, input), the input's last chunk queued at the output
 	fast       []fastRec        // cutThrough chunks, in sending order, that may not have reached their switch
+	fastKeep   int              // f.fast's length at which newFast forgets spent records
 	ahead      []aheadList      // by lane: chunks sent ahead on a switch output (ahead.go)
 	aheadLanes []int32          // lanes whose ahead list may hold chunks
 	sendSeq    uint64           // counts cutThroughs and sends ahead (their order for takeBack)

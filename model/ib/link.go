@@ -683,9 +683,11 @@ func (f *Fabric) cutThrough(li, c int32, s *Switch, at sim.Time) (bool, int32) {
 
 // newFast appends a record to f.fast and returns it (its fields are all set by the
 // caller), first forgetting the records of chunks that have reached their switch once
-// there are 32.
+// there are fastKeep of them: 32, or twice the records that were left the last time, so
+// that a crowd of chunks on their way at once (a connection storm) is not walked at every
+// record.
 func (f *Fabric) newFast() *fastRec {
-	if len(f.fast) >= 32 {
+	if len(f.fast) >= max(32, f.fastKeep) {
 		now, n := f.k.Now(), 0
 		for i := range f.fast {
 			if f.fast[i].at >= now {
@@ -696,6 +698,7 @@ func (f *Fabric) newFast() *fastRec {
 			}
 		}
 		f.fast = f.fast[:n]
+		f.fastKeep = 2 * n
 	}
 	if len(f.fast) < cap(f.fast) {
 		f.fast = f.fast[:len(f.fast)+1]
