@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
 // Action is one kind of fault-timeline entry: the fields it takes, how the loader checks
@@ -87,6 +89,7 @@ func init() {
 		{Name: "fail_loc", Fields: []string{"node", "fail_loc", "fail_val"}, Optional: []string{"fail_val"}, Undo: "fail_loc_cleared", check: checkFailLoc},
 		{Name: "add_uuid", Fields: []string{"node", "uuid", "nid"}, check: checkUUID},
 		{Name: "del_uuid", Fields: []string{"node", "uuid"}, check: checkUUID},
+		{Name: "lnd_unload", Fields: []string{"node", "lnd"}, check: checkLNDUnload},
 	} {
 		register(a)
 	}
@@ -168,7 +171,7 @@ func (r *resolver) faultTiming(p string, i int, f *Fault, a *Action) {
 func (r *resolver) faultFields(p string, f *Fault, a *Action) {
 	// A field written with no value (`node:` alone, null) is as missing as one not
 	// written: the runner would have nothing to act on.
-	empty := map[string]bool{"node": f.Node == "", "uuid": f.UUID == "", "nid": f.NID == "", "ni": f.NI == "", "switch_link": f.SwitchLink == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil, "lnetctl": f.Lnetctl == "", "yaml": f.Import == nil}
+	empty := map[string]bool{"node": f.Node == "", "uuid": f.UUID == "", "nid": f.NID == "", "ni": f.NI == "", "switch_link": f.SwitchLink == "", "peer_ni": f.PeerNI == "", "rule": f.Rule == nil, "lnd": f.LND == "", "lnetctl": f.Lnetctl == "", "yaml": f.Import == nil}
 	optional := set(a.Optional...)
 	for _, fld := range a.Fields {
 		if optional[fld] {
@@ -368,6 +371,17 @@ func checkUUID(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
 	}
 	if m := r.s.Member(f.Node); m != nil && r.rel[m.Group].Profile.NoPeerLockPrimary {
 		r.errorAt(p+".action", "run the node on 2.16 or later", "%s runs %s: lnetsim models Lustre's LNetAddPeer from 2.16 (LU-17379); 2.15's temporary peers (LU-14661) are not modelled, and 2.12's add_uuid adds no LNet peer", m.Name, r.rel[m.Group].Name)
+	}
+}
+
+// LNDModules are the LND modules lnd_unload removes, by name (libcfs_lnd2modname), with the
+// LND of each.
+var LNDModules = map[string]lnet.LNDType{"ksocklnd": lnet.SOCKLND, "ko2iblnd": lnet.O2IBLND}
+
+// checkLNDUnload: lnd names a module of an LND the model runs.
+func checkLNDUnload(r *resolver, _ *faultCtx, p string, _ int, f *Fault) {
+	if _, ok := LNDModules[f.LND]; !ok && f.LND != "" {
+		r.errorAt(p+".lnd", "ksocklnd or ko2iblnd", "lnd_unload removes an LND module the model runs, not %q", f.LND)
 	}
 }
 

@@ -78,7 +78,7 @@ type Fault struct {
 	// Action is one of: link_down, link_up, port_error, port_active, hca_fatal, hca_recover,
 	// node_crash, node_restart, router_down, router_up, cm_reject, link_loss, link_delay, sm_down, sm_up,
 	// drop_rule_add, drop_rule_remove, delay_rule_add, delay_rule_remove, set_health,
-	// set_peer_health, fail_loc, add_uuid, del_uuid.
+	// set_peer_health, fail_loc, add_uuid, del_uuid, lnd_unload.
 	Action string `yaml:"action" json:"action"`
 	// Node the action applies to (node actions; the observing node for set_peer_health).
 	Node string `yaml:"node" json:"node,omitempty"`
@@ -121,6 +121,8 @@ type Fault struct {
 	// NID is the NID add_uuid adds to UUID's NIDs: a NID (a node of the scenario need not
 	// have it), or node:index.
 	NID string `yaml:"nid" json:"nid,omitempty"`
+	// LND is the LND module lnd_unload removes from Node: ksocklnd or ko2iblnd.
+	LND string `yaml:"lnd" json:"lnd,omitempty"`
 	// Lnetctl is an lnetctl command run on Node, as typed ("route del --net o2ib1 --gateway
 	// 10.0.0.5@o2ib"); it replaces action.
 	Lnetctl string `yaml:"lnetctl" json:"lnetctl,omitempty"`

@@ -49,6 +49,7 @@ var actionImpls = map[string]actionImpl{
 	"fail_loc":          {ideal: failLoc},
 	"add_uuid":          {ideal: addUUID},
 	"del_uuid":          {ideal: delUUID},
+	"lnd_unload":        {ideal: lndUnload},
 	"route add":         {ideal: command(onNode(routeAdd))},
 	"route del":         {ideal: command(onNode(routeDel))},
 	"net set":           {ideal: command(netSet)},
@@ -365,6 +366,7 @@ func (f *faultState) crash(name string) {
 	}
 	ln.down = true
 	ln.o2ibTimeout, ln.sockTimeout = nil, nil // the LND modules load afresh at the reboot
+	ln.lndGone = 0
 	ln.ln.Shutdown()
 	c.workloads.nodeCrashed(ln)
 	f.note("node_crash", name, "")

@@ -31,6 +31,9 @@ type node struct {
 	// --lnd-timeout` last wrote them (nil: the scenario's): kept while the node is up, also
 	// across lnet unconfigure and configure (the LND modules stay loaded), cleared by a crash
 	o2ibTimeout, sockTimeout *int
+	// lndGone holds a bit (1 << LND type) per LND whose module lnd_unload removed: LNet
+	// cannot load it again (lnet_load_lnd fails) until the node restarts
+	lndGone uint32
 }
 
 // cluster is the simulated system of one run.

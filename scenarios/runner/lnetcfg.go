@@ -68,6 +68,15 @@ func lnetConfigure(f *faultState, n *node, cmd *scenarios.Command, _ bool) (int,
 		_, all := cmd.Args["all"]
 		bare = !all && c.scenario.Nodes[m.Group].Module != nil
 	}
+	if !bare {
+		for _, mni := range m.NIs {
+			if x, err := lnet.ParseNID(mni.NID.String()); err == nil {
+				if rc, msg := lndMissing(n, x.Net().Type()); rc != 0 {
+					return rc, msg // LNetNIInit fails: LNet stays unconfigured
+				}
+			}
+		}
+	}
 	fresh, err := c.newLNet(n.idx, bare)
 	if err == nil {
 		fresh.SetFailLoc(n.ln.FailLoc()) // libcfs stays loaded: fail_loc and fail_val are kept
@@ -95,6 +104,9 @@ func netAdd(f *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 	nid, err := lnet.ParseNID(c.NIDs[0])
 	if err != nil {
 		return lnet.EINVAL, err.Error()
+	}
+	if rc, msg := lndMissing(n, nid.Net().Type()); rc != 0 {
+		return rc, msg
 	}
 	restore, rc, msg := cl.netAddLND(n, nid, c)
 	if rc != 0 {
@@ -250,6 +262,46 @@ func netDel(_ *faultState, n *node, c *scenarios.Command, _ bool) (int, string) 
 		}
 	}
 	return result(n.ln.DelNI(nid))
+}
+
+// lndUnload performs lnd_unload: rmmod of an LND module that cannot be loaded again, as
+// sanity-lnet test 280 has it (its module file missing, so request_module fails). While the
+// node's LNet has an NI of that LND the module is in use and rmmod fails: nothing changes.
+// Otherwise LNet's next start of an NI of that LND (lnet configure, net add, an import's net
+// entries) fails as lnet_load_lnd does (lndMissing), until a crash and restart load the
+// node's modules afresh.
+func lndUnload(f *faultState, _ int, ft *scenarios.Fault, _ bool) {
+	n := f.cluster.byName[ft.Node]
+	t := scenarios.LNDModules[ft.LND]
+	switch {
+	case n.down:
+		f.note(ft.Action, n.name, "node down: nothing done")
+		return
+	case !n.unconfigured:
+		for _, ni := range n.ln.NIs() {
+			if ni.NID().Net().Type() == t {
+				f.note(ft.Action, n.name, ft.LND+" is in use by "+ni.NID().String()+": nothing done")
+				return
+			}
+		}
+	}
+	n.lndGone |= 1 << t
+	f.note(ft.Action, n.name, ft.LND)
+}
+
+// lndMissing models lnet_load_lnd for an LND lnd_unload removed: request_module finds no
+// module and the NI's start fails with EINVAL (up to 2.16 lnet_startup_lndnet's own -EINVAL;
+// from 2.17, LU-18893, the positive return of modprobe turned into -EINVAL), the kernel
+// logging "Can't load LND". It returns the errno and message, or 0 when the LND is there.
+func lndMissing(n *node, t lnet.LNDType) (int, string) {
+	if n.lndGone&(1<<t) == 0 {
+		return 0, ""
+	}
+	mod := "ksocklnd"
+	if t == lnet.O2IBLND {
+		mod = "ko2iblnd"
+	}
+	return lnet.EINVAL, fmt.Sprintf("Can't load LND %s, module %s", t, mod)
 }
 
 // lustreState performs lustre_stop and lustre_start: what an admin does around unloading LNet

@@ -90,6 +90,9 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-107", []string{"faults[3].at=4500ms"}, []string{"the first NI is left, up"}},
 		// 2.16 compares whole interface names: the shorter name is added, and is there when
 		// added again.
+		// The module removed is one the node does not use: LNet configures with tcp.
+		{"sanity-lnet-280", []string{"faults[1].lnd=ko2iblnd"}, []string{"lnet configure -a fails (the LND cannot be loaded)", "LNet is still not configured after it", "with lo only",
+			"net add of a tcp NI fails the same way", "and adds nothing"}},
 		{"sanity-lnet-109", []string{"nodes.old.release=2.16"}, []string{"2.15 - the shorter name is taken by the longer one", "2.15 - the net has the longer name's NI only", "2.15 - tcp on the shorter name first"}},
 		{"sanity-lnet-108", []string{"faults[2].lnetctl=net add --net tcp1 --if eth1"}, []string{"net show is that plus the second interface's NI"}},
 		{"sanity-lnet-301", []string{"faults[2].lnetctl=net add --net o2ib1 --if ib0"}, []string{"the same net add again fails", "after the refused add, one NI", "after net del, none"}},
