@@ -30,6 +30,7 @@ import (
 // order is a valid run; for those seeds the same completions are required, at any time.
 func TestEventSavingEquivalence(t *testing.T) {
 	saved, savedAhead := map[string]uint64{}, map[string]uint64{}
+	var undone [2]uint64
 	for seed := uint64(1); seed <= 40; seed++ {
 		for _, topo := range []string{"switch", "fat", "switch-skewed", "incast", "incast-fat"} {
 			name := fmt.Sprint(topo, "/", seed)
@@ -43,6 +44,8 @@ func TestEventSavingEquivalence(t *testing.T) {
 				queued, queuedEv, _ := equivRun(t, seed, topo, seed%3 != 0, GranularityFixed)
 				noAhead = false
 				got, gotEv, _ := equivRun(t, seed, topo, seed%3 != 0, GranularityFixed)
+				undone[0] += lastEquivFabric.aheadUndone[0]
+				undone[1] += lastEquivFabric.aheadUndone[1]
 				for _, recs := range [][]string{ref, idle, queued, got} {
 					sortTies(recs)
 				}
@@ -80,8 +83,16 @@ func TestEventSavingEquivalence(t *testing.T) {
 			t.Errorf("%s: queueing ahead saved %d events, sending ahead %d", topo, saved[topo], savedAhead[topo])
 		}
 	}
-	t.Logf("events queueing ahead saved: %v; sending ahead: %v", saved, savedAhead)
+	// Faults fell on chunks sent ahead that had not started, both those that had reached
+	// their switch (back into the queue) and those still on their way (back to an arrival).
+	if undone[0] == 0 || undone[1] == 0 {
+		t.Errorf("takeBack undid %d chunks sent ahead into their queue and %d onto their way: both paths must be exercised", undone[0], undone[1])
+	}
+	t.Logf("events queueing ahead saved: %v; sending ahead: %v; sends ahead undone %v", saved, savedAhead, undone)
 }
+
+// lastEquivFabric is the fabric of equivRun's last run.
+var lastEquivFabric *Fabric
 
 // aheadTies are the seeds of TestEventSavingEquivalence in which sending ahead takes two
 // events of one nanosecond in another order than every hop's events do, with an effect.
@@ -351,6 +362,7 @@ func equivRun(t *testing.T, seed uint64, topo string, faults bool, gran Granular
 			}
 		})
 	}
+	lastEquivFabric = f
 	k.SetLimits(sim.Limits{MaxEvents: 20_000_000})
 	if err := k.Run(); err != nil {
 		t.Fatal(err)

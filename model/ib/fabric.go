@@ -126,20 +126,21 @@ type Fabric struct {
 	links    []*Link
 	lanes    []lane
 
-	chunks     []chunk
-	freeChunks []int32
-	rrJoins    rrJoins          // round-robin arbitration: chunks joining switch output queues
-	rrLast     map[uint64]int32 // round-robin arbitration: by rrKey(output, input), the input's last chunk queued at the output
-	fast       []fastRec        // cutThrough chunks, in sending order, that may not have reached their switch
-	fastKeep   int              // f.fast's length at which newFast forgets spent records
-	ahead      []aheadList      // by lane: chunks sent ahead on a switch output (ahead.go)
-	aheadLanes []int32          // lanes whose ahead list may hold chunks
-	sendSeq    uint64           // counts cutThroughs and sends ahead (their order for takeBack)
-	undo       []undoItem       // takeBack's scratch lists
-	requeue    []undoItem
-	arriveEv   sim.EventID // the arrival event send scheduled last (zero: the chunk is quiet)
-	quiet      bool        // middle chunks may arrive quietly (quiet.go); off after the run's first fault
-	quietLanes []int32     // lanes whose quiet list may hold chunks
+	chunks      []chunk
+	freeChunks  []int32
+	rrJoins     rrJoins          // round-robin arbitration: chunks joining switch output queues
+	rrLast      map[uint64]int32 // round-robin arbitration: by rrKey(output, input), the input's last chunk queued at the output
+	fast        []fastRec        // cutThrough chunks, in sending order, that may not have reached their switch
+	fastKeep    int              // f.fast's length at which newFast forgets spent records
+	ahead       []aheadList      // by lane: chunks sent ahead on a switch output (ahead.go)
+	aheadLanes  []int32          // lanes whose ahead list may hold chunks
+	sendSeq     uint64           // counts cutThroughs and sends ahead (their order for takeBack)
+	aheadUndone [2]uint64        // sends ahead takeBack undid: chunks put back in their queue, chunks sent back on their way
+	undo        []undoItem       // takeBack's scratch lists
+	requeue     []undoItem
+	arriveEv    sim.EventID // the arrival event send scheduled last (zero: the chunk is quiet)
+	quiet       bool        // middle chunks may arrive quietly (quiet.go); off after the run's first fault
+	quietLanes  []int32     // lanes whose quiet list may hold chunks
 
 	qps              []*QP // by QPN-1
 	cqs              []*CQ

@@ -739,6 +739,11 @@ func (f *Fabric) takeBack() {
 	slices.SortFunc(items, func(a, b undoItem) int { return cmp.Compare(b.seq, a.seq) })
 	for k := range items {
 		if it := &items[k]; it.fast < 0 {
+			if it.rec.at < now {
+				f.aheadUndone[0]++
+			} else {
+				f.aheadUndone[1]++
+			}
 			f.unsendAhead(it.li, &it.rec)
 		} else {
 			f.unsendFast(&back[it.fast])
