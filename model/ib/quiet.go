@@ -108,6 +108,7 @@ func (f *Fabric) quietConvert(ln *lane) {
 	for ln.quietHead != 0 {
 		c := f.quietPop(ln)
 		ev := f.k.Schedule(f.chunks[c].tail, f.hid, evArrive, uint64(c))
+		f.aheadConverted(ln, c, ev)
 		for i := range f.fast { // a cut-through chunk: settle now cancels the event
 			if r := &f.fast[i]; r.c == c && r.ev == (sim.EventID{}) {
 				r.ev = ev

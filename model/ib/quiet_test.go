@@ -109,6 +109,18 @@ func TestQuietArrivals(t *testing.T) {
 				must(t, qp.Modify(QPRTR, QPAttr{DestQPN: s[0].qp.Num(), DestLID: s[0].p.LID(), MinRNRTimer: 12, MaxDestRdAtomic: 16}))
 			})
 		},
+		"another QP of the receiver to RTR, then a counter reset": func(k *sim.Kernel, f *Fabric, s []*side, read func(string)) {
+			// The RTR turns the quiet chunks on c's port into events, among them chunks
+			// sent ahead on the busy switch output (ahead.go); the reset then takes those
+			// back before they start, and must cancel their new events.
+			k.ScheduleFunc(mid, func() {
+				qp, err := s[2].p.HCA().CreateQP(QPInitAttr{SendCQ: s[2].cq, RecvCQ: s[2].cq, MaxSendWR: 4, MaxRecvWR: 4})
+				must(t, err)
+				must(t, qp.Modify(QPInit, QPAttr{Port: 1}))
+				must(t, qp.Modify(QPRTR, QPAttr{DestQPN: 999, DestLID: s[0].p.LID(), MinRNRTimer: 12}))
+			})
+			k.ScheduleFunc(mid+1, func() { f.ResetCounters(); read("reset") })
+		},
 		"receiving QP destroyed": func(k *sim.Kernel, f *Fabric, s []*side, read func(string)) {
 			k.ScheduleFunc(mid, func() { s[2].qp.Destroy() })
 		},
