@@ -646,19 +646,31 @@ func (n *Node) addDiscNID(p *Peer, nid NID, mr bool) bool {
 // router-checker slot), alive unless check_routers_before_use (its lp_alive from
 // lnet_peer_alloc: the transfer moves no aliveness), never pinged, on its own routing
 // feature bit; src, left with no route, is no longer a router, and its router check in
-// flight is cancelled with its deletion (deletePeer). Deliberately, src's lp_rtrq stays with
-// src, whose NIs' returning router credits release it (the kernel splices it onto dst's,
-// where no credit of src's NIs looks for it), and routes are matched by gateway peer, where
-// the kernel's lnet_del_route_from_rnet matches the gateway's primary NID, which dst shares
-// with src when it took that NID as primary first (lnet_peer_set_primary_nid, LNetAddPeer's
-// merge): the kernel then also deletes dst's route to a net both have; a gateway dst whose
-// routes were all dropped before one moved to it keeps its router-checker slot (the kernel's
-// lnet_rtr_decref_locked and lnet_rtr_addref_locked put it at the end of its router list).
+// flight is cancelled with its deletion (deletePeer). src's lp_rtrq goes to the head of
+// dst's (list_splice_init): those messages wait for a router credit returned by one of dst's
+// NIs, since the credits of src's NIs, deleted with src, return to src (their lpn_peer) and
+// release nothing. A route is deleted by its gateway's primary NID (lnet_move_route,
+// lnet_del_route_from_rnet), which dst shares with src when it took that NID as primary
+// first (lnet_peer_set_primary_nid, a locked primary in lnet_peer_add_nid, LNetAddPeer's
+// merge): src's route dropped as present then takes dst's route to that net with it.
+// Deliberately, when src's route has both a lower priority and fewer hops than dst's and the
+// two share the primary NID, the model drops dst's and moves src's as it would otherwise
+// (the kernel's deletion of dst's route frees src's too, which it then moves: a use after
+// free), and a gateway dst whose routes were all dropped before one moved to it keeps its
+// router-checker slot (the kernel's lnet_rtr_decref_locked and lnet_rtr_addref_locked put it
+// at the end of its router list).
 func (n *Node) transferRoutes(src, dst *Peer) {
 	if dst.gw == nil {
 		dst.gw = &gwState{idx: len(n.gateways), rtrDisabled: !dst.rtrEnabled}
 		dst.alive = !n.tun.CheckRoutersBeforeUse
 		n.gateways = append(n.gateways, dst)
+	}
+	if src.rtrq.Len() > 0 {
+		// list_splice_init: src's waiting messages go to the head of dst's lp_rtrq.
+		moved := src.rtrq.Drain()
+		for _, m := range append(moved, dst.rtrq.Drain()...) {
+			dst.rtrq.Push(m)
+		}
 	}
 	moving := append([]*Route(nil), src.gw.routes...)
 	for i := len(moving) - 1; i >= 0; i-- {
@@ -676,6 +688,14 @@ func (n *Node) transferRoutes(src, dst *Peer) {
 		}
 		n.deleteRoute(r)
 		if present {
+			if src.primary == dst.primary {
+				// lnet_move_route deletes by the gateway's primary NID, dst's too.
+				for _, r2 := range append([]*Route(nil), dst.gw.routes...) {
+					if r2.net == r.net {
+						n.deleteRoute(r2)
+					}
+				}
+			}
 			continue
 		}
 		r.gw = dst

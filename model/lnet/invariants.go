@@ -173,11 +173,20 @@ func (n *Node) checkPeerHealth(p *Peer) error {
 	return nil
 }
 
-// checkRtrq: a peer's lp_rtrq holds messages only while one of its NIs owes router credits
-// (the credits are per peer NI, the queue per peer, so a credit returned by one NI may
-// release another's message).
+// checkRtrq: a peer's lp_rtrq holds messages from its own NIs only while one of them owes
+// router credits (the credits are per peer NI, the queue per peer, so a credit returned by
+// one NI may release another's message). Messages spliced there from a gateway merged into
+// the peer (transferRoutes) came from the deleted peer's NIs, whose credits can no longer
+// release them: they wait for the peer's own NIs' credits, owed or not, as in the kernel.
 func (n *Node) checkRtrq(p *Peer) error {
-	if p.rtrq.Len() == 0 {
+	own := 0
+	p.rtrq.Each(func(m *Msg) bool {
+		if m.rxPeerNI.peer == p {
+			own++
+		}
+		return true
+	})
+	if own == 0 {
 		return nil
 	}
 	for _, lpni := range p.nis {
@@ -186,7 +195,7 @@ func (n *Node) checkRtrq(p *Peer) error {
 		}
 	}
 	return fmt.Errorf("node %s peer %s: %d messages on lp_rtrq with no router credit below 0: nothing will release them",
-		n.name, p.Primary(), p.rtrq.Len())
+		n.name, p.Primary(), own)
 }
 
 // checkQueueCredits checks one credit counter and its wait queue: credits in [min, max],
