@@ -197,6 +197,10 @@ type Profile struct {
 	// and drop_asym_route only (up to 2.12; LU-13728 333deef1eb, 2.13.57, exports every key
 	// `global show` prints, so 2.15).
 	ExportGlobalFour bool
+	// NoRouteTypeShow: `route show -v` and export print a route's net, gateway, hop,
+	// priority and state, no `type:` (up to 2.12; LU-13029 9f337d94e7, 2.13.53, adds
+	// single-hop or multi-hop after the state, so 2.15).
+	NoRouteTypeShow bool
 	// ImportBadMRTerse: lnetctl import's peer handler (handle_yaml_config_peer) reports a
 	// Multi-Rail value other than True and False as "Bad MR value" (up to 2.12; LU-12410's
 	// handle_yaml_peer_common names the value from 2.13, so 2.15).
@@ -401,7 +405,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NIAliveFromAnyMessage: true, RouteStateFromReplyWithoutDiscovery: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FatalClearLeavesStatus: true, NoLinkFatalState: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8, MaxIntfKey: true, ExportGlobalFour: true,
+	FatalClearLeavesStatus: true, NoLinkFatalState: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8, MaxIntfKey: true, ExportGlobalFour: true, NoRouteTypeShow: true,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NoUDSP: true, LegacyUDSPDel: true,

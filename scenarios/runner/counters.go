@@ -24,13 +24,13 @@ func counters(c *cluster) map[string]any {
 		// route: [] stays when route show prints nothing (a node without routes)
 		m := map[string]any{"net": showNets(c, n), "peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal(), "route": []any{}}
 		for _, cmd := range []string{"stats show", "route show -v"} {
-			for k, v := range show(c, n, cmd) {
-				m[k] = v
+			for _, it := range show(c, n, cmd) {
+				m[it.key] = it.val
 			}
 		}
 		if n.ln.RouterPoolsCPT() != nil {
-			for k, v := range show(c, n, "routing show") {
-				m[k] = v
+			for _, it := range show(c, n, "routing show") {
+				m[it.key] = it.val
 			}
 			m["router counters"] = routerCounters(n.ln)
 		}
@@ -42,12 +42,31 @@ func counters(c *cluster) map[string]any {
 	return out
 }
 
-// show renders what `lnetctl <cmd>` prints on node n as a YAML document (top-level key to
-// value); cmd is one of scenarios.LnetctlShowCommands, a net, peer or route show with levels
+// show renders what `lnetctl <cmd>` prints on node n as a YAML document (its top-level
+// keys in the order lnetctl prints them); cmd is one of scenarios.LnetctlShowCommands, a net, peer or route show with levels
 // and filters (showLeveled), or `which_nid NID [NID...]` (the kernel's peer distance reply
 // that lctl which_nid reads). It returns nil for an unknown command (the loader refuses
 // those).
-func show(c *cluster, n *node, cmd string) map[string]any {
+func show(c *cluster, n *node, cmd string) omap {
+	if doc := showDoc(c, n, cmd); doc != nil {
+		return sortedOmap(doc)
+	}
+	switch cmd {
+	case "routing show":
+		return routingShow(n.ln)
+	case "global show":
+		return omap{{"global", globalShow(n.ln)}}
+	case "export":
+		return exportShow(c, n)
+	case "export --backup":
+		return exportBackup(c, n)
+	}
+	return nil
+}
+
+// showDoc renders the commands whose document has at most one top-level key (or lnetctl's
+// error document) as a mapping: show's others; nil for the rest.
+func showDoc(c *cluster, n *node, cmd string) map[string]any {
 	ln := n.ln
 	if scenarios.IsShowCommand(cmd) {
 		sc, err := scenarios.ParseShowCommand(cmd)
@@ -64,19 +83,10 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 		return udspShow(ln, idx)
 	}
 	switch cmd {
-	case "routing show":
-		r, b := ln.ShowRouting()
-		return map[string]any{"routing": r, "buffers": b}
 	case "stats show":
 		return map[string]any{"statistics": ln.Stats()}
-	case "global show":
-		return map[string]any{"global": globalShow(ln)}
 	case "peer list":
 		return peerList(ln)
-	case "export":
-		return exportShow(c, n)
-	case "export --backup":
-		return exportBackup(c, n)
 	case "debug recovery --local", "debug recovery -l":
 		return recoveryQueue("local NI recovery", ln.LocalRecoveryQueue())
 	case "debug recovery --peer", "debug recovery -p":
@@ -90,6 +100,18 @@ func show(c *cluster, n *node, cmd string) map[string]any {
 		return whichNID(ln, strings.Fields(args))
 	}
 	return nil
+}
+
+// routingShow is `lnetctl routing show` (jt_show_routing, lustre_lnet_show_routing, the same
+// in every release): routing, a sequence of one {cpt[i]: pools} item per CPT and {enable},
+// then buffers, each pool's buffers summed; nothing on a node whose router pools were never
+// allocated (the kernel's buffer query finds none, so liblnetconfig hands back no tree).
+func routingShow(ln *lnet.Node) omap {
+	if ln.RouterPoolsCPT() == nil {
+		return omap{}
+	}
+	r, b := ln.ShowRouting()
+	return omap{{"routing", r}, {"buffers", b}}
 }
 
 // udspShow is `lnetctl udsp show [--idx N]` (jt_show_udsp, lustre_lnet_show_udsp): every
@@ -134,24 +156,64 @@ func recoveryQueue(name string, nids []lnet.NID) map[string]any {
 	return map[string]any{name: q}
 }
 
-// exportShow is `lnetctl export` (jt_export): nets at level 2, routes at 1 and peers at 3
-// (with their peer state; 2 up to 2.15), then routing, buffers, global and the rules.
-func exportShow(c *cluster, n *node) map[string]any {
-	r, b := n.ln.ShowRouting()
+// exportShow is `lnetctl export` (jt_export): nets at level 2, routes at 1, routing and
+// buffers, peers at 3 (with their peer state; 2 up to 2.15), global and the rules, in the
+// release's order (exportDoc).
+func exportShow(c *cluster, n *node) omap {
+	p := n.ln.Tunables().Profile
 	peerLevel := 3
-	if n.ln.Tunables().Profile.ShowByIoctl {
+	if p.ShowByIoctl {
 		peerLevel = 2 // lustre_lnet_show_peer(NULL, 2, ...) up to 2.15
 	}
-	m := map[string]any{"net": showLeveled(c, n, &scenarios.ShowCommand{Verb: "net show", Detail: 2, Hop: -1, Priority: -1})["net"],
-		"route": n.ln.Routes(), "routing": r, "buffers": b, "global": exportGlobal(n.ln),
-		"peer": []any{}}
+	s := map[string]any{"net": showLeveled(c, n, &scenarios.ShowCommand{Verb: "net show", Detail: 2, Hop: -1, Priority: -1})["net"],
+		"global": exportGlobal(n.ln)}
+	if routes := exportRoutes(n.ln, false); len(routes) > 0 {
+		s["route"] = routes
+	}
+	if n.ln.RouterPoolsCPT() != nil {
+		s["routing"], s["buffers"] = n.ln.ShowRouting()
+	}
 	if p, ok := showLeveled(c, n, &scenarios.ShowCommand{Verb: "peer show", Detail: peerLevel, Hop: -1, Priority: -1})["peer"]; ok {
-		m["peer"] = p
+		s["peer"] = p
 	}
-	if u := n.ln.UDSPs(); len(u) > 0 {
-		m["udsp"] = u
+	if u := n.ln.UDSPs(); len(u) > 0 && !p.NoUDSP {
+		s["udsp"] = u
 	}
-	return m
+	return exportDoc(p, s)
+}
+
+// exportDoc puts export's sections in the order the release's jt_export prints them; a
+// section with nothing in it is absent from s and is not printed, as lnetctl prints none (no
+// route, no peer, no rules; no routing nor buffers on a node whose router pools were never
+// allocated: the kernel's buffer query finds nothing). Up to 2.15 (ShowByIoctl) every
+// section goes into one cYAML tree, each appended after the ones before it: net, route,
+// routing, buffers, peer, global, udsp. From 2.16 the Netlink dumps of the nets, routes and
+// peers are printed as they come and the tree (routing, buffers, global, udsp) after them.
+// 2.12's jt_export has no rules (NoUDSP).
+func exportDoc(p lnet.Profile, s map[string]any) omap {
+	order := []string{"net", "route", "peer", "routing", "buffers", "global", "udsp"}
+	if p.ShowByIoctl {
+		order = []string{"net", "route", "routing", "buffers", "peer", "global", "udsp"}
+	}
+	d := omap{}
+	for _, k := range order {
+		if v, ok := s[k]; ok {
+			d.add(k, v)
+		}
+	}
+	return d
+}
+
+// exportRoutes are the routes as export prints them (lustre_lnet_show_route at level 1, the
+// Netlink route dump at LNET_GENL_VERSION; routeAt): with state and type, or without them
+// for a backup.
+func exportRoutes(ln *lnet.Node, backup bool) []any {
+	var routes []any
+	p := ln.Tunables().Profile
+	for _, r := range ln.Routes() {
+		routes = append(routes, routeAt(p, &r, true, backup))
+	}
+	return routes
 }
 
 // niBackup is a local NI as `lnetctl export --backup` prints it (no NID, status, statistics
@@ -169,17 +231,6 @@ func niBackup(p lnet.Profile, ni *lnet.NIShow, lnd any) omap {
 	return m
 }
 
-// routeBackup is a route as export --backup prints it (no state or type).
-type routeBackup struct {
-	Net      string `yaml:"net"`
-	Gateway  string `yaml:"gateway"`
-	Hop      int    `yaml:"hop"`
-	Priority int    `yaml:"priority"`
-	// HealthSensitivity is printed on 2.15 and 2.16 (lustre_lnet_show_route with backup, the
-	// filtered Netlink route dump), as route show -v prints it.
-	HealthSensitivity int `yaml:"health_sensitivity,omitempty"`
-}
-
 // peerBackup is a peer as export --backup prints it: its NIDs only.
 type peerBackup struct {
 	PrimaryNID string           `yaml:"primary nid"`
@@ -188,18 +239,18 @@ type peerBackup struct {
 }
 
 // exportBackup is `lnetctl export --backup`, the subset sanity-lnet compares after route
-// and peer changes: sections with nothing in them are left out, as lnetctl does, and so is
-// the loopback net (lnet_net_show_dump skips lolnd's net for a backup) and, from 2.17, an
-// LND's read-only timeout.
-func exportBackup(c *cluster, n *node) map[string]any {
-	m := map[string]any{"global": exportGlobal(n.ln)}
+// and peer changes, in the release's order (exportDoc): sections with nothing in them are
+// left out, as lnetctl does, and so is the loopback net (lnet_net_show_dump skips lolnd's
+// net for a backup) and, from 2.17, an LND's read-only timeout.
+func exportBackup(c *cluster, n *node) omap {
+	p := n.ln.Tunables().Profile
+	s := map[string]any{"global": exportGlobal(n.ln)}
 	var nets []omap
 	for _, ns := range showNets(c, n) {
 		if ns.NetType == "lo" { // the loopback net is not configuration: never exported
 			continue
 		}
 		var nis []omap
-		p := n.ln.Tunables().Profile
 		for i := range ns.NIs {
 			lt := ns.NIs[i].LNDTunables
 			if t, ok := lt.(interface{ WithoutTimeout() any }); ok && !p.BackupLNDTimeout {
@@ -210,36 +261,31 @@ func exportBackup(c *cluster, n *node) map[string]any {
 		nets = append(nets, omap{{"net type", ns.NetType}, {"local NI(s)", nis}})
 	}
 	if len(nets) > 0 {
-		m["net"] = nets
+		s["net"] = nets
 	}
-	var routes []routeBackup
-	for _, r := range n.ln.Routes() {
-		routes = append(routes, routeBackup{Net: r.Net, Gateway: r.Gateway, Hop: r.Hop, Priority: r.Priority,
-			HealthSensitivity: r.HealthSensitivity})
-	}
-	if len(routes) > 0 {
-		m["route"] = routes
+	if routes := exportRoutes(n.ln, true); len(routes) > 0 {
+		s["route"] = routes
 	}
 	var peers []peerBackup
-	for _, p := range n.ln.ShowPeers() {
-		pb := peerBackup{PrimaryNID: p.PrimaryNID, MultiRail: multiRail(n.ln.Tunables().Profile.ShowByIoctl, p.MultiRail)}
-		for _, pni := range p.PeerNIs {
+	for _, pr := range n.ln.ShowPeers() {
+		pb := peerBackup{PrimaryNID: pr.PrimaryNID, MultiRail: multiRail(p.ShowByIoctl, pr.MultiRail)}
+		for _, pni := range pr.PeerNIs {
 			pb.PeerNIs = append(pb.PeerNIs, map[string]any{"nid": pni.NID})
 		}
 		peers = append(peers, pb)
 	}
 	if len(peers) > 0 {
-		m["peer"] = peers
+		s["peer"] = peers
 	}
 	if n.ln.RouterPoolsCPT() != nil {
 		_, b := n.ln.ShowRouting()
-		m["routing"] = map[string]any{"enable": boolInt(n.ln.Routing())}
-		m["buffers"] = b
+		s["routing"] = map[string]any{"enable": boolInt(n.ln.Routing())}
+		s["buffers"] = b
 	}
-	if u := n.ln.UDSPs(); len(u) > 0 {
-		m["udsp"] = u
+	if u := n.ln.UDSPs(); len(u) > 0 && !p.NoUDSP {
+		s["udsp"] = u
 	}
-	return m
+	return exportDoc(p, s)
 }
 
 // whichNID is the peer distance reply for each NID (skipping unreachable ones, as the
@@ -390,7 +436,7 @@ var globalKeys = []string{"numa_range", "max_interfaces", "discovery", "drop_asy
 // globalShow is `lnetctl global show` (jt_show_global, and export's global section): each
 // value as a number, discovery and drop_asym_route as 0 or 1 (lustre_lnet_show_discovery
 // inverts lnet_peer_discovery_disabled), lnd_timeout the one in use.
-func globalShow(ln *lnet.Node) map[string]any {
+func globalShow(ln *lnet.Node) omap {
 	t, g := ln.Tunables(), ln.ShowGlobal()
 	vals := []int{t.NUMARange, t.MaxInterfaces, boolInt(t.Discovery), boolInt(t.DropAsymRoute), t.RetryCount,
 		t.TransactionTimeout, t.HealthSensitivity, t.RecoveryInterval, t.RouterSensitivity, g.LNDTimeout,
@@ -399,12 +445,12 @@ func globalShow(ln *lnet.Node) map[string]any {
 	if k := t.Profile.GlobalShowKeys; k > 0 && k < len(keys) {
 		keys = keys[:k]
 	}
-	m := make(map[string]any, len(keys))
+	m := make(omap, 0, len(keys))
 	for i, k := range keys {
 		if k == "max_interfaces" && t.Profile.MaxIntfKey {
 			k = "max_intf" // up to 2.12 (LU-13722)
 		}
-		m[k] = vals[i]
+		m.add(k, vals[i])
 	}
 	return m
 }
@@ -412,12 +458,10 @@ func globalShow(ln *lnet.Node) map[string]any {
 // exportGlobal is export's global section: `global show`'s keys, up to 2.12 only the first
 // four (ExportGlobalFour: jt_export shows numa_range, max_intf, discovery and
 // drop_asym_route).
-func exportGlobal(ln *lnet.Node) map[string]any {
+func exportGlobal(ln *lnet.Node) omap {
 	m := globalShow(ln)
 	if ln.Tunables().Profile.ExportGlobalFour {
-		for _, k := range globalKeys[4:] {
-			delete(m, k)
-		}
+		m = m[:4]
 	}
 	return m
 }

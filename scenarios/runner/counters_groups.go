@@ -197,10 +197,10 @@ func aggregateGroup(c *cluster, nodes []*node) map[string]any {
 	if routers > 0 {
 		g["router counters"] = map[string]any{"routers": routers, "forwarded": rs.forwarded, "expired": rs.expired, "dropped": rs.dropped}
 	}
-	first := show(c, nodes[0], "global show")["global"]
+	first := globalShow(nodes[0].ln)
 	g["global"] = first
 	for _, n := range nodes[1:] {
-		if !reflect.DeepEqual(show(c, n, "global show")["global"], first) {
+		if !reflect.DeepEqual(globalShow(n.ln), first) {
 			g["global"] = "differs between the group's nodes (lnetsim run --counters nodes shows each)"
 			break
 		}

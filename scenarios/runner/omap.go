@@ -1,6 +1,11 @@
 package runner
 
-import "gopkg.in/yaml.v3"
+import (
+	"maps"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+)
 
 // omap is a YAML mapping that prints its keys in the order they were added, as lnetctl
 // prints a show's keys (cYAML in the order liblnetconfig creates them, the Netlink printer
@@ -68,4 +73,14 @@ func multiRail(ioctl, mr bool) any {
 		v = "True"
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: v}
+}
+
+// sortedOmap is the mapping m with its keys in sorted order (as yaml.v3 prints a map), never
+// nil: an empty m is the empty document `{}`.
+func sortedOmap(m map[string]any) omap {
+	out := make(omap, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out.add(k, m[k])
+	}
+	return out
 }

@@ -75,16 +75,38 @@ func showLeveled(c *cluster, n *node, sc *scenarios.ShowCommand) map[string]any 
 			(hop != -1 && r.Hop != hop) || (prio != -1 && r.Priority != prio) {
 			continue
 		}
-		if sc.Detail == 0 {
-			routes = append(routes, map[string]any{"net": r.Net, "gateway": r.Gateway})
-			continue
-		}
-		routes = append(routes, r)
+		routes = append(routes, routeAt(n.ln.Tunables().Profile, &r, sc.Detail > 0, false))
 	}
 	if len(routes) == 0 {
 		return map[string]any{}
 	}
 	return map[string]any{"route": routes}
+}
+
+// routeAt is a route as the release's lnetctl prints it, its keys in lnetctl's order
+// (lustre_lnet_show_route up to 2.15, lnet_route_show_dump's key table from 2.16: the same
+// order): net and gateway; with detail hop, priority, on 2.15 and 2.16 the gateway's
+// health_sensitivity (GatewayOwnSensitivity), then, unless backup (export --backup:
+// liblnetconfig's backup flag up to 2.15, the filtered dump from 2.16), state and type (no
+// type up to 2.12, NoRouteTypeShow).
+func routeAt(p lnet.Profile, r *lnet.RouteShow, detail, backup bool) omap {
+	m := omap{{"net", r.Net}, {"gateway", r.Gateway}}
+	if !detail {
+		return m
+	}
+	m.add("hop", r.Hop)
+	m.add("priority", r.Priority)
+	if p.GatewayOwnSensitivity {
+		m.add("health_sensitivity", r.HealthSensitivity)
+	}
+	if backup {
+		return m
+	}
+	m.add("state", r.State)
+	if !p.NoRouteTypeShow {
+		m.add("type", r.Type)
+	}
+	return m
 }
 
 // esrch is ESRCH, the errno of lnet_net_show_dump when no net matches.

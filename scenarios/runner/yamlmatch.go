@@ -23,7 +23,7 @@ func (ch *checker) lnetctl(e *scenarios.Expectation) record.Expectation {
 		res.Detail = fmt.Sprintf("no node %s", e.Node)
 		return res
 	}
-	var doc map[string]any
+	var doc any
 	if e.Show != nil {
 		doc = showLeveled(ch.cluster, n, e.Show)
 	} else {
@@ -64,7 +64,7 @@ func (ch *checker) lnetctl(e *scenarios.Expectation) record.Expectation {
 
 // plainDoc turns a rendered document into the plain values a YAML loader reads back from
 // what lnetctl prints.
-func plainDoc(doc map[string]any) (map[string]any, error) {
+func plainDoc(doc any) (map[string]any, error) {
 	b, err := yaml.Marshal(doc)
 	if err != nil {
 		return nil, err
