@@ -2,6 +2,7 @@ package ib
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/lnetsim/lnetsim/sim"
 )
@@ -47,11 +48,10 @@ type aheadRec struct {
 	ev         sim.EventID
 }
 
-// aheadList is a switch output's chunks sent ahead, in sending order; those before head
-// have started and are forgotten.
+// aheadList is a switch output's chunks sent ahead, in sending order (so in order of
+// start); those that have started are forgotten when the list is full.
 type aheadList struct {
 	recs []aheadRec
-	head int
 }
 
 // aheadOn reports whether the fabric sends ahead at all: FIFO outputs and fixed
@@ -85,17 +85,14 @@ func (f *Fabric) sendAhead(li, c int32, at sim.Time, viaCut bool) {
 		f.ahead = append(f.ahead, make([]aheadList, len(f.lanes)-len(f.ahead))...)
 	}
 	al := &f.ahead[li]
-	now := f.k.Now()
-	for al.head < len(al.recs) && al.recs[al.head].start < now {
-		al.head++
+	if n := len(al.recs); n == cap(al.recs) && n > 0 {
+		// Full: forget the records of chunks that have started (starts increase along the
+		// list) before growing it, rather than reading old records at every send.
+		now := f.k.Now()
+		i := sort.Search(n, func(i int) bool { return al.recs[i].start >= now })
+		al.recs = al.recs[:copy(al.recs, al.recs[i:])]
 	}
-	if al.head == len(al.recs) {
-		al.recs, al.head = al.recs[:0], 0
-	} else if al.head >= 32 && 2*al.head >= len(al.recs) {
-		n := copy(al.recs, al.recs[al.head:])
-		al.recs, al.head = al.recs[:n], 0
-	}
-	if len(al.recs) == 0 && !ol.aheadListed {
+	if !ol.aheadListed {
 		ol.aheadListed = true
 		f.aheadLanes = append(f.aheadLanes, li)
 	}
@@ -111,7 +108,7 @@ func (f *Fabric) aheadLive(li int32) []aheadRec {
 	al := &f.ahead[li]
 	now := f.k.Now()
 	i := len(al.recs)
-	for i > al.head && al.recs[i-1].start >= now {
+	for i > 0 && al.recs[i-1].start >= now {
 		i--
 	}
 	return al.recs[i:]
@@ -178,7 +175,7 @@ func (f *Fabric) aheadConverted(ln *lane, c int32, ev sim.EventID) {
 		return
 	}
 	al := &f.ahead[f.laneIndex(ln)]
-	for i := al.head; i < len(al.recs); i++ {
+	for i := range al.recs {
 		if r := &al.recs[i]; r.c == c && r.ev == (sim.EventID{}) {
 			r.ev = ev
 		}
