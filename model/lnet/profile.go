@@ -197,6 +197,10 @@ type Profile struct {
 	// and drop_asym_route only (up to 2.12; LU-13728 333deef1eb, 2.13.57, exports every key
 	// `global show` prints, so 2.15).
 	ExportGlobalFour bool
+	// NoResendStatsShow: `lnetctl stats show` prints no failed_resends nor successful_resends
+	// (up to 2.16; LU-18555 c892edc14a, 2.16.58, prints them after network_timeout_count, so
+	// 2.17). The model counts them in every release (counters.yaml, counter checks).
+	NoResendStatsShow bool
 	// NoRouteTypeShow: `route show -v` and export print a route's net, gateway, hop,
 	// priority and state, no `type:` (up to 2.12; LU-13029 9f337d94e7, 2.13.53, adds
 	// single-hop or multi-hop after the state, so 2.15).
@@ -405,7 +409,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	DiscoveryStatusNoHealth: true, RouterCheckerPing: true, NIAliveFromAnyMessage: true, RouteStateFromReplyWithoutDiscovery: true, NoDropPastDeadline: true,
 	FatalNINeverUsed: true, NotifyDownFromAnyNI: true, PeerRecoveryUnbounded: true,
 	FixedMaxRecoveryInterval: true, ImmediateRoutingSwitch: true, FatalNotAdvertised: true,
-	FatalClearLeavesStatus: true, NoLinkFatalState: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8, MaxIntfKey: true, ExportGlobalFour: true, NoRouteTypeShow: true,
+	FatalClearLeavesStatus: true, NoLinkFatalState: true, FinalHopFreeMR: true, PingWaitsAfterSendFailure: true, ShowByIoctl: true, ImportByIoctl: true, GlobalShowKeys: 8, MaxIntfKey: true, ExportGlobalFour: true, NoRouteTypeShow: true, NoResendStatsShow: true,
 	NoFailDelayMsgForward: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, NoNetNIDOption: true, BackupLNDTimeout: true, NoPeerLockPrimary: true, NoLatencyStats: true, NoStatsReset: true,
 	NoDebugPeer: true, PingByIoctl: true, NoNetAddConnsPerPeer: true, NoNetSetLNDTimeout: true, NoUDSP: true, LegacyUDSPDel: true,
@@ -422,7 +426,7 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
 	FaultRuleTypeForm: true, NoNetSetLNDTimeout: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true, MapOnDemandAsSet: true,
-	NonRouterNIStatusUp: true, FatalClearLeavesStatus: true,
+	NonRouterNIStatusUp: true, FatalClearLeavesStatus: true, NoResendStatsShow: true,
 	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 
 // profile215 is 2.15.

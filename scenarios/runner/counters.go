@@ -22,11 +22,11 @@ func counters(c *cluster) map[string]any {
 	for _, n := range c.nodes {
 		// every block the model has: tx credits, health stats, per-type counts, UDSP info
 		// route: [] stays when route show prints nothing (a node without routes)
-		m := map[string]any{"net": showNets(c, n), "peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal(), "route": []any{}}
-		for _, cmd := range []string{"stats show", "route show -v"} {
-			for _, it := range show(c, n, cmd) {
-				m[it.key] = it.val
-			}
+		// statistics: every counter the model keeps (stats show prints the release's)
+		m := map[string]any{"net": showNets(c, n), "peer": n.ln.ShowPeers(), "global": n.ln.ShowGlobal(), "route": []any{},
+			"statistics": n.ln.Stats()}
+		for _, it := range show(c, n, "route show -v") {
+			m[it.key] = it.val
 		}
 		if n.ln.RouterPoolsCPT() != nil {
 			for _, it := range show(c, n, "routing show") {
@@ -84,7 +84,7 @@ func showDoc(c *cluster, n *node, cmd string) map[string]any {
 	}
 	switch cmd {
 	case "stats show":
-		return map[string]any{"statistics": ln.Stats()}
+		return map[string]any{"statistics": statsShow(ln)}
 	case "peer list":
 		return peerList(ln)
 	case "debug recovery --local", "debug recovery -l":
@@ -100,6 +100,28 @@ func showDoc(c *cluster, n *node, cmd string) map[string]any {
 		return whichNID(ln, strings.Fields(args))
 	}
 	return nil
+}
+
+// statsShow is `lnetctl stats show` (lustre_lnet_show_stats, the same printer in every
+// release): LNet's global counters in its order; failed_resends and successful_resends
+// after network_timeout_count from 2.17 (NoResendStatsShow). The model's late_msg_count,
+// which lnetctl does not print, is left out (counters.yaml keeps it).
+func statsShow(ln *lnet.Node) omap {
+	c := ln.Stats()
+	m := omap{{"msgs_alloc", c.MsgsAlloc}, {"msgs_max", c.MsgsMax}, {"rst_alloc", c.RstAlloc}, {"errors", c.Errors},
+		{"send_count", c.SendCount}, {"resend_count", c.ResendCount}, {"response_timeout_count", c.ResponseTimeoutCount},
+		{"local_interrupt_count", c.LocalInterruptCount}, {"local_dropped_count", c.LocalDroppedCount},
+		{"local_aborted_count", c.LocalAbortedCount}, {"local_no_route_count", c.LocalNoRouteCount},
+		{"local_timeout_count", c.LocalTimeoutCount}, {"local_error_count", c.LocalErrorCount},
+		{"remote_dropped_count", c.RemoteDroppedCount}, {"remote_error_count", c.RemoteErrorCount},
+		{"remote_timeout_count", c.RemoteTimeoutCount}, {"network_timeout_count", c.NetworkTimeoutCount}}
+	if !ln.Tunables().Profile.NoResendStatsShow {
+		m.add("failed_resends", c.FailedResends)
+		m.add("successful_resends", c.SuccessfulResends)
+	}
+	return append(m, omap{{"recv_count", c.RecvCount}, {"route_count", c.RouteCount}, {"drop_count", c.DropCount},
+		{"send_length", c.SendLength}, {"recv_length", c.RecvLength}, {"route_length", c.RouteLength},
+		{"drop_length", c.DropLength}}...)
 }
 
 // routingShow is `lnetctl routing show` (jt_show_routing, lustre_lnet_show_routing, the same
