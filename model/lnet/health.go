@@ -168,8 +168,10 @@ func (n *Node) incNIHealth(ni *NI, cause HealthCause) {
 // peerSensitivity is what a peer NI's health moves by, s by default. Under
 // GatewayOwnSensitivity (2.15, 2.16) a gateway's peer NIs move by its lp_health_sensitivity,
 // which the last route added through it set (lnet_add_route: `route add
-// --health_sensitivity`, else 1); on a router with health_sensitivity 0 every other peer's by
-// 1 (lnet_peer_alloc gives the peers of a router 1; here judged when health moves, not when
+// --health_sensitivity`, else 1); a peer that became a gateway only by taking another's
+// routes (transferRoutes: lnet_rtr_transfer_to_peer moves no sensitivity) has none of its
+// own and moves by s; on a router with health_sensitivity 0 every other peer's by 1
+// (lnet_peer_alloc gives the peers of a router 1; here judged when health moves, not when
 // the peer is made).
 func (n *Node) peerSensitivity(lpni *PeerNI, s int) int {
 	if !n.tun.Profile.GatewayOwnSensitivity {
@@ -178,7 +180,7 @@ func (n *Node) peerSensitivity(lpni *PeerNI, s int) int {
 	if p := lpni.peer; p.isRouter && p.gw != nil && p.gw.sensitivity > 0 {
 		return p.gw.sensitivity
 	}
-	if lpni.peer.isRouter || n.routing && n.tun.HealthSensitivity == 0 {
+	if n.routing && n.tun.HealthSensitivity == 0 {
 		return 1
 	}
 	return s
