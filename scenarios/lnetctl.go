@@ -74,13 +74,27 @@ type LnetctlNI struct {
 
 // LnetctlRoute is one exported route.
 type LnetctlRoute struct {
-	Net               string  `yaml:"net"`
-	Gateway           string  `yaml:"gateway"`
-	Hop               int     `yaml:"hop"`
-	Priority          int     `yaml:"priority"`
-	HealthSensitivity ignored `yaml:"health_sensitivity"`
-	Type              ignored `yaml:"type"`
-	State             ignored `yaml:"state"`
+	Net               string           `yaml:"net"`
+	Gateway           string           `yaml:"gateway"`
+	Hop               int              `yaml:"hop"`
+	Priority          int              `yaml:"priority"`
+	HealthSensitivity routeSensitivity `yaml:"health_sensitivity"`
+	Type              ignored          `yaml:"type"`
+	State             ignored          `yaml:"state"`
+}
+
+// routeSensitivity is an exported route's health_sensitivity (2.15 and 2.16 print it), kept
+// as written: a node's configuration does not apply it (it is listed with the keys accepted
+// and not applied), an import on a node of those releases hands it to route add
+// (importRoute).
+type routeSensitivity struct {
+	text string
+	set  bool
+}
+
+func (s *routeSensitivity) decodeYAML(d *decoder, n *yaml.Node, path string) {
+	d.ignore(path)
+	s.text, s.set = n.Value, true
 }
 
 func (r *LnetctlRoute) setDefaults() { r.Hop = -1 }

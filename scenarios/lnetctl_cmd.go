@@ -2,8 +2,12 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
 // Command is an lnetctl command of the fault timeline (`lnetctl: "route del --net o2ib1
@@ -96,6 +100,27 @@ type cmdSpec struct {
 	// ordered: the options are recorded in the order given (Command.order), for a check that
 	// reads them as lnetctl's getopt loop does.
 	ordered bool
+	// releaseOpts names options that only some releases' lnetctl declares, with the rule
+	// telling the releases that lack them: on such a node the command is parsed without
+	// them (forRelease), so that the option is unknown and its prefixes resolve, as there.
+	releaseOpts map[string]releaseLacks
+}
+
+// forRelease returns the command as the lnetctl of a node of profile prof declares it:
+// without the options of releaseOpts that release lacks.
+func (s *cmdSpec) forRelease(prof lnet.Profile) *cmdSpec {
+	if len(s.releaseOpts) == 0 {
+		return s
+	}
+	c := *s
+	c.opts = nil
+	for _, o := range s.opts {
+		if rl, ok := s.releaseOpts[o.long[0]]; ok && rl.lacks(prof) {
+			continue
+		}
+		c.opts = append(c.opts, o)
+	}
+	return &c
 }
 
 // opt is shorthand for a value-taking option.
@@ -351,13 +376,28 @@ func (r *resolver) lnetctl(p string, f *Fault) bool {
 		r.errorAt(p+".lnetctl", "e.g. lnetctl: \"route del --net o2ib1 --gateway 10.0.0.5@o2ib\"", "%v", err)
 		return false
 	}
-	spec, rest := findCommand(words)
-	if spec == nil {
+	full, rest := findCommand(words)
+	if full == nil {
 		r.errorAt(p+".lnetctl", "the scenario reference lists the commands: route, peer, net set, set, lnet, ping, discover", "unknown lnetctl command %q", strings.Join(trimLnetctl(words), " "))
 		return false
 	}
+	spec := full
+	m := r.s.Member(f.Node)
+	if m != nil {
+		spec = full.forRelease(r.rel[m.Group].Profile)
+	}
 	c, err := spec.parse(rest)
 	if err != nil {
+		// An option of other releases: say so, with the fix.
+		if fc, ferr := full.parse(rest); ferr == nil {
+			for _, name := range slices.Sorted(maps.Keys(full.releaseOpts)) {
+				if _, ok := fc.Args[name]; ok && full.releaseOpts[name].lacks(r.rel[m.Group].Profile) {
+					rl := full.releaseOpts[name]
+					r.errorAt(p+".lnetctl", rl.fix, "%s: unrecognized option '--%s' (%s runs %s)", spec.verb, name, f.Node, r.rel[m.Group].Name)
+					return false
+				}
+			}
+		}
 		r.errorAt(p+".lnetctl", spec.usage(), "%s: %v", spec.verb, err)
 		return false
 	}

@@ -540,3 +540,25 @@ func TestRouteAddSensitivityRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteAddHopPrefixRelease: where route add has no --health_sensitivity (2.12, 2.17,
+// master) getopt_long reads --h as --hop-count, its only match; on 2.15 and 2.16 --h is
+// ambiguous (--hop-count, --health_sensitivity) and --he names the sensitivity.
+func TestRouteAddHopPrefixRelease(t *testing.T) {
+	const route = "route add --net o2ib1 --gateway 10.0.0.9@o2ib "
+	for _, rel := range []string{"2.12", "2.17", "master"} {
+		s, err := loadCommandOn(rel, route+"--h 3")
+		if err != nil || s.Faults[0].Cmd.Hop != 3 {
+			t.Errorf("--h 3 on %s: %v", rel, err)
+		}
+	}
+	if _, err := loadCommandOn("2.16", route+"--h 3"); err == nil || !strings.Contains(err.Error(), "route add: option '--h' is ambiguous") {
+		t.Errorf("--h 3 on 2.16: %v", err)
+	}
+	if s, err := loadCommandOn("2.15", route+"--he 3"); err != nil || s.Faults[0].Cmd.Sensitivity == nil || *s.Faults[0].Cmd.Sensitivity != 3 {
+		t.Errorf("--he 3 on 2.15: %v", err)
+	}
+	if _, err := loadCommandOn("2.17", route+"--he 3"); err == nil || !strings.Contains(err.Error(), "route add: unrecognized option '--health_sensitivity' (client runs 2.17)") {
+		t.Errorf("--he 3 on 2.17: %v", err)
+	}
+}

@@ -18,7 +18,7 @@ import (
 func init() {
 	for _, s := range []*cmdSpec{
 		{verb: "route add", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway"), opt('c', "hop", "hop-count"), opt('p', "priority"),
-			opt(0, "health_sensitivity")},
+			opt(0, "health_sensitivity")}, releaseOpts: map[string]releaseLacks{"health_sensitivity": routeSensitivityLacking},
 			check: checkRouteAdd, undo: "route del"},
 		{verb: "route del", opts: []cmdOpt{opt('n', "net"), opt('g', "gateway")}, check: checkRoute},
 		{verb: "net set", opts: []cmdOpt{opt('n', "nid"), opt('t', "health"), opt('m', "conns-per-peer"), flagOpt('a', "all"),
@@ -573,22 +573,20 @@ func checkRouteAdd(r *resolver, p string, c *Command) {
 
 // routeSensitivityLacking: lnetctl route add has --health_sensitivity in 2.15 and 2.16 only
 // (LU-11297, f4885dcb32; LU-18444, 98c6b29359, removes it with the gateway's own
-// sensitivity): GatewayOwnSensitivity.
+// sensitivity): GatewayOwnSensitivity. Elsewhere route add is parsed without it
+// (cmdSpec.releaseOpts): lnetctl's "unrecognized option", and --h is --hop-count there.
 var routeSensitivityLacking = releaseLacks{func(pr lnet.Profile) bool { return !pr.GatewayOwnSensitivity },
 	"remove it (lnetctl route add has --health_sensitivity in 2.15 and 2.16 only: LU-11297, removed by LU-18444)"}
 
 // checkRouteSensitivity reads route add's --health_sensitivity (jt_add_route's "s" case, a
-// long option only) on a node of 2.15 or 2.16; -1 is lnetctl's "not given" (lnet_add_route's
-// default, 1). A value below 1 is refused as the node's release refuses it: on 2.15 by
+// long option only; a node of another release has no such option: cmdSpec.releaseOpts); -1
+// is lnetctl's "not given" (lnet_add_route's default, 1). A value below 1 is refused as the node's release refuses it: on 2.15 by
 // liblnetconfig before the kernel (lustre_lnet_config_route: "invalid health sensitivity N,
 // must be 1 or greater", LUSTRE_CFG_RC_OUT_OF_RANGE_PARAM), here at load; on 2.16 lnetctl
 // hands it to the kernel (yaml_lnet_route), whose Netlink route handler fails it with
 // EINVAL at run time (Command.Sensitivity keeps it). A value above an int's range, which
 // lnetctl would truncate, is refused as not modelled.
 func checkRouteSensitivity(r *resolver, p string, c *Command) {
-	if !optionOfRelease(r, p, c, "health_sensitivity", routeSensitivityLacking) {
-		return
-	}
 	var v int
 	if !r.cmdInt(p, c, "health_sensitivity", &v) {
 		return

@@ -288,8 +288,9 @@ func netlinkMRWord(s string) bool {
 	return s != "" && strings.Trim(s, "-0123456789") == ""
 }
 
-// importRoute is handle_yaml_config_route (net, gateway, hop and priority when written) or
-// handle_yaml_del_route (net and gateway).
+// importRoute is handle_yaml_config_route (net, gateway, hop and priority when written, and on
+// 2.15 and 2.16 health_sensitivity, which 2.15's handler and 2.16's kernel read and the
+// others skip) or handle_yaml_del_route (net and gateway).
 func (r *resolver) importRoute(p, node string, rt LnetctlRoute, del bool) *Command {
 	args := map[string]string{}
 	if rt.Net != "" {
@@ -306,6 +307,9 @@ func (r *resolver) importRoute(p, node string, rt LnetctlRoute, del bool) *Comma
 	}
 	if r.d.has(p + ".priority") {
 		args["priority"] = strconv.Itoa(rt.Priority)
+	}
+	if m := r.s.Member(node); rt.HealthSensitivity.set && m != nil && !routeSensitivityLacking.lacks(r.rel[m.Group].Profile) {
+		args["health_sensitivity"] = rt.HealthSensitivity.text
 	}
 	return r.subCommand(p, node, "route add", args)
 }

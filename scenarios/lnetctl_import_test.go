@@ -457,3 +457,43 @@ func TestImportGlobalWords(t *testing.T) {
 		}
 	}
 }
+
+// TestImportRouteSensitivity: a route entry's health_sensitivity (what export prints on 2.15
+// and 2.16) is route add's --health_sensitivity on those releases (2.15's
+// handle_yaml_config_route reads it, 2.16's kernel route handler too) and skipped on the
+// others (2.12's handler and the Netlink handler of 2.17 and master do not read it); on 2.15
+// a value below 1 is liblnetconfig's refusal, located at the entry.
+func TestImportRouteSensitivity(t *testing.T) {
+	src := `duration: 5s
+nodes:
+  a15: {nis: [o2ib0], release: "2.15"}
+  a16: {nis: [o2ib0], release: "2.16"}
+  a17: {nis: [o2ib0], release: "2.17"}
+  a12: {nis: [o2ib0], release: "2.12"}
+faults:
+  - {at: 1s, node: a15, lnetctl: import, yaml: &r {route: [{net: o2ib1, gateway: 10.0.0.9@o2ib, hop: -1, priority: 0, health_sensitivity: 40}]}}
+  - {at: 1s, node: a16, lnetctl: import, yaml: *r}
+  - {at: 1s, node: a17, lnetctl: import, yaml: *r}
+  - {at: 1s, node: a12, lnetctl: import, yaml: *r}
+`
+	s, err := Load("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{40, 40, 0, 0} {
+		got := s.Faults[i].Cmd.Sub[0].Sensitivity
+		if (got == nil) != (want == 0) || got != nil && *got != want {
+			t.Errorf("%s: sensitivity %v, want %d", s.Faults[i].Node, got, want)
+		}
+	}
+	bad := `duration: 5s
+nodes:
+  a15: {nis: [o2ib0], release: "2.15"}
+faults:
+  - {at: 1s, node: a15, lnetctl: import, yaml: {route: [{net: o2ib1, gateway: 10.0.0.9@o2ib, health_sensitivity: 0}]}}
+`
+	const want = "t.yaml:5:57: faults[0].yaml.route[0]: route add: invalid health sensitivity 0, must be 1 or greater"
+	if _, err := Load("t.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
