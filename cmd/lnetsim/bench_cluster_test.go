@@ -33,10 +33,10 @@ func TestBenchCluster(t *testing.T) {
 	res := benchSmallJSON(t)
 	// Every hop of the writes and reads through the routers is counted, discovery's pings,
 	// pushes and their responses too; the figures are those of the deterministic run.
-	if res.Messages != 6685 || res.Events != 111080 || res.Checksum != "9ad074573f6a46d3" {
-		t.Fatalf("messages %d events %d checksum %s; want 6685 111080 9ad074573f6a46d3", res.Messages, res.Events, res.Checksum)
+	if res.Messages != 6699 || res.Events != 113623 || res.Checksum != "d4421d3b09f10bc4" {
+		t.Fatalf("messages %d events %d checksum %s; want 6699 113623 d4421d3b09f10bc4", res.Messages, res.Events, res.Checksum)
 	}
-	if res.EventsPerMessage != float64(111080)/6685 || res.SetupSeconds <= 0 || res.LoopSeconds <= 0 || res.PeakHeapMiB <= 0 {
+	if res.EventsPerMessage != float64(113623)/6699 || res.SetupSeconds <= 0 || res.LoopSeconds <= 0 || res.PeakHeapMiB <= 0 {
 		t.Fatalf("result %+v", res)
 	}
 }
@@ -45,8 +45,8 @@ func TestBenchCluster(t *testing.T) {
 // switch outputs (fabric.switch_arbitration), which changes what is simulated.
 func TestBenchClusterRoundRobin(t *testing.T) {
 	res := benchSmallJSON(t, "--arbitration", "round-robin")
-	if res.Arbitration != "round-robin" || res.Messages != 6734 || res.Events != 167313 || res.Checksum != "8852ac0195a6f02d" {
-		t.Fatalf("arbitration %s messages %d events %d checksum %s; want round-robin 6734 167313 8852ac0195a6f02d", res.Arbitration, res.Messages, res.Events, res.Checksum)
+	if res.Arbitration != "round-robin" || res.Messages != 6734 || res.Events != 168792 || res.Checksum != "5e7c8ce718eda091" {
+		t.Fatalf("arbitration %s messages %d events %d checksum %s; want round-robin 6734 168792 5e7c8ce718eda091", res.Arbitration, res.Messages, res.Events, res.Checksum)
 	}
 }
 

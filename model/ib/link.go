@@ -328,29 +328,13 @@ func (f *Fabric) absorb(ln *lane) {
 	}
 }
 
-// wake schedules a retry of a credit-stalled lane when its next credit return arrives; an
-// HCA port's lane with a chunk staged, when the return that completes the chunk's credit
-// arrives (the returns before it would wake the lane only to find too little). If the
-// returns recorded so far are not enough, the next one recorded calls wake again (addRet).
+// wake schedules a retry of a credit-stalled lane when its next credit return arrives.
 func (f *Fabric) wake(li int32) {
 	ln := &f.lanes[li]
 	if ln.retHead == len(ln.rets) {
 		return
 	}
-	at := ln.rets[ln.retHead].at
-	if ln.staged >= 0 { // absorb takes returns in order: the time is the latest up to that one
-		need, credits, i := f.need(ln.staged), ln.credits, ln.retHead
-		for ; i < len(ln.rets); i++ {
-			at = max(at, ln.rets[i].at)
-			if credits += ln.rets[i].bytes; credits >= need {
-				break
-			}
-		}
-		if i == len(ln.rets) {
-			return
-		}
-	}
-	at = max(at, f.k.Now()) // a return re-timed by a link change may be due already
+	at := max(ln.rets[ln.retHead].at, f.k.Now()) // a return re-timed by a link change may be due already
 	if ln.waking {
 		if at >= ln.wakeAt {
 			return

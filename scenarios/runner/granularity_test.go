@@ -29,10 +29,10 @@ workload:
 		got += fmt.Sprintf("%-40s events %6d writes %3.0f %6.2f Gb/s reads %3.0f %6.2f Gb/s\n", "{"+fab+"}", res.Summary.Events,
 			m["w.ops_completed"], m["w.throughput_gbps"], m["r.ops_completed"], m["r.throughput_gbps"])
 	}
-	const want = `{}                                       events   4415 writes  30  50.33 Gb/s reads  54  90.60 Gb/s
-{chunk_packets: 1}                       events  31375 writes  32  53.69 Gb/s reads  56  93.95 Gb/s
-{chunk_packets: 1, switch_buffer: 16488} events  32991 writes  32  53.69 Gb/s reads  56  93.95 Gb/s
-{chunk_packets: 32}                      events   3567 writes  30  50.33 Gb/s reads  54  90.60 Gb/s
+	const want = `{}                                       events   4452 writes  30  50.33 Gb/s reads  54  90.60 Gb/s
+{chunk_packets: 1}                       events  31379 writes  32  53.69 Gb/s reads  56  93.95 Gb/s
+{chunk_packets: 1, switch_buffer: 16488} events  33060 writes  32  53.69 Gb/s reads  56  93.95 Gb/s
+{chunk_packets: 32}                      events   3596 writes  30  50.33 Gb/s reads  54  90.60 Gb/s
 {switch_arbitration: round-robin}        events   6045 writes  32  53.69 Gb/s reads  56  93.95 Gb/s
 `
 	if got != want {
