@@ -196,11 +196,19 @@ func (n *Node) sendPush(p *Peer) {
 // its NIDs are no longer up to date, so it is pinged (and pushed to if it needs it); with
 // force (`discover --force`: LNET_PEER_FORCE_PING and LNET_PEER_FORCE_PUSH) it is pushed to
 // even when it has this node's buffer, once its reply shows it multi-rail.
+// A gateway whose router check is in flight (not 2.12's) is not pinged: the check is its
+// discovery, which this one waits for and goes on from (rtrPingDone).
 func (n *Node) DiscoverPeer(nid NID, force bool) {
 	p := n.nid2peerni(nid).peer
 	p.uptodate = false
 	if force {
 		p.forcePing, p.forcePush = true, true
+	}
+	if g := p.gw; g != nil && g.ping != nil && !p.discovering && !p.deleted && !n.tun.Profile.RouterCheckerPing {
+		// The router check in flight is the gateway's discovery (LNET_PEER_RTR_DISCOVERY):
+		// lnet_discover_peer_locked finds the peer queued already and waits for it.
+		p.discovering, g.discWaits = true, true
+		return
 	}
 	n.discoverPeer(p)
 }

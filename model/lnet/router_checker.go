@@ -14,6 +14,7 @@ type gwState struct {
 	netPings    []netPing // lpn_next_ping of each of its peer nets pinged so far
 	ping        *MD       // outstanding router checker ping (LNET_PEER_RTR_DISCOVERY)
 	joined      bool      // a router check joined the gateway's discovery in flight (LNET_PEER_RTR_DISCOVERY)
+	discWaits   bool      // an ordinary discovery of the gateway waits for the router check in flight
 	pingDue     sim.Time  // lpni_ping_deadline under RouterCheckerPing (2.12)
 	pings       uint64    // router checker pings sent to it
 	pingFails   uint64    // of which failed or timed out
@@ -335,7 +336,28 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 // follow the buffer and its own discovery, queued by the hand-off, completes it as a gateway
 // when it ends (discoveryDone): RTR_DISCOVERED and alive then, not at the merge (under
 // RouterCheckerPing, whose discovery completes no gateway, the check completes that peer).
+// An ordinary discovery that waited for the check (DiscoverPeer) then goes on: it fails
+// with the check, else takes its next step (usually its end).
 func (n *Node) rtrPingDone(p *Peer, b *PingBuffer, rc int) {
+	n.rtrCheckDone(p, b, rc)
+	if g := p.gw; g.discWaits {
+		// An ordinary discovery that waited for the check goes on from its end.
+		g.discWaits = false
+		switch {
+		case !p.discovering || p.deleted:
+		case rc != 0 || b == nil:
+			if rc == 0 {
+				rc = -EIO
+			}
+			n.discoveryDone(p, rc)
+		default:
+			n.discoveryStep(p)
+		}
+	}
+}
+
+// rtrCheckDone is rtrPingDone's completion of the check itself.
+func (n *Node) rtrCheckDone(p *Peer, b *PingBuffer, rc int) {
 	g := p.gw
 	g.ping = nil
 	if rc != 0 || b == nil {

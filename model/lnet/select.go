@@ -49,17 +49,24 @@ func (n *Node) selectPathway(src, dst NID, m *Msg, rtr NID) int {
 // initiatePeerDiscovery models lnet_initiate_peer_discovery: a PUT or GET off the reserved
 // portal (lnet_msg_discovery) to a peer not yet discovered is queued on the peer
 // (lnet_peer_queue_message) before discovery starts, so that a discovery failing at once
-// finalizes it in discoveryDone. A gateway whose discovery a router check joined
-// (LNET_PEER_RTR_DISCOVERY, lnet_peer_gw_discovery) is not waited for. It reports whether the
+// finalizes it in discoveryDone. A gateway being checked (LNET_PEER_RTR_DISCOVERY,
+// lnet_peer_gw_discovery: gwDiscovery) is not waited for. It reports whether the
 // message now waits (LNET_DC_WAIT).
 func (n *Node) initiatePeerDiscovery(lpni *PeerNI, m *Msg) bool {
 	p := lpni.peer
-	if !n.tun.Discovery || n.upToDate(p) || !msgDiscovery(m) || p.gw != nil && p.gw.joined {
+	if !n.tun.Discovery || n.upToDate(p) || !msgDiscovery(m) || n.gwDiscovery(p) {
 		return false
 	}
 	p.pending.Push(m)
 	n.discoverPeer(p)
 	return true
+}
+
+// gwDiscovery models lnet_peer_gw_discovery: a router check of gateway p is in flight, its
+// own ping or one that joined an ordinary discovery (2.12's checker is no discovery).
+func (n *Node) gwDiscovery(p *Peer) bool {
+	g := p.gw
+	return g != nil && (g.joined || g.ping != nil && !n.tun.Profile.RouterCheckerPing)
 }
 
 // sendCase classifies a send as lnet_select_pathway does: source specified or any; local
