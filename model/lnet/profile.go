@@ -201,6 +201,10 @@ type Profile struct {
 	// (up to 2.16; LU-18555 c892edc14a, 2.16.58, prints them after network_timeout_count, so
 	// 2.17). The model counts them in every release (counters.yaml, counter checks).
 	NoResendStatsShow bool
+	// UDSPShowNA: `lnetctl udsp show` and export print every policy's src, dst and rte, NA for
+	// one the policy does not set (2.15 and 2.16; LU-16572 3b48b02aef, 2.16.60, prints only
+	// those set, so 2.17).
+	UDSPShowNA bool
 	// NoRouteTypeShow: `route show -v` and export print a route's net, gateway, hop,
 	// priority and state, no `type:` (up to 2.12; LU-13029 9f337d94e7, 2.13.53, adds
 	// single-hop or multi-hop after the state, so 2.15).
@@ -426,7 +430,7 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
 	FaultRuleTypeForm: true, NoNetSetLNDTimeout: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true, MapOnDemandAsSet: true,
-	NonRouterNIStatusUp: true, FatalClearLeavesStatus: true, NoResendStatsShow: true,
+	NonRouterNIStatusUp: true, FatalClearLeavesStatus: true, NoResendStatsShow: true, UDSPShowNA: true,
 	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 
 // profile215 is 2.15.

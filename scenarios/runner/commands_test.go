@@ -300,7 +300,7 @@ faults:
 expect:
   - {check: command, fault: del-none, status: ok}
   - {check: command, fault: del-default, status: ok}
-  - {check: lnetctl, at: 3s, node: old, command: udsp show, equal: {udsp: [{idx: 0, dst: o2ib0, action: {priority: 2}}]}}
+  - {check: lnetctl, at: 3s, node: old, command: udsp show, equal: {udsp: [{idx: 0, src: NA, dst: o2ib0, rte: NA, action: {priority: 2}}]}}
   - {check: lnetctl, at: 1500ms, node: new, command: net show -v, present: {net: [{net type: o2ib, local NI(s): [{lnd tunables: {timeout: 33}}]}, {net type: o2ib1, local NI(s): [{lnd tunables: {timeout: 33}}]}]}}
   - {check: command, fault: add, status: ok}
   - {check: lnetctl, at: 3500ms, node: new, command: net show -v, present: {net: [{net type: o2ib2, local NI(s): [{lnd tunables: {timeout: 33}}]}]}}
@@ -314,7 +314,8 @@ expect:
 // TestUDSPShowIndex: lnetctl udsp show --idx/-i N prints the one policy at place N of the
 // list (lustre_lnet_show_udsp asks the kernel for that index only), nothing when there is
 // none there (ENOENT, exit 0), every policy for -1; on 2.15, whose lnetctl reads the index
-// with atoi, one below -1 shows nothing too.
+// with atoi, one below -1 shows nothing too. 2.15 prints NA for a descriptor a policy does
+// not set (UDSPShowNA).
 func TestUDSPShowIndex(t *testing.T) {
 	src := `name: udsp-show-idx
 seed: 1
@@ -329,8 +330,8 @@ faults:
   - {at: 1s, node: new, lnetctl: "udsp add --dst o2ib0 --priority 3"}
   - {at: 1s, node: new, lnetctl: "udsp add --src o2ib0 --dst o2ib0"}
 expect:
-  - {check: lnetctl, at: 2s, node: old, command: udsp show --idx 1, equal: {udsp: [{idx: 1, dst: o2ib0, action: {priority: 2}}]}}
-  - {check: lnetctl, at: 2s, node: old, command: udsp show -i 0, equal: {udsp: [{idx: 0, src: o2ib0, action: {priority: 1}}]}}
+  - {check: lnetctl, at: 2s, node: old, command: udsp show --idx 1, equal: {udsp: [{idx: 1, src: NA, dst: o2ib0, rte: NA, action: {priority: 2}}]}}
+  - {check: lnetctl, at: 2s, node: old, command: udsp show -i 0, equal: {udsp: [{idx: 0, src: o2ib0, dst: NA, rte: NA, action: {priority: 1}}]}}
   - {check: lnetctl, at: 2s, node: old, command: udsp show -i 2, equal: {udsp: [], show: []}}
   - {check: lnetctl, at: 2s, node: old, command: udsp show --idx -3, equal: {udsp: [], show: []}}
   - {check: lnetctl, at: 2s, node: new, command: udsp show -i2, equal: {udsp: [{idx: 2, src: o2ib0, dst: o2ib0}]}}

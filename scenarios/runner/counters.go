@@ -138,16 +138,40 @@ func routingShow(ln *lnet.Node) omap {
 
 // udspShow is `lnetctl udsp show [--idx N]` (jt_show_udsp, lustre_lnet_show_udsp): every
 // policy for -1, else the one at place idx in the list, and nothing when there is none there
-// (the kernel's ENOENT, which lnetctl shows as nothing).
+// (the kernel's ENOENT, which lnetctl shows as nothing) or no policy at all.
 func udspShow(ln *lnet.Node, idx int) map[string]any {
-	u := ln.UDSPs()
+	u := udspList(ln)
 	switch {
-	case idx == -1:
+	case idx == -1 && len(u) > 0:
 		return map[string]any{"udsp": u}
 	case idx < 0 || idx >= len(u):
 		return map[string]any{}
 	}
 	return map[string]any{"udsp": u[idx : idx+1]}
+}
+
+// udspList is the policies as lustre_lnet_show_udsp prints them (udsp show, export): idx,
+// src, dst and rte, and a priority rule's action. Up to 2.16 (UDSPShowNA) every policy has
+// all three descriptors, NA for one it does not set; from 2.17 only those it sets.
+func udspList(ln *lnet.Node) []any {
+	na := ln.Tunables().Profile.UDSPShowNA
+	var out []any
+	for _, u := range ln.UDSPs() {
+		m := omap{{"idx", u.Idx}}
+		for _, d := range []struct{ key, val string }{{"src", u.Src}, {"dst", u.Dst}, {"rte", u.Rte}} {
+			switch {
+			case d.val != "":
+				m.add(d.key, d.val)
+			case na:
+				m.add(d.key, "NA")
+			}
+		}
+		if u.Action != nil {
+			m.add("action", u.Action)
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // peerList is `lnetctl peer list` (jt_list_peer): each peer's primary NID, in the order of
@@ -198,7 +222,7 @@ func exportShow(c *cluster, n *node) omap {
 	if p, ok := showLeveled(c, n, &scenarios.ShowCommand{Verb: "peer show", Detail: peerLevel, Hop: -1, Priority: -1})["peer"]; ok {
 		s["peer"] = p
 	}
-	if u := n.ln.UDSPs(); len(u) > 0 && !p.NoUDSP {
+	if u := udspList(n.ln); len(u) > 0 && !p.NoUDSP {
 		s["udsp"] = u
 	}
 	return exportDoc(p, s)
@@ -304,7 +328,7 @@ func exportBackup(c *cluster, n *node) omap {
 		s["routing"] = map[string]any{"enable": boolInt(n.ln.Routing())}
 		s["buffers"] = b
 	}
-	if u := n.ln.UDSPs(); len(u) > 0 && !p.NoUDSP {
+	if u := udspList(n.ln); len(u) > 0 && !p.NoUDSP {
 		s["udsp"] = u
 	}
 	return exportDoc(p, s)
