@@ -167,7 +167,9 @@ type Profile struct {
 	// (liblnetconfig's lustre_lnet_show_*): a filter that matches nothing prints nothing,
 	// and an unknown peer NID reports "cannot get peer information" (up to 2.15; the
 	// Netlink dumps of 2.16 report "Network is down" and "cannot find peer" with the errno;
-	// their "No routes found" lnetctl does not print).
+	// their "No routes found" lnetctl does not print). `debug recovery` names its queue
+	// "local NI recovery" or "peer NI recovery" (show_recovery_queue; from 2.16 the Netlink
+	// dump, LU-9680 9c8f9b80f9, capitalises them).
 	ShowByIoctl bool
 	// ImportByIoctl: lnetctl import goes through liblnetconfig's lustre_yaml_config and
 	// lustre_yaml_del (up to 2.15): the global section's keys in the handler's fixed order,

@@ -88,9 +88,9 @@ func showDoc(c *cluster, n *node, cmd string) map[string]any {
 	case "peer list":
 		return peerList(ln)
 	case "debug recovery --local", "debug recovery -l":
-		return recoveryQueue("local NI recovery", ln.LocalRecoveryQueue())
+		return recoveryQueue(ln.Tunables().Profile, "local NI recovery", ln.LocalRecoveryQueue())
 	case "debug recovery --peer", "debug recovery -p":
-		return recoveryQueue("peer NI recovery", ln.PeerRecoveryQueue())
+		return recoveryQueue(ln.Tunables().Profile, "peer NI recovery", ln.PeerRecoveryQueue())
 	case "fault drop show":
 		return faultShow(ln, "drop")
 	case "fault delay show":
@@ -189,15 +189,22 @@ func peerList(ln *lnet.Node) map[string]any {
 	return map[string]any{"peer list": l}
 }
 
-// recoveryQueue is `lnetctl debug recovery --local|--peer` (show_recovery_queue): the queue's
-// NIDs in queue order as nid-0, nid-1, ... under name, and nothing at all for an empty queue.
-func recoveryQueue(name string, nids []lnet.NID) map[string]any {
+// recoveryQueue is `lnetctl debug recovery --local|--peer`: the queue's NIDs in queue
+// order as nid-0, nid-1, ... under name, and nothing at all for an empty queue. Up to 2.15
+// (ShowByIoctl) show_recovery_queue names the queue "local NI recovery" or "peer NI
+// recovery"; from 2.16 the kernel's Netlink dump (lnet_debug_recovery_show_dump, LU-9680
+// 9c8f9b80f9) names it "Local NI recovery" or "Peer NI recovery", and lnetctl stays silent
+// on its "No NIDs in recovery".
+func recoveryQueue(p lnet.Profile, name string, nids []lnet.NID) map[string]any {
 	if len(nids) == 0 {
 		return map[string]any{}
 	}
-	q := make(map[string]any, len(nids))
+	if !p.ShowByIoctl {
+		name = strings.ToUpper(name[:1]) + name[1:]
+	}
+	q := make(omap, 0, len(nids))
 	for i, nid := range nids {
-		q[fmt.Sprintf("nid-%d", i)] = nid.String()
+		q.add(fmt.Sprintf("nid-%d", i), nid.String())
 	}
 	return map[string]any{name: q}
 }
