@@ -287,7 +287,8 @@ type BuffersShow struct {
 
 // ShowRouting returns `lnetctl routing show`: a sequence of one {cpt[i]: pools} item per CPT
 // followed by {enable: 0|1}, and the buffers totals. A node whose pools were never allocated
-// prints no routing item (the kernel's buffer query finds nothing) and zero buffers.
+// has no routing item (the kernel's buffer query finds nothing) and zero buffers; lnetctl
+// then prints neither section (scenarios/runner routingShow, exportDoc).
 func (n *Node) ShowRouting() (routing []map[string]any, buffers BuffersShow) {
 	cpts := n.RouterPoolsCPT()
 	for c, pools := range cpts {
