@@ -33,10 +33,10 @@ func TestBenchCluster(t *testing.T) {
 	res := benchSmallJSON(t)
 	// Every hop of the writes and reads through the routers is counted, discovery's pings,
 	// pushes and their responses too; the figures are those of the deterministic run.
-	if res.Messages != 6699 || res.Events != 113623 || res.Checksum != "d4421d3b09f10bc4" {
-		t.Fatalf("messages %d events %d checksum %s; want 6699 113623 d4421d3b09f10bc4", res.Messages, res.Events, res.Checksum)
+	if res.Messages != 6729 || res.Events != 114231 || res.Checksum != "c5e60878b220c74d" {
+		t.Fatalf("messages %d events %d checksum %s; want 6729 114231 c5e60878b220c74d", res.Messages, res.Events, res.Checksum)
 	}
-	if res.EventsPerMessage != float64(113623)/6699 || res.SetupSeconds <= 0 || res.LoopSeconds <= 0 || res.PeakHeapMiB <= 0 {
+	if res.EventsPerMessage != float64(114231)/6729 || res.SetupSeconds <= 0 || res.LoopSeconds <= 0 || res.PeakHeapMiB <= 0 {
 		t.Fatalf("result %+v", res)
 	}
 }
@@ -45,8 +45,8 @@ func TestBenchCluster(t *testing.T) {
 // switch outputs (fabric.switch_arbitration), which changes what is simulated.
 func TestBenchClusterRoundRobin(t *testing.T) {
 	res := benchSmallJSON(t, "--arbitration", "round-robin")
-	if res.Arbitration != "round-robin" || res.Messages != 6734 || res.Events != 168792 || res.Checksum != "5e7c8ce718eda091" {
-		t.Fatalf("arbitration %s messages %d events %d checksum %s; want round-robin 6734 168792 5e7c8ce718eda091", res.Arbitration, res.Messages, res.Events, res.Checksum)
+	if res.Arbitration != "round-robin" || res.Messages != 6754 || res.Events != 170536 || res.Checksum != "ed6112a3c206375d" {
+		t.Fatalf("arbitration %s messages %d events %d checksum %s; want round-robin 6754 170536 ed6112a3c206375d", res.Arbitration, res.Messages, res.Events, res.Checksum)
 	}
 }
 

@@ -131,18 +131,33 @@ func (n *Node) discoverPeer(p *Peer) {
 }
 
 // discoveryStep is one pass of lnet_peer_discovery's state loop for a peer being discovered:
-// a buffer it pushed meanwhile is merged first (LNET_PEER_DATA_PRESENT comes first:
-// mergePushed), then it is pinged while its NIDs are not up to date (lnet_peer_needs_ping),
-// else this node's ping buffer is pushed to it while it needs one (lnet_peer_needs_push),
-// else it is discovered (lnet_peer_discovered).
+// a buffer it pushed, or its ping's reply, is merged first (LNET_PEER_DATA_PRESENT comes
+// first: mergePushed), then a failed ping or push is dealt with (lnet_peer_ping_failed,
+// lnet_peer_push_failed: failedStep), then it is pinged while its NIDs are not up to date
+// (lnet_peer_needs_ping), else this node's ping buffer is pushed to it while it needs one
+// (lnet_peer_needs_push), else it is discovered (lnet_peer_discovered), even while a ping
+// sent before a push's data was merged is still out (its reply is kept for the next
+// discovery). Deliberately, a peer whose ping is in flight is not pinged again: the kernel
+// sends a second ping when FORCE_PING or a truncated push asks for one meanwhile; the model
+// goes on from the first one's event.
 func (n *Node) discoveryStep(p *Peer) {
 	if q := n.mergePushed(p); q != nil || p.deleted {
 		n.afterMerge(p, q)
 		return
 	}
+	if n.failedStep(p) {
+		return
+	}
 	switch {
 	case !p.uptodate || p.forcePing:
-		n.sendDiscoveryPing(p)
+		if p.discPing == nil {
+			n.sendDiscoveryPing(p)
+		}
+	case p.forcePush && p.discPush != nil:
+		// FORCE_PUSH with a push in flight: lnet_peer_needs_push says no, so the kernel's
+		// peer is discovered, yet not up to date (lnet_peer_is_uptodate: FORCE_PUSH), and
+		// the messages its completion sends queue it again, round after round, until
+		// that push's event; the model waits for the event instead.
 	case n.needsPush(p):
 		n.sendPush(p)
 	default:
@@ -185,7 +200,7 @@ func (n *Node) sendPush(p *Peer) {
 		dst = p.primary
 	}
 	p.discSrc, p.discDst = AnyNID, AnyNID
-	p.forcePush = false
+	p.forcePush, p.checkerPush = false, false
 	md := n.allocMD(MDSpec{Length: n.pingTargetBytes(), Threshold: 2, Options: MD_TRACK_RESPONSE,
 		Handler: &n.sysH, User: sysDiscovery<<56 | uint64(p.primary)})
 	p.discPush, p.pushSeq = md, n.pingBuf.Seq
@@ -222,7 +237,7 @@ func (n *Node) DiscoverPeer(nid NID, force bool) {
 func (n *Node) pushEvent(p *Peer, b *PingBuffer, mlen int) {
 	p.uptodate = false
 	if !n.truncatedPing(p, b, mlen) && (p.data == nil || b.Seq > p.data.Seq) {
-		p.data = b
+		p.data, p.dataReply = b, false
 	}
 	n.queueDiscovery(p)
 }
@@ -243,7 +258,9 @@ func (n *Node) queueDiscovery(p *Peer) {
 // (lnet_peer_discovery): each one's received data is merged (lnet_peer_data_present: its
 // NIDs are up to date again, and a gateway's routes follow the buffer), then a peer not being
 // discovered is, from that state: it is discovered at once unless it needs a ping or this
-// node's push. A peer being discovered goes on from its ping's or push's event. A deleted
+// node's push. A peer being discovered whose buffer was merged takes its next step at once
+// (LNET_REDISCOVER_PEER: discoveryStep), with its ping or push still in flight; one that had
+// nothing to merge (a truncated push) goes on from its ping's or push's event. A deleted
 // peer's discovery completes (lnet_peer_deletion), and a peer the buffer was handed to goes
 // on from its new state (afterMerge).
 func (n *Node) runDiscoveryQueue() {
@@ -259,14 +276,40 @@ func (n *Node) runDiscoveryQueue() {
 			}
 			continue
 		}
+		merged := p.data != nil
 		q := n.mergePushed(p)
 		if p.deleted || q != nil {
 			n.afterMerge(p, q)
 			continue
 		}
+		if p.discovering && merged {
+			n.discoveryStep(p) // LNET_REDISCOVER_PEER: the next step at once, a ping in flight or not
+			continue
+		}
 		n.discoverPeer(p)
 	}
 	n.dcq = n.dcq[:0]
+}
+
+// failedStep models the PING_FAILED and PUSH_FAILED steps of lnet_peer_discovery
+// (lnet_peer_ping_failed, lnet_peer_push_failed): the failure is cleared, a failed ping makes
+// the next discovery ping (LNET_PEER_FORCE_PING), and a failure with an error ends the
+// discovery with it (discoveryDone), which it reports; without one (a truncated reply) the
+// discovery goes on.
+func (n *Node) failedStep(p *Peer) bool {
+	rc := 0
+	if p.pingFailed {
+		rc = p.pingErr
+		p.pingFailed, p.pingErr, p.forcePing = false, 0, true
+	} else if p.pushFailed {
+		rc = p.pushErr
+		p.pushFailed, p.pushErr = false, 0
+	}
+	if rc != 0 {
+		n.discoveryDone(p, rc)
+		return true
+	}
+	return false
 }
 
 // afterMerge goes on after p's buffer was merged (lnet_peer_discovery's loop after
@@ -297,18 +340,20 @@ func (n *Node) discoveryDisabled(p *Peer) bool {
 	return !n.tun.Discovery || !p.mr || p.noDiscovery
 }
 
-// mergePushed merges the buffer p pushed, if one waits (lnet_peer_data_present): its NIDs are
-// up to date again, and a gateway's routes follow the buffer.
+// mergePushed merges the buffer p pushed or its ping's reply, if one waits
+// (lnet_peer_data_present): its NIDs are up to date again, and a gateway's routes follow the
+// buffer (a ping reply's as lnet_peer_merge_data's lnet_router_discovery_ping_reply has them).
 func (n *Node) mergePushed(p *Peer) *Peer {
 	b := p.data
 	if b == nil {
 		return nil
 	}
-	p.data = nil
-	q := n.processPingBuffer(p, b, true)
+	push := !p.dataReply
+	p.data, p.dataReply = nil, false
+	q := n.processPingBuffer(p, b, push)
 	p.uptodate = true
 	if g := n.gatewayOf(p, q); g != nil && !n.tun.Profile.RouterCheckerPing {
-		n.gatewayBufferRoutes(g, b, true) // 2.12: only its router checker does
+		n.gatewayBufferRoutes(g, b, push) // 2.12: only its router checker does
 	}
 	return q
 }
@@ -327,12 +372,15 @@ func (n *Node) gatewayOf(p, q *Peer) *Peer {
 
 // handleDiscoveryEvent models lnet_discovery_event_handler. An event of the push in flight is
 // handlePushEvent's. A ping's REPLY records where it came to and from (the push goes back
-// that way), merges the peer's NIs (a gateway's routes follow the buffer as after a router
-// check: gatewayBufferRoutes) and goes on with discoveryStep, unless it was truncated:
-// then the ping counts as failed without an error (lnet_peer_ping_failed) and the peer is
-// pinged again at once with a buffer that fits (LNET_REDISCOVER_PEER); a failed SEND or an
-// UNLINK (the response tracker expired) fails discovery. The event is read before anything
-// else runs: finalizing the waiting messages reuses the node's event.
+// that way) and keeps its buffer for the discovery step to merge (lnet_discovery_event_reply:
+// LNET_PEER_DATA_PRESENT, replacing a pushed one), unless it was truncated: then the ping
+// counts as failed without an error and the peer will be pinged again with a buffer that
+// fits; a failed SEND or REPLY, or an UNLINK (the response tracker expired: -ETIMEDOUT),
+// fails the ping (PING_FAILED, its MD unlinked unless the event did: pingFailed). Then, as
+// for every event but a successful SEND, a peer that is not up to date (upToDate: being
+// discovered, or its last discovery failed, ...) is queued and stepped at once (requeue); one
+// that is keeps the reply or failure for its next discovery. The event is read before
+// anything else runs: finalizing the waiting messages reuses the node's event.
 func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 	lpni := n.findPeerNI(nid)
 	if lpni == nil {
@@ -343,54 +391,63 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 		n.handlePushEvent(p, ev)
 		return
 	}
-	if !p.discovering || p.discPing == nil || ev.MD != p.discPing.Handle() {
+	if p.discPing == nil || ev.MD != p.discPing.Handle() {
 		return // not this peer's ping: a deleted peer's, its NID another's now
 	}
 	switch {
 	case ev.Type == EventREPLY && ev.Status == 0:
 		p.discSrc, p.discDst = ev.Target, ev.Initiator
-		var q *Peer
-		if b, ok := ev.Data.(*PingBuffer); ok {
-			if n.truncatedPing(p, b, ev.MLength) {
-				n.pingFailed(p, ev.Unlinked)
-				n.sendDiscoveryPing(p)
-				return
-			}
+		b, ok := ev.Data.(*PingBuffer)
+		switch {
+		case ok && n.truncatedPing(p, b, ev.MLength):
+			n.pingFailed(p, ev.Unlinked, 0)
+		case ok:
 			p.discPing = nil
-			q = n.processPingBuffer(p, b, false)
-			if g := n.gatewayOf(p, q); g != nil && !n.tun.Profile.RouterCheckerPing {
-				n.gatewayBufferRoutes(g, b, false) // lnet_peer_merge_data's lnet_router_discovery_ping_reply
-			}
+			p.data, p.dataReply = b, true
+		default:
+			p.discPing = nil
+			p.uptodate = true
 		}
-		p.discPing = nil
-		p.uptodate = true
-		n.afterMerge(p, q)
 	case ev.Status != 0 || ev.Type == EventUNLINK:
 		rc := ev.Status
 		if rc == 0 {
 			rc = -ETIMEDOUT // the ping's MD was unlinked by its response tracker
 		}
-		n.pingFailed(p, ev.Unlinked)
-		n.discoveryDone(p, rc)
+		n.pingFailed(p, ev.Unlinked, rc)
+	default:
+		return // a successful SEND: only a failure asks for another look
 	}
+	n.requeue(p)
+}
+
+// requeue models the end of lnet_discovery_event_handler: a peer that is not up to date is
+// queued for discovery (lnet_peer_queue_for_discovery: DISCOVERING) and, the model's
+// discovery thread running in the caller, takes its next step at once.
+func (n *Node) requeue(p *Peer) {
+	if p.deleted || n.upToDate(p) {
+		return
+	}
+	p.discovering = true
+	n.discoveryStep(p)
 }
 
 // handlePushEvent models the push half of lnet_discovery_event_handler: the ACK records the
-// pushed buffer's sequence as the peer's lp_node_seqno (lnet_discovery_event_ack) and
-// discovery goes on (discoveryStep: done, or another push if this node's buffer changed
-// meanwhile); a failed SEND, a failed ACK or an UNLINK (the response tracker expired, status
-// -ETIMEDOUT) fails the push (lnet_peer_push_failed: its MD is unlinked) and with it the
-// discovery, whose waiting messages are finalized with the error; the peer's NIDs stay up to
-// date, so its next discovery pushes again without a ping. A push not sent by discovery (the
-// router checker's) only records the ACK.
+// pushed buffer's sequence as the peer's lp_node_seqno (lnet_discovery_event_ack); a failed
+// SEND, a failed ACK or an UNLINK (the response tracker expired, status -ETIMEDOUT) fails the
+// push (PUSH_FAILED, with its error; its MD is unlinked unless the event did, as
+// lnet_peer_push_failed does). Then a peer that is not up to date takes its next step
+// (requeue): a discovery goes on (done, or another push if this node's buffer changed
+// meanwhile), a failed push fails it, whose waiting messages are finalized with the error
+// (the peer's NIDs stay up to date, so its next discovery pushes again without a ping), and a
+// peer whose last discovery failed is discovered again. Deliberately, a failed push of the
+// router checker's (sent on its ping's reply) to a peer not being discovered is only
+// forgotten: the model's router check has ended already (Router checker: Deliberate
+// differences).
 func (n *Node) handlePushEvent(p *Peer, ev *Event) {
 	switch {
 	case ev.Type == EventACK && ev.Status == 0:
 		p.discPush = nil
 		p.nodeSeq = p.pushSeq
-		if p.discovering && p.discPing == nil {
-			n.discoveryStep(p)
-		}
 	case ev.Status != 0 || ev.Type == EventUNLINK || ev.Type == EventACK:
 		rc := ev.Status
 		if rc == 0 {
@@ -401,18 +458,24 @@ func (n *Node) handlePushEvent(p *Peer, ev *Event) {
 		if !ev.Unlinked {
 			n.mdUnlink(md, 0)
 		}
-		if p.discovering {
-			n.discoveryDone(p, rc)
+		if p.checkerPush && !p.discovering {
+			return
 		}
+		p.pushFailed, p.pushErr = true, rc
+	default:
+		return // a successful SEND
 	}
+	n.requeue(p)
 }
 
-// pingFailed models lnet_peer_ping_failed: forget the discovery ping's MD and unlink it unless
-// the failing event already did, so its response tracker cannot expire later; the peer's
-// next discovery pings (LNET_PEER_FORCE_PING, cleared when that ping is sent).
-func (n *Node) pingFailed(p *Peer, unlinked bool) {
+// pingFailed records a failed discovery ping (LNET_PEER_PING_FAILED with lp_ping_error rc, 0
+// for a truncated reply) and forgets its MD, unlinked unless the failing event already did,
+// so its response tracker cannot expire later; the next discovery step deals with it
+// (failedStep).
+func (n *Node) pingFailed(p *Peer, unlinked bool, rc int) {
 	md := p.discPing
-	p.discPing, p.forcePing = nil, true
+	p.discPing = nil
+	p.pingFailed, p.pingErr = true, rc
 	if !unlinked {
 		n.mdUnlink(md, 0)
 	}
@@ -427,7 +490,6 @@ func (n *Node) pingFailed(p *Peer, unlinked bool) {
 // peer that took its NIDs, whose own discovery completes it.
 func (n *Node) discoveryDone(p *Peer, rc int) {
 	p.discovering = false
-	p.discPing = nil
 	if rc == 0 { // lnet_peer_discovered
 		p.discovered, p.rediscover = true, false
 	} else { // lnet_peer_discovery_complete with an error

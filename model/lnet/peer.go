@@ -59,19 +59,26 @@ type Peer struct {
 	// Discovery (lnet_peer_discovery's per-peer state; see discovery.go).
 	discPing  *MD         // the discovery ping in flight (LNET_PEER_PING_SENT)
 	discPush  *MD         // the discovery push in flight (LNET_PEER_PUSH_SENT)
-	data      *PingBuffer // a received push not merged yet (lp_data, LNET_PEER_DATA_PRESENT)
-	nodeSeq   uint32      // lp_node_seqno: the sequence of this node's ping buffer the peer ACKed
-	pushSeq   uint32      // the sequence of the buffer the push in flight carries
-	discSrc   NID         // lp_disc_src_nid: the local NI the last ping reply came to
-	discDst   NID         // lp_disc_dst_nid: the peer NI it came from
-	uptodate  bool        // LNET_PEER_NIDS_UPTODATE: the peer's NIDs were merged from its buffer
-	forcePush bool        // LNET_PEER_FORCE_PUSH
-	dcQueued  bool        // on the node's discovery queue (lp_dc_list)
-	dataBytes int         // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
-	lockSeq   uint64      // lp_prim_lock_ts as an order: when its primary NID was locked
-	mergePrim NID         // lp_merge_primary_nid: the primary NID to take at its next merge (AddPeerNIDs)
-	pending   msgQueue    // messages waiting for discovery (LNET_DC_WAIT)
-	rtrq      msgQueue    // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
+	data      *PingBuffer // a received push or ping reply not merged yet (lp_data, LNET_PEER_DATA_PRESENT)
+	dataReply bool        // data came in a ping reply (lnet_discovery_event_reply), not a push
+	// pingFailed and pushFailed are LNET_PEER_PING_FAILED and PUSH_FAILED: the ping's or
+	// push's failure (lp_ping_error, lp_push_error: pingErr, pushErr) waits for the next
+	// discovery step, which a peer not up to date takes at once.
+	pingFailed, pushFailed bool
+	pingErr, pushErr       int
+	checkerPush            bool     // the push in flight is the router checker's (sendRouterPing's reply)
+	nodeSeq                uint32   // lp_node_seqno: the sequence of this node's ping buffer the peer ACKed
+	pushSeq                uint32   // the sequence of the buffer the push in flight carries
+	discSrc                NID      // lp_disc_src_nid: the local NI the last ping reply came to
+	discDst                NID      // lp_disc_dst_nid: the peer NI it came from
+	uptodate               bool     // LNET_PEER_NIDS_UPTODATE: the peer's NIDs were merged from its buffer
+	forcePush              bool     // LNET_PEER_FORCE_PUSH
+	dcQueued               bool     // on the node's discovery queue (lp_dc_list)
+	dataBytes              int      // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
+	lockSeq                uint64   // lp_prim_lock_ts as an order: when its primary NID was locked
+	mergePrim              NID      // lp_merge_primary_nid: the primary NID to take at its next merge (AddPeerNIDs)
+	pending                msgQueue // messages waiting for discovery (LNET_DC_WAIT)
+	rtrq                   msgQueue // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
 }
 
 // Primary returns the peer's primary NID.
@@ -449,6 +456,8 @@ const (
 	peerStateNIDsUptodate  = 1 << 8
 	peerStatePingSent      = 1 << 9
 	peerStatePushSent      = 1 << 10
+	peerStatePingFailed    = 1 << 11
+	peerStatePushFailed    = 1 << 12
 	peerStateForcePing     = 1 << 13
 	peerStateForcePush     = 1 << 14
 	peerStateRtrDiscovery  = 1 << 16
@@ -459,9 +468,8 @@ const (
 )
 
 // state is the peer's lp_state as `lnetctl peer show -v 3` prints it (`peer state`), from the
-// flags the model keeps. Deliberately 0: LNET_PEER_PING_FAILED and PUSH_FAILED (the model goes
-// on at once from a failure instead of flagging it for the discovery thread),
-// RTR_NI_FORCE_DEL and MARK_DELETION (no state the model keeps matches them).
+// flags the model keeps. Deliberately 0: RTR_NI_FORCE_DEL and MARK_DELETION (no state the
+// model keeps matches them).
 func (p *Peer) state() uint32 {
 	var s uint32
 	for _, b := range []struct {
@@ -473,6 +481,7 @@ func (p *Peer) state() uint32 {
 		{p.discovered, peerStateDiscovered}, {p.discovering, peerStateDiscovering},
 		{p.data != nil, peerStateDataPresent}, {p.uptodate, peerStateNIDsUptodate},
 		{p.discPing != nil, peerStatePingSent}, {p.discPush != nil, peerStatePushSent},
+		{p.pingFailed, peerStatePingFailed}, {p.pushFailed, peerStatePushFailed},
 		{p.rediscover, peerStateRediscover}, {p.forcePing, peerStateForcePing}, {p.forcePush, peerStateForcePush}, {p.gw != nil && p.gw.ping != nil, peerStateRtrDiscovery},
 		{p.rtrDiscovered, peerStateRtrDiscovered},
 		{p.lockPrim, peerStateLockPrimary}, {p.deleted, peerStateMarkDeleted}, {p.badConfig, peerStateBadConfig},

@@ -322,6 +322,7 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 			p.discSrc, p.discDst = ev.Target, ev.Initiator
 			if p.discPush == nil {
 				n.sendPush(p)
+				p.checkerPush = true
 			}
 		}
 	}

@@ -112,6 +112,12 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-207", []string{"lnet.retry_count=0"}, []string{"remote_dropped - resent retry_count (2) times", "remote_dropped - one failed resend", "remote_dropped - peer NI server:0 health 800", "remote_dropped - peer NI server:1 health 900"}},
 		// Without the discovery beforehand the peer is not known multi-rail.
 		{"sanity-lnet-209", []string{"faults[1].at=2s"}, []string{"MR setup discovery", "MR peer NI charged"}},
+		// The server's discovery after the held ping failed: no push is merged while the
+		// ping is out, so none goes out beside it.
+		{"sanity-lnet-212", []string{"faults[9].at=8s"}, []string{"the client merges the server's push with its ping out and pushes at once"}},
+		// The delay rules deleted at 9.5 s (one deletion takes both: the same source and
+		// destination, as lnet_delay_rule_del matches them), the push held past 9 s: no ACK has queued the peer for discovery again by then.
+		{"sanity-lnet-212", []string{"faults[10].at=9500ms", "faults[11].at=9500ms"}, []string{"the push's ACK queues the peer again, whose discovery pings and completes"}},
 		// The capped interval on the other node: b's pings go 1, 3, 7, 15 s.
 		{"sanity-lnet-210", []string{"faults[8].node=a"}, []string{"b - ping_count 4 after the fourth ping (11 s, intervals capped at 4 s)"}},
 		// Without recovery_limit the peer NI never ages out.
