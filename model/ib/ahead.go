@@ -45,7 +45,7 @@ type aheadRec struct {
 	tailIn     sim.Time // its tail time on its input lane
 	freeBefore sim.Time // the output's free time ...
 	remBefore  int64    // ... and serialisation remainder before it
-	ev         sim.EventID
+	ev         sim.EventID // its far-port arrival (zero: listed as a quiet arrival)
 }
 
 // aheadList is a switch output's chunks sent ahead, in sending order (so in order of
