@@ -37,14 +37,14 @@ import (
 // aheadRec is a chunk sent ahead on a switch output, with what takeBack needs to undo it.
 type aheadRec struct {
 	c          int32
-	viaCut     bool     // sent by cutThrough before its head reached the switch (its input counted it then)
-	seq        uint64   // order of sends ahead and cutThroughs (Fabric.sendSeq)
-	at         sim.Time // when its head reaches the switch
-	start      sim.Time // when the output starts sending it
-	given      sim.Time // when its input-buffer credit is given back (its finish)
-	tailIn     sim.Time // its tail time on its input lane
-	freeBefore sim.Time // the output's free time ...
-	remBefore  int64    // ... and serialisation remainder before it
+	viaCut     bool        // sent by cutThrough before its head reached the switch (its input counted it then)
+	seq        uint64      // order of sends ahead and cutThroughs (Fabric.sendSeq)
+	at         sim.Time    // when its head reaches the switch
+	start      sim.Time    // when the output starts sending it
+	given      sim.Time    // when its input-buffer credit is given back (its finish)
+	tailIn     sim.Time    // its tail time on its input lane
+	freeBefore sim.Time    // the output's free time ...
+	remBefore  int64       // ... and serialisation remainder before it
 	ev         sim.EventID // its far-port arrival (zero: listed as a quiet arrival)
 }
 
