@@ -84,8 +84,9 @@ func parseExprList(s string, max uint32) (exprList, error) {
 
 // UDSPDescr is a UDSP NID descriptor (struct lnet_ud_nid_descr), parsed from the ip2nets-like
 // syntax lnetctl accepts (cfs_parse_nid_parts): a net ("o2ib", "o2ib1", "o2ib[1-3]") or an
-// address range on a net ("10.1.0.[2-5]@o2ib1", "10.1.*.*@o2ib1", "*@o2ib1"). The zero
-// value is an absent descriptor.
+// address range on a net ("10.1.0.[2-5]@o2ib1", "10.1.*.*@o2ib1", "*.*.*.*@o2ib1"; an IP
+// address has four parts, so lnetctl refuses "*@o2ib1", while "*@lo" is a number range).
+// The zero value is an absent descriptor.
 type UDSPDescr struct {
 	text    string
 	lnd     LNDType
@@ -127,9 +128,7 @@ func ParseUDSPDescr(s string) (UDSPDescr, error) {
 	}
 	ipv4 := d.lnd.IPAddressed()
 	switch {
-	case addrPart == "*" && ipv4:
-		d.addr = []exprList{{{0, 255, 1}}, {{0, 255, 1}}, {{0, 255, 1}}, {{0, 255, 1}}}
-	case ipv4:
+	case ipv4: // cfs_ip_addr_parse: four parts, so "*@o2ib" is refused ("*.*.*.*@o2ib" is not)
 		parts := strings.Split(addrPart, ".")
 		if len(parts) != 4 {
 			return UDSPDescr{}, fmt.Errorf("%q: address is not four dot-separated parts", s)
@@ -153,6 +152,68 @@ func ParseUDSPDescr(s string) (UDSPDescr, error) {
 
 // String returns the descriptor as written.
 func (d UDSPDescr) String() string { return d.text }
+
+// Shown returns the descriptor as lnetctl's udsp show prints it, rebuilt from the kernel's
+// copy (lustre_lnet_nid_descr2str): the address expressions (cfs_expr2str), "@" if there
+// are any, the net type's name, then the net number expressions; "" for an absent one.
+// The rebuild is not always the text given: "o2ib01" shows as "o2ib1", "*@o2ib" as
+// "[0-255].[0-255].[0-255].[0-255]@o2ib", and an expression listing single values, such
+// as "o2ib[0,2]", as lnetctl joins them ("o2ib0.2").
+func (d UDSPDescr) Shown() string {
+	if !d.present() {
+		return ""
+	}
+	var b strings.Builder
+	exprsToString(&b, d.addr)
+	if b.Len() > 0 {
+		b.WriteByte('@')
+	}
+	b.WriteString(d.lnd.String())
+	if len(d.netNums) > 0 {
+		exprsToString(&b, []exprList{d.netNums})
+	}
+	return b.String()
+}
+
+// exprsToString appends lists as cfs_expr2str writes them: each single value followed by
+// ".", a range as "[lo-hi," (or "lo-hi," after the first of its list, "/stride" when above
+// 1), a list that held a range closed with "]." over its last ",", and the final "." dropped.
+func exprsToString(b *strings.Builder, lists []exprList) {
+	if len(lists) == 0 {
+		return
+	}
+	start := b.Len()
+	for _, l := range lists {
+		bracket := false
+		for i, r := range l {
+			switch {
+			case r.lo == r.hi:
+				fmt.Fprintf(b, "%d.", r.lo)
+			default:
+				if i == 0 {
+					b.WriteByte('[')
+				}
+				fmt.Fprintf(b, "%d-%d", r.lo, r.hi)
+				if r.stride > 1 {
+					fmt.Fprintf(b, "/%d", r.stride)
+				}
+				b.WriteByte(',')
+				bracket = true
+			}
+		}
+		if bracket { // the last character becomes "]" and a "." follows
+			str := b.String()
+			b.Reset()
+			b.WriteString(str[:len(str)-1])
+			b.WriteString("].")
+		}
+	}
+	if b.Len() > start {
+		str := b.String()
+		b.Reset()
+		b.WriteString(str[:len(str)-1])
+	}
+}
 
 // present is lnet_udsp_criteria_present.
 func (d UDSPDescr) present() bool { return d.text != "" }
@@ -317,7 +378,7 @@ type UDSPShow struct {
 func (n *Node) UDSPs() []UDSPShow {
 	out := make([]UDSPShow, 0, len(n.udsps))
 	for i, u := range n.udsps {
-		s := UDSPShow{Idx: i, Src: u.src.text, Dst: u.dst.text, Rte: u.rte.text}
+		s := UDSPShow{Idx: i, Src: u.src.Shown(), Dst: u.dst.Shown(), Rte: u.rte.Shown()}
 		if u.action == udspActionPriority {
 			s.Action = map[string]int{"priority": int(u.priority)}
 		}

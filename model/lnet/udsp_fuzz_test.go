@@ -14,7 +14,7 @@ import (
 // scenario schema's udsp sections carry them), with a few near misses.
 var udspDescrSeeds = []string{
 	"o2ib", "o2ib0", "o2ib1", "o2ib[1-3]", "o2ib[1-3/2]", "o2ib[0,2,4-8/2]", "tcp1", "lo", "gni", "kfi2",
-	"10.1.0.2@o2ib1", "10.1.0.[2-5]@o2ib1", "10.1.0.[1,3,7-9]@o2ib1", "10.1.*.*@o2ib1", "*@o2ib1",
+	"10.1.0.2@o2ib1", "10.1.0.[2-5]@o2ib1", "10.1.0.[1,3,7-9]@o2ib1", "10.1.*.*@o2ib1", "*@o2ib1", "*.*.*.*@o2ib1",
 	"*@o2ib[1-2]", "[0-4]@lo", "*@lo", "0@lo", "192.168.[0-255/4].[1-254]@tcp", "10.0.0.1@o2ib",
 	" o2ib1 ", "", "ib1", "o2ib[3-1]", "10.1.0@o2ib1", "10.1.0.[1-300]@o2ib1", "10.1.0.x@o2ib1",
 	"o2ib[1-", "10.1.0.[1-3/0]@o2ib", "[]@lo", "[,]@lo", "[1-2-3]@lo", "1@2@o2ib", "o2ib65536",
@@ -258,7 +258,7 @@ func FuzzUDSPRules(f *testing.F) {
 	f.Add("", "10.1.0.[2-5]@o2ib1", "", int64(2), "o2ib", "10.0.0.2@o2ib", "", int64(-1), uint8(1))
 	f.Add("o2ib", "", "10.0.0.3@o2ib", int64(-1), "", "", "", int64(-1), uint8(3))
 	f.Add("", "o2ib1", "10.0.0.3@o2ib", int64(0), "o2ib[0-1]", "", "", int64(4294967294), uint8(9))
-	f.Add("*@o2ib", "*@o2ib", "", int64(-1), "", "*@o2ib", "*@o2ib", int64(-1), uint8(2))
+	f.Add("*.*.*.*@o2ib", "*.*.*.*@o2ib", "", int64(-1), "", "*.*.*.*@o2ib", "*.*.*.*@o2ib", int64(-1), uint8(2))
 	f.Fuzz(func(t *testing.T, src1, dst1, rte1 string, prio1 int64, src2, dst2, rte2 string, prio2 int64, ops uint8) {
 		k := sim.New(1)
 		lnd := NewIdealLND(k, sim.Microsecond)

@@ -29,8 +29,8 @@ func TestUDSPDescrMatch(t *testing.T) {
 		{"10.1.0.[2-5]@o2ib1", "10.1.0.6@o2ib1", false, true, false},
 		{"10.1.0.[1,3,7-9]@o2ib1", "10.1.0.8@o2ib1", true, true, false},
 		{"10.1.*.*@o2ib1", "10.1.7.9@o2ib1", true, true, false},
-		{"*@o2ib1", "10.9.9.9@o2ib1", true, true, false},
-		{"*@o2ib1", "10.9.9.9@o2ib2", false, false, false},
+		{"*.*.*.*@o2ib1", "10.9.9.9@o2ib1", true, true, false},
+		{"*.*.*.*@o2ib1", "10.9.9.9@o2ib2", false, false, false},
 		{"[0-4]@lo", "3@lo", true, true, false},
 	} {
 		d, err := ParseUDSPDescr(c.descr)
