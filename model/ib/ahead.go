@@ -36,16 +36,9 @@ import (
 
 // aheadRec is a chunk sent ahead on a switch output, with what takeBack needs to undo it.
 type aheadRec struct {
-	c          int32
-	viaCut     bool        // sent by cutThrough before its head reached the switch (its input counted it then)
-	seq        uint64      // order of sends ahead and cutThroughs (Fabric.sendSeq)
-	at         sim.Time    // when its head reaches the switch
-	start      sim.Time    // when the output starts sending it
-	given      sim.Time    // when its input-buffer credit is given back (its finish)
-	tailIn     sim.Time    // its tail time on its input lane
-	freeBefore sim.Time    // the output's free time ...
-	remBefore  int64       // ... and serialisation remainder before it
-	ev         sim.EventID // its far-port arrival (zero: listed as a quiet arrival)
+	sentRec
+	viaCut bool     // sent by cutThrough before its head reached the switch (its input counted it then)
+	start  sim.Time // when the output starts sending it
 }
 
 // aheadList is a switch output's chunks sent ahead, in sending order (so in order of
@@ -77,7 +70,7 @@ func (f *Fabric) canSendAhead(ol, il *lane, ch *chunk, at sim.Time) bool {
 func (f *Fabric) sendAhead(li, c int32, at sim.Time, viaCut bool) {
 	ol := &f.lanes[li]
 	f.sendSeq++
-	r := aheadRec{c: c, viaCut: viaCut, seq: f.sendSeq, at: at, tailIn: f.chunks[c].tail, freeBefore: ol.freeAt, remBefore: ol.rem}
+	r := aheadRec{sentRec: sentRec{c: c, seq: f.sendSeq, at: at, tailIn: f.chunks[c].tail, freeBefore: ol.freeAt, remBefore: ol.rem}, viaCut: viaCut}
 	r.start = max(at, ol.freeAt)
 	f.send(li, c, r.start)
 	r.given, r.ev = ol.freeAt, f.arriveEv
@@ -208,21 +201,11 @@ func (f *Fabric) aheadTakeBack(items []undoItem) []undoItem {
 }
 
 // unsendAhead undoes the transmission of chunk sent ahead r on switch output li (newest
-// first): the output's free time and remainder, its counters, the credit return and the
-// far-port arrival. The chunk is left as it was on its input lane.
+// first; unsend), and the reception its input counted early if cutThrough sent it before
+// its head reached the switch. The chunk is left as it was on its input lane.
 func (f *Fabric) unsendAhead(li int32, r *aheadRec) {
-	ol := &f.lanes[li]
 	ch := &f.chunks[r.c]
-	if r.ev == (sim.EventID{}) {
-		f.quietRemoveLast(ol, r.c)
-	} else {
-		f.k.Cancel(r.ev)
-	}
-	ol.rem, ol.freeAt = r.remBefore, r.freeBefore
-	ol.tx.data -= uint64(ch.wire) / 4
-	ol.tx.pkts -= uint64(ch.npkt)
-	f.dropRet(ch.inLane, r.given, int64(ch.wire))
-	ch.lane, ch.epoch, ch.tail = ch.inLane, ch.inEpoch, r.tailIn
+	f.unsend(li, ch.inLane, &r.sentRec, r.start)
 	if r.viaCut && r.at >= f.k.Now() { // not at the switch yet: its input has not counted it
 		rcv := &f.lanes[ch.inLane].rx
 		rcv.data -= uint64(ch.wire) / 4

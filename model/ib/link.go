@@ -578,16 +578,45 @@ var noQuiet bool
 // fastRec is a chunk that cutThrough sent on through a switch before its head reached the
 // switch, with what settle needs to take that back.
 type fastRec struct {
-	c, in, out int32
+	sentRec
+	in, out    int32
 	queued     bool     // queued on the output ahead of its arrival (see cutThrough), not sent on
-	seq        uint64   // order of cutThroughs and sends ahead (Fabric.sendSeq)
-	at         sim.Time // when the head reaches the switch
-	tailIn     sim.Time // the chunk's tail time on its input lane
-	given      sim.Time // when the input-buffer credit is given back (the out lane's finish)
-	remBefore  int64    // the out lane's serialisation remainder ...
-	freeBefore sim.Time // ... free time ...
-	lastBefore laneFlow // ... and last flow before the chunk (adaptive granularity only)
-	ev         sim.EventID
+	lastBefore laneFlow // the out lane's last flow before the chunk (adaptive granularity only)
+}
+
+// sentRec is what undoing a send on a switch output made before it happened needs (the
+// records of cutThrough, fastRec, and of sendAhead, aheadRec).
+type sentRec struct {
+	c          int32
+	seq        uint64      // order of cutThroughs and sends ahead (Fabric.sendSeq)
+	at         sim.Time    // when the chunk's head reaches the switch
+	tailIn     sim.Time    // the chunk's tail time on its input lane
+	given      sim.Time    // when its input-buffer credit is given back (the output's finish)
+	freeBefore sim.Time    // the output's free time ...
+	remBefore  int64       // ... and serialisation remainder before the chunk
+	ev         sim.EventID // its far-port arrival (zero: listed as a quiet arrival)
+}
+
+// unsend undoes, newest first, the transmission of r's chunk on switch output out from
+// start: its far-port arrival, the output's free time and remainder, its send counters and
+// the credit return to input lane in. The chunk is left as it was on in.
+func (f *Fabric) unsend(out, in int32, r *sentRec, start sim.Time) {
+	ch := &f.chunks[r.c]
+	ol := &f.lanes[out]
+	if r.ev == (sim.EventID{}) { // a quiet chunk: the last sent on its output lane
+		f.quietRemoveLast(ol, r.c)
+	} else {
+		f.k.Cancel(r.ev)
+	}
+	ol.rem, ol.freeAt = r.remBefore, r.freeBefore
+	ol.tx.data -= uint64(ch.wire) / 4
+	ol.tx.pkts -= uint64(ch.npkt)
+	if ch.span > 1 {
+		f.coarseReturns(in, r.c, start, r.given, 0, false)
+	} else {
+		f.dropRet(in, r.given, int64(ch.wire))
+	}
+	ch.lane, ch.epoch, ch.tail = in, ch.inEpoch, r.tailIn
 }
 
 // cutThrough handles, at the moment chunk c leaves an HCA port on lane li, its arrival at
@@ -759,31 +788,17 @@ func (f *Fabric) takeBack() {
 // switch input's reception is taken back; the chunk is left as it was on its input lane.
 func (f *Fabric) unsendFast(r *fastRec) {
 	ch := &f.chunks[r.c]
-	ol := &f.lanes[r.out]
 	rcv := &f.lanes[r.in].rx
 	rcv.data -= uint64(ch.wire) / 4
 	rcv.pkts -= uint64(ch.npkt)
 	if r.queued { // out of the output's queue, where nothing has moved it yet
-		f.unlink(&ol.q, r.c)
+		f.unlink(&f.lanes[r.out].q, r.c)
 		return
 	}
-	if r.ev == (sim.EventID{}) { // a quiet chunk: the last sent on its output lane
-		f.quietRemoveLast(&f.lanes[r.out], r.c)
-	} else {
-		f.k.Cancel(r.ev)
-	}
-	ol.rem, ol.freeAt = r.remBefore, r.freeBefore
+	f.unsend(r.out, r.in, &r.sentRec, r.at)
 	if f.cfg.Granularity == GranularityAdaptive {
-		ol.last = r.lastBefore
+		f.lanes[r.out].last = r.lastBefore
 	}
-	ol.tx.data -= uint64(ch.wire) / 4
-	ol.tx.pkts -= uint64(ch.npkt)
-	if ch.span > 1 {
-		f.coarseReturns(r.in, r.c, r.at, r.given, 0, false)
-	} else {
-		f.dropRet(r.in, r.given, int64(ch.wire))
-	}
-	ch.lane, ch.epoch, ch.tail = r.in, ch.inEpoch, r.tailIn
 }
 
 // txDone frees lane li, returns the input-buffer credit its chunk held upstream and starts
