@@ -9,12 +9,15 @@ import (
 	"github.com/lnetsim/lnetsim/scenarios/ippattern"
 )
 
-// nodeInterface is one interface of a node as an ip2nets rule sees it (getifaddrs): its name
-// and address. The model's interfaces have no address of their own: each takes the address
-// of the NID its first NI has, the NIs of several nets on one interface sharing it.
+// nodeInterface is one interface of a node as an ip2nets rule sees it (getifaddrs): its name,
+// its IPv4 address and its IPv6 addresses. The model's interfaces have no IPv4 address of
+// their own: each takes the address of the NID its first NI has, the NIs of several nets on
+// one interface sharing it; their IPv6 addresses are the node's `interfaces` (none unless
+// written: not even the link-local one Linux gives each interface).
 type nodeInterface struct {
 	name string
 	addr netip.Addr
+	v6   []netip.Addr
 }
 
 // nodeInterfaces lists m's interfaces in the order of their first NI.
@@ -26,7 +29,15 @@ func nodeInterfaces(m *Member) []nodeInterface {
 			continue
 		}
 		seen[ni.Interface] = true
-		out = append(out, nodeInterface{ni.Interface, ni.NID.Addr})
+		x := nodeInterface{name: ni.Interface, addr: ni.NID.Addr}
+		for _, mi := range m.Interfaces {
+			if mi.Name == ni.Interface {
+				for _, p := range mi.IPv6 {
+					x.v6 = append(x.v6, p.Addr())
+				}
+			}
+		}
+		out = append(out, x)
 	}
 	return out
 }
@@ -210,9 +221,27 @@ func matches(pats []ippattern.Pattern, a netip.Addr) bool {
 	return false
 }
 
+// matchesAny reports whether one of interface x's addresses, IPv4 or IPv6, matches one of
+// the patterns (ip_addr_in_range over each of its getifaddrs entries).
+func matchesAny(pats []ippattern.Pattern, x nodeInterface) bool {
+	if matches(pats, x.addr) {
+		return true
+	}
+	for _, a := range x.v6 {
+		if matches(pats, a) {
+			return true
+		}
+	}
+	return false
+}
+
 // matchIP2Nets is lustre_lnet_match_ip_to_intf from 2.17: the interfaces the rule configures,
-// false when it does not match (an interface it names is missing or matches no pattern, or
-// nothing matches).
+// false when it does not match (an interface it names is missing or has no address a
+// pattern matches, or nothing matches). Without named interfaces it walks getifaddrs' list,
+// where the IPv4 addresses of every interface come before the IPv6 ones (the kernel's
+// address dump, family by family): an interface is listed once per address of its that
+// matches, so an interface with an IPv4 and an IPv6 address that match is listed twice, and
+// its second NI is the kernel's to refuse (EEXIST).
 func matchIP2Nets(rule ip2netsRule, ifaces []nodeInterface) ([]intfAt, bool) {
 	switch {
 	case len(rule.ifs) == 0 && len(rule.patterns) == 0:
@@ -227,11 +256,18 @@ func matchIP2Nets(rule ip2netsRule, ifaces []nodeInterface) ([]intfAt, bool) {
 				out = append(out, intfAt{name: x.name})
 			}
 		}
+		for _, x := range ifaces {
+			for _, a := range x.v6 {
+				if matches(rule.patterns, a) {
+					out = append(out, intfAt{name: x.name})
+				}
+			}
+		}
 		return out, len(out) > 0
 	}
 	for _, in := range rule.ifs {
 		i := slicesIndexIface(ifaces, in.name)
-		if i < 0 || len(rule.patterns) > 0 && !matches(rule.patterns, ifaces[i].addr) {
+		if i < 0 || len(rule.patterns) > 0 && !matchesAny(rule.patterns, ifaces[i]) {
 			return nil, false
 		}
 	}
@@ -240,7 +276,8 @@ func matchIP2Nets(rule ip2netsRule, ifaces []nodeInterface) ([]intfAt, bool) {
 
 // matchIP2NetsIoctl is lustre_lnet_match_ip_to_intf up to 2.15: the interfaces named that
 // exist and match (all, without patterns); with patterns only, each interface once per
-// pattern it matches; with neither, the first interface.
+// pattern it matches; with neither, the first interface. Only IPv4 addresses are matched
+// (its walk skips the other families; its patterns are IPv4 only).
 func matchIP2NetsIoctl(rule ip2netsRule, ifaces []nodeInterface) []intfAt {
 	var out []intfAt
 	switch {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,15 @@ type Member struct {
 	// UDSP are the node's selection policies in the order they are added, node references
 	// resolved to NIDs.
 	UDSP []ResolvedUDSP `json:"udsp,omitempty"`
+	// Interfaces are the node's interfaces that have IPv6 addresses, in the order written.
+	Interfaces []MemberInterface `json:"interfaces,omitempty"`
+}
+
+// MemberInterface is an interface of a member with the IPv6 addresses it has (with their
+// prefix lengths), this member's when its group counts them up.
+type MemberInterface struct {
+	Name string         `json:"name"`
+	IPv6 []netip.Prefix `json:"ipv6"`
 }
 
 // ResolvedUDSP is one policy of a member: descriptors as lnetctl takes them, Priority -1 when

@@ -14,6 +14,7 @@ var referenceSection = map[string]string{
 	"Fabric":        "fabric",
 	"NodeGroup":     "nodes.NAME",
 	"NISpec":        "nodes.NAME",
+	"InterfaceSpec": "nodes.NAME",
 	"ModuleParams":  "nodes.NAME",
 	"NetTunables":   "lnet",
 	"O2IBParams":    "o2ib.NET",

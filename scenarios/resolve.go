@@ -60,6 +60,7 @@ func (r *resolver) run() {
 	}
 	r.fabric()
 	r.members()
+	r.interfaceAddrs()
 	r.fabricFits()
 	r.releases()
 	r.netTables()

@@ -118,12 +118,25 @@ type NodeGroup struct {
 	// configure --all): they give the node's NIs, routes and forwarding, read as the
 	// kernel reads them (scenarios/modparam), in place of nis.
 	Module *ModuleParams `yaml:"module" json:"-"`
+	// Interfaces gives interfaces of the node's NIs what the NIs do not: each key an
+	// interface an NI is on (ib0, eth1), its value that interface's IPv6 addresses, which
+	// lnetctl's ip2nets rules match (from 2.17). The members of a group count their
+	// addresses up by their index, as their NIDs.
+	Interfaces map[string]*InterfaceSpec `yaml:"interfaces" json:"interfaces,omitempty"`
 	// Global holds the lnet global tunables in force on this node: lnet's, with the
 	// lnetctl global section applied. Filled in by Load.
 	Global *Globals `yaml:"-" json:"global,omitempty"`
 }
 
 func (g *NodeGroup) setDefaults() { g.Count = 1 }
+
+// InterfaceSpec is what an interface of a node has beside the IPv4 address its NIs' NIDs
+// give it.
+type InterfaceSpec struct {
+	// IPv6 are the interface's IPv6 addresses, each an address with an optional prefix
+	// length as `ip -6 addr add` takes it (2001:db8::5/64; without one /128).
+	IPv6 []string `yaml:"ipv6" json:"ipv6,omitempty"`
+}
 
 // ModuleParams are the lnet module's string options a node's LNet starts from.
 type ModuleParams struct {
