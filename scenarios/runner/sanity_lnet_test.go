@@ -274,6 +274,17 @@ func TestSanityLnetCanFail(t *testing.T) {
 		{"sanity-lnet-155", []string{"faults[0].yaml={ip2nets: [{net-spec: o2ib155, interfaces: {0: ib0}, ip-range: {0: 10.0.0.1}}]}"}, []string{"the import fails", "and adds no NI"}},
 		{"sanity-lnet-156", []string{`faults[0].yaml={ip2nets: [{net-spec: o2ib156, interfaces: {0: ib0}, ip-range: {0: "10.0.0.[7,9,11,13]"}}]}`}, []string{"the list imports", "and adds the NI on ib0"}},
 		{"sanity-lnet-162", []string{"faults[0].yaml={ip2nets: [{net-spec: o2ib162, interfaces: {0: ib0}, ip-range: {0: 10.0.0.1}}]}"}, []string{"the import fails", "and adds no NI"}},
+		// IPv6 (tests 158-162): an address or prefix the interface does not have, where the
+		// test's matches (in 160 the fake interface's; in 161 a /32 and a /8 whose bits
+		// differ from the address's); one that ib0 has where 162's must not match; in 160 the
+		// one-interface rule first, which configures the net and masks the two-interface rule.
+		{"sanity-lnet-158", []string{`faults[0].yaml={ip2nets: [{net-spec: tcp158, interfaces: {0: eth0}, ip-range: {0: "2001:db8:0:158::6"}}]}`}, []string{"the import succeeds", "after the import, export --backup shows the NI on eth0"}},
+		{"sanity-lnet-159", []string{`faults[0].yaml={ip2nets: [{net-spec: tcp159, interfaces: {0: eth0}, ip-range: {0: "2001:db8:0:159::6/128"}}]}`}, []string{"the import succeeds", "after the import, export --backup shows the NI on eth0"}},
+		{"sanity-lnet-160", []string{`faults[0].yaml={ip2nets: [{net-spec: tcp160, interfaces: {0: eth0, 1: eth1}, ip-range: {0: "2001:db8:0:160::5", 1: "2001:db8:0:f102::1"}}]}`}, []string{"the two-interface rule imports", "the rule adds an NI on each interface"}},
+		{"sanity-lnet-160", []string{`faults[4].yaml={ip2nets: [{net-spec: tcp160, interfaces: {0: eth0}}, {net-spec: tcp160, interfaces: {0: eth0, 1: eth1}, ip-range: {0: "2001:db8:0:160::5", 1: "2001:db8:0:f101::1"}}]}`}, []string{"and configure the same", "import --del of them deletes both NIs"}},
+		{"sanity-lnet-161", []string{`faults[3].yaml={ip2nets: [{net-spec: tcp161, interfaces: {0: eth0}, ip-range: {0: "2001:db9:0:161::5/32"}}]}`}, []string{"/32 imports", "/32 adds the NI as net add does"}},
+		{"sanity-lnet-161", []string{`faults[7].yaml={ip2nets: [{net-spec: tcp161, interfaces: {0: eth0}, ip-range: {0: "2101:db8:0:161::5/8"}}]}`}, []string{"/8 imports", "/8 adds the NI as net add does"}},
+		{"sanity-lnet-162", []string{`faults[0].yaml={ip2nets: [{net-spec: o2ib162, interfaces: {0: ib0}, ip-range: {0: "2001:db8:0:162::5"}}]}`}, []string{"the import fails", "and adds no NI"}},
 		// lnet_legacy2yaml round trip (test 617): a modprobe pattern that misses the
 		// interface's address converts to a rule that applies nowhere.
 		{"sanity-lnet-617", []string{`faults[0].yaml={ip2nets: [{net-spec: o2ib617, interfaces: {0: ib0}, ip-range: {0: "192.168.2.*"}}]}`}, []string{"the import succeeds", "after the import, export --backup shows the NI on ib0"}},
