@@ -36,3 +36,24 @@ func TestMsgLayout(t *testing.T) {
 		t.Errorf("Msg is %d bytes, want 384", s)
 	}
 }
+
+// TestPeerLayout pins a peer at 256 bytes, four whole lines (peers come from slab chunks of
+// a 64-byte multiple, so each starts a line), with everything lnet_peer_is_uptodate and
+// lnet_peer_needs_push read on every send in the first line, and a peer net at 64 bytes.
+func TestPeerLayout(t *testing.T) {
+	var p Peer
+	for _, c := range []struct {
+		what      string
+		got, want uintptr
+	}{
+		{"Peer size", unsafe.Sizeof(p), 256},
+		{"alive end", unsafe.Offsetof(p.alive) + 1, 62},
+		{"discPush", unsafe.Offsetof(p.discPush), 32},
+		{"nodeSeq", unsafe.Offsetof(p.nodeSeq), 44},
+		{"PeerNet size", unsafe.Sizeof(PeerNet{}), 64},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d, want %d", c.what, c.got, c.want)
+		}
+	}
+}

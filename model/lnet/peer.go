@@ -31,54 +31,57 @@ type PeerNIHealthStats struct {
 // Peer is a remote node as this node knows it (struct lnet_peer): multi-rail or not, with its
 // peer nets and peer NIs.
 type Peer struct {
-	// What sending and route selection read, in the first cache line.
-	node        *Node
+	// What sending and route selection read, in the first cache line (a Peer is 256 bytes,
+	// four whole lines: TestPeerLayout): lnet_peer_is_uptodate and lnet_peer_needs_push's
+	// inputs are all here.
 	primary     NID
 	nets        []*PeerNet
-	sendSeq     uint32
-	mr          bool // LNET_PEER_MULTI_RAIL
-	config      bool // configured by hand (lnetctl peer add)
-	lockPrim    bool // LNET_PEER_LOCK_PRIMARY: its primary NID stays (peer add --lock_prim)
-	badConfig   bool // LNET_PEER_BAD_CONFIG: a NID it was given is another locked peer's
-	deleted     bool // LNET_PEER_MARK_DELETED: deleted (lnet_peer_del), its NIDs gone
-	rtrEnabled  bool // LNET_PEER_ROUTER_ENABLED: its last merged ping buffer advertised routing
-	noDiscovery bool // LNET_PEER_NO_DISCOVERY: the peer's discovery is off, or ours was at its last reply
-	discovered  bool // LNET_PEER_DISCOVERED: a discovery has completed; kept while it is rediscovered
+	discPush    *MD    // the discovery push in flight (LNET_PEER_PUSH_SENT)
+	sendSeq     uint32 // selection's round robin
+	nodeSeq     uint32 // lp_node_seqno: the sequence of this node's ping buffer the peer ACKed
+	mr          bool   // LNET_PEER_MULTI_RAIL
+	config      bool   // configured by hand (lnetctl peer add)
+	lockPrim    bool   // LNET_PEER_LOCK_PRIMARY: its primary NID stays (peer add --lock_prim)
+	badConfig   bool   // LNET_PEER_BAD_CONFIG: a NID it was given is another locked peer's
+	deleted     bool   // LNET_PEER_MARK_DELETED: deleted (lnet_peer_del), its NIDs gone
+	rtrEnabled  bool   // LNET_PEER_ROUTER_ENABLED: its last merged ping buffer advertised routing
+	noDiscovery bool   // LNET_PEER_NO_DISCOVERY: the peer's discovery is off, or ours was at its last reply
+	discovered  bool   // LNET_PEER_DISCOVERED: a discovery has completed; kept while it is rediscovered
 	discovering bool
-	rediscover  bool     // LNET_PEER_REDISCOVER: its last discovery failed, so the next send discovers it again
-	forcePing   bool     // LNET_PEER_FORCE_PING: a discovery ping failed, so the next discovery pings
-	isRouter    bool     // a gateway of some route (lnet_peer_is_router)
-	alive       bool     // lp_alive: a gateway believed alive (read on every routed receive)
-	gw          *gwState // gateway state, nil if the peer is no gateway
-	// rtrDiscovered is LNET_PEER_RTR_DISCOVERED: a discovery of the peer completed, with or
-	// without an error, while it was a gateway (routerDiscoveryComplete); never cleared.
-	rtrDiscovered bool
+	rediscover  bool // LNET_PEER_REDISCOVER: its last discovery failed, so the next send discovers it again
+	forcePing   bool // LNET_PEER_FORCE_PING: a discovery ping failed, so the next discovery pings
+	forcePush   bool // LNET_PEER_FORCE_PUSH
+	isRouter    bool // a gateway of some route (lnet_peer_is_router)
+	alive       bool // lp_alive: a gateway believed alive (read on every routed receive)
 
-	nis []*PeerNI
+	node *Node
+	gw   *gwState // gateway state, nil if the peer is no gateway
+	nis  []*PeerNI
 
 	// Discovery (lnet_peer_discovery's per-peer state; see discovery.go).
-	discPing  *MD         // the discovery ping in flight (LNET_PEER_PING_SENT)
-	discPush  *MD         // the discovery push in flight (LNET_PEER_PUSH_SENT)
-	data      *PingBuffer // a received push or ping reply not merged yet (lp_data, LNET_PEER_DATA_PRESENT)
-	dataReply bool        // data came in a ping reply (lnet_discovery_event_reply), not a push
+	discPing *MD         // the discovery ping in flight (LNET_PEER_PING_SENT)
+	data     *PingBuffer // a received push or ping reply not merged yet (lp_data, LNET_PEER_DATA_PRESENT)
 	// pingFailed and pushFailed are LNET_PEER_PING_FAILED and PUSH_FAILED: the ping's or
 	// push's failure (lp_ping_error, lp_push_error: pingErr, pushErr) waits for the next
 	// discovery step, which a peer not up to date takes at once.
+	pingErr, pushErr int
+	discSrc          NID    // lp_disc_src_nid: the local NI the last ping reply came to
+	discDst          NID    // lp_disc_dst_nid: the peer NI it came from
+	lockSeq          uint64 // lp_prim_lock_ts as an order: when its primary NID was locked
+	mergePrim        NID    // lp_merge_primary_nid: the primary NID to take at its next merge (AddPeerNIDs)
+	dataBytes        int    // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
+	pushSeq          uint32 // the sequence of the buffer the push in flight carries
+	// rtrDiscovered is LNET_PEER_RTR_DISCOVERED: a discovery of the peer completed, with or
+	// without an error, while it was a gateway (routerDiscoveryComplete); never cleared.
+	rtrDiscovered          bool
+	dataReply              bool // data came in a ping reply (lnet_discovery_event_reply), not a push
 	pingFailed, pushFailed bool
-	pingErr, pushErr       int
-	checkerPush            bool     // the push in flight is the router checker's (sendRouterPing's reply)
-	nodeSeq                uint32   // lp_node_seqno: the sequence of this node's ping buffer the peer ACKed
-	pushSeq                uint32   // the sequence of the buffer the push in flight carries
-	discSrc                NID      // lp_disc_src_nid: the local NI the last ping reply came to
-	discDst                NID      // lp_disc_dst_nid: the peer NI it came from
-	uptodate               bool     // LNET_PEER_NIDS_UPTODATE: the peer's NIDs were merged from its buffer
-	forcePush              bool     // LNET_PEER_FORCE_PUSH
-	dcQueued               bool     // on the node's discovery queue (lp_dc_list)
-	dataBytes              int      // lp_data_bytes: the size the peer's ping buffer needs, 0 until seen
-	lockSeq                uint64   // lp_prim_lock_ts as an order: when its primary NID was locked
-	mergePrim              NID      // lp_merge_primary_nid: the primary NID to take at its next merge (AddPeerNIDs)
-	pending                msgQueue // messages waiting for discovery (LNET_DC_WAIT)
-	rtrq                   msgQueue // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
+	checkerPush            bool // the push in flight is the router checker's (sendRouterPing's reply)
+	uptodate               bool // LNET_PEER_NIDS_UPTODATE: the peer's NIDs were merged from its buffer
+	dcQueued               bool // on the node's discovery queue (lp_dc_list)
+
+	pending msgQueue // messages waiting for discovery (LNET_DC_WAIT)
+	rtrq    msgQueue // routed messages waiting for a router credit of one of its NIs (lp_rtrq)
 }
 
 // Primary returns the peer's primary NID.
@@ -118,6 +121,8 @@ type PeerNet struct {
 	health      int
 	seq         uint32
 	SelPriority uint32 // lpn_sel_priority (UDSP dst net rule)
+
+	_ [8]byte // to 64 bytes: a peer net of a slab chunk is one whole cache line
 }
 
 // ID returns the net.

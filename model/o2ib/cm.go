@@ -286,7 +286,7 @@ func (l *LND) connreqDone(c *conn, status int) {
 	c.setState(connEstablished)
 	c.established = true
 	l.peerAlive(p)
-	p.conns = slab.Append(p.conns, c, &l.connRefs)
+	p.setConns(slab.Append(p.conns, c, &l.connRefs))
 	p.reconnected = 0
 	p.retries = 0
 	if active {

@@ -175,7 +175,7 @@ func (l *LND) closeConn(c *conn, err int) {
 	p := c.peer
 	for i, x := range p.conns {
 		if x == c {
-			p.conns = append(p.conns[:i], p.conns[i+1:]...)
+			p.setConns(append(p.conns[:i], p.conns[i+1:]...))
 			break
 		}
 	}

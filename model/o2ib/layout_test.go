@@ -10,7 +10,8 @@ import (
 // classes are not), so each starts on a cache line; the fields every completion reads (a
 // conn's first 192 bytes, a tx's up to msg.typ) take three and two lines; a net (kibNet) is
 // 384 bytes with what a receive and a send read in its first line; a message (wireMsg) is
-// 192 bytes, three lines.
+// 192 bytes, three lines; a peer is 192 bytes with what a send reads (nextConn) in its first
+// line.
 func TestHotObjectSizes(t *testing.T) {
 	if s := unsafe.Sizeof(conn{}); s <= 224 || s > 256 {
 		t.Errorf("conn is %d bytes, want 225-256 (the 256 class)", s)
@@ -23,6 +24,12 @@ func TestHotObjectSizes(t *testing.T) {
 	}
 	if s := unsafe.Sizeof(wireMsg{}); s != 192 {
 		t.Errorf("wireMsg is %d bytes, want 192 (three whole lines)", s)
+	}
+	if s := unsafe.Sizeof(peer{}); s != 192 {
+		t.Errorf("peer is %d bytes, want 192 (three whole lines)", s)
+	}
+	if o := unsafe.Offsetof(peer{}.linked); o >= 64 {
+		t.Errorf("a peer's linked flag is at byte %d, want nextConn's fields in its first line", o)
 	}
 	if s := unsafe.Sizeof(kibNet{}); s != 384 {
 		t.Errorf("kibNet is %d bytes, want 384 (a class of whole lines)", s)
