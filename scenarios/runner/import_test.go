@@ -72,3 +72,38 @@ func TestImportResultsNetlink(t *testing.T) {
 		"peer del 10.0.9.1@o2ib: not run\n",
 	)
 }
+
+// TestImportIP2NetsIPv6Twice: from 2.17 a rule without interfaces lists an interface once per
+// address of its that matches (lustre_lnet_match_ip_to_intf's getifaddrs walk): eth0's IPv4
+// address and its IPv6 one both match, so the rule's request holds eth0 twice, and the
+// kernel refuses the second NI (EEXIST), which is the import's result; eth1, whose IPv6
+// address is outside the prefix, is not added; the next rule's net is configured on eth1 by
+// its IPv6 address alone (the model goes on with the next rule where lnetctl stops the
+// import: ARCHITECTURE.md, ip2nets rules).
+func TestImportIP2NetsIPv6Twice(t *testing.T) {
+	src := `
+name: ipv6-twice
+seed: 1
+duration: 2s
+nodes:
+  client:
+    nis: [{net: tcp, nid: 10.0.0.1@tcp}, {net: tcp, nid: 10.0.0.2@tcp}]
+    interfaces: {eth0: {ipv6: [2001:db8:0:1::5/64]}, eth1: {ipv6: [2001:db8:0:2::5/64]}}
+faults:
+  - at: 1s
+    node: client
+    name: import
+    lnetctl: import
+    yaml:
+      ip2nets:
+        - {net-spec: tcp7, ip-range: {0: "2001:db8:0:1::/64", 1: 10.0.0.1}}
+        - {net-spec: tcp8, ip-range: {0: "2001:db8:0:2::/64"}}
+expect:
+  - {name: the import fails with the kernel's refusal, check: command, fault: import, status: EEXIST}
+  - {name: one NI on each net, check: lnetctl, node: client, at: 1500ms, command: export --backup, present: {net: [{net type: tcp7, local NI(s): [{interfaces: {0: eth0}}]}, {net type: tcp8, local NI(s): [{interfaces: {0: eth1}}]}]}}
+`
+	csv := string(runExpecting(t, src, BackendIdeal, "commands.csv"))
+	wantCommands(t, csv,
+		"1000000000,client,import,import,EEXIST,,net add tcp7 10.0.0.1@tcp7: ok; net add tcp7 10.0.0.1@tcp7: EEXIST (NI 10.0.0.1@tcp7 exists (EEXIST)); net add tcp8 10.0.0.2@tcp8: ok\n",
+	)
+}
