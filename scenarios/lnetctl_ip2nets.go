@@ -55,7 +55,7 @@ type intfAt struct{ name, path string }
 
 // importIP2Nets is an import's ip2nets section: each rule names a net and either interfaces
 // (each must exist and, when the rule has ip-range patterns, have an address one of them
-// matches), or only patterns (every interface with an address one matches), or neither (the
+// matches: its IPv4 one or, from 2.17, one of its IPv6 ones), or only patterns (every interface with an address one matches), or neither (the
 // node's first interface); a rule that applies adds one NI on its net per interface (`net add
 // --net N --if IF`, with --del `net del`), with the rule's tunables. By release:
 //   - from 2.17 (handle_net_config_sequence, LU-19159): `net-spec` must be the rule's first
