@@ -153,11 +153,12 @@ func (n *Node) discoveryStep(p *Peer) {
 		if p.discPing == nil {
 			n.sendDiscoveryPing(p)
 		}
-	case p.forcePush && p.discPush != nil:
+	case p.forcePush && p.discPush != nil && !n.tun.Profile.PushWhilePushing:
 		// FORCE_PUSH with a push in flight: lnet_peer_needs_push says no, so the kernel's
 		// peer is discovered, yet not up to date (lnet_peer_is_uptodate: FORCE_PUSH), and
 		// the messages its completion sends queue it again, round after round, until
-		// that push's event; the model waits for the event instead.
+		// that push's event; the model waits for the event instead. Up to 2.15
+		// (PushWhilePushing) the forced push goes out beside the one in flight.
 	case n.needsPush(p):
 		n.sendPush(p)
 	default:
@@ -167,10 +168,11 @@ func (n *Node) discoveryStep(p *Peer) {
 
 // needsPush models lnet_peer_needs_push: a multi-rail peer, not deleted, without a push in
 // flight needs one when forced (LNET_PEER_FORCE_PUSH), or, discovery being on at both ends,
-// when the last buffer it ACKed (lp_node_seqno) is older than this node's.
+// when the last buffer it ACKed (lp_node_seqno) is older than this node's. Under
+// PushWhilePushing (up to 2.15) a push in flight does not count: the peer is pushed again.
 func (n *Node) needsPush(p *Peer) bool {
 	switch {
-	case !p.mr || p.deleted || p.discPush != nil:
+	case !p.mr || p.deleted || p.discPush != nil && !n.tun.Profile.PushWhilePushing:
 		return false
 	case p.forcePush:
 		return true
@@ -193,8 +195,11 @@ func (n *Node) sendDiscoveryPing(p *Peer) {
 // portal, ACK requested and response-tracked, from the local NI the last ping reply came to,
 // to the peer NI it came from (lp_disc_src_nid, lp_disc_dst_nid; else any NI to the primary
 // NID), which are then forgotten. The ACK (handlePushEvent) records the buffer's sequence as
-// the peer's lp_node_seqno.
+// the peer's lp_node_seqno. The new push's MD becomes the peer's lp_push_mdh: one still in
+// flight (PushWhilePushing) or whose PUSH_SENT an earlier push's event cleared goes on as a
+// stale push (supersedePush).
 func (n *Node) sendPush(p *Peer) {
+	n.supersedePush(p)
 	src, dst := p.discSrc, p.discDst
 	if dst == AnyNID {
 		dst = p.primary
@@ -295,7 +300,9 @@ func (n *Node) runDiscoveryQueue() {
 // (lnet_peer_ping_failed, lnet_peer_push_failed): the failure is cleared, a failed ping makes
 // the next discovery ping (LNET_PEER_FORCE_PING), and a failure with an error ends the
 // discovery with it (discoveryDone), which it reports; without one (a truncated reply) the
-// discovery goes on.
+// discovery goes on. A failed push unlinks the peer's lp_push_mdh: a failed push in flight
+// was unlinked by its event (handlePushEvent), a stale push's failure unlinks the push that
+// handle names (unlinkPushMDH).
 func (n *Node) failedStep(p *Peer) bool {
 	rc := 0
 	if p.pingFailed {
@@ -304,6 +311,9 @@ func (n *Node) failedStep(p *Peer) bool {
 	} else if p.pushFailed {
 		rc = p.pushErr
 		p.pushFailed, p.pushErr = false, 0
+		if len(n.stalePushes) > 0 {
+			n.unlinkPushMDH(p)
+		}
 	}
 	if rc != 0 {
 		n.discoveryDone(p, rc)
@@ -391,6 +401,9 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 		n.handlePushEvent(p, ev)
 		return
 	}
+	if len(n.stalePushes) > 0 && n.handleStalePush(ev) {
+		return
+	}
 	if p.discPing == nil || ev.MD != p.discPing.Handle() {
 		return // not this peer's ping: a deleted peer's, its NID another's now
 	}
@@ -466,6 +479,108 @@ func (n *Node) handlePushEvent(p *Peer, ev *Event) {
 		return // a successful SEND
 	}
 	n.requeue(p)
+}
+
+// stalePush is a discovery push still in flight that is no longer the peer's push in flight
+// (Peer.discPush): under PushWhilePushing a second push was sent while it was out, or an
+// event of such an earlier push cleared LNET_PEER_PUSH_SENT while it was out. The kernel's
+// discovery events name only their peer (md_user_ptr), not which push they belong to, so its
+// events still act on the peer (handleStalePush).
+type stalePush struct {
+	md  *MD
+	p   *Peer
+	seq uint32 // the sequence of the ping buffer it carries (its ACK sets lp_node_seqno to it)
+	// mdh: it is still the peer's lp_push_mdh (its PUSH_SENT cleared by an earlier push's
+	// event, and no push sent since), which lnet_peer_push_failed and
+	// lnet_peer_cancel_discovery unlink.
+	mdh bool
+}
+
+// supersedePush is the start of lnet_peer_send_push for a peer that already has a push out:
+// lp_push_mdh is overwritten, so the push in flight (only under PushWhilePushing) and one
+// its handle still named go on as stale pushes that no handle names.
+func (n *Node) supersedePush(p *Peer) {
+	for i := range n.stalePushes {
+		if n.stalePushes[i].p == p {
+			n.stalePushes[i].mdh = false
+		}
+	}
+	if md := p.discPush; md != nil {
+		n.stalePushes = append(n.stalePushes, stalePush{md: md, p: p, seq: p.pushSeq})
+		p.discPush = nil
+	}
+}
+
+// clearPushSent clears LNET_PEER_PUSH_SENT on an event of a stale push: the push in flight
+// goes on as a stale push its peer's lp_push_mdh still names.
+func (n *Node) clearPushSent(p *Peer) {
+	if md := p.discPush; md != nil {
+		n.stalePushes = append(n.stalePushes, stalePush{md: md, p: p, seq: p.pushSeq, mdh: true})
+		p.discPush = nil
+	}
+}
+
+// handleStalePush models lnet_discovery_event_handler for an event of a stale push (it
+// reports whether ev was one), which acts on its peer as any push's event does, whichever
+// push is in flight: a failed SEND (lnet_discovery_event_send) or an ACK
+// (lnet_discovery_event_ack) clears PUSH_SENT (clearPushSent) and fails the push with its
+// status (PUSH_FAILED), or, a successful ACK, sets lp_node_seqno to the sequence of the
+// buffer that push carried, older than the one in flight if this node's buffer changed in
+// between; an UNLINK (its response tracker expired) fails the push with -ETIMEDOUT only while
+// PUSH_SENT is set (lnet_discovery_event_unlink), failing the push in flight. Every event but
+// a successful SEND then queues a peer that is not up to date (requeue). A stale push leaves
+// the list with the event that unlinks its MD. Deliberately, a deleted peer's stale pushes'
+// events are ignored, as the model ignores the deleted peer's other discovery events.
+func (n *Node) handleStalePush(ev *Event) bool {
+	i := 0
+	for ; i < len(n.stalePushes) && n.stalePushes[i].md.Handle() != ev.MD; i++ {
+	}
+	if i == len(n.stalePushes) {
+		return false
+	}
+	r := n.stalePushes[i]
+	if ev.Unlinked {
+		n.stalePushes = append(n.stalePushes[:i], n.stalePushes[i+1:]...)
+	}
+	p := r.p
+	if p.deleted {
+		return true
+	}
+	switch {
+	case ev.Type == EventSEND && ev.Status == 0:
+		return true // only a failed SEND asks for another look
+	case ev.Type == EventSEND || ev.Type == EventACK:
+		n.clearPushSent(p)
+		if ev.Status != 0 {
+			p.pushFailed, p.pushErr = true, ev.Status
+		} else {
+			p.nodeSeq = r.seq
+		}
+	case ev.Type == EventUNLINK && p.discPush != nil:
+		n.clearPushSent(p)
+		p.pushFailed, p.pushErr = true, -ETIMEDOUT
+	}
+	n.requeue(p)
+	return true
+}
+
+// unlinkPushMDH is lnet_peer_push_failed's unlink of the peer's lp_push_mdh when that names a
+// stale push (the handle is forgotten). An MD no message holds unlinks at once: it stops
+// being tracked first, since its UNLINK event (PUSH_SENT clear) would only queue the peer,
+// which the failure's discovery completion then takes off the queue. One a message still
+// holds is aborted and stays tracked: that message's event comes later with -ETIMEDOUT
+// (lnet_msg_detach_md) and fails the push again (handleStalePush).
+func (n *Node) unlinkPushMDH(p *Peer) {
+	for i := range n.stalePushes {
+		if r := &n.stalePushes[i]; r.p == p && r.mdh {
+			md := r.md
+			if r.mdh = false; md.refs == 0 {
+				n.stalePushes = append(n.stalePushes[:i], n.stalePushes[i+1:]...)
+			}
+			n.mdUnlink(md, 0)
+			return
+		}
+	}
 }
 
 // pingFailed records a failed discovery ping (LNET_PEER_PING_FAILED with lp_ping_error rc, 0

@@ -83,6 +83,10 @@ type Node struct {
 	seqNo     uint32
 	shutdown  bool
 
+	// stalePushes are discovery pushes in flight that no peer's push in flight names any more
+	// (PushWhilePushing: discovery.go stalePush), in the order they became stale.
+	stalePushes []stalePush
+
 	// Routing (route_table.go, forward.go, router_checker.go).
 	remoteNets []*remoteNet // routes per remote net, in the order first added
 	gateways   []*Peer      // gateway peers, in the order first used by a route

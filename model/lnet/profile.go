@@ -233,6 +233,12 @@ type Profile struct {
 	// peer: only a peer it creates is marked to merge into the primary NID's (up to 2.17;
 	// LU-20439's lnet_peer_force_merge in master).
 	NoAddPeerForceMerge bool
+	// PushWhilePushing: lnet_peer_needs_push does not look at LNET_PEER_PUSH_SENT, so a peer
+	// stepped by discovery while a push to it is in flight is pushed again when it still needs
+	// one (its lp_node_seqno, set by the ACK, older than this node's ping buffer); the second
+	// push takes lp_push_mdh and the first one's events still come to the peer (up to 2.15;
+	// LU-14810 72726a3118, 2.15.65, refuses while PUSH_SENT from 2.16).
+	PushWhilePushing bool
 	// AddPeerStopsOnError: LNetAddPeer stops at its first error but -EEXIST, discovers the
 	// primary NID's peer only when it created it, and with discovery off adds NIDs on nets
 	// with no local NI too (2.16; LU-19229 in 2.16.58).
@@ -422,7 +428,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoPingSource: true, NoMRRouteSetup: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, LNDTunablesInTunables: true, ShowTCPBonding: true, NoFatalErrorShow: true, NoHealthPingShow: true,
 	MapOnDemandAsSet: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
-	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
+	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, PushWhilePushing: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
@@ -440,7 +446,8 @@ var profile215 = withPre216LNet(withDiscoveryStatusNoHealth(profile216))
 
 // withPre216LNet adds the send, notify, recovery and ping rules 2.16 changed (LU-16303,
 // LU-14955, LU-17855, LU-14979, LU-16290, LU-17854), the route state of 2.15's router
-// discovery (LU-15595), lnetctl's net add --nid (LU-13642),
+// discovery (LU-15595), discovery's push while one is in flight (LU-14810), lnetctl's net
+// add --nid (LU-13642),
 // udsp del --all (LU-16574), the Netlink NI add and its LND tunables (--tos, timeout and tos
 // shown), and lnetctl's ioctl ping and discover (PingByIoctl) to a 2.13+ profile.
 func withPre216LNet(p Profile) Profile {
@@ -457,6 +464,7 @@ func withPre216LNet(p Profile) Profile {
 	p.ImportNetRaw = false        // liblnetconfig reads the net section (ImportByIoctl)
 	p.ImportNoIP2Nets = false     // and the ip2nets section
 	p.NonRouterNIStatusUp = false // LU-16563 came in 2.15.55
+	p.PushWhilePushing = true     // LU-14810's PUSH_SENT check came in 2.15.65
 	return p
 }
 

@@ -317,10 +317,11 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 		if b != nil && p.mr && !n.tun.Profile.RouterCheckerPing {
 			// LNET_PEER_FORCE_PUSH: the router learns this node's NIs, their status and
 			// that it is multi-rail, from the NI the reply came to, to the NI it came from
-			// (unless a push is in flight: then the forced one waits for discovery).
+			// (unless a push is in flight: then the forced one waits for discovery; up to
+			// 2.15, PushWhilePushing, it goes out beside it).
 			p.forcePush = true
 			p.discSrc, p.discDst = ev.Target, ev.Initiator
-			if p.discPush == nil {
+			if p.discPush == nil || n.tun.Profile.PushWhilePushing {
 				n.sendPush(p)
 				p.checkerPush = true
 			}
