@@ -425,11 +425,12 @@ func (n *Node) DelPeer(prim NID, nids []NID, force bool) error {
 // unlinked, which fails them), every NI but the primary's leaves it, and its NIDs are no
 // longer up to date, so it is discovered again when next used.
 func (n *Node) resetPeer(p *Peer) {
-	if md := p.discPing; md != nil {
-		n.mdUnlink(md, 0)
+	ping, push := p.discPing, p.discPush // both handles are read before either unlinks
+	if ping != nil {
+		n.mdUnlink(ping, 0)
 	}
-	if md := p.discPush; md != nil {
-		n.mdUnlink(md, 0)
+	if push != nil {
+		n.mdUnlink(push, 0)
 	}
 	for i := 0; i < len(p.nis); i++ {
 		if x := p.nis[i]; x.nid != p.primary {

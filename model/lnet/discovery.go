@@ -134,12 +134,11 @@ func (n *Node) discoverPeer(p *Peer) {
 // a buffer it pushed, or its ping's reply, is merged first (LNET_PEER_DATA_PRESENT comes
 // first: mergePushed), then a failed ping or push is dealt with (lnet_peer_ping_failed,
 // lnet_peer_push_failed: failedStep), then it is pinged while its NIDs are not up to date
-// (lnet_peer_needs_ping), else this node's ping buffer is pushed to it while it needs one
-// (lnet_peer_needs_push), else it is discovered (lnet_peer_discovered), even while a ping
-// sent before a push's data was merged is still out (its reply is kept for the next
-// discovery). Deliberately, a peer whose ping is in flight is not pinged again: the kernel
-// sends a second ping when FORCE_PING or a truncated push asks for one meanwhile; the model
-// goes on from the first one's event.
+// or FORCE_PING asks for it (lnet_peer_needs_ping), a ping in flight or not (the earlier one
+// goes on as a stale ping: supersede), else this node's ping buffer is pushed to it while it
+// needs one (lnet_peer_needs_push), else it is discovered (lnet_peer_discovered), even while
+// a ping sent before a push's data was merged is still out (its reply is kept for the next
+// discovery).
 func (n *Node) discoveryStep(p *Peer) {
 	if q := n.mergePushed(p); q != nil || p.deleted {
 		n.afterMerge(p, q)
@@ -150,9 +149,7 @@ func (n *Node) discoveryStep(p *Peer) {
 	}
 	switch {
 	case !p.uptodate || p.forcePing:
-		if p.discPing == nil {
-			n.sendDiscoveryPing(p)
-		}
+		n.sendDiscoveryPing(p) // a ping in flight or not (lnet_peer_needs_ping)
 	case p.forcePush && p.discPush != nil && !n.tun.Profile.PushWhilePushing:
 		// FORCE_PUSH with a push in flight: lnet_peer_needs_push says no, so the kernel's
 		// peer is discovered, yet not up to date (lnet_peer_is_uptodate: FORCE_PUSH), and
@@ -185,6 +182,7 @@ func (n *Node) needsPush(p *Peer) bool {
 // sendDiscoveryPing models lnet_peer_send_ping: a GET on the reserved portal to the peer's
 // primary NID, always response-tracked, into a buffer of discPingSize.
 func (n *Node) sendDiscoveryPing(p *Peer) {
+	n.supersede(p, true)
 	md := n.allocMD(MDSpec{Length: p.discPingSize(), Threshold: 2, Options: MD_TRACK_RESPONSE | MD_TRUNCATE,
 		Handler: &n.sysH, User: sysDiscovery<<56 | uint64(p.primary)})
 	p.discPing, p.forcePing = md, false
@@ -197,9 +195,9 @@ func (n *Node) sendDiscoveryPing(p *Peer) {
 // NID), which are then forgotten. The ACK (handlePushEvent) records the buffer's sequence as
 // the peer's lp_node_seqno. The new push's MD becomes the peer's lp_push_mdh: one still in
 // flight (PushWhilePushing) or whose PUSH_SENT an earlier push's event cleared goes on as a
-// stale push (supersedePush).
+// stale push (supersede).
 func (n *Node) sendPush(p *Peer) {
-	n.supersedePush(p)
+	n.supersede(p, false)
 	src, dst := p.discSrc, p.discDst
 	if dst == AnyNID {
 		dst = p.primary
@@ -302,17 +300,20 @@ func (n *Node) runDiscoveryQueue() {
 // discovery with it (discoveryDone), which it reports; without one (a truncated reply) the
 // discovery goes on. A failed push unlinks the peer's lp_push_mdh: a failed push in flight
 // was unlinked by its event (handlePushEvent), a stale push's failure unlinks the push that
-// handle names (unlinkPushMDH).
+// handle names (unlinkMDH), as a stale ping's failure unlinks the ping lp_ping_mdh names.
 func (n *Node) failedStep(p *Peer) bool {
 	rc := 0
 	if p.pingFailed {
 		rc = p.pingErr
 		p.pingFailed, p.pingErr, p.forcePing = false, 0, true
+		if len(n.stale) > 0 {
+			n.unlinkMDH(p, true)
+		}
 	} else if p.pushFailed {
 		rc = p.pushErr
 		p.pushFailed, p.pushErr = false, 0
-		if len(n.stalePushes) > 0 {
-			n.unlinkPushMDH(p)
+		if len(n.stale) > 0 {
+			n.unlinkMDH(p, false)
 		}
 	}
 	if rc != 0 {
@@ -385,8 +386,11 @@ func (n *Node) gatewayOf(p, q *Peer) *Peer {
 // that way) and keeps its buffer for the discovery step to merge (lnet_discovery_event_reply:
 // LNET_PEER_DATA_PRESENT, replacing a pushed one), unless it was truncated: then the ping
 // counts as failed without an error and the peer will be pinged again with a buffer that
-// fits; a failed SEND or REPLY, or an UNLINK (the response tracker expired: -ETIMEDOUT),
-// fails the ping (PING_FAILED, its MD unlinked unless the event did: pingFailed). Then, as
+// fits; a failed SEND or REPLY fails the ping (PING_FAILED, its MD unlinked unless the event
+// did: pingFailed, whose UNLINK event fails a push in flight too), and an UNLINK (the
+// response tracker expired: -ETIMEDOUT) fails the ping and a push in flight
+// (lnet_discovery_event_unlink: unlinkFailsBoth). An event of a stale ping or push (one sent
+// before the peer's latest) is handleStale's. Then, as
 // for every event but a successful SEND, a peer that is not up to date (upToDate: being
 // discovered, or its last discovery failed, ...) is queued and stepped at once (requeue); one
 // that is keeps the reply or failure for its next discovery. The event is read before
@@ -401,7 +405,7 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 		n.handlePushEvent(p, ev)
 		return
 	}
-	if len(n.stalePushes) > 0 && n.handleStalePush(ev) {
+	if len(n.stale) > 0 && n.handleStale(ev) {
 		return
 	}
 	if p.discPing == nil || ev.MD != p.discPing.Handle() {
@@ -421,12 +425,10 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 			p.discPing = nil
 			p.uptodate = true
 		}
-	case ev.Status != 0 || ev.Type == EventUNLINK:
-		rc := ev.Status
-		if rc == 0 {
-			rc = -ETIMEDOUT // the ping's MD was unlinked by its response tracker
-		}
-		n.pingFailed(p, ev.Unlinked, rc)
+	case ev.Type == EventUNLINK: // the ping's MD was unlinked by its response tracker
+		n.unlinkFailsBoth(p, p.discPing)
+	case ev.Status != 0:
+		n.pingFailed(p, ev.Unlinked, ev.Status)
 	default:
 		return // a successful SEND: only a failure asks for another look
 	}
@@ -448,7 +450,8 @@ func (n *Node) requeue(p *Peer) {
 // pushed buffer's sequence as the peer's lp_node_seqno (lnet_discovery_event_ack); a failed
 // SEND, a failed ACK or an UNLINK (the response tracker expired, status -ETIMEDOUT) fails the
 // push (PUSH_FAILED, with its error; its MD is unlinked unless the event did, as
-// lnet_peer_push_failed does). Then a peer that is not up to date takes its next step
+// lnet_peer_push_failed does, and that UNLINK event fails a ping in flight too: unlinkDisc),
+// and an UNLINK fails the push and a ping in flight (unlinkFailsBoth). Then a peer that is not up to date takes its next step
 // (requeue): a discovery goes on (done, or another push if this node's buffer changed
 // meanwhile), a failed push fails it, whose waiting messages are finalized with the error
 // (the peer's NIDs stay up to date, so its next discovery pushes again without a ping), and a
@@ -460,87 +463,145 @@ func (n *Node) handlePushEvent(p *Peer, ev *Event) {
 	switch {
 	case ev.Type == EventACK && ev.Status == 0:
 		p.discPush = nil
-		p.nodeSeq = p.pushSeq
-	case ev.Status != 0 || ev.Type == EventUNLINK || ev.Type == EventACK:
+		p.nodeSeq, p.pushErr = p.pushSeq, 0 // lp_push_error takes the ACK's status
+	case p.checkerPush && !p.discovering && (ev.Status != 0 || ev.Type == EventUNLINK || ev.Type == EventACK):
+		md := p.discPush
+		p.discPush = nil
+		if !ev.Unlinked {
+			n.mdUnlink(md, 0)
+		}
+		return
+	case ev.Type == EventUNLINK:
+		n.unlinkFailsBoth(p, p.discPush)
+	case ev.Status != 0 || ev.Type == EventACK:
 		rc := ev.Status
 		if rc == 0 {
 			rc = -ETIMEDOUT
 		}
 		md := p.discPush
 		p.discPush = nil
-		if !ev.Unlinked {
-			n.mdUnlink(md, 0)
-		}
-		if p.checkerPush && !p.discovering {
-			return
-		}
 		p.pushFailed, p.pushErr = true, rc
+		if !ev.Unlinked {
+			n.unlinkDisc(p, md, false)
+		}
 	default:
 		return // a successful SEND
 	}
 	n.requeue(p)
 }
 
-// stalePush is a discovery push still in flight that is no longer the peer's push in flight
-// (Peer.discPush): under PushWhilePushing a second push was sent while it was out, or an
-// event of such an earlier push cleared LNET_PEER_PUSH_SENT while it was out. The kernel's
-// discovery events name only their peer (md_user_ptr), not which push they belong to, so its
-// events still act on the peer (handleStalePush).
-type stalePush struct {
-	md  *MD
-	p   *Peer
-	seq uint32 // the sequence of the ping buffer it carries (its ACK sets lp_node_seqno to it)
-	// mdh: it is still the peer's lp_push_mdh (its PUSH_SENT cleared by an earlier push's
-	// event, and no push sent since), which lnet_peer_push_failed and
-	// lnet_peer_cancel_discovery unlink.
+// staleMD is a discovery ping or push still in flight that is no longer the peer's ping or
+// push in flight (Peer.discPing, discPush): the peer was pinged again while it was out
+// (lnet_peer_send_ping does not look at LNET_PEER_PING_SENT), pushed again (PushWhilePushing),
+// or an event of such an earlier ping or push cleared PING_SENT or PUSH_SENT while it was out.
+// The kernel's discovery events name only their peer (md_user_ptr), not which ping or push
+// they belong to, so a stale one's events still act on the peer (handleStale).
+type staleMD struct {
+	md   *MD
+	p    *Peer
+	seq  uint32 // a push's: the sequence of the ping buffer it carries (its ACK sets lp_node_seqno)
+	ping bool   // a discovery ping (lp_ping_mdh), else a push (lp_push_mdh)
+	// mdh: it is still the peer's lp_ping_mdh or lp_push_mdh (its PING_SENT or PUSH_SENT
+	// cleared by an earlier one's event, and none sent since), which lnet_peer_ping_failed or
+	// lnet_peer_push_failed unlink (unlinkMDH).
 	mdh bool
 }
 
-// supersedePush is the start of lnet_peer_send_push for a peer that already has a push out:
-// lp_push_mdh is overwritten, so the push in flight (only under PushWhilePushing) and one
-// its handle still named go on as stale pushes that no handle names.
-func (n *Node) supersedePush(p *Peer) {
-	for i := range n.stalePushes {
-		if n.stalePushes[i].p == p {
-			n.stalePushes[i].mdh = false
+// supersede is the start of lnet_peer_send_ping (ping) or lnet_peer_send_push for a peer that
+// already has one out: the handle is overwritten, so the ping or push in flight and one the
+// handle still named go on as stale ones that no handle names.
+func (n *Node) supersede(p *Peer, ping bool) {
+	n.clearSent(p, ping)
+	for i := range n.stale {
+		if r := &n.stale[i]; r.p == p && r.ping == ping {
+			r.mdh = false
 		}
 	}
-	if md := p.discPush; md != nil {
-		n.stalePushes = append(n.stalePushes, stalePush{md: md, p: p, seq: p.pushSeq})
+}
+
+// clearSent clears LNET_PEER_PING_SENT (ping) or PUSH_SENT: the ping or push in flight goes
+// on as a stale one the peer's handle still names.
+func (n *Node) clearSent(p *Peer, ping bool) {
+	md, seq := p.discPush, p.pushSeq
+	if ping {
+		md, seq = p.discPing, 0
+	}
+	if md == nil {
+		return
+	}
+	n.stale = append(n.stale, staleMD{md: md, p: p, seq: seq, ping: ping, mdh: true})
+	if ping {
+		p.discPing = nil
+	} else {
 		p.discPush = nil
 	}
 }
 
-// clearPushSent clears LNET_PEER_PUSH_SENT on an event of a stale push: the push in flight
-// goes on as a stale push its peer's lp_push_mdh still names.
-func (n *Node) clearPushSent(p *Peer) {
-	if md := p.discPush; md != nil {
-		n.stalePushes = append(n.stalePushes, stalePush{md: md, p: p, seq: p.pushSeq, mdh: true})
-		p.discPush = nil
+// unlinkFailsBoth models lnet_discovery_event_unlink, whichever of the peer's MDs the UNLINK
+// event is for: the ping in flight (PING_SENT) and the push in flight (PUSH_SENT) both fail
+// with -ETIMEDOUT. One the event unlinked is forgotten; another goes on as a stale one its
+// handle names (clearSent), which the failure's step unlinks (unlinkMDH).
+func (n *Node) unlinkFailsBoth(p *Peer, md *MD) {
+	if p.discPing != nil {
+		if p.discPing == md {
+			p.discPing = nil
+		} else {
+			n.clearSent(p, true)
+		}
+		p.pingFailed, p.pingErr = true, -ETIMEDOUT
+	}
+	if p.discPush != nil {
+		if p.discPush == md {
+			p.discPush = nil
+		} else {
+			n.clearSent(p, false)
+		}
+		p.pushFailed, p.pushErr = true, -ETIMEDOUT
 	}
 }
 
-// handleStalePush models lnet_discovery_event_handler for an event of a stale push (it
-// reports whether ev was one), which acts on its peer as any push's event does, whichever
-// push is in flight: a failed SEND (lnet_discovery_event_send) or an ACK
-// (lnet_discovery_event_ack) clears PUSH_SENT (clearPushSent) and fails the push with its
-// status (PUSH_FAILED), or, a successful ACK, sets lp_node_seqno to the sequence of the
-// buffer that push carried, older than the one in flight if this node's buffer changed in
-// between; an UNLINK (its response tracker expired) fails the push with -ETIMEDOUT only while
-// PUSH_SENT is set (lnet_discovery_event_unlink), failing the push in flight. Every event but
-// a successful SEND then queues a peer that is not up to date (requeue). A stale push leaves
-// the list with the event that unlinks its MD. Deliberately, a deleted peer's stale pushes'
-// events are ignored, as the model ignores the deleted peer's other discovery events.
-func (n *Node) handleStalePush(ev *Event) bool {
+// unlinkDisc is the discovery thread's LNetMDUnlink of p's ping or push md, no longer the
+// peer's ping or push in flight nor tracked as stale (lnet_peer_ping_failed,
+// lnet_peer_push_failed). An MD no message holds unlinks at once, and its UNLINK event fails
+// the ping or push still in flight (unlinkFailsBoth); the peer it would queue is the one the
+// thread is stepping, so nothing else follows. One a message still holds is aborted and goes
+// on as a stale one: that message's event comes later with -ETIMEDOUT (lnet_msg_detach_md).
+func (n *Node) unlinkDisc(p *Peer, md *MD, ping bool) {
+	if md.refs > 0 {
+		n.stale = append(n.stale, staleMD{md: md, p: p, ping: ping})
+		n.mdUnlink(md, 0)
+		return
+	}
+	n.mdUnlink(md, 0)
+	if !p.deleted {
+		n.unlinkFailsBoth(p, nil)
+	}
+}
+
+// handleStale models lnet_discovery_event_handler for an event of a stale ping or push (it
+// reports whether ev was one), which acts on its peer as any ping's or push's event does,
+// whichever is in flight. A ping's REPLY (lnet_discovery_event_reply) records the NIDs it
+// came to and from, clears PING_SENT (clearSent) and keeps its buffer for the next step
+// (DATA_PRESENT, replacing one kept), or, failed or truncated, fails the ping (PING_FAILED,
+// the error or 0). A failed SEND (lnet_discovery_event_send) clears PING_SENT or PUSH_SENT by
+// its kind and fails that with its status. A push's ACK (lnet_discovery_event_ack) clears
+// PUSH_SENT and fails the push with its status or, successful, sets lp_node_seqno to the
+// sequence of the buffer that push carried, older than the one in flight if this node's
+// buffer changed in between. An UNLINK (its response tracker expired) fails the ping and the
+// push in flight, if any (unlinkFailsBoth). Every event but a successful SEND then queues a
+// peer that is not up to date (requeue). A stale one leaves the list with the event that
+// unlinks its MD. Deliberately, a deleted peer's stale pings' and pushes' events are ignored,
+// as the model ignores the deleted peer's other discovery events.
+func (n *Node) handleStale(ev *Event) bool {
 	i := 0
-	for ; i < len(n.stalePushes) && n.stalePushes[i].md.Handle() != ev.MD; i++ {
+	for ; i < len(n.stale) && n.stale[i].md.Handle() != ev.MD; i++ {
 	}
-	if i == len(n.stalePushes) {
+	if i == len(n.stale) {
 		return false
 	}
-	r := n.stalePushes[i]
+	r := n.stale[i]
 	if ev.Unlinked {
-		n.stalePushes = append(n.stalePushes[:i], n.stalePushes[i+1:]...)
+		n.stale = append(n.stale[:i], n.stale[i+1:]...)
 	}
 	p := r.p
 	if p.deleted {
@@ -549,35 +610,48 @@ func (n *Node) handleStalePush(ev *Event) bool {
 	switch {
 	case ev.Type == EventSEND && ev.Status == 0:
 		return true // only a failed SEND asks for another look
-	case ev.Type == EventSEND || ev.Type == EventACK:
-		n.clearPushSent(p)
-		if ev.Status != 0 {
-			p.pushFailed, p.pushErr = true, ev.Status
+	case ev.Type == EventUNLINK:
+		n.unlinkFailsBoth(p, nil)
+	case r.ping && ev.Type == EventREPLY:
+		p.discSrc, p.discDst = ev.Target, ev.Initiator
+		n.clearSent(p, true)
+		b, ok := ev.Data.(*PingBuffer)
+		switch {
+		case ev.Status != 0:
+			p.pingFailed, p.pingErr = true, ev.Status
+		case ok && n.truncatedPing(p, b, ev.MLength):
+			p.pingFailed, p.pingErr = true, 0
+		case ok:
+			p.data, p.dataReply = b, true
+		default:
+			p.uptodate = true
+		}
+	case r.ping: // a failed SEND
+		n.clearSent(p, true)
+		p.pingFailed, p.pingErr = true, ev.Status
+	case ev.Type == EventACK:
+		n.clearSent(p, false)
+		if p.pushErr = ev.Status; ev.Status != 0 {
+			p.pushFailed = true
 		} else {
 			p.nodeSeq = r.seq
 		}
-	case ev.Type == EventUNLINK && p.discPush != nil:
-		n.clearPushSent(p)
-		p.pushFailed, p.pushErr = true, -ETIMEDOUT
+	default: // a push's failed SEND
+		n.clearSent(p, false)
+		p.pushFailed, p.pushErr = true, ev.Status
 	}
 	n.requeue(p)
 	return true
 }
 
-// unlinkPushMDH is lnet_peer_push_failed's unlink of the peer's lp_push_mdh when that names a
-// stale push (the handle is forgotten). An MD no message holds unlinks at once: it stops
-// being tracked first, since its UNLINK event (PUSH_SENT clear) would only queue the peer,
-// which the failure's discovery completion then takes off the queue. One a message still
-// holds is aborted and stays tracked: that message's event comes later with -ETIMEDOUT
-// (lnet_msg_detach_md) and fails the push again (handleStalePush).
-func (n *Node) unlinkPushMDH(p *Peer) {
-	for i := range n.stalePushes {
-		if r := &n.stalePushes[i]; r.p == p && r.mdh {
-			md := r.md
-			if r.mdh = false; md.refs == 0 {
-				n.stalePushes = append(n.stalePushes[:i], n.stalePushes[i+1:]...)
-			}
-			n.mdUnlink(md, 0)
+// unlinkMDH is lnet_peer_ping_failed's (ping) or lnet_peer_push_failed's unlink of the peer's
+// lp_ping_mdh or lp_push_mdh when that names a stale one (the handle is forgotten): see
+// unlinkDisc.
+func (n *Node) unlinkMDH(p *Peer, ping bool) {
+	for i := range n.stale {
+		if r := n.stale[i]; r.p == p && r.ping == ping && r.mdh {
+			n.stale = append(n.stale[:i], n.stale[i+1:]...)
+			n.unlinkDisc(p, r.md, ping)
 			return
 		}
 	}
@@ -592,7 +666,7 @@ func (n *Node) pingFailed(p *Peer, unlinked bool, rc int) {
 	p.discPing = nil
 	p.pingFailed, p.pingErr = true, rc
 	if !unlinked {
-		n.mdUnlink(md, 0)
+		n.unlinkDisc(p, md, true)
 	}
 }
 

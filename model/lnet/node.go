@@ -83,9 +83,9 @@ type Node struct {
 	seqNo     uint32
 	shutdown  bool
 
-	// stalePushes are discovery pushes in flight that no peer's push in flight names any more
-	// (PushWhilePushing: discovery.go stalePush), in the order they became stale.
-	stalePushes []stalePush
+	// stale are discovery pings and pushes in flight that no peer's ping or push in flight
+	// names any more (discovery.go staleMD), in the order they became stale.
+	stale []staleMD
 
 	// Routing (route_table.go, forward.go, router_checker.go).
 	remoteNets []*remoteNet // routes per remote net, in the order first added
