@@ -261,9 +261,11 @@ func (n *Node) queueDiscovery(p *Peer) {
 // (lnet_peer_discovery): each one's received data is merged (lnet_peer_data_present: its
 // NIDs are up to date again, and a gateway's routes follow the buffer), then a peer not being
 // discovered is, from that state: it is discovered at once unless it needs a ping or this
-// node's push. A peer being discovered whose buffer was merged takes its next step at once
-// (LNET_REDISCOVER_PEER: discoveryStep), with its ping or push still in flight; one that had
-// nothing to merge (a truncated push) goes on from its ping's or push's event. A deleted
+// node's push. A peer being discovered takes its next step at once, with its ping or push
+// still in flight (lnet_peer_push_event moves it to the request queue): after its buffer was
+// merged (LNET_REDISCOVER_PEER: discoveryStep), and after a truncated push, which left
+// nothing to merge, its NIDs no longer up to date and FORCE_PING, so it is pinged again
+// (beside a ping in flight: the earlier one goes on as a stale ping). A deleted
 // peer's discovery completes (lnet_peer_deletion), and a peer the buffer was handed to goes
 // on from its new state (afterMerge).
 func (n *Node) runDiscoveryQueue() {
@@ -279,14 +281,16 @@ func (n *Node) runDiscoveryQueue() {
 			}
 			continue
 		}
-		merged := p.data != nil
 		q := n.mergePushed(p)
 		if p.deleted || q != nil {
 			n.afterMerge(p, q)
 			continue
 		}
-		if p.discovering && merged {
-			n.discoveryStep(p) // LNET_REDISCOVER_PEER: the next step at once, a ping in flight or not
+		if p.discovering {
+			// The push moved the peer to the request queue (lnet_peer_push_event): merged,
+			// the next step follows at once (LNET_REDISCOVER_PEER); truncated, FORCE_PING
+			// pings again. Either way with a ping or push in flight or not.
+			n.discoveryStep(p)
 			continue
 		}
 		n.discoverPeer(p)
