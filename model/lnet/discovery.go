@@ -147,15 +147,23 @@ func (n *Node) discoveryStep(p *Peer) {
 	if n.failedStep(p) {
 		return
 	}
+	forceFirst := n.tun.Profile.ForcePushFirst && p.forcePush && !p.forcePing
+	if forceFirst && !p.mr {
+		// lnet_peer_send_push refuses a peer that is not multi-rail: FORCE_PUSH is
+		// dropped, and with its NIDs up to date the peer is discovered. Deliberately, one
+		// whose NIDs are not is pinged (the kernel's stays queued with nothing in flight).
+		p.forcePush, forceFirst = false, false
+	}
 	switch {
+	case forceFirst:
+		n.sendPush(p) // up to 2.16: FORCE_PUSH, before NIDs not up to date, a push out or not
 	case !p.uptodate || p.forcePing:
 		n.sendDiscoveryPing(p) // a ping in flight or not (lnet_peer_needs_ping)
 	case p.forcePush && p.discPush != nil && !n.tun.Profile.PushWhilePushing:
 		// FORCE_PUSH with a push in flight: lnet_peer_needs_push says no, so the kernel's
 		// peer is discovered, yet not up to date (lnet_peer_is_uptodate: FORCE_PUSH), and
 		// the messages its completion sends queue it again, round after round, until
-		// that push's event; the model waits for the event instead. Up to 2.15
-		// (PushWhilePushing) the forced push goes out beside the one in flight.
+		// that push's event; the model waits for the event instead.
 	case n.needsPush(p):
 		n.sendPush(p)
 	default:

@@ -239,6 +239,12 @@ type Profile struct {
 	// push takes lp_push_mdh and the first one's events still come to the peer (up to 2.15;
 	// LU-14810 72726a3118, 2.15.65, refuses while PUSH_SENT from 2.16).
 	PushWhilePushing bool
+	// ForcePushFirst: lnet_peer_discovery's loop sends a forced push (LNET_PEER_FORCE_PUSH,
+	// without FORCE_PING) before it asks whether the peer's NIDs are up to date, and whatever
+	// LNET_PEER_PUSH_SENT says: a push in flight does not hold the forced one back (up to
+	// 2.16; LU-14810 99153d212d, 2.16.57, drops that branch: lnet_peer_needs_ping, then
+	// lnet_peer_needs_push, which refuses while PUSH_SENT, from 2.17).
+	ForcePushFirst bool
 	// AddPeerStopsOnError: LNetAddPeer stops at its first error but -EEXIST, discovers the
 	// primary NID's peer only when it created it, and with discovery off adds NIDs on nets
 	// with no local NI too (2.16; LU-19229 in 2.16.58).
@@ -428,7 +434,7 @@ var profile212 = Profile{HealthIncrementOne: true, HealthFromSendsOnly: true,
 	NoPingSource: true, NoMRRouteSetup: true, NIAddByIoctl: true, LaxConnsPerPeerOption: true,
 	NoLNDTimeoutTOSShow: true, LNDTunablesInTunables: true, ShowTCPBonding: true, NoFatalErrorShow: true, NoHealthPingShow: true,
 	MapOnDemandAsSet: true, ImportBadMRTerse: true, NoLnetctlFault: true, FaultRuleTypeForm: true,
-	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, PushWhilePushing: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
+	NoFaultDropAllLocalNID: true, PeerCmdsByNIDList: true, PeerNIsInAttachOrder: true, BareDiscoveryHandOff: true, GatewayPrimaryStays: true, NoAddPeerForceMerge: true, PushWhilePushing: true, ForcePushFirst: true, ModuleDialect: ModuleDialect{ScanfTCPNIDs: true, ScanfO2IBNIDs: true, NoAnyNIDText: true,
 		NoKfiNames: true, NoEfaBxi3fNames: true, PrefixInterfaceDup: true, IP2NetsSkipDupNets: true}}
 
 // profile216 is 2.16; 2.15 adds LU-16563's and the send, notify and recovery rules below.
@@ -438,7 +444,7 @@ var profile216 = Profile{SingleRailNoLocalHealth: true, DeadlineFromTransactionT
 	MRForwardByDestination: true, NoFailRtrHealthInc: true, NoFailSockConn: true, NoFailO2IBFMRMapShort: true, NoNIDMetadata: true,
 	SmallMaxInterfaces: true, BackupLNDTimeout: true, NoLatencyStats: true, LaxConnsPerPeerOption: true, ImportNetRaw: true, ImportNoIP2Nets: true,
 	FaultRuleTypeForm: true, NoNetSetLNDTimeout: true, NoAddPeerForceMerge: true, AddPeerStopsOnError: true, MapOnDemandAsSet: true,
-	NonRouterNIStatusUp: true, FatalClearLeavesStatus: true, NoResendStatsShow: true, UDSPShowNA: true,
+	NonRouterNIStatusUp: true, ForcePushFirst: true, FatalClearLeavesStatus: true, NoResendStatsShow: true, UDSPShowNA: true,
 	ModuleDialect: ModuleDialect{ScanfO2IBNIDs: true, NoEfaBxi3fNames: true}}
 
 // profile215 is 2.15.

@@ -318,10 +318,10 @@ func (n *Node) handleRouterPingEvent(ev *Event, idx int) {
 			// LNET_PEER_FORCE_PUSH: the router learns this node's NIs, their status and
 			// that it is multi-rail, from the NI the reply came to, to the NI it came from
 			// (unless a push is in flight: then the forced one waits for discovery; up to
-			// 2.15, PushWhilePushing, it goes out beside it).
+			// 2.16, ForcePushFirst, the loop's FORCE_PUSH branch sends it beside that one).
 			p.forcePush = true
 			p.discSrc, p.discDst = ev.Target, ev.Initiator
-			if p.discPush == nil || n.tun.Profile.PushWhilePushing {
+			if p.discPush == nil || n.tun.Profile.ForcePushFirst {
 				n.sendPush(p)
 				p.checkerPush = true
 			}
