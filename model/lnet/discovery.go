@@ -159,11 +159,8 @@ func (n *Node) discoveryStep(p *Peer) {
 		n.sendPush(p) // up to 2.16: FORCE_PUSH, before NIDs not up to date, a push out or not
 	case !p.uptodate || p.forcePing:
 		n.sendDiscoveryPing(p) // a ping in flight or not (lnet_peer_needs_ping)
-	case p.forcePush && p.discPush != nil && !n.tun.Profile.PushWhilePushing:
-		// FORCE_PUSH with a push in flight: lnet_peer_needs_push says no, so the kernel's
-		// peer is discovered, yet not up to date (lnet_peer_is_uptodate: FORCE_PUSH), and
-		// the messages its completion sends queue it again, round after round, until
-		// that push's event; the model waits for the event instead.
+	case p.forcePush && p.discPush != nil:
+		n.discoveryRound(p) // from 2.17: discovered, not up to date, until that push's event
 	case n.needsPush(p):
 		n.sendPush(p)
 	default:
@@ -690,6 +687,43 @@ func (n *Node) pingFailed(p *Peer, unlinked bool, rc int) {
 // RTR_DISCOVERED), from 2.13 (not RouterCheckerPing); a deleted peer's routes went to the
 // peer that took its NIDs, whose own discovery completes it.
 func (n *Node) discoveryDone(p *Peer, rc int) {
+	n.completeDiscovery(p, rc)
+	if n.discHook != nil {
+		n.discHook(p.primary, rc)
+	}
+	for k := p.pending.Len(); k > 0; k-- {
+		m := p.pending.Pop()
+		if rc != 0 {
+			m.noResend = true
+			n.finalize(m, rc)
+			continue
+		}
+		if r := n.send(m.srcSpec, m, m.rtrNID); r != 0 {
+			m.noResend = true
+			n.finalize(m, r)
+		}
+	}
+}
+
+// discoveryRound models, from 2.17, the step of a peer whose forced push (FORCE_PUSH) waits
+// behind a push in flight: lnet_peer_needs_push refuses (PUSH_SENT), so lnet_peer_discovered
+// completes the discovery (completeDiscovery: DISCOVERED, a gateway's router discovery
+// completes alive), leaving the peer not up to date (lnet_peer_is_uptodate: FORCE_PUSH).
+// Each message that waited is sent again, finds the peer not up to date and queues it again,
+// and the discovery completes again, round after round in no time, until that push's event,
+// which queues the peer for the forced push. The model takes one round: the messages stay
+// on a peer that stays DISCOVERING, as the kernel's is for all but an instant of each round,
+// and the discovery hook is not told (lnet_discover's waiter, woken each round, finds the
+// peer not up to date and queues it again). A peer no message waited for is left not
+// DISCOVERING: the push's event or the next message sent to it queues it.
+func (n *Node) discoveryRound(p *Peer) {
+	n.completeDiscovery(p, 0)
+	p.discovering = p.pending.Len() > 0
+}
+
+// completeDiscovery is what discoveryDone and discoveryRound share: lnet_peer_discovered or
+// lnet_peer_discovery_complete's error (REDISCOVER), and a gateway's completion.
+func (n *Node) completeDiscovery(p *Peer, rc int) {
 	p.discovering = false
 	if rc == 0 { // lnet_peer_discovered
 		p.discovered, p.rediscover = true, false
@@ -705,21 +739,6 @@ func (n *Node) discoveryDone(p *Peer, rc int) {
 	}
 	if p.rtrRefcount() > 0 && !p.deleted && !n.tun.Profile.RouterCheckerPing {
 		n.routerDiscoveryComplete(p, rc)
-	}
-	if n.discHook != nil {
-		n.discHook(p.primary, rc)
-	}
-	for k := p.pending.Len(); k > 0; k-- {
-		m := p.pending.Pop()
-		if rc != 0 {
-			m.noResend = true
-			n.finalize(m, rc)
-			continue
-		}
-		if r := n.send(m.srcSpec, m, m.rtrNID); r != 0 {
-			m.noResend = true
-			n.finalize(m, r)
-		}
 	}
 }
 
