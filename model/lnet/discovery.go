@@ -405,6 +405,9 @@ func (n *Node) gatewayOf(p, q *Peer) *Peer {
 // that is keeps the reply or failure for its next discovery. The event is read before
 // anything else runs: finalizing the waiting messages reuses the node's event.
 func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
+	if len(n.stale) > 0 && n.handleStale(ev) {
+		return // a stale one's peer is its own, whoever has its NID now
+	}
 	lpni := n.findPeerNI(nid)
 	if lpni == nil {
 		return
@@ -412,9 +415,6 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 	p := lpni.peer
 	if md := p.discPush; md != nil && ev.MD == md.Handle() {
 		n.handlePushEvent(p, ev)
-		return
-	}
-	if len(n.stale) > 0 && n.handleStale(ev) {
 		return
 	}
 	if p.discPing == nil || ev.MD != p.discPing.Handle() {
@@ -507,6 +507,7 @@ func (n *Node) handlePushEvent(p *Peer, ev *Event) {
 // they belong to, so a stale one's events still act on the peer (handleStale).
 type staleMD struct {
 	md   *MD
+	h    MDHandle // md's handle when it went stale (the MD is reused under a new one once freed)
 	p    *Peer
 	seq  uint32 // a push's: the sequence of the ping buffer it carries (its ACK sets lp_node_seqno)
 	ping bool   // a discovery ping (lp_ping_mdh), else a push (lp_push_mdh)
@@ -538,7 +539,7 @@ func (n *Node) clearSent(p *Peer, ping bool) {
 	if md == nil {
 		return
 	}
-	n.stale = append(n.stale, staleMD{md: md, p: p, seq: seq, ping: ping, mdh: true})
+	n.stale = append(n.stale, staleMD{md: md, h: md.Handle(), p: p, seq: seq, ping: ping, mdh: true})
 	if ping {
 		p.discPing = nil
 	} else {
@@ -577,7 +578,7 @@ func (n *Node) unlinkFailsBoth(p *Peer, md *MD) {
 // on as a stale one: that message's event comes later with -ETIMEDOUT (lnet_msg_detach_md).
 func (n *Node) unlinkDisc(p *Peer, md *MD, ping bool) {
 	if md.refs > 0 {
-		n.stale = append(n.stale, staleMD{md: md, p: p, ping: ping})
+		n.stale = append(n.stale, staleMD{md: md, h: md.Handle(), p: p, ping: ping})
 		n.mdUnlink(md, 0)
 		return
 	}
@@ -603,7 +604,7 @@ func (n *Node) unlinkDisc(p *Peer, md *MD, ping bool) {
 // as the model ignores the deleted peer's other discovery events.
 func (n *Node) handleStale(ev *Event) bool {
 	i := 0
-	for ; i < len(n.stale) && n.stale[i].md.Handle() != ev.MD; i++ {
+	for ; i < len(n.stale) && n.stale[i].h != ev.MD; i++ {
 	}
 	if i == len(n.stale) {
 		return false

@@ -111,6 +111,11 @@ func (n *Node) checkInvariants() error {
 			return err
 		}
 	}
+	for _, r := range n.stale {
+		if n.MD(r.h) == nil || r.md == r.p.discPing || r.md == r.p.discPush {
+			return fmt.Errorf("node %s: stale discovery MD of peer %s is freed or the peer's in flight", n.name, r.p.primary)
+		}
+	}
 	for i, p := range n.rtrPools {
 		if err := checkQueueCredits(p.credits, p.nbuffers, p.minCredits, h.pool[i], p.msgs.Len(), -1); err != nil {
 			return fmt.Errorf("node %s router buffer pool %d (%d pages): %w", n.name, i, p.npages, err)
