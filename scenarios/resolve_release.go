@@ -216,7 +216,10 @@ func O2IBProfile(release string) o2ib.Profile {
 // or an unknown name: master's, the zero Profile).
 func SockLNDProfile(release string) socklnd.Profile {
 	switch {
-	case release == "2.15" || release == "2.12" || strings.HasPrefix(release, "2.12."):
+	case release == "2.12" || strings.HasPrefix(release, "2.12."):
+		// as 2.15, and before LU-13783 (2.14.51)
+		return socklnd.Profile{TimeoutLocalStatus: true, AcceptAnyAddress: true, NoAcceptPortBulk: true, NoStartupLinkState: true, BindReuseAddr: true}
+	case release == "2.15":
 		// before LU-17505 and LU-16836 (2.16), LU-18812 and LU-19139 (2.17)
 		return socklnd.Profile{TimeoutLocalStatus: true, AcceptAnyAddress: true, NoAcceptPortBulk: true, NoStartupLinkState: true}
 	case release == "2.16":

@@ -44,7 +44,7 @@ func (l *LND) acceptorSockets(n *ksockNet) []netip.AddrPort {
 func (l *LND) hostOfNet(h *tcp.Host) *hostState {
 	hs := l.listen[h]
 	if hs == nil {
-		hs = &hostState{h: h, nextPort: maxReservedPort}
+		hs = &hostState{h: h}
 		l.listen[h] = hs
 		l.hostsL = append(l.hostsL, hs)
 	}

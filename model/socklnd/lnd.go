@@ -52,12 +52,11 @@ type LND struct {
 	stats Stats
 }
 
-// hostState is a host's acceptor: its listening sockets and the reserved ports its dials
-// use.
+// hostState is a host's acceptor: its listening sockets (its dials' reserved ports are
+// found by reservedPort).
 type hostState struct {
-	h        *tcp.Host
-	nextPort uint16
-	socks    []sockRef // listening sockets and the NIs using each (acceptor.go)
+	h     *tcp.Host
+	socks []sockRef // listening sockets and the NIs using each (acceptor.go)
 }
 
 // Stats are LND-wide counters for tests and reports.
@@ -234,15 +233,20 @@ func (l *LND) Startup(ni *lnet.NI) error {
 	return nil
 }
 
-// reservedPort returns the next reserved port to bind a dial from (lnet_connect tries 1023
-// down to 512; the model cycles through them).
-func (hs *hostState) reservedPort() uint16 {
-	p := hs.nextPort
-	hs.nextPort--
-	if hs.nextPort < minReservedPort {
-		hs.nextPort = maxReservedPort
+// reservedPort models lnet_connect's walk of the reserved ports: from 1023 down to 512, the
+// first from which a socket bound to address a connects to dst, its bind and connect
+// failing with EADDRINUSE or EADDRNOTAVAIL for a port that is not (lnet_sock_connect:
+// LNet's sockets share ports, so a port serves one connection to each peer address and
+// port, and the three typed conns to one peer take 1023, 1022 and 1021). ok is false when
+// every port fails: lnet_connect's EADDRINUSE ("No privileged ports available").
+func (hs *hostState) reservedPort(a netip.Addr, dst netip.AddrPort, opt tcp.Options) (src netip.AddrPort, ok bool) {
+	for port := maxReservedPort; port >= minReservedPort; port-- {
+		src = netip.AddrPortFrom(a, uint16(port))
+		if hs.h.CheckBind(src, dst, opt) == nil {
+			return src, true
+		}
 	}
-	return p
+	return src, false
 }
 
 // Shutdown models ksocknal_shutdown: every peer of the NI is deleted, its conns closed and

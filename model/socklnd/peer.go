@@ -217,11 +217,15 @@ func (l *LND) connect(cb *connCB) {
 		l.connectFailed(cb, -ETIMEDOUT)
 		return
 	}
-	hs := l.listen[p.net.host]
-	src := netip.AddrPortFrom(p.net.addr, hs.reservedPort())
 	typ := cb.typ
 	dst := netip.AddrPortFrom(cb.addr.Addr(), l.dialPort(p.net, typ))
-	p.net.host.Dial(src, dst, l.sockOptions(p.net), func(s *tcp.Conn, err error) { l.dialed(cb, typ, s, err) })
+	opt := l.sockOptions(p.net)
+	src, ok := l.listen[p.net.host].reservedPort(p.net.addr, dst, opt)
+	if !ok {
+		l.connectFailed(cb, -EADDRINUSE)
+		return
+	}
+	p.net.host.Dial(src, dst, opt, func(s *tcp.Conn, err error) { l.dialed(cb, typ, s, err) })
 }
 
 // dialed continues ksocknal_connect once lnet_connect's socket is up (or failed).
@@ -325,7 +329,7 @@ func sockErrno(err error) int {
 // system's) and TCP keepalive when keepalive_idle, _count and _intvl are all positive.
 func (l *LND) sockOptions(n *ksockNet) tcp.Options {
 	t := n.tun
-	o := tcp.Options{SendBuffer: t.TxBufferSize, RecvBuffer: t.RxBufferSize}
+	o := tcp.Options{SendBuffer: t.TxBufferSize, RecvBuffer: t.RxBufferSize, Reuse: n.profile.reuse()}
 	if t.KeepaliveIdle > 0 && t.KeepaliveCount > 0 && t.KeepaliveIntvl > 0 {
 		o.KeepIdle, o.KeepIntvl, o.KeepCnt = secs(t.KeepaliveIdle), secs(t.KeepaliveIntvl), t.KeepaliveCount
 	}

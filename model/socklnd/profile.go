@@ -3,6 +3,8 @@ package socklnd
 import (
 	"net/netip"
 
+	"github.com/lnetsim/lnetsim/model/tcp"
+
 	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
@@ -30,6 +32,19 @@ type Profile struct {
 	// fatal: only a later link event does that (up to 2.15; LU-16836 09c6e2b872, 2.15.57,
 	// checks the device's state in ksocknal_startup from 2.16).
 	NoStartupLinkState bool
+	// BindReuseAddr: LNet's sockets are SO_REUSEADDR, so a dial from a reserved port that a
+	// listener holds fails to bind (up to 2.12; LU-13783 99d9638d6c, 2.14.51, makes them
+	// SO_REUSEPORT, which shares a port with the acceptor's listener too). Either way a port
+	// is shared by connections to different peers (see reservedPort).
+	BindReuseAddr bool
+}
+
+// reuse is the tcp model's port sharing for LNet's sockets under p.
+func (p Profile) reuse() tcp.Reuse {
+	if p.BindReuseAddr {
+		return tcp.ReuseAddr
+	}
+	return tcp.ReusePort
 }
 
 // timedOut is the health status of a tx whose time ran out under p.

@@ -6,6 +6,7 @@ import "github.com/lnetsim/lnetsim/model/lnet"
 const (
 	ECONNRESET   = 104
 	ECONNREFUSED = 111
+	EADDRINUSE   = 98
 	ENETDOWN     = 100
 	ENETUNREACH  = 101
 	EHOSTUNREACH = 113

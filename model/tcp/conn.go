@@ -49,7 +49,28 @@ type Options struct {
 	// after the last segment received). Off unless all three are positive.
 	KeepIdle, KeepIntvl sim.Time
 	KeepCnt             int
+	// Reuse is how a Dial from an explicit local port shares that port (SO_REUSEADDR,
+	// SO_REUSEPORT; see Reuse).
+	Reuse Reuse
 }
+
+// Reuse is a socket's sharing of its local port, as Linux's bind and connect decide it
+// (inet_csk_bind_conflict, __inet_check_established) for a connecting socket bound to an
+// explicit port.
+type Reuse uint8
+
+const (
+	// ReuseNone: the port must be free on its address, of connections and listeners alike
+	// (EADDRINUSE).
+	ReuseNone Reuse = iota
+	// ReuseAddr (SO_REUSEADDR): the bind conflicts only with a listener on the port
+	// (EADDRINUSE); the connect fails if a connection with the same local and remote
+	// address and port exists (EADDRNOTAVAIL).
+	ReuseAddr
+	// ReusePort (SO_REUSEPORT, every socket of one owner): no bind conflict, listeners
+	// included (theirs are taken to be SO_REUSEPORT too); the connect fails as ReuseAddr's.
+	ReusePort
+)
 
 // State is a connection's TCP state (the subset the model uses).
 type State uint8

@@ -121,9 +121,32 @@ func (h *Host) Established() [][2]netip.AddrPort {
 // to dst. done is called exactly once, from a later event: with the established
 // connection, or with a nil Conn and ErrConnRefused (the peer answered the SYN with RST),
 // ErrTimedOut (SynRetries retransmissions went unanswered), ErrAddrInUse (src's port is
-// taken on this host) or ErrAddrNotAvail (src is not one of the host's addresses).
+// taken on this host, as opt.Reuse decides) or ErrAddrNotAvail (src is not one of the
+// host's addresses, or with opt.Reuse a connection from src to dst exists).
 func (h *Host) Dial(src, dst netip.AddrPort, opt Options, done func(*Conn, error)) {
 	h.n.dial(h, src, dst, opt, done)
+}
+
+// CheckBind returns the error a Dial from src, an address of the host with an explicit
+// port, to dst would fail with for its port (ErrAddrInUse, ErrAddrNotAvail: see Reuse), or
+// nil, as the bind and connect of a socket with opt's options would report it at once. A
+// caller walking ports (lnet_connect) asks it before each Dial.
+func (h *Host) CheckBind(src, dst netip.AddrPort, opt Options) error {
+	if opt.Reuse == ReuseNone {
+		if h.portInUse(src.Addr(), src.Port()) {
+			return ErrAddrInUse
+		}
+		return nil
+	}
+	if opt.Reuse == ReuseAddr && h.listening(src.Addr(), src.Port()) {
+		return ErrAddrInUse
+	}
+	for _, id := range h.conns {
+		if c := h.n.conns[id]; c.local == src && c.peer == dst {
+			return ErrAddrNotAvail
+		}
+	}
+	return nil
 }
 
 // Crash stops the host at once: its connections and listeners vanish without a segment

@@ -181,8 +181,8 @@ func (n *Network) dial(h *Host, src, dst netip.AddrPort, opt Options, done func(
 	port := src.Port()
 	if port == 0 {
 		port = h.ephemeral(src.Addr())
-	} else if h.portInUse(src.Addr(), port) {
-		fail(ErrAddrInUse)
+	} else if err := h.CheckBind(src, dst, opt); err != nil {
+		fail(err)
 		return
 	}
 	dstIf, ok := n.addrs[dst.Addr()]
@@ -216,13 +216,22 @@ func (h *Host) ephemeral(a netip.Addr) uint16 {
 
 // portInUse reports whether a live connection or a listener holds local port p on a.
 func (h *Host) portInUse(a netip.Addr, p uint16) bool {
-	for _, l := range h.listeners {
-		if l.port == p && (!l.addr.IsValid() || l.addr == a) {
-			return true
-		}
+	if h.listening(a, p) {
+		return true
 	}
 	for _, id := range h.conns {
 		if c := h.n.conns[id]; c.local == netip.AddrPortFrom(a, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// listening reports whether a listener holds local port p on a (bound to a or to every
+// address).
+func (h *Host) listening(a netip.Addr, p uint16) bool {
+	for _, l := range h.listeners {
+		if l.port == p && (!l.addr.IsValid() || l.addr == a) {
 			return true
 		}
 	}
