@@ -150,9 +150,12 @@ func (n *Node) discoveryStep(p *Peer) {
 	forceFirst := n.tun.Profile.ForcePushFirst && p.forcePush && !p.forcePing
 	if forceFirst && !p.mr {
 		// lnet_peer_send_push refuses a peer that is not multi-rail: FORCE_PUSH is
-		// dropped, and with its NIDs up to date the peer is discovered. Deliberately, one
-		// whose NIDs are not is pinged (the kernel's stays queued with nothing in flight).
+		// dropped, and with its NIDs up to date the peer is discovered; one whose NIDs are
+		// not stays DISCOVERING with nothing sent, until an event queues it again.
 		p.forcePush, forceFirst = false, false
+		if !p.uptodate {
+			return
+		}
 	}
 	switch {
 	case forceFirst:

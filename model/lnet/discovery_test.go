@@ -63,3 +63,32 @@ func TestDiscLPNIHealth(t *testing.T) {
 		}
 	}
 }
+
+// TestForcePushFirstNotMultiRail follows 2.16's lnet_peer_discovery loop (ForcePushFirst):
+// FORCE_PUSH without FORCE_PING goes to lnet_peer_send_push before the NIDS_UPTODATE check,
+// and that refuses a peer that is not multi-rail: FORCE_PUSH is dropped, a peer whose NIDs
+// are up to date is discovered (lnet_peer_discovered), and one whose NIDs are not is left
+// DISCOVERING with nothing sent (the step returns 0 with the peer on ln_dc_working). On
+// master the same peer is pinged (lnet_peer_needs_ping).
+func TestForcePushFirstNotMultiRail(t *testing.T) {
+	for _, c := range []struct {
+		release  string
+		uptodate bool
+		// what the step leaves: DISCOVERING, a ping in flight, FORCE_PUSH
+		discovering, ping, forcePush bool
+	}{
+		{"2.16", true, false, false, false},
+		{"2.16", false, true, false, false},
+		{"master", false, true, true, true},
+	} {
+		p := newPair(t, 1, 1, relTunables(t, c.release), NetTunables{})
+		p.run(t, sim.Millisecond)
+		peer := p.a.nid2peerni(nid("10.0.0.2@o2ib")).peer
+		peer.uptodate, peer.forcePush = c.uptodate, true
+		p.a.discoverPeer(peer)
+		if peer.discovering != c.discovering || (peer.discPing != nil) != c.ping || peer.forcePush != c.forcePush || peer.mr {
+			t.Errorf("%s, NIDs up to date %v: discovering %v ping %v force_push %v mr %v, want %v %v %v false", c.release, c.uptodate,
+				peer.discovering, peer.discPing != nil, peer.forcePush, peer.mr, c.discovering, c.ping, c.forcePush)
+		}
+	}
+}
