@@ -17,9 +17,9 @@ type Summary struct {
 	// Params are the sweep parameters of this run (path -> value), empty for a single run.
 	Params   map[string]string `json:"params,omitempty"`
 	Duration string            `json:"duration"` // virtual time simulated
-	// Incomplete names the cap that ended the run early (max-events, max-memory, max-wall):
-	// Duration is then the virtual time reached and no expectation was evaluated. Absent
-	// when the run completed.
+	// Incomplete names the cap that ended the run early (max-events, max-events-per-instant,
+	// max-memory, max-wall): Duration is then the virtual time reached and no expectation
+	// was evaluated. Absent when the run completed.
 	Incomplete string `json:"incomplete,omitempty"`
 	Events     uint64 `json:"events"`   // events fired
 	Checksum   string `json:"checksum"` // determinism checksum (hex)

@@ -17,7 +17,7 @@ const (
 	exitRuntime    = 1 // the simulation or an I/O step failed
 	exitUsage      = 2 // bad flags, bad input files
 	exitExpectFail = 3 // run, check: an expectation failed
-	exitCap        = 4 // run, check: --max-events, --max-memory or --max-wall ended a run
+	exitCap        = 4 // run, check: --max-events, --max-events-per-instant, --max-memory or --max-wall ended a run
 )
 
 // exitError carries an exit code out of a cobra RunE.
@@ -67,7 +67,7 @@ Exit status:
   1  an I/O or internal error (a run could not write its results, a run failed)
   2  bad input: flags, arguments, scenario or sweep files
   3  an expectation failed (run and check)
-  4  a cap (--max-events, --max-memory, --max-wall) ended a run: its results so far are
+  4  a cap (--max-events, --max-events-per-instant, --max-memory, --max-wall) ended a run: its results so far are
      written, marked "incomplete" in summary.json`,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -23,24 +23,25 @@ import (
 
 // runFlags are the flags run and check share.
 type runFlags struct {
-	seed     uint64
-	sets     []string
-	out      string
-	quiet    bool
-	output   string
-	backend  string
-	pcap     string
-	pcapLink string
-	trace    string
-	counters string
-	figures  bool
-	cpuProf  string
-	memProf  string
-	junit    string // check only
-	maxEv    uint64
-	maxMem   string
-	maxWall  time.Duration
-	stderr   io.Writer // where the progress line goes when it is a terminal
+	seed       uint64
+	sets       []string
+	out        string
+	quiet      bool
+	output     string
+	backend    string
+	pcap       string
+	pcapLink   string
+	trace      string
+	counters   string
+	figures    bool
+	cpuProf    string
+	memProf    string
+	junit      string // check only
+	maxEv      uint64
+	maxInstant uint64
+	maxMem     string
+	maxWall    time.Duration
+	stderr     io.Writer // where the progress line goes when it is a terminal
 }
 
 // checkOutputFiles refuses, before anything runs, an output flag naming something that is
@@ -71,6 +72,7 @@ func (f *runFlags) register(cmd *cobra.Command, defaultOut string) {
 	cmd.Flags().StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the simulator to FILE (go tool pprof FILE): where a large scenario spends its time")
 	cmd.Flags().StringVar(&f.memProf, "memprofile", "", "write a Go heap profile to FILE at the end of the simulation, its cluster still live (go tool pprof -sample_index=inuse_space|alloc_space FILE)")
 	cmd.Flags().Uint64Var(&f.maxEv, "max-events", runner.DefaultMaxEvents, "end a run after N events, writing its results so far marked incomplete (exit 4)")
+	cmd.Flags().Uint64Var(&f.maxInstant, "max-events-per-instant", runner.DefaultMaxEventsPerInstant, "end a run after N events without virtual time moving (a loop of events at one instant), as --max-events")
 	cmd.Flags().StringVar(&f.maxMem, "max-memory", "", "end a run when the process uses more than SIZE (e.g. 8GiB; 0: no cap; default 3/4 of the physical or cgroup memory), as --max-events")
 	cmd.Flags().DurationVar(&f.maxWall, "max-wall", 0, "end a run after DURATION of wall-clock time (e.g. 10m; default no cap), as --max-events")
 	cmd.Flags().BoolVar(&f.figures, "plots", false, "also render health.png and ni-traffic.png into each run directory (default on for the built-in default scenario)")
@@ -123,6 +125,9 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 	if f.maxEv == 0 {
 		return nil, usageErr("--max-events must be at least 1")
 	}
+	if f.maxInstant == 0 {
+		return nil, usageErr("--max-events-per-instant must be at least 1")
+	}
 	ovs, err := parseSets(f.sets)
 	if err != nil {
 		return nil, err
@@ -173,7 +178,7 @@ func runScenarios(cmd *cobra.Command, args []string, f *runFlags) ([]*scenarioRu
 		}
 		res, err := runner.Run(s, runner.Options{Out: r.Dir, Version: buildVersion(), Backend: f.backend,
 			Pcap: f.pcap, PcapLink: link, Trace: f.trace, AtEnd: atEnd, Counters: f.counters,
-			MaxEvents: f.maxEv, Monitor: mon.check, WriteIncomplete: true})
+			MaxEvents: f.maxEv, MaxEventsPerInstant: f.maxInstant, Monitor: mon.check, WriteIncomplete: true})
 		mon.done()
 		r.WallSecs = time.Since(start).Seconds()
 		var capErr *runner.CapError
@@ -357,8 +362,10 @@ anything but letters, digits, '.', '_' and '-' made '_' (a scenario without a na
 file's), plus -seedN with --seed and -set<hash> with --set, so such runs keep their own
 directories. An existing directory is replaced only if it holds a run of the same scenario.
 
---max-events, --max-memory and --max-wall end a run early (exit status 4): its results so far
-are written, marked "incomplete" in summary.json. On a terminal the run shows its progress.
+--max-events, --max-events-per-instant, --max-memory and --max-wall end a run early (exit
+status 4): its results so far are written, marked "incomplete" in summary.json.
+--max-events-per-instant catches a model caught in a loop of events that never lets virtual
+time advance (far more events at one instant than any scenario fires). On a terminal the run shows its progress.
 The Go collector is asked to keep the process under 90% of --max-memory (a soft limit, as
 GOMEMLIMIT sets; an explicit GOMEMLIMIT wins), so a large run trades collection time for
 memory before it meets the cap; below it the heap may grow to five times its live data

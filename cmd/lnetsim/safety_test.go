@@ -224,6 +224,11 @@ func TestCapsEndRunWithExit4(t *testing.T) {
 	if code, _, errOut := runCLI(t, "run", "--out", "", "--max-memory", "lots", file); code != exitUsage {
 		t.Fatalf("--max-memory lots: exit %d, want 2\n%s", code, errOut)
 	}
+	// The loop-at-one-instant cap itself is runner's TestStalledRunEndsWithCap.
+	if code, _, errOut := runCLI(t, "run", "--out", "", "--max-events-per-instant", "0", file); code != exitUsage ||
+		errOut != "lnetsim: --max-events-per-instant must be at least 1\n" {
+		t.Fatalf("--max-events-per-instant 0: exit %d, want 2\n%s", code, errOut)
+	}
 }
 
 // TestRunReproducesCommittedResults: what README promises a user: lnetsim run of a catalogue

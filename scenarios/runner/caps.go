@@ -13,6 +13,11 @@ const MonitorEvery = 1 << 16
 // DefaultMaxEvents is Options.MaxEvents when it is zero.
 const DefaultMaxEvents = 2_000_000_000
 
+// DefaultMaxEventsPerInstant is Options.MaxEventsPerInstant when it is zero: far more events
+// than any scenario fires at one virtual instant (a connection storm of 100,000 clients
+// fires a few million), so reaching it means a loop of events that never lets time advance.
+const DefaultMaxEventsPerInstant = 100_000_000
+
 // CapError ends a run at a cap (--max-events, --max-memory, --max-wall): the run stopped at
 // virtual time At, before it was due to end.
 type CapError struct {
@@ -30,16 +35,15 @@ func (e *CapError) Error() string {
 func (e *CapError) Unwrap() error { return e.Err }
 
 // runCapped runs k until the scenario's end in slices of at most MonitorEvery events,
-// calling monitor between slices: the same events fire in the same order as one RunUntil,
-// so a run that completes is unchanged by the slicing. It returns a *CapError when
-// maxEvents or the monitor ends the run first.
-func runCapped(k *sim.Kernel, until sim.Time, maxEvents uint64, monitor func(sim.Time, uint64) error) error {
+// calling monitor (if set) between slices: the same events fire in the same order as one
+// RunUntil, so a run that completes is unchanged by the slicing. It returns a *CapError
+// when maxEvents, perInstant (more events than that without virtual time moving: checked
+// between slices, so it ends within MonitorEvery events after) or the monitor ends the run
+// first. Both event caps depend only on the run, never on the machine.
+func runCapped(k *sim.Kernel, until sim.Time, maxEvents, perInstant uint64, monitor func(sim.Time, uint64) error) error {
+	at, from := k.Now(), k.Fired() // the instant the run is at, and the events fired before it
 	for {
-		limit := maxEvents
-		if monitor != nil {
-			limit = min(limit, k.Fired()+MonitorEvery)
-		}
-		k.SetLimits(sim.Limits{MaxEvents: limit})
+		k.SetLimits(sim.Limits{MaxEvents: min(maxEvents, k.Fired()+MonitorEvery)})
 		err := k.RunUntil(until)
 		if !errors.Is(err, sim.ErrEventLimit) {
 			return err
@@ -48,8 +52,17 @@ func runCapped(k *sim.Kernel, until sim.Time, maxEvents uint64, monitor func(sim
 			return &CapError{Cap: "max-events", Arg: "N", At: k.Now(), Err: err,
 				Detail: fmt.Sprintf("%d events fired, %d pending", k.Fired(), k.Pending())}
 		}
-		if err := monitor(k.Now(), k.Fired()); err != nil {
-			return err
+		if k.Now() != at {
+			at, from = k.Now(), k.Fired()
+		} else if n := k.Fired() - from; n >= perInstant {
+			return &CapError{Cap: "max-events-per-instant", Arg: "N", At: k.Now(), Err: err,
+				Detail: fmt.Sprintf("at least %d events fired without virtual time moving: a loop of events at one instant, "+
+					"which is a bug of the model (please report the scenario)", n)}
+		}
+		if monitor != nil {
+			if err := monitor(k.Now(), k.Fired()); err != nil {
+				return err
+			}
 		}
 	}
 }

@@ -112,3 +112,50 @@ func TestCappedThroughputCoversReachedTime(t *testing.T) {
 		t.Fatalf("writes.throughput_gbps = %v, want %v (%v writes of 1MiB by %s)", got, want, done, capErr.At)
 	}
 }
+
+// loopHandler schedules itself again after delay every time it fires, counting firings.
+type loopHandler struct {
+	k     *sim.Kernel
+	h     sim.HandlerID
+	delay sim.Time
+	fired int
+}
+
+func (l *loopHandler) Handle(int, uint64) {
+	l.fired++
+	l.k.After(l.delay, l.h, 0, 0)
+}
+
+// TestStalledRunEndsWithCap: a loop of events at one instant (a zero-delay event that
+// schedules itself again) ends the run with the max-events-per-instant cap, at the instant
+// it is stuck at. The count starts at the first slice boundary (each slice is MonitorEvery
+// events) that finds the instant, here the first, so the run ends one slice later than
+// the cap counted from the loop's start; the same events one nanosecond apart run to the
+// end.
+func TestStalledRunEndsWithCap(t *testing.T) {
+	const cap = 3 * MonitorEvery
+	for _, tc := range []struct {
+		delay sim.Time
+		want  string // the cap, or "" for none
+	}{{0, "max-events-per-instant"}, {1, ""}} {
+		k := sim.New(1)
+		l := &loopHandler{k: k, delay: tc.delay}
+		l.h = k.Register(l)
+		k.Schedule(5, l.h, 0, 0)
+		err := runCapped(k, 4*cap, DefaultMaxEvents, cap, nil)
+		var capErr *CapError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("delay %d: %v", tc.delay, err)
+		case tc.want == "":
+			if k.Now() != 4*cap || l.fired != 4*cap-4 {
+				t.Errorf("delay %d: ended at %s after %d events", tc.delay, k.Now(), l.fired)
+			}
+		case !errors.As(err, &capErr) || capErr.Cap != tc.want || capErr.At != 5 || l.fired != cap+MonitorEvery:
+			t.Errorf("delay %d: err %v after %d events, want the %s cap at 5ns after %d", tc.delay, err, l.fired, tc.want, cap+MonitorEvery)
+		case !strings.Contains(err.Error(), "at least 196608 events fired without virtual time moving") ||
+			!strings.HasSuffix(err.Error(), "(raise it with --max-events-per-instant N)"):
+			t.Errorf("delay %d: message %q", tc.delay, err)
+		}
+	}
+}

@@ -28,7 +28,7 @@ func TestNetAddLNDOptions(t *testing.T) {
 	}
 	p.ws.start()
 	p.faults.schedule()
-	if err := runCapped(p.c.k, s.Duration, DefaultMaxEvents, nil); err != nil {
+	if err := runCapped(p.c.k, s.Duration, DefaultMaxEvents, DefaultMaxEventsPerInstant, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := p.c.fab.lnd.Stats().ConnsCreated; got != 6 {

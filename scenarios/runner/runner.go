@@ -28,6 +28,9 @@ type Options struct {
 	// MaxEvents bounds the run (default DefaultMaxEvents): reaching it ends the run with a
 	// *CapError that wraps sim.ErrEventLimit.
 	MaxEvents uint64
+	// MaxEventsPerInstant ends the run with a *CapError once that many events have fired
+	// without virtual time moving (default DefaultMaxEventsPerInstant).
+	MaxEventsPerInstant uint64
 	// Monitor, if set, is called every MonitorEvery events with the virtual time and the
 	// events fired; a *CapError it returns ends the run there. It may read the wall clock and
 	// the process's memory (lnetsim's --max-wall, --max-memory, progress line): that never
@@ -83,6 +86,9 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	}
 	if opt.MaxEvents == 0 {
 		opt.MaxEvents = DefaultMaxEvents
+	}
+	if opt.MaxEventsPerInstant == 0 {
+		opt.MaxEventsPerInstant = DefaultMaxEventsPerInstant
 	}
 	p, err := prepare(s, seed, opt.Backend)
 	if err != nil {
@@ -141,7 +147,7 @@ func Run(s *scenarios.Scenario, opt Options) (*Result, error) {
 	if opt.AtStart != nil {
 		opt.AtStart()
 	}
-	runErr := runCapped(c.k, s.Duration, opt.MaxEvents, opt.Monitor)
+	runErr := runCapped(c.k, s.Duration, opt.MaxEvents, opt.MaxEventsPerInstant, opt.Monitor)
 	var capErr *CapError
 	if runErr != nil && (!errors.As(runErr, &capErr) || !opt.WriteIncomplete) {
 		if out != nil {

@@ -30,7 +30,7 @@ func TestShowLevels(t *testing.T) {
 				}
 				p.ws.start()
 				p.faults.schedule()
-				if err := runCapped(p.c.k, s.Duration, DefaultMaxEvents, nil); err != nil {
+				if err := runCapped(p.c.k, s.Duration, DefaultMaxEvents, DefaultMaxEventsPerInstant, nil); err != nil {
 					t.Fatal(err)
 				}
 				c = p.c
