@@ -122,7 +122,8 @@ func (h *Host) Established() [][2]netip.AddrPort {
 // connection, or with a nil Conn and ErrConnRefused (the peer answered the SYN with RST),
 // ErrTimedOut (SynRetries retransmissions went unanswered), ErrAddrInUse (src's port is
 // taken on this host, as opt.Reuse decides) or ErrAddrNotAvail (src is not one of the
-// host's addresses, or with opt.Reuse a connection from src to dst exists).
+// host's addresses, with opt.Reuse a connection from src to dst exists, or src.Port() is 0
+// and every ephemeral port is taken).
 func (h *Host) Dial(src, dst netip.AddrPort, opt Options, done func(*Conn, error)) {
 	h.n.dial(h, src, dst, opt, done)
 }

@@ -180,7 +180,10 @@ func (n *Network) dial(h *Host, src, dst netip.AddrPort, opt Options, done func(
 	}
 	port := src.Port()
 	if port == 0 {
-		port = h.ephemeral(src.Addr())
+		if port = h.ephemeral(src.Addr()); port == 0 { // every ephemeral port taken
+			fail(ErrAddrNotAvail)
+			return
+		}
 	} else if err := h.CheckBind(src, dst, opt); err != nil {
 		fail(err)
 		return
@@ -199,7 +202,8 @@ func (n *Network) dial(h *Host, src, dst netip.AddrPort, opt Options, done func(
 	n.sendSyn(c)
 }
 
-// ephemeral picks the next free local port from the ephemeral range.
+// ephemeral picks the next free local port from the ephemeral range, or 0 when every one is
+// taken (the connect's EADDRNOTAVAIL).
 func (h *Host) ephemeral(a netip.Addr) uint16 {
 	for range ephemeralHigh - ephemeralLow + 1 {
 		p := h.nextPort
