@@ -307,30 +307,32 @@ func (n *Node) runDiscoveryQueue() {
 }
 
 // failedStep models the PING_FAILED and PUSH_FAILED steps of lnet_peer_discovery
-// (lnet_peer_ping_failed, lnet_peer_push_failed): the failure is cleared, a failed ping makes
-// the next discovery ping (LNET_PEER_FORCE_PING), and a failure with an error ends the
-// discovery with it (discoveryDone), which it reports; without one (a truncated reply) the
-// discovery goes on. A failed push unlinks the peer's lp_push_mdh: a failed push in flight
-// was unlinked by its event (handlePushEvent), a stale push's failure unlinks the push that
-// handle names (unlinkMDH), as a stale ping's failure unlinks the ping lp_ping_mdh names.
+// (lnet_peer_ping_failed, lnet_peer_push_failed), the ping's first: the failure is cleared,
+// the MD the peer's lp_ping_mdh or lp_push_mdh names is unlinked (unlinkMDH), whose UNLINK
+// event fails the other one if it is in flight, a failed ping makes the next discovery ping
+// (LNET_PEER_FORCE_PING), and a failure with an error ends the discovery with it
+// (discoveryDone), which it reports; without one (a truncated reply, a push whose ACK came
+// after all) the loop takes its next step: the other failure, if any, then on.
 func (n *Node) failedStep(p *Peer) bool {
-	rc := 0
-	if p.pingFailed {
-		rc = p.pingErr
-		p.pingFailed, p.pingErr, p.forcePing = false, 0, true
-		if len(n.stale) > 0 {
-			n.unlinkMDH(p, true)
+	for p.pingFailed || p.pushFailed {
+		rc := 0
+		if p.pingFailed {
+			rc = p.pingErr
+			p.pingFailed, p.pingErr, p.forcePing = false, 0, true
+			if len(n.stale) > 0 {
+				n.unlinkMDH(p, true)
+			}
+		} else {
+			rc = p.pushErr
+			p.pushFailed, p.pushErr = false, 0
+			if len(n.stale) > 0 {
+				n.unlinkMDH(p, false)
+			}
 		}
-	} else if p.pushFailed {
-		rc = p.pushErr
-		p.pushFailed, p.pushErr = false, 0
-		if len(n.stale) > 0 {
-			n.unlinkMDH(p, false)
+		if rc != 0 {
+			n.discoveryDone(p, rc)
+			return true
 		}
-	}
-	if rc != 0 {
-		n.discoveryDone(p, rc)
-		return true
 	}
 	return false
 }
@@ -398,8 +400,9 @@ func (n *Node) gatewayOf(p, q *Peer) *Peer {
 // that way) and keeps its buffer for the discovery step to merge (lnet_discovery_event_reply:
 // LNET_PEER_DATA_PRESENT, replacing a pushed one), unless it was truncated: then the ping
 // counts as failed without an error and the peer will be pinged again with a buffer that
-// fits; a failed SEND or REPLY fails the ping (PING_FAILED, its MD unlinked unless the event
-// did: pingFailed, whose UNLINK event fails a push in flight too), and an UNLINK (the
+// fits; a failed SEND or REPLY fails the ping (PING_FAILED: pingFailed; an MD the event did
+// not unlink is unlinked by the step that deals with the failure, whose UNLINK event fails a
+// push in flight too), and an UNLINK (the
 // response tracker expired: -ETIMEDOUT) fails the ping and a push in flight
 // (lnet_discovery_event_unlink: unlinkFailsBoth). An event of a stale ping or push (one sent
 // before the peer's latest) is handleStale's. Then, as
@@ -461,8 +464,9 @@ func (n *Node) requeue(p *Peer) {
 // handlePushEvent models the push half of lnet_discovery_event_handler: the ACK records the
 // pushed buffer's sequence as the peer's lp_node_seqno (lnet_discovery_event_ack); a failed
 // SEND, a failed ACK or an UNLINK (the response tracker expired, status -ETIMEDOUT) fails the
-// push (PUSH_FAILED, with its error; its MD is unlinked unless the event did, as
-// lnet_peer_push_failed does, and that UNLINK event fails a ping in flight too: unlinkDisc),
+// push (PUSH_FAILED, with its error; an MD the event did not unlink is unlinked by the step
+// that deals with the failure, lnet_peer_push_failed, and that UNLINK event fails a ping in
+// flight too: failedStep, unlinkMDH),
 // and an UNLINK fails the push and a ping in flight (unlinkFailsBoth). Then a peer that is not up to date takes its next step
 // (requeue): a discovery goes on (done, or another push if this node's buffer changed
 // meanwhile), a failed push fails it, whose waiting messages are finalized with the error
@@ -490,12 +494,12 @@ func (n *Node) handlePushEvent(p *Peer, ev *Event) {
 		if rc == 0 {
 			rc = -ETIMEDOUT
 		}
-		md := p.discPush
-		p.discPush = nil
-		p.pushFailed, p.pushErr = true, rc
-		if !ev.Unlinked {
-			n.unlinkDisc(p, md, false)
+		if ev.Unlinked {
+			p.discPush = nil
+		} else {
+			n.clearSent(p, false) // lnet_peer_push_failed unlinks it (failedStep)
 		}
+		p.pushFailed, p.pushErr = true, rc
 	default:
 		return // a successful SEND
 	}
@@ -671,16 +675,17 @@ func (n *Node) unlinkMDH(p *Peer, ping bool) {
 }
 
 // pingFailed records a failed discovery ping (LNET_PEER_PING_FAILED with lp_ping_error rc, 0
-// for a truncated reply) and forgets its MD, unlinked unless the failing event already did,
-// so its response tracker cannot expire later; the next discovery step deals with it
-// (failedStep).
+// for a truncated reply): PING_SENT is cleared, and an MD the failing event did not unlink
+// stays linked, named by lp_ping_mdh (a stale ping: clearSent), until the discovery step
+// that deals with the failure unlinks it (failedStep: lnet_peer_ping_failed), so its response
+// tracker cannot expire later.
 func (n *Node) pingFailed(p *Peer, unlinked bool, rc int) {
-	md := p.discPing
-	p.discPing = nil
-	p.pingFailed, p.pingErr = true, rc
-	if !unlinked {
-		n.unlinkDisc(p, md, true)
+	if unlinked {
+		p.discPing = nil
+	} else {
+		n.clearSent(p, true)
 	}
+	p.pingFailed, p.pingErr = true, rc
 }
 
 // discoveryDone models lnet_peer_discovery_complete: on success (lnet_peer_discovered) the
