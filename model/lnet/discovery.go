@@ -402,11 +402,10 @@ func (n *Node) gatewayOf(p, q *Peer) *Peer {
 // counts as failed without an error and the peer will be pinged again with a buffer that
 // fits; a failed SEND or REPLY fails the ping (PING_FAILED: pingFailed; an MD the event did
 // not unlink is unlinked by the step that deals with the failure, whose UNLINK event fails a
-// push in flight too), and an UNLINK (the
-// response tracker expired: -ETIMEDOUT) fails the ping and a push in flight
-// (lnet_discovery_event_unlink: unlinkFailsBoth). An event of a stale ping or push (one sent
-// before the peer's latest) is handleStale's. Then, as
-// for every event but a successful SEND, a peer that is not up to date (upToDate: being
+// push in flight too), and an UNLINK (the response tracker expired: -ETIMEDOUT) fails the
+// ping and a push in flight (lnet_discovery_event_unlink: unlinkFailsBoth). An event of a
+// stale ping or push (one sent before the peer's latest) is handleStale's. Then, as for
+// every event but a successful SEND, a peer that is not up to date (upToDate: being
 // discovered, or its last discovery failed, ...) is queued and stepped at once (requeue); one
 // that is keeps the reply or failure for its next discovery. The event is read before
 // anything else runs: finalizing the waiting messages reuses the node's event.
@@ -466,9 +465,9 @@ func (n *Node) requeue(p *Peer) {
 // SEND, a failed ACK or an UNLINK (the response tracker expired, status -ETIMEDOUT) fails the
 // push (PUSH_FAILED, with its error; an MD the event did not unlink is unlinked by the step
 // that deals with the failure, lnet_peer_push_failed, and that UNLINK event fails a ping in
-// flight too: failedStep, unlinkMDH),
-// and an UNLINK fails the push and a ping in flight (unlinkFailsBoth). Then a peer that is not up to date takes its next step
-// (requeue): a discovery goes on (done, or another push if this node's buffer changed
+// flight too: failedStep, unlinkMDH), and an UNLINK fails the push and a ping in flight
+// (unlinkFailsBoth). Then a peer that is not up to date takes its next step (requeue): a
+// discovery goes on (done, or another push if this node's buffer changed
 // meanwhile), a failed push fails it, whose waiting messages are finalized with the error
 // (the peer's NIDs stay up to date, so its next discovery pushes again without a ping), and a
 // peer whose last discovery failed is discovered again. Deliberately, a failed push of the
