@@ -158,6 +158,22 @@ func (n *Node) ShowPeers() []PeerShow {
 	return out
 }
 
+// PeerNICounts calls fn for every peer NI of every peer, in ShowPeers' order, with what
+// ShowPeers reports of its state, health value, traffic counts and health statistics,
+// without building ShowPeers' strings (NIDs, preferred NIDs, UDSP information): for
+// summing a large cluster's peers (counters.yaml's per-group aggregates). It returns the
+// number of peers.
+func (n *Node) PeerNICounts(fn func(state string, health int, stats PeerNIStats, hs PeerNIHealthStats)) int {
+	for _, p := range n.peers {
+		for _, pn := range p.nets {
+			for _, lpni := range pn.nis {
+				fn(n.peerNIState(lpni), lpni.health, lpni.Stats(), lpni.HealthStats())
+			}
+		}
+	}
+	return len(n.peers)
+}
+
 // kernelOrder returns the peer's NIs in the order of the kernel's lists (see ShowPeers): net
 // by net, each net's NIs in turn, as addPeerNI attached them (lnet_peer_attach_peer_ni).
 func (p *Peer) kernelOrder() []*PeerNI {

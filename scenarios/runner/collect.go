@@ -37,7 +37,8 @@ type collector struct {
 	// pending holds the attempts of messages not yet finalized (lookups only). Attempts are
 	// kept only when something reads them (keepAttempts): the message rows of a results
 	// directory or a path expectation.
-	pending      map[pendKey]pendAttempts
+	pending      map[uint64]pendAttempts  // by pendKey.packed (a uint64 key hashes fastest)
+	wide         map[pendKey]pendAttempts // keys too wide to pack (never in practice)
 	keepAttempts bool
 	atts         []attempt   // the finalized message's attempts, reused
 	free         [][]attempt // emptied resend slices of finalized messages, for reuse
@@ -54,6 +55,53 @@ type pendKey struct {
 	idx int
 }
 
+// packed returns k as one uint64 (the node index in the top 20 bits, the id below), and
+// false if it does not fit: a node's message ids count its messages, far below 2^44.
+func (k pendKey) packed() (uint64, bool) {
+	if k.id >= 1<<44 || k.idx < 0 || k.idx >= 1<<20 {
+		return 0, false
+	}
+	return uint64(k.idx)<<44 | k.id, true
+}
+
+// take removes and returns the attempts pending for k.
+func (col *collector) take(k pendKey) (pendAttempts, bool) {
+	if pk, ok := k.packed(); ok {
+		p, found := col.pending[pk]
+		if found {
+			delete(col.pending, pk)
+		}
+		return p, found
+	}
+	p, found := col.wide[k]
+	if found {
+		delete(col.wide, k)
+	}
+	return p, found
+}
+
+// lookup returns the attempts pending for k.
+func (col *collector) lookup(k pendKey) (pendAttempts, bool) {
+	if pk, ok := k.packed(); ok {
+		p, found := col.pending[pk]
+		return p, found
+	}
+	p, found := col.wide[k]
+	return p, found
+}
+
+// store sets the attempts pending for k.
+func (col *collector) store(k pendKey, p pendAttempts) {
+	if pk, ok := k.packed(); ok {
+		col.pending[pk] = p
+		return
+	}
+	if col.wide == nil {
+		col.wide = map[pendKey]pendAttempts{}
+	}
+	col.wide[k] = p
+}
+
 // pendAttempts are a message's attempts so far: the first, then any resends.
 type pendAttempts struct {
 	first attempt
@@ -61,7 +109,7 @@ type pendAttempts struct {
 }
 
 func newCollector() *collector {
-	return &collector{pending: map[pendKey]pendAttempts{}}
+	return &collector{pending: map[uint64]pendAttempts{}}
 }
 
 // setOut makes the collector write message rows to out, which reads every attempt.
@@ -75,8 +123,17 @@ func (col *collector) setOut(out *record.Run) {
 // free of allocation (lookups only: never iterated).
 type nidNames struct {
 	nids map[lnet.NID]string
-	hops map[[2]lnet.NID]string
+	hops map[uint64]hopName     // by hopKey: one 64-bit key hashes fastest
+	wide map[[2]lnet.NID]string // pairs whose hopKey another pair took
 }
+
+// hopName is a hop's text with the pair it names (hopKey is a hash, not the pair).
+type hopName struct {
+	tx, next lnet.NID
+	s        string
+}
+
+func hopKey(tx, next lnet.NID) uint64 { return uint64(tx)*0x9E3779B97F4A7C15 ^ uint64(next) }
 
 func (n *nidNames) nid(id lnet.NID) string {
 	s, ok := n.nids[id]
@@ -91,14 +148,27 @@ func (n *nidNames) nid(id lnet.NID) string {
 }
 
 func (n *nidNames) hop(tx, next lnet.NID) string {
-	k := [2]lnet.NID{tx, next}
-	s, ok := n.hops[k]
+	k := hopKey(tx, next)
+	h, ok := n.hops[k]
+	if ok && h.tx == tx && h.next == next {
+		return h.s
+	}
 	if !ok {
 		if n.hops == nil {
-			n.hops = map[[2]lnet.NID]string{}
+			n.hops = map[uint64]hopName{}
+		}
+		h = hopName{tx, next, n.nid(tx) + ">" + n.nid(next)}
+		n.hops[k] = h
+		return h.s
+	}
+	w := [2]lnet.NID{tx, next} // another pair has this key
+	s, ok := n.wide[w]
+	if !ok {
+		if n.wide == nil {
+			n.wide = map[[2]lnet.NID]string{}
 		}
 		s = n.nid(tx) + ">" + n.nid(next)
-		n.hops[k] = s
+		n.wide[w] = s
 	}
 	return s
 }
@@ -110,9 +180,9 @@ func (col *collector) attempt(idx int, id uint64, t sim.Time, txNI, nextHop lnet
 	}
 	a := attempt{t: t, txNI: txNI, nextH: nextHop}
 	k := pendKey{id: id, idx: idx}
-	p, ok := col.pending[k]
+	p, ok := col.lookup(k)
 	if !ok {
-		col.pending[k] = pendAttempts{first: a}
+		col.store(k, pendAttempts{first: a})
 		return
 	}
 	if p.more == nil && len(col.free) > 0 {
@@ -120,7 +190,7 @@ func (col *collector) attempt(idx int, id uint64, t sim.Time, txNI, nextHop lnet
 		col.free = col.free[:len(col.free)-1]
 	}
 	p.more = append(p.more, a)
-	col.pending[k] = p
+	col.store(k, p)
 }
 
 // done streams a message node idx finalized and feeds the expectations.
@@ -130,9 +200,7 @@ func (col *collector) done(idx int, r *lnet.MsgRecord) {
 	}
 	var atts []attempt
 	if col.keepAttempts {
-		k := pendKey{id: r.ID, idx: idx}
-		if p, ok := col.pending[k]; ok {
-			delete(col.pending, k)
+		if p, ok := col.take(pendKey{id: r.ID, idx: idx}); ok {
 			atts = append(append(col.atts[:0], p.first), p.more...)
 			col.atts = atts
 			if p.more != nil {

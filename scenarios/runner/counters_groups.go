@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/lnetsim/lnetsim/model/lnet"
 )
 
 // Counters detail: what counters.yaml holds per node.
@@ -129,7 +131,9 @@ type peerAggregate struct {
 
 func aggregateGroup(c *cluster, nodes []*node) map[string]any {
 	g := map[string]any{"nodes": len(nodes)}
-	var stats, peerStats, peerHealth reflect.Value
+	var stats reflect.Value
+	var peerStats lnet.PeerNIStats // typed: summed for every peer NI (addPeerNIStats)
+	var peerHealth lnet.PeerNIHealthStats
 	var rs struct{ forwarded, expired, dropped uint64 }
 	nets := map[string]*netAggregate{}
 	var netOrder []string
@@ -157,16 +161,13 @@ func aggregateGroup(c *cluster, nodes []*node) map[string]any {
 				netSums[ns.NetType] = s
 			}
 		}
-		for _, p := range n.ln.ShowPeers() {
-			peers.Peers++
-			for _, pni := range p.PeerNIs {
-				peerRange.add(pni.HealthStats.HealthValue, peers.PeerNIs == 0)
-				peers.PeerNIs++
-				peers.State[pni.State]++
-				peerStats = sumInto(peerStats, pni.Statistics)
-				peerHealth = sumInto(peerHealth, pni.HealthStats.PeerNIHealthStats)
-			}
-		}
+		peers.Peers += n.ln.PeerNICounts(func(state string, health int, st lnet.PeerNIStats, hs lnet.PeerNIHealthStats) {
+			peerRange.add(health, peers.PeerNIs == 0)
+			peers.PeerNIs++
+			peers.State[state]++
+			addPeerNIStats(&peerStats, &st)
+			addPeerNIHealthStats(&peerHealth, &hs)
+		})
 		for _, r := range n.ln.Routes() {
 			nroutes++
 			routes[r.State]++
@@ -190,7 +191,7 @@ func aggregateGroup(c *cluster, nodes []*node) map[string]any {
 	g["net"] = netList
 	if peers.PeerNIs > 0 {
 		peers.HealthValue = &peerRange
-		peers.Statistics, peers.HealthStats = countsMap(peerStats), countsMap(peerHealth)
+		peers.Statistics, peers.HealthStats = countsMap(reflect.ValueOf(peerStats)), countsMap(reflect.ValueOf(peerHealth))
 	}
 	g["peer"] = peers
 	g["route"] = map[string]any{"routes": nroutes, "state": routes}
@@ -211,6 +212,35 @@ func aggregateGroup(c *cluster, nodes []*node) map[string]any {
 // sumInto adds v's integer fields (recursing into struct fields) to acc, a value of v's type
 // (the zero Value starts a new sum), and returns acc. Counter structs hold only integers and
 // structs of integers; any other field keeps the first value met.
+// addPeerNIStats and addPeerNIHealthStats are addFields for the two structs summed for
+// every peer NI of a group (hundreds of thousands in a large cluster), written out:
+// TestTypedPeerSums checks them against addFields field by field.
+func addPeerNIStats(a, b *lnet.PeerNIStats) {
+	a.SendCount += b.SendCount
+	a.RecvCount += b.RecvCount
+	a.DropCount += b.DropCount
+	addTypeCounts(&a.Sent, &b.Sent)
+	addTypeCounts(&a.Received, &b.Received)
+	addTypeCounts(&a.Dropped, &b.Dropped)
+}
+
+func addTypeCounts(a, b *lnet.TypeCounts) {
+	a.Put += b.Put
+	a.Get += b.Get
+	a.Reply += b.Reply
+	a.Ack += b.Ack
+	a.Hello += b.Hello
+}
+
+func addPeerNIHealthStats(a, b *lnet.PeerNIHealthStats) {
+	a.Dropped += b.Dropped
+	a.Timeout += b.Timeout
+	a.Error += b.Error
+	a.NetworkTimeout += b.NetworkTimeout
+	a.PingCount += b.PingCount
+	a.NextPing += b.NextPing
+}
+
 func sumInto(acc reflect.Value, v any) reflect.Value {
 	src := reflect.ValueOf(v)
 	if !acc.IsValid() {

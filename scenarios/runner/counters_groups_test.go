@@ -5,12 +5,14 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/lnetsim/lnetsim/model/lnet"
 	"github.com/lnetsim/lnetsim/record"
 	"github.com/lnetsim/lnetsim/scenarios"
 )
@@ -185,4 +187,47 @@ func loadCatalogue(t *testing.T, name string) *scenarios.Scenario {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestTypedPeerSums: the written-out sums of the per-peer-NI structs add every field as
+// addFields does (a field added to either struct and not to its adder fails here). Each
+// field gets a distinct value, so a field added twice or to the wrong sum shows too.
+func TestTypedPeerSums(t *testing.T) {
+	fill := func(v reflect.Value, base uint64) {
+		n := base
+		var walk func(reflect.Value)
+		walk = func(v reflect.Value) {
+			switch v.Kind() {
+			case reflect.Struct:
+				for i := range v.NumField() {
+					walk(v.Field(i))
+				}
+			case reflect.Uint64:
+				n++
+				v.SetUint(n)
+			case reflect.Int, reflect.Int64:
+				n++
+				v.SetInt(int64(n))
+			default:
+				t.Fatalf("field of kind %s: give it a case here and in the adders", v.Kind())
+			}
+		}
+		walk(v)
+	}
+	var a, b lnet.PeerNIStats
+	fill(reflect.ValueOf(&a).Elem(), 100)
+	fill(reflect.ValueOf(&b).Elem(), 1000)
+	want := sumInto(sumInto(reflect.Value{}, a), b).Interface()
+	addPeerNIStats(&a, &b)
+	if !reflect.DeepEqual(a, want) {
+		t.Errorf("addPeerNIStats: %+v, want %+v", a, want)
+	}
+	var h, g lnet.PeerNIHealthStats
+	fill(reflect.ValueOf(&h).Elem(), 100)
+	fill(reflect.ValueOf(&g).Elem(), 1000)
+	wantH := sumInto(sumInto(reflect.Value{}, h), g).Interface()
+	addPeerNIHealthStats(&h, &g)
+	if !reflect.DeepEqual(h, wantH) {
+		t.Errorf("addPeerNIHealthStats: %+v, want %+v", h, wantH)
+	}
 }
