@@ -565,6 +565,8 @@ func (w *ddWorld) cmdAddPeer(d *datadriven.TestData) error {
 
 // cmdFail is `fail [ni=NID] [to=NID] [type=PUT] [count=N] [status=local_error] [after=D]`:
 // the next N (-1: every) matching sends fail in the LND with the given health status, D later.
+// With `recv` instead they arrive, and the receiver's LND fails their receive (IdealRecvFail:
+// the received message is finalized with -EIO, the send completes OK).
 func (w *ddWorld) cmdFail(d *datadriven.TestData) error {
 	a := newArgs(w, d)
 	hs, ok := LNET_MSG_STATUS_LOCAL_ERROR, true
@@ -577,6 +579,9 @@ func (w *ddWorld) cmdFail(d *datadriven.TestData) error {
 	var after sim.Time
 	if a.has("after") {
 		after = a.dur("after")
+	}
+	if a.has("recv") {
+		return w.rule(a, IdealVerdict{Action: IdealRecvFail})
 	}
 	return w.rule(a, IdealVerdict{Action: IdealFail, HStatus: hs, Delay: after})
 }

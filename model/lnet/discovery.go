@@ -101,11 +101,10 @@ func (h *sysHandler) OnEvent(ev *Event) {
 	nid := NID(ev.User & (1<<56 - 1))
 	switch ev.User >> 56 {
 	case sysPush:
-		if ev.Type == EventPUT && ev.Status == 0 {
-			if b, ok := ev.Data.(*PingBuffer); ok {
-				if lpni := n.findPeerNI(ev.Initiator); lpni != nil {
-					n.pushEvent(lpni.peer, b, ev.MLength)
-				}
+		if ev.Type == EventPUT {
+			b, ok := ev.Data.(*PingBuffer)
+			if lpni := n.findPeerNI(ev.Initiator); lpni != nil && (ok || ev.Status != 0) {
+				n.pushEvent(lpni.peer, b, ev.MLength, ev.Status)
 			}
 		}
 	case sysLocalRecovery:
@@ -239,15 +238,21 @@ func (n *Node) DiscoverPeer(nid NID, force bool) {
 	n.discoverPeer(p)
 }
 
-// pushEvent models lnet_peer_push_event, a push received from a known peer: a truncated one is
-// not used, the peer's NIDs are no longer up to date and it will be pinged with a buffer that
-// fits (LNET_PEER_FORCE_PING); otherwise the buffer is kept for the discovery thread to merge
-// (LNET_PEER_DATA_PRESENT; an older one than the data already kept is dropped). Either way the
-// peer is queued for the discovery thread, which runs after this event (runDiscoveryQueue),
-// so the push's ACK leaves first.
-func (n *Node) pushEvent(p *Peer, b *PingBuffer, mlen int) {
+// pushEvent models lnet_peer_push_event, a push received from a known peer: one whose event
+// carries an error (status: its receive failed) or that was truncated is not used, the
+// peer's NIDs are no longer up to date and it will be pinged (LNET_PEER_FORCE_PING; after a
+// truncated one with a buffer that fits); otherwise the buffer is kept for the discovery
+// thread to merge (LNET_PEER_DATA_PRESENT; an older one than the data already kept is
+// dropped). Either way the peer is queued for the discovery thread, which runs after this
+// event (runDiscoveryQueue), so the push's ACK (none after a failed receive) leaves first.
+// FORCE_PING matters up to 2.16 (ForcePushFirst), whose discovery loop pings a peer that has
+// it before it sends a forced push. All releases handle a push's event alike.
+func (n *Node) pushEvent(p *Peer, b *PingBuffer, mlen, status int) {
 	p.uptodate = false
-	if !n.truncatedPing(p, b, mlen) && (p.data == nil || b.Seq > p.data.Seq) {
+	switch {
+	case status != 0 || n.truncatedPing(p, b, mlen):
+		p.forcePing = true
+	case p.data == nil || b.Seq > p.data.Seq:
 		p.data, p.dataReply = b, false
 	}
 	n.queueDiscovery(p)
@@ -271,8 +276,8 @@ func (n *Node) queueDiscovery(p *Peer) {
 // discovered is, from that state: it is discovered at once unless it needs a ping or this
 // node's push. A peer being discovered takes its next step at once, with its ping or push
 // still in flight (lnet_peer_push_event moves it to the request queue): after its buffer was
-// merged (LNET_REDISCOVER_PEER: discoveryStep), and after a truncated push, which left
-// nothing to merge, its NIDs no longer up to date and FORCE_PING, so it is pinged again
+// merged (LNET_REDISCOVER_PEER: discoveryStep), and after a truncated or failed push, which
+// left nothing to merge, its NIDs no longer up to date and FORCE_PING, so it is pinged again
 // (beside a ping in flight: the earlier one goes on as a stale ping). A deleted
 // peer's discovery completes (lnet_peer_deletion), and a peer the buffer was handed to goes
 // on from its new state (afterMerge).
@@ -397,8 +402,9 @@ func (n *Node) gatewayOf(p, q *Peer) *Peer {
 
 // handleDiscoveryEvent models lnet_discovery_event_handler. An event of the push in flight is
 // handlePushEvent's. A ping's REPLY records where it came to and from (the push goes back
-// that way) and keeps its buffer for the discovery step to merge (lnet_discovery_event_reply:
-// LNET_PEER_DATA_PRESENT, replacing a pushed one), unless it was truncated: then the ping
+// that way), failed or not (lnet_discovery_event_reply sets lp_disc_src_nid and
+// lp_disc_dst_nid before it looks at the status; 2.12 has only the former), and keeps its
+// buffer for the discovery step to merge (LNET_PEER_DATA_PRESENT, replacing a pushed one), unless it was truncated: then the ping
 // counts as failed without an error and the peer will be pinged again with a buffer that
 // fits; a failed SEND or REPLY fails the ping (PING_FAILED: pingFailed; an MD the event did
 // not unlink is unlinked by the step that deals with the failure, whose UNLINK event fails a
@@ -425,9 +431,11 @@ func (n *Node) handleDiscoveryEvent(ev *Event, nid NID) {
 	if p.discPing == nil || ev.MD != p.discPing.Handle() {
 		return // not this peer's ping: a deleted peer's, its NID another's now
 	}
+	if ev.Type == EventREPLY {
+		p.discSrc, p.discDst = ev.Target, ev.Initiator // whatever its status
+	}
 	switch {
 	case ev.Type == EventREPLY && ev.Status == 0:
-		p.discSrc, p.discDst = ev.Target, ev.Initiator
 		b, ok := ev.Data.(*PingBuffer)
 		switch {
 		case ok && n.truncatedPing(p, b, ev.MLength):

@@ -10,7 +10,15 @@ const (
 	IdealDeliver IdealAction = iota // deliver after Latency (+ Delay)
 	IdealFail                       // do not deliver; finalize the send with HStatus after Delay
 	IdealDrop                       // silently lose it: the send completes OK, nothing arrives
+	// IdealRecvFail delivers it, but the receiving LND fails the receive of its payload (Recv
+	// returns -EIO, as socklnd does for a connection lost mid-payload): LNet finalizes the
+	// received message with that error (lnet_ni_recv), its event carrying the status. The send
+	// completes OK. An optimized GET's GET_REQ is delivered as usual.
+	IdealRecvFail
 )
+
+// idealRecvFail is the LND private of a message whose receive IdealRecvFail fails.
+type idealRecvFail struct{}
 
 // IdealVerdict is the fate of one message in the ideal LND.
 type IdealVerdict struct {
@@ -134,7 +142,7 @@ func (l *IdealLND) Query(*NI, NID) (sim.Time, bool) { return 0, false }
 
 // Recv completes at once: the payload is already there. For an optimized GET (private is the
 // GET's state) msg is the REPLY LNet built: the data is "written" and GET_DONE goes back; a nil
-// msg answers GET_DONE(-ENODATA).
+// msg answers GET_DONE(-ENODATA). The receive of a message IdealRecvFail marked fails.
 func (l *IdealLND) Recv(ni *NI, private any, m *Msg, _ bool, _, mlen, _ int) error {
 	if g, ok := private.(*idealGet); ok {
 		g.status, g.mlen = -ENODATA, 0
@@ -144,6 +152,9 @@ func (l *IdealLND) Recv(ni *NI, private any, m *Msg, _ bool, _, mlen, _ int) err
 		}
 		l.k.After(l.Latency, l.hid, idealGetDone, uint64(g.idx))
 		return nil
+	}
+	if _, ok := private.(idealRecvFail); ok && m != nil {
+		return Errno(-EIO)
 	}
 	if m != nil {
 		ni.Node().Finalize(m, 0, LNET_MSG_STATUS_OK)
@@ -221,7 +232,7 @@ func (l *IdealLND) Send(ni *NI, _ any, m *Msg) error {
 	l.sends++
 	v := l.verdict(ni, m)
 	to := l.nis[m.Target()]
-	if to == nil && v.Action == IdealDeliver {
+	if to == nil && (v.Action == IdealDeliver || v.Action == IdealRecvFail) {
 		// Nobody there: the connection attempt times out.
 		v = IdealVerdict{Action: IdealFail, HStatus: LNET_MSG_STATUS_NETWORK_TIMEOUT, Delay: ni.LNDTimeout()}
 	}
@@ -297,6 +308,8 @@ func (l *IdealLND) Handle(kind int, arg uint64) {
 	}
 	if kind == idealDeliver && act == IdealDeliver {
 		_ = to.Node().Parse(to, &x.hdr, from, nil, false)
+	} else if kind == idealDeliver && act == IdealRecvFail {
+		_ = to.Node().Parse(to, &x.hdr, from, idealRecvFail{}, false)
 	}
 	x = &l.xf[arg] // Parse may have grown l.xf
 	x.msg, x.to, x.hdr.Data = nil, nil, nil
