@@ -18,6 +18,16 @@ type PeerNIStats struct {
 	Dropped  TypeCounts `yaml:"dropped_stats"`
 }
 
+// Add adds o's counts to s (summing peer NIs: counters.yaml's per-group aggregates).
+func (s *PeerNIStats) Add(o *PeerNIStats) {
+	s.SendCount += o.SendCount
+	s.RecvCount += o.RecvCount
+	s.DropCount += o.DropCount
+	s.Sent.Add(&o.Sent)
+	s.Received.Add(&o.Received)
+	s.Dropped.Add(&o.Dropped)
+}
+
 // PeerNIHealthStats are a peer NI's health counters (`peer show -v`, health stats:).
 type PeerNIHealthStats struct {
 	Dropped        uint64 `yaml:"dropped"`
@@ -26,6 +36,17 @@ type PeerNIHealthStats struct {
 	NetworkTimeout uint64 `yaml:"network timeout"`
 	PingCount      int    `yaml:"ping_count"`
 	NextPing       int64  `yaml:"next_ping"`
+}
+
+// Add adds o's fields to s, every one (next_ping included, as a reflective sum of the struct
+// would: counters.yaml's per-group aggregates).
+func (s *PeerNIHealthStats) Add(o *PeerNIHealthStats) {
+	s.Dropped += o.Dropped
+	s.Timeout += o.Timeout
+	s.Error += o.Error
+	s.NetworkTimeout += o.NetworkTimeout
+	s.PingCount += o.PingCount
+	s.NextPing += o.NextPing
 }
 
 // Peer is a remote node as this node knows it (struct lnet_peer): multi-rail or not, with its

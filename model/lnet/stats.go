@@ -111,6 +111,15 @@ type TypeCounts struct {
 	Hello uint64 `yaml:"hello"`
 }
 
+// Add adds o's counts to c.
+func (c *TypeCounts) Add(o *TypeCounts) {
+	c.Put += o.Put
+	c.Get += o.Get
+	c.Reply += o.Reply
+	c.Ack += o.Ack
+	c.Hello += o.Hello
+}
+
 func (c *TypeCounts) inc(t MsgType) {
 	switch t {
 	case MsgPUT:

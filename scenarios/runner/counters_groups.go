@@ -132,7 +132,7 @@ type peerAggregate struct {
 func aggregateGroup(c *cluster, nodes []*node) map[string]any {
 	g := map[string]any{"nodes": len(nodes)}
 	var stats reflect.Value
-	var peerStats lnet.PeerNIStats // typed: summed for every peer NI (addPeerNIStats)
+	var peerStats lnet.PeerNIStats // typed: summed for every peer NI (PeerNIStats.Add)
 	var peerHealth lnet.PeerNIHealthStats
 	var rs struct{ forwarded, expired, dropped uint64 }
 	nets := map[string]*netAggregate{}
@@ -165,8 +165,8 @@ func aggregateGroup(c *cluster, nodes []*node) map[string]any {
 			peerRange.add(health, peers.PeerNIs == 0)
 			peers.PeerNIs++
 			peers.State[state]++
-			addPeerNIStats(&peerStats, &st)
-			addPeerNIHealthStats(&peerHealth, &hs)
+			peerStats.Add(&st)
+			peerHealth.Add(&hs)
 		})
 		for _, r := range n.ln.Routes() {
 			nroutes++
@@ -212,35 +212,6 @@ func aggregateGroup(c *cluster, nodes []*node) map[string]any {
 // sumInto adds v's integer fields (recursing into struct fields) to acc, a value of v's type
 // (the zero Value starts a new sum), and returns acc. Counter structs hold only integers and
 // structs of integers; any other field keeps the first value met.
-// addPeerNIStats and addPeerNIHealthStats are addFields for the two structs summed for
-// every peer NI of a group (hundreds of thousands in a large cluster), written out:
-// TestTypedPeerSums checks them against addFields field by field.
-func addPeerNIStats(a, b *lnet.PeerNIStats) {
-	a.SendCount += b.SendCount
-	a.RecvCount += b.RecvCount
-	a.DropCount += b.DropCount
-	addTypeCounts(&a.Sent, &b.Sent)
-	addTypeCounts(&a.Received, &b.Received)
-	addTypeCounts(&a.Dropped, &b.Dropped)
-}
-
-func addTypeCounts(a, b *lnet.TypeCounts) {
-	a.Put += b.Put
-	a.Get += b.Get
-	a.Reply += b.Reply
-	a.Ack += b.Ack
-	a.Hello += b.Hello
-}
-
-func addPeerNIHealthStats(a, b *lnet.PeerNIHealthStats) {
-	a.Dropped += b.Dropped
-	a.Timeout += b.Timeout
-	a.Error += b.Error
-	a.NetworkTimeout += b.NetworkTimeout
-	a.PingCount += b.PingCount
-	a.NextPing += b.NextPing
-}
-
 func sumInto(acc reflect.Value, v any) reflect.Value {
 	src := reflect.ValueOf(v)
 	if !acc.IsValid() {

@@ -189,8 +189,9 @@ func loadCatalogue(t *testing.T, name string) *scenarios.Scenario {
 	return s
 }
 
-// TestTypedPeerSums: the written-out sums of the per-peer-NI structs add every field as
-// addFields does (a field added to either struct and not to its adder fails here). Each
+// TestTypedPeerSums: lnet's Add methods of the per-peer-NI structs, which the group sums use,
+// add every field as addFields does (a field added to either struct and not to its Add fails
+// here). Each
 // field gets a distinct value, so a field added twice or to the wrong sum shows too.
 func TestTypedPeerSums(t *testing.T) {
 	fill := func(v reflect.Value, base uint64) {
@@ -218,16 +219,16 @@ func TestTypedPeerSums(t *testing.T) {
 	fill(reflect.ValueOf(&a).Elem(), 100)
 	fill(reflect.ValueOf(&b).Elem(), 1000)
 	want := sumInto(sumInto(reflect.Value{}, a), b).Interface()
-	addPeerNIStats(&a, &b)
+	a.Add(&b)
 	if !reflect.DeepEqual(a, want) {
-		t.Errorf("addPeerNIStats: %+v, want %+v", a, want)
+		t.Errorf("PeerNIStats.Add: %+v, want %+v", a, want)
 	}
 	var h, g lnet.PeerNIHealthStats
 	fill(reflect.ValueOf(&h).Elem(), 100)
 	fill(reflect.ValueOf(&g).Elem(), 1000)
 	wantH := sumInto(sumInto(reflect.Value{}, h), g).Interface()
-	addPeerNIHealthStats(&h, &g)
+	h.Add(&g)
 	if !reflect.DeepEqual(h, wantH) {
-		t.Errorf("addPeerNIHealthStats: %+v, want %+v", h, wantH)
+		t.Errorf("PeerNIHealthStats.Add: %+v, want %+v", h, wantH)
 	}
 }
